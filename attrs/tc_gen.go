@@ -430,19 +430,19 @@ type DualPI2ECNMask uint8
 
 // Values of DualPI2ECNMask (C names TC_DUALPI2_ECN_MASK_*).
 const (
-	DualPI2ECNMaskL4sEct DualPI2ECNMask = 1
-	DualPI2ECNMaskClaEct DualPI2ECNMask = 2
-	DualPI2ECNMaskAnyEct DualPI2ECNMask = 3
+	DualPI2ECNMaskL4SECT DualPI2ECNMask = 1
+	DualPI2ECNMaskClaECT DualPI2ECNMask = 2
+	DualPI2ECNMaskAnyECT DualPI2ECNMask = 3
 )
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2ECNMask) String() string {
 	switch v {
-	case DualPI2ECNMaskL4sEct:
+	case DualPI2ECNMaskL4SECT:
 		return "l4s-ect"
-	case DualPI2ECNMaskClaEct:
+	case DualPI2ECNMaskClaECT:
 		return "cla-ect"
-	case DualPI2ECNMaskAnyEct:
+	case DualPI2ECNMaskAnyECT:
 		return "any-ect"
 	}
 	return "DualPI2ECNMask(" + strconv.FormatInt(int64(v), 10) + ")"
@@ -979,7 +979,6 @@ func (s *CakeAttrs) decode(b []byte, sel *selectors) error {
 
 // Attribute types of set cake-stats-attrs (TCA_CAKE_STATS_*).
 const (
-	TCACakeStatsUnspec             uint16 = 0
 	TCACakeStatsPad                uint16 = 1
 	TCACakeStatsCapacityEstimate64 uint16 = 2
 	TCACakeStatsMemoryLimit        uint16 = 3
@@ -1179,7 +1178,6 @@ func (s *CakeStatsAttrs) decode(b []byte, sel *selectors) error {
 
 // Attribute types of set cake-tin-stats-attrs (TCA_CAKE_TIN_STATS_*).
 const (
-	TCACakeTinStatsUnspec             uint16 = 0
 	TCACakeTinStatsPad                uint16 = 1
 	TCACakeTinStatsSentPackets        uint16 = 2
 	TCACakeTinStatsSentBytes64        uint16 = 3

@@ -1,0 +1,169 @@
+package netlink
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	mnl "github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+)
+
+// Conn is an rtnetlink connection for traffic-control requests and dumps.
+// A Conn is not safe for concurrent use.
+type Conn struct {
+	nl *mnl.Conn
+}
+
+// Config chooses where a Conn operates.
+type Config struct {
+	// NetNS is an open file descriptor of the network namespace to work in;
+	// 0 means the caller's.
+	NetNS int
+}
+
+// Dial opens an rtnetlink socket with extended acknowledgements (so kernel
+// refusals carry their message) and strict dump checking enabled.
+func Dial(cfg *Config) (*Conn, error) {
+	var mcfg mnl.Config
+	if cfg != nil {
+		mcfg.NetNS = cfg.NetNS
+	}
+	nl, err := mnl.Dial(unix.NETLINK_ROUTE, &mcfg)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open rtnetlink socket: %w", err)
+	}
+	if err := nl.SetOption(mnl.ExtendedAcknowledge, true); err != nil {
+		nl.Close()
+		return nil, fmt.Errorf("cannot enable extended acks: %w", err)
+	}
+	// Strict checking makes the kernel reject malformed dump requests instead
+	// of silently ignoring their filters. Kernels before 4.20 lack it; dumps
+	// still work there, filtered on our side.
+	_ = nl.SetOption(mnl.GetStrictCheck, true)
+	return &Conn{nl: nl}, nil
+}
+
+// NewConn wraps an existing netlink connection, for example one from
+// github.com/mdlayher/netlink/nltest in tests.
+func NewConn(nl *mnl.Conn) *Conn { return &Conn{nl: nl} }
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.nl.Close() }
+
+// Error is a request the kernel refused.
+type Error struct {
+	// Errno is the kernel's error number.
+	Errno syscall.Errno
+	// Message is the extended-ack message, "" when the kernel gave none.
+	Message string
+}
+
+func (e *Error) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return e.Errno.Error()
+}
+
+// Unwrap lets errors.Is match the errno.
+func (e *Error) Unwrap() error { return e.Errno }
+
+// kernelError turns mdlayher's error into *Error where the kernel answered.
+func kernelError(err error) error {
+	var op *mnl.OpError
+	if !errors.As(err, &op) {
+		return err
+	}
+	var errno syscall.Errno
+	if !errors.As(op.Err, &errno) || op.Op != "receive" {
+		return err
+	}
+	return &Error{Errno: errno, Message: op.Message}
+}
+
+// Do sends one change request for object o and waits for the kernel's answer.
+func (c *Conn) Do(o Object, op Op, m *Msg) error {
+	req, err := Request(o, op, m)
+	if err != nil {
+		return err
+	}
+	if _, err := c.nl.Execute(req); err != nil {
+		return kernelError(err)
+	}
+	return nil
+}
+
+// Request builds the netlink message of a change request, as Do sends it.
+func Request(o Object, op Op, m *Msg) (mnl.Message, error) {
+	msgType, flags, err := o.request(op)
+	if err != nil {
+		return mnl.Message{}, err
+	}
+	data, err := m.MarshalBinary()
+	if err != nil {
+		return mnl.Message{}, err
+	}
+	return mnl.Message{
+		Header: mnl.Header{
+			Type:  mnl.HeaderType(msgType),
+			Flags: mnl.Request | mnl.Acknowledge | mnl.HeaderFlags(flags),
+		},
+		Data: data,
+	}, nil
+}
+
+// DumpFilter narrows a dump. Zero fields match everything.
+type DumpFilter struct {
+	// Ifindex limits the dump to one device.
+	Ifindex int32
+	// Parent limits a class or filter dump to one parent (the kernel needs it
+	// for filters: it names the qdisc or class whose filters to list).
+	Parent uint32
+	// Handle limits a dump to one object.
+	Handle uint32
+}
+
+func (f DumpFilter) match(m *Msg) bool {
+	return (f.Ifindex == 0 || m.Header.Ifindex == f.Ifindex) &&
+		(f.Handle == 0 || m.Header.Handle == f.Handle)
+}
+
+// Dump asks the kernel for all objects of type o that match f and calls fn for
+// each, as the replies arrive. A message that does not decode is passed to fn
+// with what could be decoded and its error in decodeErr, so one odd object never
+// hides the others. Dump stops early, returning fn's error, if fn fails.
+func (c *Conn) Dump(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
+	newType, _, getType := o.msgTypes()
+	hdr := Msg{}
+	hdr.Header.Ifindex = f.Ifindex
+	hdr.Header.Parent = f.Parent
+	data, _ := hdr.MarshalBinary()
+	req := mnl.Message{
+		Header: mnl.Header{Type: mnl.HeaderType(getType), Flags: mnl.Request | mnl.Dump},
+		Data:   data,
+	}
+	sent, err := c.nl.Send(req)
+	if err != nil {
+		return err
+	}
+	var m Msg
+	var fnErr error
+	for reply, err := range c.nl.ReceiveIter() {
+		if err != nil {
+			return kernelError(err)
+		}
+		if fnErr != nil {
+			continue // drain the rest of the dump so the socket stays usable
+		}
+		if reply.Header.Sequence != sent.Header.Sequence || uint16(reply.Header.Type) != newType {
+			continue
+		}
+		decodeErr := m.UnmarshalBinary(reply.Data)
+		if decodeErr == nil && !f.match(&m) {
+			continue
+		}
+		fnErr = fn(&m, decodeErr)
+	}
+	return fnErr
+}

@@ -1,0 +1,148 @@
+// Package netlink sends traffic-control requests (qdiscs, classes, filters) to
+// the kernel over rtnetlink and decodes its replies and dumps into the types of
+// package attrs.
+//
+// It is a thin layer on github.com/mdlayher/netlink: requests carry the tcmsg
+// header and the attributes of attrs.TCAttrs, kernel refusals come back as *Error
+// with the extended-ack message, and dumps are streamed message by message, so
+// that a dump of thousands of qdiscs never has to be held in memory at once.
+package netlink
+
+import (
+	"fmt"
+
+	"github.com/gotc/gotc/attrs"
+	"golang.org/x/sys/unix"
+)
+
+// Msg is one traffic-control message: the tcmsg header and its attributes.
+type Msg struct {
+	Header attrs.TCMsg
+	Attrs  attrs.TCAttrs
+}
+
+// MarshalBinary encodes m as the payload of a netlink message.
+func (m *Msg) MarshalBinary() ([]byte, error) {
+	return m.AppendBinary(make([]byte, 0, 256))
+}
+
+// AppendBinary appends the encoding of m to b.
+func (m *Msg) AppendBinary(b []byte) ([]byte, error) {
+	b = m.Header.Append(b)
+	e := attrs.NewEncoder(b)
+	m.Attrs.Encode(e)
+	return e.Bytes(), nil
+}
+
+// UnmarshalBinary decodes a netlink message payload into m. Attributes it does
+// not understand are kept in m.Attrs' Unknown fields; only a payload that is not
+// a tcmsg followed by well-formed attributes is an error.
+func (m *Msg) UnmarshalBinary(b []byte) error {
+	if err := m.Header.Decode(b); err != nil {
+		return err
+	}
+	if err := m.Attrs.Decode(b[attrs.TCMsgLen:]); err != nil {
+		return fmt.Errorf("tc message of ifindex %d handle %#x: %w", m.Header.Ifindex, m.Header.Handle, err)
+	}
+	return nil
+}
+
+// Kind returns the message's TCA_KIND, or "" if it has none.
+func (m *Msg) Kind() string {
+	if m.Attrs.Kind == nil {
+		return ""
+	}
+	return *m.Attrs.Kind
+}
+
+// Object is what a request or dump is about.
+type Object int
+
+// The objects of traffic control, each with its own rtnetlink message types.
+const (
+	Qdisc Object = iota
+	Class
+	Filter
+)
+
+func (o Object) String() string {
+	switch o {
+	case Qdisc:
+		return "qdisc"
+	case Class:
+		return "class"
+	case Filter:
+		return "filter"
+	}
+	return fmt.Sprintf("Object(%d)", int(o))
+}
+
+// msgTypes are the rtnetlink message types of an object: new, delete, get.
+func (o Object) msgTypes() (newType, delType, getType uint16) {
+	switch o {
+	case Class:
+		return unix.RTM_NEWTCLASS, unix.RTM_DELTCLASS, unix.RTM_GETTCLASS
+	case Filter:
+		return unix.RTM_NEWTFILTER, unix.RTM_DELTFILTER, unix.RTM_GETTFILTER
+	}
+	return unix.RTM_NEWQDISC, unix.RTM_DELQDISC, unix.RTM_GETQDISC
+}
+
+// Op is a change request, named after tc's commands.
+type Op int
+
+// The requests tc makes, with the netlink flags tc gives them.
+const (
+	// Add creates the object and fails if it exists (NLM_F_CREATE|NLM_F_EXCL).
+	Add Op = iota
+	// Change modifies an existing object (no flags).
+	Change
+	// Replace creates the object or replaces an existing one
+	// (NLM_F_CREATE|NLM_F_REPLACE for qdiscs, NLM_F_CREATE for classes and filters).
+	Replace
+	// Link attaches an existing qdisc elsewhere (NLM_F_REPLACE); qdiscs only.
+	Link
+	// Delete removes the object.
+	Delete
+)
+
+func (op Op) String() string {
+	switch op {
+	case Add:
+		return "add"
+	case Change:
+		return "change"
+	case Replace:
+		return "replace"
+	case Link:
+		return "link"
+	case Delete:
+		return "delete"
+	}
+	return fmt.Sprintf("Op(%d)", int(op))
+}
+
+// request returns the message type and the netlink flags (beyond
+// NLM_F_REQUEST|NLM_F_ACK) of op on object o.
+func (o Object) request(op Op) (msgType uint16, flags uint16, err error) {
+	newType, delType, _ := o.msgTypes()
+	switch op {
+	case Add:
+		return newType, unix.NLM_F_CREATE | unix.NLM_F_EXCL, nil
+	case Change:
+		return newType, 0, nil
+	case Replace:
+		if o == Qdisc {
+			return newType, unix.NLM_F_CREATE | unix.NLM_F_REPLACE, nil
+		}
+		return newType, unix.NLM_F_CREATE, nil
+	case Link:
+		if o != Qdisc {
+			return 0, 0, fmt.Errorf("netlink: %s does not support link", o)
+		}
+		return newType, unix.NLM_F_REPLACE, nil
+	case Delete:
+		return delType, 0, nil
+	}
+	return 0, 0, fmt.Errorf("netlink: unknown op %d", int(op))
+}
