@@ -25,7 +25,7 @@ func TestCakeRoundTrip(t *testing.T) {
 		Autorate:     ptr(uint32(1)),
 		Memory:       ptr(uint32(4 << 20)),
 		NAT:          ptr(uint32(0)),
-		Raw:          true,
+		Raw:          ptr(uint32(0)),
 		Wash:         ptr(uint32(1)),
 		MPU:          ptr(uint32(84)),
 		Ingress:      ptr(uint32(1)),

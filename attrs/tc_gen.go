@@ -803,8 +803,10 @@ type CakeAttrs struct {
 	Memory *uint32
 	// Non-zero to look up the pre-NAT addresses in conntrack.
 	NAT *uint32
-	// Compensate nothing; clears the overhead mode.
-	Raw bool
+	// Present (with any value; tc sends 0) to compensate nothing, clearing the
+	// overhead mode. The kernel's policy is NLA_U32, so an empty flag attribute is
+	// refused, and the kernel dumps it only in raw mode.
+	Raw *uint32
 	// Non-zero to clear DSCP on the way through.
 	Wash *uint32
 	// Minimum packet size after overhead compensation.
@@ -853,8 +855,8 @@ func (s *CakeAttrs) Encode(e *Encoder) {
 	if s.NAT != nil {
 		e.Uint32(TCACakeNAT, uint32(*s.NAT))
 	}
-	if s.Raw {
-		e.Flag(TCACakeRaw)
+	if s.Raw != nil {
+		e.Uint32(TCACakeRaw, uint32(*s.Raw))
 	}
 	if s.Wash != nil {
 		e.Uint32(TCACakeWash, uint32(*s.Wash))
@@ -938,8 +940,8 @@ func (s *CakeAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCACakeRaw:
-			if len(data) == 0 {
-				s.Raw = true
+			if v, ok := getUint32(data); ok {
+				s.Raw = ptr(uint32(v))
 				return
 			}
 		case TCACakeWash:
