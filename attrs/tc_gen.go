@@ -272,6 +272,29 @@ func (s *TCDualPI2Xstats) Decode(b []byte) error {
 	return nil
 }
 
+// TCMatchallPcnt: Hit counter of a matchall filter (TCA_MATCHALL_PCNT).
+type TCMatchallPcnt struct {
+	Rhit uint64
+}
+
+// TCMatchallPcntLen is the size of TCMatchallPcnt on the wire.
+const TCMatchallPcntLen = 8
+
+// Append appends s in the kernel's layout (host byte order) to b.
+func (s *TCMatchallPcnt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rhit))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCMatchallPcntLen, which a newer kernel may append, are ignored.
+func (s *TCMatchallPcnt) Decode(b []byte) error {
+	if len(b) < TCMatchallPcntLen {
+		return errShort("tc-matchall-pcnt", TCMatchallPcntLen, len(b))
+	}
+	s.Rhit = uint64(binary.NativeEndian.Uint64(b[0:]))
+	return nil
+}
+
 // CakeDiffservMode: How CAKE maps DSCP to tins.
 type CakeDiffservMode uint32
 
@@ -1659,8 +1682,135 @@ func (s *DualPI2Attrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// Attribute types of set qfq-attrs (TCA_QFQ_*).
+const (
+	TCAQfqUnspec uint16 = 0
+	TCAQfqWeight uint16 = 1
+	TCAQfqLmax   uint16 = 2
+)
+
+// QfqAttrs: Options of a qfq class (TCA_OPTIONS); the qfq qdisc itself has none.
+type QfqAttrs struct {
+	// Weight of the class.
+	Weight *uint32
+	// Largest packet the class sends, in bytes (tc's maxpkt).
+	Lmax *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *QfqAttrs) Encode(e *Encoder) {
+	if s.Weight != nil {
+		e.Uint32(TCAQfqWeight, uint32(*s.Weight))
+	}
+	if s.Lmax != nil {
+		e.Uint32(TCAQfqLmax, uint32(*s.Lmax))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *QfqAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+
+func (s *QfqAttrs) decode(b []byte, sel *selectors) error {
+	*s = QfqAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAQfqWeight:
+			if v, ok := getUint32(data); ok {
+				s.Weight = ptr(uint32(v))
+				return
+			}
+		case TCAQfqLmax:
+			if v, ok := getUint32(data); ok {
+				s.Lmax = ptr(uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Attribute types of set matchall-attrs (TCA_MATCHALL_*).
+const (
+	TCAMatchallUnspec  uint16 = 0
+	TCAMatchallClassid uint16 = 1
+	TCAMatchallAct     uint16 = 2
+	TCAMatchallFlags   uint16 = 3
+	TCAMatchallPcnt    uint16 = 4
+	TCAMatchallPad     uint16 = 5
+)
+
+// MatchallAttrs: Options of a matchall filter (TCA_OPTIONS).
+type MatchallAttrs struct {
+	// Class that matching packets go to.
+	Classid *uint32
+	// Actions, kept as bytes (gotc does not build or decode actions).
+	Act []byte
+	// TCA_CLS_FLAGS_* (skip_hw 1, skip_sw 2, in_hw 4, not_in_hw 8).
+	Flags *uint32
+	Pcnt  *TCMatchallPcnt
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *MatchallAttrs) Encode(e *Encoder) {
+	if s.Classid != nil {
+		e.Uint32(TCAMatchallClassid, uint32(*s.Classid))
+	}
+	if s.Act != nil {
+		e.Attr(TCAMatchallAct, s.Act)
+	}
+	if s.Flags != nil {
+		e.Uint32(TCAMatchallFlags, uint32(*s.Flags))
+	}
+	if s.Pcnt != nil {
+		e.Attr(TCAMatchallPcnt, s.Pcnt.Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *MatchallAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+
+func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
+	*s = MatchallAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMatchallClassid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = ptr(uint32(v))
+				return
+			}
+		case TCAMatchallAct:
+			s.Act = clone(data)
+			return
+		case TCAMatchallFlags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = ptr(uint32(v))
+				return
+			}
+		case TCAMatchallPcnt:
+			var v TCMatchallPcnt
+			if v.Decode(data) == nil {
+				s.Pcnt = &v
+				return
+			}
+		case TCAMatchallPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QfqAttrs (qfq), *MatchallAttrs (matchall), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -1674,6 +1824,10 @@ func (r TCOptionsMsgRaw) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *QfqAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
@@ -1689,6 +1843,16 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "dualpi2":
 		var v DualPI2Attrs
+		if v.decode(b, sel) == nil {
+			return &v
+		}
+	case "matchall":
+		var v MatchallAttrs
+		if v.decode(b, sel) == nil {
+			return &v
+		}
+	case "qfq":
+		var v QfqAttrs
 		if v.decode(b, sel) == nil {
 			return &v
 		}
