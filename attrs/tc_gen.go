@@ -1684,13 +1684,13 @@ func (s *DualPI2Attrs) decode(b []byte, sel *selectors) error {
 
 // Attribute types of set qfq-attrs (TCA_QFQ_*).
 const (
-	TCAQfqUnspec uint16 = 0
-	TCAQfqWeight uint16 = 1
-	TCAQfqLmax   uint16 = 2
+	TCAQFQUnspec uint16 = 0
+	TCAQFQWeight uint16 = 1
+	TCAQFQLmax   uint16 = 2
 )
 
-// QfqAttrs: Options of a qfq class (TCA_OPTIONS); the qfq qdisc itself has none.
-type QfqAttrs struct {
+// QFQAttrs: Options of a qfq class (TCA_OPTIONS); the qfq qdisc itself has none.
+type QFQAttrs struct {
 	// Weight of the class.
 	Weight *uint32
 	// Largest packet the class sends, in bytes (tc's maxpkt).
@@ -1701,30 +1701,30 @@ type QfqAttrs struct {
 }
 
 // Encode appends the attributes of s that are set.
-func (s *QfqAttrs) Encode(e *Encoder) {
+func (s *QFQAttrs) Encode(e *Encoder) {
 	if s.Weight != nil {
-		e.Uint32(TCAQfqWeight, uint32(*s.Weight))
+		e.Uint32(TCAQFQWeight, uint32(*s.Weight))
 	}
 	if s.Lmax != nil {
-		e.Uint32(TCAQfqLmax, uint32(*s.Lmax))
+		e.Uint32(TCAQFQLmax, uint32(*s.Lmax))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *QfqAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *QFQAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
 
-func (s *QfqAttrs) decode(b []byte, sel *selectors) error {
-	*s = QfqAttrs{}
+func (s *QFQAttrs) decode(b []byte, sel *selectors) error {
+	*s = QFQAttrs{}
 	return forEach(b, func(typ, rawType uint16, data []byte) {
 		switch typ {
-		case TCAQfqWeight:
+		case TCAQFQWeight:
 			if v, ok := getUint32(data); ok {
 				s.Weight = ptr(uint32(v))
 				return
 			}
-		case TCAQfqLmax:
+		case TCAQFQLmax:
 			if v, ok := getUint32(data); ok {
 				s.Lmax = ptr(uint32(v))
 				return
@@ -1810,7 +1810,7 @@ func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QfqAttrs (qfq), *MatchallAttrs (matchall), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *MatchallAttrs (matchall), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -1827,7 +1827,7 @@ func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, 
 
 func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
-func (s *QfqAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
@@ -1852,7 +1852,7 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 			return &v
 		}
 	case "qfq":
-		var v QfqAttrs
+		var v QFQAttrs
 		if v.decode(b, sel) == nil {
 			return &v
 		}

@@ -13,6 +13,8 @@ type ParseError struct {
 	Msg string
 	// ShowUsage is set when tc follows the message with the kind's usage text.
 	ShowUsage bool
+	// NoNewline is set for the few messages tc prints without a line end.
+	NoNewline bool
 }
 
 func (e *ParseError) Error() string { return e.Msg }

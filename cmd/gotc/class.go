@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/qdisc"
+)
+
+const classUsage = `Usage: tc class [ add | del | change | replace | show ] dev STRING
+       [ classid CLASSID ] [ root | parent CLASSID ]
+       [ [ QDISC_KIND ] [ help | OPTIONS ] ]
+
+       tc class show [ dev STRING ] [ root | parent CLASSID ]
+`
+
+func (t *tc) classCmd(args []string) error {
+	if len(args) == 0 {
+		return t.classList(nil)
+	}
+	cmd, rest := args[0], args[1:]
+	switch {
+	case matches(cmd, "add"):
+		return t.modify(netlink.Class, netlink.Add, rest)
+	case matches(cmd, "change"):
+		return t.modify(netlink.Class, netlink.Change, rest)
+	case matches(cmd, "replace"):
+		return t.modify(netlink.Class, netlink.Replace, rest)
+	case matches(cmd, "delete"):
+		return t.modify(netlink.Class, netlink.Delete, rest)
+	case matches(cmd, "list"), matches(cmd, "show"), matches(cmd, "lst"):
+		return t.classList(rest)
+	case matches(cmd, "help"):
+		fmt.Fprint(t.stderr, classUsage)
+		return nil
+	}
+	fmt.Fprintf(t.stderr, "Command %q is unknown, try \"tc class help\".\n", cmd)
+	return errStatus(exitUsage)
+}
+
+// classList is "tc class show": the classes of one device.
+func (t *tc) classList(args []string) error {
+	tg, rest, err := t.parseTarget(args, true)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		if rest[0] == "help" {
+			fmt.Fprint(t.stderr, classUsage)
+			return errStatus(exitUsage)
+		}
+		fmt.Fprintf(t.stderr, "What is %q? Try \"tc class help\".\n", rest[0])
+		return errStatus(exitUsage)
+	}
+	if tg.dev == "" {
+		fmt.Fprintln(t.stderr, "Error: must specify device")
+		return errStatus(exitBadOption)
+	}
+	idx, err := t.ifindex(tg.dev)
+	if err != nil {
+		return err
+	}
+	c, err := t.kernel()
+	if err != nil {
+		return err
+	}
+	p := t.printer()
+	p.Start()
+	err = c.Dump(netlink.Class, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, _ error) error {
+		if tg.parentSet && m.Header.Parent != tg.parent {
+			return nil
+		}
+		if tg.handleSet && m.Header.Handle != tg.handle {
+			return nil
+		}
+		t.printClass(p, m)
+		return p.Err()
+	})
+	if ferr := p.Finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fmt.Fprintf(t.stderr, "Dump terminated: %v\n", err)
+		return errStatus(exitBadOption)
+	}
+	return nil
+}
+
+// printClass prints one class as tc's print_class does.
+func (t *tc) printClass(p *tcfmt.Printer, m *netlink.Msg) {
+	a := &m.Attrs
+	p.OpenObject("")
+	p.String(tcfmt.Any, "class", "class %s ", m.Kind())
+	p.String(tcfmt.Any, "handle", "%s ", tcfmt.FormatClassID(m.Header.Handle))
+	if m.Header.Parent == netlink.HandleRoot {
+		p.Bool(tcfmt.Any, "root", "root ", true)
+	} else if m.Header.Parent != 0 {
+		p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(m.Header.Parent))
+	}
+	if m.Header.Info != 0 {
+		p.String(tcfmt.Any, "leaf", "leaf %s ", tcfmt.FormatQdiscHandle(m.Header.Info))
+	}
+	kind := qdisc.Lookup(m.Kind())
+	if a.Options != nil && kind != nil && kind.PrintClassOptions != nil {
+		kind.PrintClassOptions(p, a.Options)
+	}
+	p.NL()
+	if t.stats {
+		if a.Stats2 != nil || a.Stats != nil {
+			t.printStats(p, a)
+		}
+		if x := qdisc.XstatsOf(a); kind != nil && kind.PrintClassXstats != nil && x.Present() {
+			kind.PrintClassXstats(p, x)
+			p.NL()
+		}
+	}
+	p.CloseObject()
+}

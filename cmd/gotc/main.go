@@ -1,0 +1,206 @@
+// Command gotc is a drop-in replacement for iproute2's tc for the CAKE,
+// cake_mq and DualPI2 qdiscs: the same command syntax, exit codes and output
+// (text, -s, -d, -j, -p), spoken over rtnetlink from Go.
+//
+//	gotc [OPTIONS] qdisc {add|change|replace|link|delete|show} [dev DEV]
+//	     [root|ingress|clsact|parent ID] [handle ID] KIND [KIND OPTIONS]
+//	gotc [OPTIONS] class {add|change|replace|delete|show} dev DEV ...
+//	gotc [OPTIONS] filter {add|change|replace|delete|show} dev DEV ...
+//	gotc -batch FILE
+//
+// Exit status, as tc's: 0 on success, 1 for a bad option (nothing is sent to
+// the kernel), 2 when the kernel refuses a request, 255 for usage errors.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// version is what -V prints; the release process may override it with -ldflags.
+var version = "gotc-0.1"
+
+// Exit statuses, as tc's.
+const (
+	exitOK        = 0
+	exitBadOption = 1
+	exitKernel    = 2
+	exitUsage     = 255
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr, dialKernel))
+}
+
+// globalFlags are tc's options, in the order tc tries them: a word that is a
+// prefix of several (like "-n" for -netns and -names) means the first.
+var globalFlags = []struct {
+	names []string
+	value bool // takes an argument
+}{
+	{[]string{"stats", "statistics"}, false},
+	{[]string{"details"}, false},
+	{[]string{"raw"}, false},
+	{[]string{"pretty"}, false},
+	{[]string{"graph"}, false},
+	{[]string{"Version"}, false},
+	{[]string{"iec"}, false},
+	{[]string{"help"}, false},
+	{[]string{"force"}, false},
+	{[]string{"batch"}, true},
+	{[]string{"netns"}, true},
+	{[]string{"names", "nm"}, false},
+	{[]string{"cf", "conf"}, true},
+	{[]string{"timestamp"}, false},
+	{[]string{"tshort"}, false},
+	{[]string{"json"}, false},
+	{[]string{"oneline"}, false},
+	{[]string{"echo"}, false},
+}
+
+// cliFlags builds urfave/cli flags that accept every abbreviation tc accepts:
+// each flag's name plus all its prefixes not claimed by an earlier flag.
+func cliFlags() []cli.Flag {
+	taken := map[string]bool{}
+	var flags []cli.Flag
+	for _, f := range globalFlags {
+		var aliases []string
+		for _, name := range f.names {
+			for n := 1; n <= len(name); n++ {
+				if p := name[:n]; !taken[p] {
+					taken[p] = true
+					if p != f.names[0] {
+						aliases = append(aliases, p)
+					}
+				}
+			}
+		}
+		if f.value {
+			flags = append(flags, &cli.StringFlag{Name: f.names[0], Aliases: aliases})
+		} else {
+			flags = append(flags, &cli.BoolFlag{Name: f.names[0], Aliases: aliases})
+		}
+	}
+	return flags
+}
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc) int {
+	status := exitOK
+	app := &cli.App{
+		Name:                   "gotc",
+		Usage:                  "traffic control for CAKE, cake_mq and DualPI2, tc-compatible",
+		HideHelp:               true,
+		HideVersion:            true,
+		Flags:                  cliFlags(),
+		Writer:                 stdout,
+		ErrWriter:              stderr,
+		UseShortOptionHandling: false,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			word := strings.TrimPrefix(err.Error(), "flag provided but not defined: ")
+			if strings.HasPrefix(err.Error(), "flag needs an argument") {
+				fmt.Fprint(stderr, usageText)
+			} else {
+				fmt.Fprintf(stderr, "Option %q is unknown, try \"tc -help\".\n", word)
+			}
+			status = exitUsage
+			return nil
+		},
+		Action: func(c *cli.Context) error {
+			t := &tc{
+				stdout: stdout, stderr: stderr, stdin: stdin, dial: dial,
+				stats: c.Bool("stats"), details: c.Bool("details"), json: c.Bool("json"),
+				pretty: c.Bool("pretty"), raw: c.Bool("raw"), iec: c.Bool("iec"),
+				oneline: c.Bool("oneline"), force: c.Bool("force"), netns: c.String("netns"),
+			}
+			defer t.close()
+			switch {
+			case c.Bool("Version"):
+				fmt.Fprintf(stdout, "tc utility, %s\n", version)
+				return nil
+			case c.Bool("help"):
+				fmt.Fprint(stderr, usageText)
+				return nil
+			case c.IsSet("batch"):
+				status = t.batch(c.String("batch"))
+				return nil
+			}
+			status = t.do(c.Args().Slice())
+			return nil
+		},
+	}
+	if err := app.Run(normalizeArgs(args)); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	return status
+}
+
+// normalizeArgs stops option parsing at the first word that is not an option,
+// as tc does (urfave/cli would otherwise take "-1" in "overhead -1" for a
+// flag), by inserting "--" there.
+func normalizeArgs(args []string) []string {
+	out := []string{args[0]}
+	i := 1
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+			break
+		}
+		out = append(out, a)
+		if flagTakesValue(a) && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
+		}
+	}
+	out = append(out, "--")
+	return append(out, args[i:]...)
+}
+
+func flagTakesValue(arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	if strings.Contains(name, "=") {
+		return false
+	}
+	taken := map[string]bool{}
+	for _, f := range globalFlags {
+		for _, n := range f.names {
+			for k := 1; k <= len(n); k++ {
+				p := n[:k]
+				if taken[p] {
+					continue
+				}
+				taken[p] = true
+				if p == name {
+					return f.value
+				}
+			}
+		}
+	}
+	return false
+}
+
+const usageText = `Usage:	tc [ OPTIONS ] OBJECT { COMMAND | help }
+	tc [-force] -batch filename
+where  OBJECT := { qdisc | class | filter }
+       OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] | -r[aw] |
+		    -o[neline] | -j[son] | -p[retty] | -iec |
+		    -b[atch] [filename] | -n[etns] name | -force }
+gotc speaks to the kernel's CAKE, cake_mq and DualPI2 qdiscs; see "gotc qdisc help".
+`
+
+// exitCoder is an error that carries the status tc exits with.
+type exitCoder interface{ ExitCode() int }
+
+func exitCodeOf(err error, fallback int) int {
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return fallback
+}

@@ -1,0 +1,389 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/qdisc"
+)
+
+const qdiscUsage = `Usage: tc qdisc [ add | del | replace | change | link | show ] dev STRING
+       [ handle QHANDLE ] [ root | ingress | clsact | parent CLASSID ]
+       [ ingress_block BLOCK_INDEX ] [ egress_block BLOCK_INDEX ]
+       [ [ QDISC_KIND ] [ help | OPTIONS ] ]
+
+       tc qdisc { show | list } [ dev STRING ] [ root | ingress | clsact | parent CLASSID | handle QHANDLE ] [ invisible ]
+Where:
+QDISC_KIND := { cake | cake_mq | dualpi2 | qfq | fq | ... }
+OPTIONS := ... try tc qdisc add <desired QDISC_KIND> help
+`
+
+func (t *tc) qdiscCmd(args []string) error {
+	if len(args) == 0 {
+		return t.qdiscList(nil)
+	}
+	cmd, rest := args[0], args[1:]
+	switch {
+	case matches(cmd, "add"):
+		return t.modify(netlink.Qdisc, netlink.Add, rest)
+	case matches(cmd, "change"):
+		return t.modify(netlink.Qdisc, netlink.Change, rest)
+	case matches(cmd, "replace"):
+		return t.modify(netlink.Qdisc, netlink.Replace, rest)
+	case matches(cmd, "link"):
+		return t.modify(netlink.Qdisc, netlink.Link, rest)
+	case matches(cmd, "delete"):
+		return t.modify(netlink.Qdisc, netlink.Delete, rest)
+	case matches(cmd, "list"), matches(cmd, "show"), matches(cmd, "lst"):
+		return t.qdiscList(rest)
+	case matches(cmd, "help"):
+		fmt.Fprint(t.stderr, qdiscUsage)
+		return nil
+	}
+	fmt.Fprintf(t.stderr, "Command %q is unknown, try \"tc qdisc help\".\n", cmd)
+	return errStatus(exitUsage)
+}
+
+// target is where a request or a listing points: device, parent and handle.
+type target struct {
+	dev            string
+	parent, handle uint32
+	parentSet      bool
+	handleSet      bool
+}
+
+// parseTarget consumes the device and placement keywords shared by qdisc and
+// class commands. It returns the words it did not consume, starting at the
+// first it does not know.
+func (t *tc) parseTarget(args []string, classIDs bool) (target, []string, error) {
+	var tg target
+	for len(args) > 0 {
+		switch word := args[0]; {
+		case word == "dev":
+			if err := t.needArg(args); err != nil {
+				return tg, nil, err
+			}
+			if tg.dev != "" {
+				return tg, nil, t.duparg("dev", args[1])
+			}
+			tg.dev = args[1]
+			args = args[1:]
+		case word == "handle" || (classIDs && word == "classid"):
+			if err := t.needArg(args); err != nil {
+				return tg, nil, err
+			}
+			if tg.handleSet {
+				return tg, nil, t.duparg(word, args[1])
+			}
+			var h uint32
+			var err error
+			if classIDs {
+				h, err = tcfmt.ParseClassID(args[1])
+			} else {
+				h, err = tcfmt.ParseQdiscHandle(args[1])
+			}
+			if err != nil {
+				if classIDs {
+					return tg, nil, t.invarg("invalid class ID", args[1])
+				}
+				return tg, nil, t.invarg("invalid qdisc ID", args[1])
+			}
+			tg.handle, tg.handleSet = h, true
+			args = args[1:]
+		case word == "root":
+			if tg.parentSet {
+				fmt.Fprintln(t.stderr, `Error: "root" is duplicate parent ID`)
+				return tg, nil, errStatus(exitUsage)
+			}
+			tg.parent, tg.parentSet = netlink.HandleRoot, true
+		case !classIDs && (word == "ingress" || word == "clsact"):
+			if tg.parentSet {
+				fmt.Fprintf(t.stderr, "Error: %q is a duplicate parent ID\n", word)
+				return tg, nil, errStatus(exitUsage)
+			}
+			tg.parent, tg.parentSet = netlink.HandleIngress, true
+			if !tg.handleSet {
+				tg.handle = netlink.MakeHandle(0xffff, 0)
+			}
+		case word == "parent":
+			if err := t.needArg(args); err != nil {
+				return tg, nil, err
+			}
+			if tg.parentSet {
+				return tg, nil, t.duparg("parent", args[1])
+			}
+			p, err := tcfmt.ParseClassID(args[1])
+			if err != nil {
+				return tg, nil, t.invarg("invalid parent ID", args[1])
+			}
+			tg.parent, tg.parentSet = p, true
+			args = args[1:]
+		default:
+			return tg, args, nil
+		}
+		args = args[1:]
+	}
+	return tg, nil, nil
+}
+
+// modify sends a qdisc or class change request built from tc's grammar.
+func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
+	tg, rest, err := t.parseTarget(args, obj == netlink.Class)
+	if err != nil {
+		return err
+	}
+	m := &netlink.Msg{}
+	for len(rest) > 0 && obj == netlink.Qdisc && (rest[0] == "ingress_block" || rest[0] == "egress_block") {
+		if err := t.needArg(rest); err != nil {
+			return err
+		}
+		v, perr := tcfmt.ParseUint(rest[1], 0, 32)
+		if perr != nil || v == 0 {
+			return t.invarg("invalid "+rest[0]+" block index value", rest[1])
+		}
+		block := uint32(v)
+		if rest[0] == "ingress_block" {
+			m.Attrs.IngressBlock = &block
+		} else {
+			m.Attrs.EgressBlock = &block
+		}
+		rest = rest[2:]
+	}
+	if len(rest) > 0 && rest[0] == "help" {
+		fmt.Fprint(t.stderr, qdiscUsage)
+		return errStatus(exitUsage)
+	}
+	if len(rest) > 0 {
+		kindName, opts := rest[0], rest[1:]
+		m.Attrs.Kind = &kindName
+		if err := t.parseKindOptions(obj, kindName, opts, m); err != nil {
+			return err
+		}
+	}
+	m.Header.Handle = tg.handle
+	m.Header.Parent = tg.parent
+	if tg.dev != "" {
+		idx, err := t.ifindex(tg.dev)
+		if err != nil {
+			return err
+		}
+		m.Header.Ifindex = idx
+	}
+	c, err := t.kernel()
+	if err != nil {
+		return err
+	}
+	if err := c.Do(obj, op, m); err != nil {
+		return t.kernelRefused(err)
+	}
+	return nil
+}
+
+// parseKindOptions fills m's options from a kind's keywords, printing tc's
+// message (and the kind's usage where tc prints it) for bad input.
+func (t *tc) parseKindOptions(obj netlink.Object, kindName string, opts []string, m *netlink.Msg) error {
+	kind := qdisc.Lookup(kindName)
+	var parse func([]string, io.Writer) (attrs.TCOptionsMsg, error)
+	if kind != nil {
+		if obj == netlink.Class {
+			parse = kind.ParseClass
+		} else {
+			parse = kind.ParseQdisc
+		}
+	}
+	if parse == nil {
+		if len(opts) > 0 {
+			what := "qdisc"
+			if obj == netlink.Class {
+				what = "class"
+			}
+			fmt.Fprintf(t.stderr, "Unknown %s %q, hence option %q is unparsable\n", what, kindName, opts[0])
+			return errStatus(exitBadOption)
+		}
+		return nil
+	}
+	options, err := parse(opts, t.stderr)
+	if err != nil {
+		return t.parseFailed(err, kind.Usage)
+	}
+	m.Attrs.Options = options
+	return nil
+}
+
+// parseFailed prints a kind's ParseError as tc does and returns tc's status.
+func (t *tc) parseFailed(err error, usage string) error {
+	var perr *qdisc.ParseError
+	if errors.As(err, &perr) {
+		if perr.Msg != "" {
+			fmt.Fprint(t.stderr, perr.Msg)
+			if !perr.NoNewline {
+				fmt.Fprintln(t.stderr)
+			}
+		}
+		if perr.ShowUsage && usage != "" {
+			fmt.Fprintln(t.stderr, usage)
+		}
+	} else {
+		fmt.Fprintln(t.stderr, err)
+	}
+	return errStatus(exitCodeOf(err, exitBadOption))
+}
+
+// qdiscList is "tc qdisc show": a filtered dump printed as tc prints it.
+func (t *tc) qdiscList(args []string) error {
+	var tg target
+	for {
+		part, rest, err := t.parseTarget(args, false)
+		if err != nil {
+			return err
+		}
+		mergeTarget(&tg, part)
+		if len(rest) == 0 {
+			break
+		}
+		switch rest[0] {
+		case "invisible":
+			args = rest[1:]
+			continue
+		case "help":
+			fmt.Fprint(t.stderr, qdiscUsage)
+			return errStatus(exitUsage)
+		}
+		fmt.Fprintf(t.stderr, "What is %q? Try \"tc qdisc help\".\n", rest[0])
+		return errStatus(exitUsage)
+	}
+	filter := netlink.DumpFilter{}
+	if tg.dev != "" {
+		idx, err := t.ifindex(tg.dev)
+		if err != nil {
+			return err
+		}
+		filter.Ifindex = idx
+	}
+	c, err := t.kernel()
+	if err != nil {
+		return err
+	}
+	p := t.printer()
+	p.Start()
+	err = c.Dump(netlink.Qdisc, filter, func(m *netlink.Msg, decodeErr error) error {
+		if tg.parentSet && m.Header.Parent != tg.parent {
+			return nil
+		}
+		if tg.handleSet && m.Header.Handle != tg.handle {
+			return nil
+		}
+		t.printQdisc(p, m, tg.dev == "")
+		return p.Err()
+	})
+	if ferr := p.Finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fmt.Fprintf(t.stderr, "Dump terminated: %v\n", err)
+		return errStatus(exitBadOption)
+	}
+	return nil
+}
+
+func mergeTarget(into *target, part target) {
+	if part.dev != "" {
+		into.dev = part.dev
+	}
+	if part.parentSet {
+		into.parent, into.parentSet = part.parent, true
+	}
+	if part.handleSet {
+		into.handle, into.handleSet = part.handle, true
+	}
+}
+
+// printQdisc prints one qdisc of a dump as tc's print_qdisc does.
+func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool) {
+	a := &m.Attrs
+	h := tcfmt.QdiscHeader{
+		Kind:    m.Kind(),
+		Handle:  m.Header.Handle,
+		Parent:  m.Header.Parent,
+		Info:    m.Header.Info,
+		ShowDev: showDev,
+		Raw:     t.raw,
+	}
+	if showDev {
+		h.Dev = t.linkName(m.Header.Ifindex)
+	}
+	if a.HWOffload != nil && *a.HWOffload != 0 {
+		h.Offloaded = true
+	}
+	if a.IngressBlock != nil {
+		h.IngressBlock = *a.IngressBlock
+	}
+	if a.EgressBlock != nil {
+		h.EgressBlock = *a.EgressBlock
+	}
+	kind := qdisc.Lookup(m.Kind())
+	p.QdiscHead(&h)
+	p.OpenObject("options")
+	if a.Options != nil && kind != nil && kind.PrintOptions != nil {
+		kind.PrintOptions(p, a.Options)
+	}
+	p.CloseObject()
+	p.NL()
+	if t.stats {
+		t.printStats(p, a)
+		if x := qdisc.XstatsOf(a); kind != nil && kind.PrintXstats != nil && x.Present() {
+			kind.PrintXstats(p, x)
+			p.NL()
+		}
+	}
+	warn := ""
+	if a.ExtWarnMsg != nil {
+		warn = *a.ExtWarnMsg
+	}
+	p.QdiscTail(warn, a.ExtWarnMsg != nil)
+}
+
+// printStats prints the generic statistics block from TCA_STATS2, or the
+// legacy TCA_STATS when that is all there is, as print_tcstats_attr does.
+func (t *tc) printStats(p *tcfmt.Printer, a *attrs.TCAttrs) {
+	switch {
+	case a.Stats2 != nil:
+		s := a.Stats2
+		var st tcfmt.Stats2
+		if s.Basic != nil {
+			st.HasBasic = true
+			st.Basic = tcfmt.BasicStats{Bytes: s.Basic.Bytes, Packets: s.Basic.Packets}
+		}
+		if s.Pkt64 != nil {
+			st.Packets64 = *s.Pkt64
+		}
+		if s.Queue != nil {
+			st.HasQueue = true
+			q := s.Queue
+			st.Queue = tcfmt.QueueStats{Qlen: q.Qlen, Backlog: q.Backlog, Drops: q.Drops, Requeues: q.Requeues, Overlimits: q.Overlimits}
+		}
+		if s.RateEst != nil {
+			st.HasRateEst = true
+			st.RateEst = tcfmt.RateEst{BPS: uint64(s.RateEst.Bps), PPS: uint64(s.RateEst.Pps)}
+		}
+		if s.RateEst64 != nil {
+			st.HasRateEst64 = true
+			st.RateEst64 = tcfmt.RateEst{BPS: s.RateEst64.Bps, PPS: s.RateEst64.Pps}
+		}
+		p.Stats(&st, " ")
+		p.NL()
+	case a.Stats != nil:
+		s := a.Stats
+		p.CompatStatsBlock(&tcfmt.CompatStats{
+			Bytes: s.Bytes, Packets: s.Packets, Drops: s.Drops, Overlimits: s.Overlimits,
+			BPS: s.Bps, PPS: s.Pps, Qlen: s.Qlen, Backlog: s.Backlog,
+		}, " ")
+		p.NL()
+	case a.Xstats != nil:
+		p.NL()
+	}
+}

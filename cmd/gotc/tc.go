@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/netlink"
+)
+
+// conn is what the commands need from the kernel; tests replace it.
+type conn interface {
+	Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error
+	Dump(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	LinkIndex(name string) (int32, error)
+	LinkNames() (map[int32]string, error)
+	Close() error
+}
+
+type dialFunc func(netnsFD int) (conn, error)
+
+func dialKernel(netnsFD int) (conn, error) {
+	return netlink.Dial(&netlink.Config{NetNS: netnsFD})
+}
+
+// tc holds one invocation's options and its connection, opened on first use.
+type tc struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	dial           dialFunc
+
+	stats, details, json, pretty, raw, iec, oneline, force bool
+	netns                                                  string
+
+	conn  conn
+	names map[int32]string
+}
+
+func (t *tc) close() {
+	if t.conn != nil {
+		t.conn.Close()
+	}
+}
+
+// errStatus carries an exit status for an error whose message is already printed.
+type errStatus int
+
+func (e errStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e errStatus) ExitCode() int { return int(e) }
+
+// kernel opens the connection, in the -netns namespace if one was named.
+func (t *tc) kernel() (conn, error) {
+	if t.conn != nil {
+		return t.conn, nil
+	}
+	fd := 0
+	if t.netns != "" {
+		path := t.netns
+		if !strings.Contains(path, "/") {
+			path = filepath.Join("/var/run/netns", t.netns)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "Cannot open network namespace %q: %v\n", t.netns, errors.Unwrap(err))
+			return nil, errStatus(exitUsage)
+		}
+		defer f.Close()
+		fd = int(f.Fd())
+	}
+	c, err := t.dial(fd)
+	if err != nil {
+		fmt.Fprintf(t.stderr, "Cannot open rtnetlink: %v\n", err)
+		return nil, errStatus(exitBadOption)
+	}
+	t.conn = c
+	return c, nil
+}
+
+// ifindex resolves a device name as tc does, printing tc's message if unknown.
+func (t *tc) ifindex(name string) (int32, error) {
+	c, err := t.kernel()
+	if err != nil {
+		return 0, err
+	}
+	idx, err := c.LinkIndex(name)
+	if err != nil {
+		fmt.Fprintf(t.stderr, "Cannot find device %q\n", name)
+		return 0, errStatus(exitBadOption)
+	}
+	return idx, nil
+}
+
+// linkName names an ifindex for output, as tc's ll_index_to_name does.
+func (t *tc) linkName(idx int32) string {
+	if t.names == nil {
+		if c, err := t.kernel(); err == nil {
+			t.names, _ = c.LinkNames()
+		}
+		if t.names == nil {
+			t.names = map[int32]string{}
+		}
+	}
+	if name, ok := t.names[idx]; ok {
+		return name
+	}
+	return fmt.Sprintf("if%d", idx)
+}
+
+func (t *tc) printer() *tcfmt.Printer {
+	return tcfmt.NewPrinter(t.stdout, tcfmt.Options{JSON: t.json, Pretty: t.pretty, Oneline: t.oneline, IEC: t.iec})
+}
+
+// do runs one command line (without the global options) and returns its status.
+func (t *tc) do(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(t.stderr, usageText)
+		return exitUsage
+	}
+	var err error
+	switch obj, rest := args[0], args[1:]; {
+	case matches(obj, "qdisc"):
+		err = t.qdiscCmd(rest)
+	case matches(obj, "class"):
+		err = t.classCmd(rest)
+	case matches(obj, "filter"):
+		err = t.filterCmd(rest)
+	case matches(obj, "help"):
+		fmt.Fprint(t.stderr, usageText)
+		return exitOK
+	default:
+		fmt.Fprintf(t.stderr, "Object %q is unknown, try \"tc help\".\n", obj)
+		return exitUsage
+	}
+	if err == nil {
+		return exitOK
+	}
+	return exitCodeOf(err, exitBadOption)
+}
+
+// batch runs the commands of a file (or "-" for standard input), one per
+// line, stopping at the first failure unless -force, as tc -batch does.
+func (t *tc) batch(name string) int {
+	in := t.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "Cannot open file \"%s\" for reading: %v\n", name, errors.Unwrap(err))
+			return exitBadOption
+		}
+		defer f.Close()
+		in = f
+	}
+	status := exitOK
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		args, err := splitBatchLine(sc.Text())
+		if err != nil {
+			fmt.Fprintf(t.stderr, "%v\n", err)
+			fmt.Fprintf(t.stderr, "Command failed %s:%d\n", name, line)
+			status = exitBadOption
+			if !t.force {
+				break
+			}
+			continue
+		}
+		if len(args) == 0 {
+			continue
+		}
+		if t.do(args) != exitOK {
+			fmt.Fprintf(t.stderr, "Command failed %s:%d\n", name, line)
+			status = exitBadOption
+			if !t.force {
+				break
+			}
+		}
+	}
+	return status
+}
+
+// splitBatchLine splits a batch line into words as tc's makeargs does:
+// blanks separate words, double or single quotes group them, and '#' starts a
+// comment.
+func splitBatchLine(line string) ([]string, error) {
+	var args []string
+	var word strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '"' || c == '\'':
+			end := strings.IndexByte(line[i+1:], c)
+			if end < 0 {
+				return nil, errors.New("Unterminated quoted string")
+			}
+			word.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			if inWord {
+				args = append(args, word.String())
+				word.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			i = len(line)
+		default:
+			word.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, word.String())
+	}
+	return args, nil
+}
+
+// matches is tc's keyword test: word is a non-empty prefix of keyword.
+func matches(word, keyword string) bool {
+	return word != "" && strings.HasPrefix(keyword, word)
+}
+
+// kernelRefused prints a kernel refusal as tc does: the extended-ack message
+// after "Error: ", or the errno's text after "RTNETLINK answers: ".
+func (t *tc) kernelRefused(err error) error {
+	var kerr *netlink.Error
+	if errors.As(err, &kerr) {
+		if kerr.Message != "" {
+			msg := kerr.Message
+			if !strings.HasSuffix(msg, "\n") {
+				msg += "\n"
+			}
+			fmt.Fprintf(t.stderr, "Error: %s", msg)
+		} else {
+			fmt.Fprintf(t.stderr, "RTNETLINK answers: %s\n", capitalize(kerr.Errno.Error()))
+		}
+		return errStatus(exitKernel)
+	}
+	fmt.Fprintf(t.stderr, "%v\n", err)
+	return errStatus(exitKernel)
+}
+
+// capitalize gives Go's lower-case errno texts the capital strerror(3) has.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// needArg is tc's NEXT_ARG: a keyword that needs a value ended the line.
+func (t *tc) needArg(args []string) error {
+	if len(args) < 2 {
+		fmt.Fprintln(t.stderr, `Command line is not complete. Try option "help"`)
+		return errStatus(exitUsage)
+	}
+	return nil
+}
+
+// duparg is tc's message for a keyword given twice.
+func (t *tc) duparg(key, arg string) error {
+	fmt.Fprintf(t.stderr, "Error: either %q is duplicate, or %q is a garbage.\n", key, arg)
+	return errStatus(exitUsage)
+}
+
+// invarg is tc's message for a keyword's bad value.
+func (t *tc) invarg(msg, arg string) error {
+	fmt.Fprintf(t.stderr, "Error: argument %q is wrong: %s\n", arg, msg)
+	return errStatus(exitUsage)
+}

@@ -1,0 +1,75 @@
+package qdisc
+
+import (
+	"io"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcfmt"
+)
+
+// Kind is what gotc knows of one qdisc kind. Fields a kind has no use for are
+// nil: a kind without ParseQdisc takes no options.
+type Kind struct {
+	Name string
+	// Usage is the kind's keyword summary, printed for "help" and after some
+	// parse errors.
+	Usage string
+	// ParseQdisc builds the TCA_OPTIONS of a qdisc request from tc keywords,
+	// holding only what the user named; stderr receives notes tc prints.
+	ParseQdisc func(args []string, stderr io.Writer) (attrs.TCOptionsMsg, error)
+	// ParseClass builds the TCA_OPTIONS of a class request.
+	ParseClass func(args []string, stderr io.Writer) (attrs.TCOptionsMsg, error)
+	// PrintOptions prints decoded qdisc options as tc does.
+	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg)
+	// PrintClassOptions prints decoded class options as tc does.
+	PrintClassOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg)
+	// PrintXstats prints the kind's statistics of a qdisc (-s), from
+	// TCA_STATS_APP (preferred, as tc does) or TCA_XSTATS.
+	PrintXstats func(p *tcfmt.Printer, x Xstats)
+	// PrintClassXstats prints the kind's statistics of a class.
+	PrintClassXstats func(p *tcfmt.Printer, x Xstats)
+}
+
+// Xstats is a kind's own statistics as a dump carries them.
+type Xstats struct {
+	// App is TCA_STATS2's TCA_STATS_APP, nil when absent.
+	App attrs.StatsAppMsg
+	// Legacy is TCA_XSTATS, nil when absent.
+	Legacy attrs.TCXstatsMsg
+}
+
+// XstatsOf picks a message's kind statistics.
+func XstatsOf(a *attrs.TCAttrs) Xstats {
+	var x Xstats
+	if a.Stats2 != nil {
+		x.App = a.Stats2.App
+	}
+	x.Legacy = a.Xstats
+	return x
+}
+
+// Present reports whether the message carried kind statistics at all.
+func (x Xstats) Present() bool { return x.App != nil || x.Legacy != nil }
+
+var kinds = map[string]*Kind{}
+
+// register adds a kind; each kind's file registers itself in init.
+func register(k *Kind) { kinds[k.Name] = k }
+
+// Lookup returns what gotc knows of a qdisc kind, or nil.
+func Lookup(name string) *Kind { return kinds[name] }
+
+// FilterKind is what gotc knows of one filter kind.
+type FilterKind struct {
+	Name  string
+	Usage string
+	// Parse builds the filter's TCA_OPTIONS from tc keywords.
+	Parse func(args []string) (attrs.TCOptionsMsg, error)
+	// PrintOptions prints a decoded filter's options as tc does.
+	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg)
+}
+
+var filterKinds = map[string]*FilterKind{}
+
+// LookupFilter returns what gotc knows of a filter kind, or nil.
+func LookupFilter(name string) *FilterKind { return filterKinds[name] }

@@ -1,0 +1,88 @@
+package qdisc
+
+// QFQ (net/sched/sch_qfq.c): the qdisc takes no options; its classes take a
+// weight and a maximum packet size. gotc supports it because the kernel's
+// DualPI2 tests hang a dualpi2 under a qfq class.
+
+import (
+	"io"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcfmt"
+)
+
+const qfqUsage = `Usage: ... qfq
+       ... class add ... qfq [ weight N ] [ maxpkt BYTES ]`
+
+func init() {
+	register(&Kind{
+		Name:              "qfq",
+		Usage:             qfqUsage,
+		ParseQdisc:        parseNoOptions,
+		ParseClass:        parseQFQClass,
+		PrintClassOptions: printQFQClass,
+	})
+	// fq, pfifo and friends appear in tests around the kinds gotc is for;
+	// gotc creates them without options and prints their first line.
+	for _, name := range []string{"fq", "fq_codel", "pfifo", "bfifo", "pfifo_fast", "prio", "ingress", "clsact", "noqueue", "mq"} {
+		register(&Kind{Name: name, ParseQdisc: parseNoOptions})
+	}
+}
+
+// parseNoOptions accepts only an empty option list.
+func parseNoOptions(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if args[0] == "help" {
+		return nil, &ParseError{Msg: "This qdisc takes no options in gotc.", ShowUsage: true}
+	}
+	return nil, errorf("What is %q? gotc sets no options of this qdisc kind.", args[0])
+}
+
+func parseQFQClass(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+	o := &attrs.QFQAttrs{}
+	for len(args) > 0 {
+		switch {
+		case matches(args[0], "weight"), matches(args[0], "maxpkt"):
+			keyword := "weight"
+			field := &o.Weight
+			if matches(args[0], "maxpkt") {
+				keyword, field = "maxpkt", &o.Lmax
+			}
+			if len(args) < 2 {
+				return nil, incompleteCommand()
+			}
+			v, err := tcfmt.ParseUint(args[1], 10, 32)
+			if err != nil {
+				return nil, errorf("Illegal %q", keyword)
+			}
+			u := uint32(v)
+			*field = &u
+			args = args[2:]
+		case args[0] == "help":
+			return nil, &ParseError{Msg: qfqUsage}
+		default:
+			return nil, usageErrorf("What is %q?", args[0])
+		}
+	}
+	return o, nil
+}
+
+func printQFQClass(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+	o, ok := opts.(*attrs.QFQAttrs)
+	if !ok {
+		return
+	}
+	if o.Weight != nil {
+		p.Uint(tcfmt.Any, "weight", "weight %u ", uint64(*o.Weight))
+	}
+	if o.Lmax != nil {
+		p.Uint(tcfmt.Any, "maxpkt", "maxpkt %u ", uint64(*o.Lmax))
+	}
+}
+
+// matches is tc's keyword test: word is a non-empty prefix of keyword.
+func matches(word, keyword string) bool {
+	return word != "" && len(word) <= len(keyword) && keyword[:len(word)] == word
+}
