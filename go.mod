@@ -2,21 +2,30 @@ module github.com/gotc/gotc
 
 go 1.26.8
 
-require gopkg.in/yaml.v3 v3.0.1
+require (
+	github.com/florianl/go-tc v0.4.5-0.20240822175159-7926c32f7299
+	github.com/google/go-cmp v0.7.0
+	github.com/mdlayher/netlink v1.11.2
+	github.com/prometheus/client_golang v1.25.0
+	github.com/prometheus/client_model v0.6.3
+	github.com/prometheus/common v0.73.1
+	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sys v0.50.0
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
-	github.com/florianl/go-tc v0.4.5-0.20240822175159-7926c32f7299 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/josharian/native v1.1.0 // indirect
-	github.com/kr/pretty v0.3.0 // indirect
-	github.com/mdlayher/netlink v1.11.2 // indirect
 	github.com/mdlayher/socket v0.6.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/pandatix/go-abnf v0.5.3 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
-	github.com/urfave/cli/v2 v2.27.7 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/net v0.53.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
-	gopkg.in/check.v1 v1.0.0-20180628173108-788fd7840127 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )

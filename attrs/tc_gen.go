@@ -1821,6 +1821,12 @@ type TCOptionsMsgRaw []byte
 
 func (r TCOptionsMsgRaw) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, r) }
 
+// TCOptionsMsgNest is a tc-options-msg payload of attributes encoded by the caller (to keep
+// an order of its choosing), sent as a nest flagged NLA_F_NESTED.
+type TCOptionsMsgNest []byte
+
+func (r TCOptionsMsgNest) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
+
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
@@ -1872,6 +1878,12 @@ type TCXstatsMsgRaw []byte
 
 func (r TCXstatsMsgRaw) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, r) }
 
+// TCXstatsMsgNest is a tc-xstats-msg payload of attributes encoded by the caller (to keep
+// an order of its choosing), sent as a nest flagged NLA_F_NESTED.
+type TCXstatsMsgNest []byte
+
+func (r TCXstatsMsgNest) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
+
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
@@ -1901,6 +1913,12 @@ type StatsAppMsg interface {
 type StatsAppMsgRaw []byte
 
 func (r StatsAppMsgRaw) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, r) }
+
+// StatsAppMsgNest is a stats-app-msg payload of attributes encoded by the caller (to keep
+// an order of its choosing), sent as a nest flagged NLA_F_NESTED.
+type StatsAppMsgNest []byte
+
+func (r StatsAppMsgNest) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
 func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 

@@ -471,6 +471,12 @@ func (g *generator) subMessage(sm *SubMessage) {
 	g.p("")
 	g.p("func (r %sRaw) %s(e *Encoder, typ uint16) { e.Attr(typ, r) }", typ, method)
 	g.p("")
+	g.p("// %sNest is a %s payload of attributes encoded by the caller (to keep", typ, sm.Name)
+	g.p("// an order of its choosing), sent as a nest flagged NLA_F_NESTED.")
+	g.p("type %sNest []byte", typ)
+	g.p("")
+	g.p("func (r %sNest) %s(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }", typ, method)
+	g.p("")
 	sort.Strings(order)
 	for _, t := range order {
 		if fixed[t] {

@@ -146,3 +146,14 @@ func (o Object) request(op Op) (msgType uint16, flags uint16, err error) {
 	}
 	return 0, 0, fmt.Errorf("netlink: unknown op %d", int(op))
 }
+
+// Special parent values (linux/pkt_sched.h).
+const (
+	// HandleRoot is the parent of a device's root qdisc.
+	HandleRoot uint32 = 0xFFFFFFFF
+	// HandleIngress is the parent of the ingress and clsact qdiscs.
+	HandleIngress uint32 = 0xFFFFFFF1
+)
+
+// MakeHandle builds a handle from its major and minor numbers.
+func MakeHandle(major, minor uint16) uint32 { return uint32(major)<<16 | uint32(minor) }

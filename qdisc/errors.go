@@ -15,9 +15,27 @@ type ParseError struct {
 	ShowUsage bool
 	// NoNewline is set for the few messages tc prints without a line end.
 	NoNewline bool
+	// Code is the status tc exits with; 0 means tc's usual 1. tc exits 255
+	// where a shared helper gives up (a keyword missing its value, a
+	// duplicate keyword).
+	Code int
 }
 
 func (e *ParseError) Error() string { return e.Msg }
+
+// ExitCode is the status tc exits with after this error.
+func (e *ParseError) ExitCode() int {
+	if e.Code == 0 {
+		return 1
+	}
+	return e.Code
+}
+
+// incompleteCommand is tc's NEXT_ARG failure: a keyword that needs a value
+// ended the line. tc prints this and exits 255, without the kind's usage.
+func incompleteCommand() *ParseError {
+	return &ParseError{Msg: `Command line is not complete. Try option "help"`, Code: 255}
+}
 
 // errorf builds a ParseError with tc's message.
 func errorf(format string, args ...any) *ParseError {

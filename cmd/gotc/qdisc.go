@@ -218,11 +218,9 @@ func (t *tc) parseKindOptions(obj netlink.Object, kindName string, opts []string
 func (t *tc) parseFailed(err error, usage string) error {
 	var perr *qdisc.ParseError
 	if errors.As(err, &perr) {
-		if perr.Msg != "" {
-			fmt.Fprint(t.stderr, perr.Msg)
-			if !perr.NoNewline {
-				fmt.Fprintln(t.stderr)
-			}
+		fmt.Fprint(t.stderr, perr.Msg)
+		if perr.Msg != "" && !perr.NoNewline {
+			fmt.Fprintln(t.stderr)
 		}
 		if perr.ShowUsage && usage != "" {
 			fmt.Fprintln(t.stderr, usage)

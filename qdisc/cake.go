@@ -1,0 +1,905 @@
+package qdisc
+
+// CAKE and cake_mq: tc's keywords to TCA_CAKE_* attributes, and the
+// attributes and TCA_STATS_APP statistics back to tc's text and JSON.
+//
+// Both kinds share one option grammar and one set of printers in tc; the
+// kernel, not tc, refuses what cake_mq cannot do (autorate-ingress, and
+// changing its per-queue children), so nothing here is kind-specific.
+
+import (
+	"io"
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcfmt"
+)
+
+// CakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only
+// in name). Its ParseQdisc returns the options already encoded as tc sends
+// them, and its printers accept the options and statistics in every form a
+// dump can bring them (decoded, raw, or in TCA_XSTATS only).
+func CakeKind(name string) *Kind {
+	return &Kind{
+		Name:             name,
+		Usage:            cakeUsage,
+		ParseQdisc:       parseCakeQdisc,
+		PrintOptions:     printCakeOptionsMsg,
+		PrintXstats:      printCakeXstatsMsg,
+		PrintClassXstats: printCakeXstatsMsg,
+	}
+}
+
+// parseCakeQdisc is ParseCake for the Kind table. It returns the options
+// already encoded as tc encodes them (tc's attribute order, and no
+// NLA_F_NESTED on TCA_OPTIONS: cake parses leniently), so that gotc's
+// request bytes are tc's; the generated encoder would reorder them.
+func parseCakeQdisc(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+	o, err := ParseCake(args)
+	if err != nil {
+		return nil, err
+	}
+	var e attrs.Encoder
+	EncodeCakeOptions(&e, o)
+	// Never nil: tc sends TCA_OPTIONS even when it is empty.
+	return attrs.TCOptionsMsgRaw(append([]byte{}, e.Bytes()...)), nil
+}
+
+// printCakeOptionsMsg prints decoded options; options that did not decode
+// as CAKE's are decoded again here (a raw payload) or skipped.
+func printCakeOptionsMsg(p *tcfmt.Printer, m attrs.TCOptionsMsg) {
+	switch v := m.(type) {
+	case *attrs.CakeAttrs:
+		PrintCakeOptions(p, v)
+	case attrs.TCOptionsMsgRaw:
+		if o, ok := attrs.DecodeTCOptionsMsg("cake", v).(*attrs.CakeAttrs); ok {
+			PrintCakeOptions(p, o)
+		}
+	}
+}
+
+// printCakeXstatsMsg prints CAKE's statistics from TCA_STATS_APP, or from
+// TCA_XSTATS, where the kernel puts a copy of the same nest for old tools.
+func printCakeXstatsMsg(p *tcfmt.Printer, x Xstats) {
+	switch v := x.App.(type) {
+	case *attrs.CakeStatsAttrs:
+		PrintCakeXstats(p, v)
+		return
+	case attrs.StatsAppMsgRaw:
+		if s, ok := attrs.DecodeStatsAppMsg("cake", v).(*attrs.CakeStatsAttrs); ok {
+			PrintCakeXstats(p, s)
+		}
+		return
+	}
+	if raw, ok := x.Legacy.(attrs.TCXstatsMsgRaw); ok {
+		if s, ok := attrs.DecodeStatsAppMsg("cake", raw).(*attrs.CakeStatsAttrs); ok {
+			PrintCakeXstats(p, s)
+		}
+	}
+}
+
+// cakeUsage is gotc's own wording of the cake usage text; the keywords and
+// the defaults (marked *) are tc's.
+const cakeUsage = `Usage: ... cake | cake_mq [ OPTIONS ]
+Shaper:    bandwidth RATE | unlimited* | autorate-ingress
+RTT:       rtt TIME | datacentre | lan | metro | regional | internet* |
+           oceanic | satellite | interplanetary
+Tins:      besteffort | precedence | diffserv8 | diffserv4 | diffserv | diffserv3*
+Isolation: flowblind | srchost | dsthost | hosts | flows | dual-srchost |
+           dual-dsthost | triple-isolate*
+Flags:     nat | nonat*   wash | nowash*   split-gso* | no-split-gso
+           ack-filter | ack-filter-aggressive | no-ack-filter*
+           ingress | egress*
+Limits:    memlimit SIZE   fwmark MASK
+Framing:   ptm | atm | noatm*   overhead N (-64..256) | raw*   mpu N (0..256)
+Presets:   conservative   ipoa-vcmux | ipoa-llcsnap   bridged-vcmux |
+           bridged-llcsnap | bridged-ptm   pppoa-vcmux | pppoa-llc
+           pppoe-vcmux | pppoe-llcsnap | pppoe-ptm   ethernet | ether-vlan
+           docsis   via-ethernet
+(* = kernel default; presets add to the overhead given before them)
+`
+
+// CakeUsage returns the usage text gotc prints for cake and cake_mq after
+// "help" or an unknown keyword. It is gotc's own text listing every keyword
+// tc accepts; it ends with a newline.
+func CakeUsage() string { return cakeUsage }
+
+// cakePreset is one of tc's named RTT presets: it sets both the AQM target and
+// the interval (the RTT), in microseconds.
+type cakePreset struct {
+	name             string
+	target, interval uint32
+}
+
+var cakePresets = []cakePreset{
+	{"datacentre", 5, 100},
+	{"lan", 50, 1000},
+	{"metro", 500, 10000},
+	{"regional", 1500, 30000},
+	{"internet", 5000, 100000},
+	{"oceanic", 15000, 300000},
+	{"satellite", 50000, 1000000},
+	{"interplanetary", 50000000, 1000000000},
+}
+
+var cakeDiffservNames = [...]string{
+	attrs.CakeDiffservModeDiffserv3:  "diffserv3",
+	attrs.CakeDiffservModeDiffserv4:  "diffserv4",
+	attrs.CakeDiffservModeDiffserv8:  "diffserv8",
+	attrs.CakeDiffservModeBesteffort: "besteffort",
+	attrs.CakeDiffservModePrecedence: "precedence",
+}
+
+var cakeFlowModeNames = [...]string{
+	attrs.CakeFlowModeNone:    "flowblind",
+	attrs.CakeFlowModeSrcIP:   "srchost",
+	attrs.CakeFlowModeDstIP:   "dsthost",
+	attrs.CakeFlowModeHosts:   "hosts",
+	attrs.CakeFlowModeFlows:   "flows",
+	attrs.CakeFlowModeDualSrc: "dual-srchost",
+	attrs.CakeFlowModeDualDst: "dual-dsthost",
+	attrs.CakeFlowModeTriple:  "triple-isolate",
+}
+
+// cakeFraming is an ATM/PTM overhead preset: the framing it selects (when
+// set) and the bytes it adds to the overhead accumulated so far.
+type cakeFraming struct {
+	atm    attrs.CakeATMMode
+	setATM bool
+	add    int32
+	mpu    uint32 // absolute mpu it sets, 0 for none
+}
+
+// Framing presets that add to the overhead. Their order relative to
+// "overhead N" matters, as in tc: "overhead 10 ether-vlan" gives 14, while
+// "ether-vlan overhead 10" gives 10.
+var cakeFramings = map[string]cakeFraming{
+	"ipoa-vcmux":      {atm: attrs.CakeATMModeATM, setATM: true, add: 8},
+	"ipoa-llcsnap":    {atm: attrs.CakeATMModeATM, setATM: true, add: 16},
+	"bridged-vcmux":   {atm: attrs.CakeATMModeATM, setATM: true, add: 24},
+	"bridged-llcsnap": {atm: attrs.CakeATMModeATM, setATM: true, add: 32},
+	"pppoa-vcmux":     {atm: attrs.CakeATMModeATM, setATM: true, add: 10},
+	"pppoa-llc":       {atm: attrs.CakeATMModeATM, setATM: true, add: 14},
+	"pppoe-vcmux":     {atm: attrs.CakeATMModeATM, setATM: true, add: 32},
+	"pppoe-llcsnap":   {atm: attrs.CakeATMModeATM, setATM: true, add: 40},
+	// VDSL2 over PTM (64b/65b coding).
+	"pppoe-ptm":   {atm: attrs.CakeATMModePTM, setATM: true, add: 30},
+	"bridged-ptm": {atm: attrs.CakeATMModePTM, setATM: true, add: 22},
+	// Ethernet preamble, inter-frame gap and FCS; leaves the framing alone.
+	"ethernet": {add: 38, mpu: 84},
+	// One 802.1Q tag; may be repeated, each adding 4.
+	"ether-vlan": {add: 4},
+	// DOCSIS shapers count the Ethernet frame with FCS only.
+	"docsis": {atm: attrs.CakeATMModeNone, setATM: true, add: 18, mpu: 64},
+}
+
+// cakeParse holds what tc's parser tracks: each option is only sent when the
+// user named it, so that "change" and "replace" keep everything else.
+type cakeParse struct {
+	bandwidth        uint64
+	unlimited        bool
+	autorate         *uint32
+	interval, target uint32
+	preset           string
+	diffserv         *attrs.CakeDiffservMode
+	flowMode         *attrs.CakeFlowMode
+	atm              *attrs.CakeATMMode
+	overhead         int32
+	overheadSet      bool
+	raw              bool
+	mpu              int32
+	memlimit         uint32
+	fwmark           uint32
+	nat, wash        *uint32
+	splitGSO         *uint32
+	ingress          *uint32
+	ackFilter        *attrs.CakeAckFilter
+}
+
+func cakePtr[T any](v T) *T { return &v }
+
+// ParseCake turns the words after "cake" or "cake_mq" into the options tc
+// would send. Only what the words name is set; the caller sends the result
+// as TCA_OPTIONS (tc sends that nest even when it is empty), preferably with
+// EncodeCakeOptions, which keeps tc's attribute order and encoding.
+//
+// Errors unwrap (errors.As) to *ParseError with tc's message; "help" gives
+// an empty Msg with ShowUsage set (tc prints only the usage and exits 1).
+// Code is 255 for a keyword missing its value and for a second RTT preset (tc
+// exits from a helper there), and NoNewline is set for the overhead and mpu
+// range errors, which tc prints with a literal backslash-n and no line feed.
+func ParseCake(args []string) (*attrs.CakeAttrs, error) {
+	var st cakeParse
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		// next returns the keyword's value; tc's NEXT_ARG exits when none is left.
+		next := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", incompleteCommand()
+			}
+			i++
+			return args[i], nil
+		}
+		if err := st.word(arg, next); err != nil {
+			return nil, err
+		}
+	}
+	return st.attrs(), nil
+}
+
+func (st *cakeParse) word(arg string, next func() (string, error)) error {
+	switch arg {
+	case "bandwidth":
+		v, err := next()
+		if err != nil {
+			return err
+		}
+		bw, perr := tcfmt.ParseRate(v)
+		if perr != nil {
+			return errorf(`Illegal "bandwidth"`)
+		}
+		// A rate that comes out as 0 is not "unlimited": tc then sends no
+		// rate at all, but still turns autorate off.
+		st.bandwidth, st.unlimited, st.autorate = bw, false, cakePtr(uint32(0))
+	case "unlimited":
+		st.bandwidth, st.unlimited, st.autorate = 0, true, cakePtr(uint32(0))
+	case "autorate-ingress":
+		st.autorate = cakePtr(uint32(1))
+	case "rtt":
+		v, err := next()
+		if err != nil {
+			return err
+		}
+		us, perr := tcfmt.ParseTime(v)
+		if perr != nil {
+			return errorf(`Illegal "rtt"`)
+		}
+		// tc derives the target as 5% of the RTT (at least 1 µs) and sends
+		// both; an RTT of 0 sends only that target.
+		st.interval, st.target = us, max(us/20, 1)
+	case "besteffort":
+		st.diffserv = cakePtr(attrs.CakeDiffservModeBesteffort)
+	case "precedence":
+		st.diffserv = cakePtr(attrs.CakeDiffservModePrecedence)
+	case "diffserv8":
+		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv8)
+	case "diffserv4", "diffserv":
+		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv4)
+	case "diffserv3":
+		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv3)
+	case "wash":
+		st.wash = cakePtr(uint32(1))
+	case "nowash":
+		st.wash = cakePtr(uint32(0))
+	case "split-gso":
+		st.splitGSO = cakePtr(uint32(1))
+	case "no-split-gso":
+		st.splitGSO = cakePtr(uint32(0))
+	case "nat":
+		st.nat = cakePtr(uint32(1))
+	case "nonat":
+		st.nat = cakePtr(uint32(0))
+	case "ingress":
+		st.ingress = cakePtr(uint32(1))
+	case "egress":
+		st.ingress = cakePtr(uint32(0))
+	case "no-ack-filter":
+		st.ackFilter = cakePtr(attrs.CakeAckFilterNone)
+	case "ack-filter":
+		st.ackFilter = cakePtr(attrs.CakeAckFilterFilter)
+	case "ack-filter-aggressive":
+		st.ackFilter = cakePtr(attrs.CakeAckFilterAggressive)
+	case "ptm":
+		st.atm = cakePtr(attrs.CakeATMModePTM)
+	case "atm":
+		st.atm = cakePtr(attrs.CakeATMModeATM)
+	case "noatm":
+		st.atm = cakePtr(attrs.CakeATMModeNone)
+	case "raw":
+		// raw resets the framing and the overhead and sends both the
+		// overhead (0) and the RAW attribute, which clears the kernel's
+		// overhead flag. Later presets still add to the 0.
+		st.atm = cakePtr(attrs.CakeATMModeNone)
+		st.overhead, st.overheadSet, st.raw = 0, true, true
+	case "conservative":
+		// One whole ATM cell plus framing: the only preset that replaces
+		// the overhead instead of adding to it.
+		st.atm = cakePtr(attrs.CakeATMModeATM)
+		st.overhead, st.overheadSet = 48, true
+	case "via-ethernet":
+		// Accepted and ignored: the kernel compensates for the Ethernet
+		// header by itself now.
+	case "overhead":
+		v, err := next()
+		if err != nil {
+			return err
+		}
+		n, ok := cakeStrtolInt(v)
+		if !ok || n < -64 || n > 256 {
+			return errCakeRange(cakeOverheadRangeMsg)
+		}
+		st.overhead, st.overheadSet = n, true
+	case "mpu":
+		v, err := next()
+		if err != nil {
+			return err
+		}
+		n, ok := cakeStrtolInt(v)
+		if !ok || n < 0 || n > 256 {
+			return errCakeRange(cakeMPURangeMsg)
+		}
+		st.mpu = n
+	case "memlimit":
+		v, err := next()
+		if err != nil {
+			return err
+		}
+		sz, perr := tcfmt.ParseSize(v)
+		if perr != nil {
+			return errorf(`Illegal value for "memlimit": "%s"`, v)
+		}
+		st.memlimit = sz
+	case "fwmark":
+		v, err := next()
+		if err != nil {
+			return err
+		}
+		m, perr := tcfmt.ParseUint(v, 0, 32)
+		if perr != nil {
+			return errorf(`Illegal value for "fwmark": "%s"`, v)
+		}
+		st.fwmark = uint32(m)
+	case "help":
+		return &ParseError{ShowUsage: true}
+	default:
+		if m, ok := cakeFlowKeywords[arg]; ok {
+			st.flowMode = cakePtr(m)
+			return nil
+		}
+		if f, ok := cakeFramings[arg]; ok {
+			if f.setATM {
+				st.atm = cakePtr(f.atm)
+			}
+			st.overhead += f.add
+			st.overheadSet = true
+			if f.mpu != 0 {
+				st.mpu = int32(f.mpu)
+			}
+			return nil
+		}
+		for _, p := range cakePresets {
+			if p.name != arg {
+				continue
+			}
+			if st.preset != "" {
+				// tc names the new preset as the key and the earlier
+				// one as "the second value".
+				return errCakeDuplicate(arg, st.preset)
+			}
+			st.preset = p.name
+			st.interval, st.target = p.interval, p.target
+			return nil
+		}
+		return usageErrorf(`What is "%s"?`, arg)
+	}
+	return nil
+}
+
+// attrs builds the attribute set, applying tc's rules of what is sent: a
+// rate only when given (or unlimited), mpu, RTT, target, memlimit and fwmark
+// only when non-zero.
+func (st *cakeParse) attrs() *attrs.CakeAttrs {
+	o := &attrs.CakeAttrs{
+		DiffservMode: st.diffserv,
+		ATM:          st.atm,
+		FlowMode:     st.flowMode,
+		Autorate:     st.autorate,
+		NAT:          st.nat,
+		Wash:         st.wash,
+		SplitGSO:     st.splitGSO,
+		Ingress:      st.ingress,
+		AckFilter:    st.ackFilter,
+	}
+	if st.bandwidth != 0 || st.unlimited {
+		o.BaseRate64 = cakePtr(st.bandwidth)
+	}
+	if st.overheadSet {
+		o.Overhead = cakePtr(st.overhead)
+	}
+	if st.raw {
+		// Only RAW's presence counts; tc sends it as a u32 0.
+		o.Raw = cakePtr(uint32(0))
+	}
+	if st.mpu > 0 {
+		o.MPU = cakePtr(uint32(st.mpu))
+	}
+	if st.interval != 0 {
+		o.RTT = cakePtr(st.interval)
+	}
+	if st.target != 0 {
+		o.Target = cakePtr(st.target)
+	}
+	if st.memlimit != 0 {
+		o.Memory = cakePtr(st.memlimit)
+	}
+	if st.fwmark != 0 {
+		o.Fwmark = cakePtr(st.fwmark)
+	}
+	return o
+}
+
+// cakeFlowKeywords maps the flow-isolation keywords to their modes; they
+// are the names tc prints, so both come from one table.
+var cakeFlowKeywords = func() map[string]attrs.CakeFlowMode {
+	m := make(map[string]attrs.CakeFlowMode, len(cakeFlowModeNames))
+	for mode, name := range cakeFlowModeNames {
+		m[name] = attrs.CakeFlowMode(mode)
+	}
+	return m
+}()
+
+// cakePick returns a when c holds, else b: tc's "nat "/"nonat " style pairs.
+func cakePick(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+// cakeStrtolInt reads a number as tc's overhead and mpu do: strtol base 10,
+// the whole word consumed (so an empty word is 0), and the long result
+// stored in a C int, which keeps its low 32 bits.
+func cakeStrtolInt(s string) (int32, bool) {
+	v, n, _ := tcfmt.Strtol(s, 10)
+	if n != len(s) {
+		return 0, false
+	}
+	return int32(v), true
+}
+
+// The two range messages tc prints with an escaped "\n" (a backslash and an
+// n) and no line feed.
+const (
+	cakeOverheadRangeMsg = `Illegal "overhead", valid range is -64 to 256\n`
+	cakeMPURangeMsg      = `Illegal "mpu", valid range is 0 to 256\n`
+)
+
+// errCakeDuplicate is tc's duparg for a second RTT preset (exit 255). tc
+// names the new preset as the key and the earlier one as "the second value".
+func errCakeDuplicate(key, prev string) error {
+	e := errorf(`Error: duplicate "%s": "%s" is the second value.`, key, prev)
+	e.Code = 255
+	return e
+}
+
+// errCakeRange is the overhead or mpu range error, whose format in tc has an
+// escaped backslash-n, so tc prints those two characters and no line feed.
+func errCakeRange(msg string) error {
+	return &ParseError{Msg: msg, NoNewline: true}
+}
+
+// EncodeCakeOptions appends o's attributes (the payload of TCA_OPTIONS) in
+// the order and encoding tc uses, so that requests match tc's bytes. It
+// differs from the generated CakeAttrs.Encode in its order, which is tc's
+// (rate, diffserv, atm, flow mode, overhead, raw, mpu, rtt, target,
+// autorate, memory, fwmark, nat, wash, split-gso, ingress, ack-filter)
+// rather than the attribute numbers'. Unknown attributes go last.
+func EncodeCakeOptions(e *attrs.Encoder, o *attrs.CakeAttrs) {
+	u32 := func(typ uint16, v *uint32) {
+		if v != nil {
+			e.Uint32(typ, *v)
+		}
+	}
+	if o.BaseRate64 != nil {
+		e.Uint64(attrs.TCACakeBaseRate64, *o.BaseRate64)
+	}
+	if o.DiffservMode != nil {
+		e.Uint32(attrs.TCACakeDiffservMode, uint32(*o.DiffservMode))
+	}
+	if o.ATM != nil {
+		e.Uint32(attrs.TCACakeATM, uint32(*o.ATM))
+	}
+	if o.FlowMode != nil {
+		e.Uint32(attrs.TCACakeFlowMode, uint32(*o.FlowMode))
+	}
+	if o.Overhead != nil {
+		e.Uint32(attrs.TCACakeOverhead, uint32(*o.Overhead))
+	}
+	u32(attrs.TCACakeRaw, o.Raw)
+	u32(attrs.TCACakeMPU, o.MPU)
+	u32(attrs.TCACakeRTT, o.RTT)
+	u32(attrs.TCACakeTarget, o.Target)
+	u32(attrs.TCACakeAutorate, o.Autorate)
+	u32(attrs.TCACakeMemory, o.Memory)
+	u32(attrs.TCACakeFwmark, o.Fwmark)
+	u32(attrs.TCACakeNAT, o.NAT)
+	u32(attrs.TCACakeWash, o.Wash)
+	u32(attrs.TCACakeSplitGSO, o.SplitGSO)
+	u32(attrs.TCACakeIngress, o.Ingress)
+	if o.AckFilter != nil {
+		e.Uint32(attrs.TCACakeAckFilter, uint32(*o.AckFilter))
+	}
+	for _, a := range o.Unknown {
+		e.Attr(a.Type, a.Data)
+	}
+}
+
+// cakeU32 reads an optional u32 attribute; tc treats an absent one as 0.
+func cakeU32(v *uint32) uint32 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// cakePrintMode prints a diffserv or flow mode by name, or tc's marker for
+// a value it has no name for (which has no trailing blank in text).
+func cakePrintMode(p *tcfmt.Printer, v uint32, key string, names []string) {
+	if int64(v) < int64(len(names)) {
+		p.String(tcfmt.Any, key, "%s ", names[v])
+		return
+	}
+	p.String(tcfmt.JSON, key, "", "unknown")
+	p.String(tcfmt.FP, "", "(?%s?)", key)
+}
+
+// PrintCakeOptions prints a cake or cake_mq qdisc's options as tc does:
+// in text the part after "refcnt N " (each token followed by a blank), in
+// JSON the members of the "options" object, which the caller opens and
+// closes. tc prints the same with and without -d.
+//
+// What is printed follows tc's rules for each attribute: the rate, autorate,
+// diffserv and flow mode only when present; nat, wash, split-gso and
+// ack-filter always (absent counts as off); ingress in text only when on;
+// rtt in text only when non-zero; raw when present; the framing as "atm" or
+// "ptm", or "noatm" unless raw; overhead always; mpu, memlimit and fwmark in
+// text only when non-zero (JSON always has rtt, raw and fwmark).
+func PrintCakeOptions(p *tcfmt.Printer, o *attrs.CakeAttrs) {
+	if o == nil {
+		return
+	}
+	if o.BaseRate64 != nil {
+		if bw := *o.BaseRate64; bw != 0 {
+			p.Rate(tcfmt.Any, "bandwidth", "bandwidth %s ", bw)
+		} else {
+			p.String(tcfmt.Any, "bandwidth", "bandwidth %s ", "unlimited")
+		}
+	}
+	if o.Autorate != nil {
+		switch *o.Autorate {
+		case 0:
+		case 1:
+			p.String(tcfmt.Any, "autorate", "%s ", "autorate-ingress")
+		default:
+			p.String(tcfmt.Any, "autorate", "(?autorate?) ", "unknown")
+		}
+	}
+	if o.DiffservMode != nil {
+		cakePrintMode(p, uint32(*o.DiffservMode), "diffserv", cakeDiffservNames[:])
+	}
+	if o.FlowMode != nil {
+		cakePrintMode(p, uint32(*o.FlowMode), "flowmode", cakeFlowModeNames[:])
+	}
+
+	nat := cakeU32(o.NAT) != 0
+	p.Text(cakePick(nat, "nat ", "nonat "))
+	p.Bool(tcfmt.JSON, "nat", "", nat)
+
+	wash := cakeU32(o.Wash) != 0
+	p.Text(cakePick(wash, "wash ", "nowash "))
+	p.Bool(tcfmt.JSON, "wash", "", wash)
+
+	ingress := cakeU32(o.Ingress) != 0
+	if ingress {
+		p.Text("ingress ")
+	}
+	p.Bool(tcfmt.JSON, "ingress", "", ingress)
+
+	var ack attrs.CakeAckFilter
+	if o.AckFilter != nil {
+		ack = *o.AckFilter
+	}
+	switch ack {
+	case attrs.CakeAckFilterAggressive:
+		p.String(tcfmt.Any, "ack-filter", "ack-filter-%s ", "aggressive")
+	case attrs.CakeAckFilterFilter:
+		p.String(tcfmt.Any, "ack-filter", "ack-filter ", "enabled")
+	default:
+		p.String(tcfmt.Any, "ack-filter", "no-ack-filter ", "disabled")
+	}
+
+	gso := cakeU32(o.SplitGSO) != 0
+	p.Text(cakePick(gso, "split-gso ", "no-split-gso "))
+	p.Bool(tcfmt.JSON, "split_gso", "", gso)
+
+	rtt := cakeU32(o.RTT)
+	if rtt != 0 {
+		p.String(tcfmt.FP, "", "rtt %s ", tcfmt.FormatTime(rtt))
+	}
+	p.Uint(tcfmt.JSON, "rtt", "", uint64(rtt))
+
+	raw := o.Raw != nil // tc tests only its presence
+	if raw {
+		p.Text("raw ")
+	}
+	p.Bool(tcfmt.JSON, "raw", "", raw)
+
+	var atm attrs.CakeATMMode
+	if o.ATM != nil {
+		atm = *o.ATM
+	}
+	switch {
+	case atm == attrs.CakeATMModeATM:
+		p.String(tcfmt.Any, "atm", "%s ", "atm")
+	case atm == attrs.CakeATMModePTM:
+		p.String(tcfmt.Any, "atm", "%s ", "ptm")
+	case !raw:
+		p.String(tcfmt.Any, "atm", "%s ", "noatm")
+	}
+
+	var overhead int32
+	if o.Overhead != nil {
+		overhead = *o.Overhead
+	}
+	p.Int(tcfmt.Any, "overhead", "overhead %d ", int64(overhead))
+
+	if mpu := cakeU32(o.MPU); mpu != 0 {
+		p.Uint(tcfmt.Any, "mpu", "mpu %u ", uint64(mpu))
+	}
+	if mem := cakeU32(o.Memory); mem != 0 {
+		p.Size(tcfmt.Any, "memlimit", "memlimit %s ", uint64(mem))
+	}
+	fwmark := cakeU32(o.Fwmark)
+	if fwmark != 0 {
+		p.Uint(tcfmt.FP, "", "fwmark 0x%x ", uint64(fwmark))
+	}
+	p.Hex0x(tcfmt.JSON, "fwmark", "", uint64(fwmark))
+}
+
+// PrintCakeXstats prints CAKE's statistics (the TCA_STATS_APP nest) as tc
+// does after "-s": for a qdisc the memory, capacity, size and offset lines
+// and the per-tin table (a "tins" array in JSON); for a class (one flow,
+// from "class show") the deficit, COBALT and BLUE state. tc uses one routine
+// for both and prints whatever is present, and so does this; the caller
+// prints the line separator that follows.
+//
+// The table's columns are named Bulk, Best Effort, Voice for three tins,
+// Bulk, Best Effort, Video, Voice for four, and "Tin N" otherwise (besteffort,
+// diffserv8, precedence). A row is printed when the first tin has its value.
+func PrintCakeXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
+	if s == nil {
+		return
+	}
+	if s.MemoryUsed != nil && s.MemoryLimit != nil {
+		p.Size(tcfmt.FP, "", " memory used: %s", uint64(*s.MemoryUsed))
+		p.Size(tcfmt.FP, "", " of %s\n", uint64(*s.MemoryLimit))
+		p.Uint(tcfmt.JSON, "memory_used", "", uint64(*s.MemoryUsed))
+		p.Uint(tcfmt.JSON, "memory_limit", "", uint64(*s.MemoryLimit))
+	}
+	if s.CapacityEstimate64 != nil {
+		p.Rate(tcfmt.Any, "capacity_estimate", " capacity estimate: %s\n", *s.CapacityEstimate64)
+	}
+	if s.MinNetlen != nil && s.MaxNetlen != nil {
+		p.Uint(tcfmt.Any, "min_network_size", " min/max network layer size: %12u", uint64(*s.MinNetlen))
+		p.Uint(tcfmt.Any, "max_network_size", " /%8u\n", uint64(*s.MaxNetlen))
+	}
+	if s.MinAdjlen != nil && s.MaxAdjlen != nil {
+		p.Uint(tcfmt.Any, "min_adj_size", " min/max overhead-adjusted size: %8u", uint64(*s.MinAdjlen))
+		p.Uint(tcfmt.Any, "max_adj_size", " /%8u\n", uint64(*s.MaxAdjlen))
+	}
+	if s.ActiveQueues != nil {
+		p.Uint(tcfmt.Any, "active_queues", " active queues: %25u\n", uint64(*s.ActiveQueues))
+	}
+	if s.AvgNetoff != nil {
+		p.Uint(tcfmt.Any, "avg_hdr_offset", " average network hdr offset: %12u\n\n", uint64(*s.AvgNetoff))
+	}
+
+	// Class (per-flow) statistics.
+	if s.Deficit != nil {
+		p.Int(tcfmt.Any, "deficit", "  deficit %d", int64(*s.Deficit))
+	}
+	if s.CobaltCount != nil {
+		p.Uint(tcfmt.Any, "count", " count %u", uint64(*s.CobaltCount))
+	}
+	if s.Dropping != nil && *s.Dropping != 0 {
+		p.Bool(tcfmt.Any, "dropping", " dropping", true)
+		if s.DropNextUS != nil {
+			if dn := *s.DropNextUS; dn < 0 {
+				// A deadline still ahead: text only, with the sign in front.
+				p.String(tcfmt.FP, "", " drop_next -%s", tcfmt.FormatTime(uint32(-dn)))
+			} else {
+				p.Uint(tcfmt.JSON, "drop_next", "", uint64(dn))
+				p.String(tcfmt.FP, "", " drop_next %s", tcfmt.FormatTime(uint32(dn)))
+			}
+		}
+	}
+	if s.PDrop != nil {
+		p.Uint(tcfmt.Any, "blue_prob", " blue_prob %u", uint64(*s.PDrop))
+		if s.BlueTimerUS != nil {
+			if bt := *s.BlueTimerUS; bt < 0 {
+				// tc formats the negative value itself here (not its
+				// magnitude, unlike drop_next), read as unsigned.
+				p.String(tcfmt.FP, "", " blue_timer -%s", tcfmt.FormatTime(uint32(bt)))
+			} else {
+				p.Uint(tcfmt.JSON, "blue_timer", "", uint64(bt))
+				p.String(tcfmt.FP, "", " blue_timer %s", tcfmt.FormatTime(uint32(bt)))
+			}
+		}
+	}
+
+	if s.TinStats != nil {
+		cakePrintTins(p, s.TinStats)
+	}
+}
+
+// PrintCakeClassXstats prints the statistics of a cake class (one flow) as
+// tc's "class show -s" does. tc uses the qdisc routine for classes too, so
+// this is PrintCakeXstats; it exists to name the use.
+func PrintCakeClassXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
+	PrintCakeXstats(p, s)
+}
+
+// cakeTinRow is one row of the tin table: its label, the JSON key, and how
+// to read and show the value of one tin.
+type cakeTinRow struct {
+	label string
+	key   string
+	get   func(t *attrs.CakeTinStatsAttrs) (uint64, bool)
+	kind  byte // 'r' rate, 't' time (µs), 's' size, 'u' count
+}
+
+func tinU32(f func(t *attrs.CakeTinStatsAttrs) *uint32) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
+	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
+		if v := f(t); v != nil {
+			return uint64(*v), true
+		}
+		return 0, false
+	}
+}
+
+func tinU64(f func(t *attrs.CakeTinStatsAttrs) *uint64) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
+	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
+		if v := f(t); v != nil {
+			return *v, true
+		}
+		return 0, false
+	}
+}
+
+var (
+	tinThreshold = tinU64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.ThresholdRate64 })
+	tinSentBytes = tinU64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.SentBytes64 })
+	tinBacklog   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BacklogBytes })
+	tinTarget    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.TargetUS })
+	tinInterval  = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.IntervalUS })
+	tinPeak      = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.PeakDelayUS })
+	tinAvg       = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AvgDelayUS })
+	tinBase      = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BaseDelayUS })
+	tinPackets   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SentPackets })
+	tinWayHits   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayIndirectHits })
+	tinWayMiss   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayMisses })
+	tinWayCols   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayCollisions })
+	tinDrops     = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.DroppedPackets })
+	tinMarks     = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.ECNMarkedPackets })
+	tinAckDrops  = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AcksDroppedPackets })
+	tinSparse    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SparseFlows })
+	tinBulk      = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BulkFlows })
+	tinUnresp    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.UnresponsiveFlows })
+	tinMaxLen    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.MaxSkblen })
+	tinQuantum   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.FlowQuantum })
+)
+
+// cakeTinJSON lists a tin's JSON members in tc's order.
+var cakeTinJSON = []cakeTinRow{
+	{key: "threshold_rate", get: tinThreshold},
+	{key: "sent_bytes", get: tinSentBytes},
+	{key: "backlog_bytes", get: tinBacklog},
+	{key: "target_us", get: tinTarget},
+	{key: "interval_us", get: tinInterval},
+	{key: "peak_delay_us", get: tinPeak},
+	{key: "avg_delay_us", get: tinAvg},
+	{key: "base_delay_us", get: tinBase},
+	{key: "sent_packets", get: tinPackets},
+	{key: "way_indirect_hits", get: tinWayHits},
+	{key: "way_misses", get: tinWayMiss},
+	{key: "way_collisions", get: tinWayCols},
+	{key: "drops", get: tinDrops},
+	{key: "ecn_mark", get: tinMarks},
+	{key: "ack_drops", get: tinAckDrops},
+	{key: "sparse_flows", get: tinSparse},
+	{key: "bulk_flows", get: tinBulk},
+	{key: "unresponsive_flows", get: tinUnresp},
+	{key: "max_pkt_len", get: tinMaxLen},
+	{key: "flow_quantum", get: tinQuantum},
+}
+
+// cakeTinText lists the text table's rows in tc's order (which differs from
+// the JSON order).
+var cakeTinText = []cakeTinRow{
+	{label: "  thresh  ", get: tinThreshold, kind: 'r'},
+	{label: "  target  ", get: tinTarget, kind: 't'},
+	{label: "  interval", get: tinInterval, kind: 't'},
+	{label: "  pk_delay", get: tinPeak, kind: 't'},
+	{label: "  av_delay", get: tinAvg, kind: 't'},
+	{label: "  sp_delay", get: tinBase, kind: 't'},
+	{label: "  backlog ", get: tinBacklog, kind: 's'},
+	{label: "  pkts    ", get: tinPackets, kind: 'u'},
+	{label: "  bytes   ", get: tinSentBytes, kind: 'u'},
+	{label: "  way_inds", get: tinWayHits, kind: 'u'},
+	{label: "  way_miss", get: tinWayMiss, kind: 'u'},
+	{label: "  way_cols", get: tinWayCols, kind: 'u'},
+	{label: "  drops   ", get: tinDrops, kind: 'u'},
+	{label: "  marks   ", get: tinMarks, kind: 'u'},
+	{label: "  ack_drop", get: tinAckDrops, kind: 'u'},
+	{label: "  sp_flows", get: tinSparse, kind: 'u'},
+	{label: "  bk_flows", get: tinBulk, kind: 'u'},
+	{label: "  un_flows", get: tinUnresp, kind: 'u'},
+	{label: "  max_len ", get: tinMaxLen, kind: 'u'},
+	{label: "  quantum ", get: tinQuantum, kind: 'u'},
+}
+
+// cakeMaxTins is TC_CAKE_MAX_TINS: tc reads at most eight tins.
+const cakeMaxTins = 8
+
+func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
+	if len(tins) > cakeMaxTins {
+		tins = tins[:cakeMaxTins]
+	}
+	if len(tins) == 0 {
+		return
+	}
+	if p.IsJSON() {
+		p.OpenArray(tcfmt.JSON, "tins")
+		for i := range tins {
+			p.OpenObject("")
+			for _, r := range cakeTinJSON {
+				if v, ok := r.get(&tins[i]); ok {
+					p.Uint(tcfmt.JSON, r.key, "", v)
+				}
+			}
+			p.CloseObject()
+		}
+		p.CloseArray(tcfmt.JSON, "")
+		return
+	}
+
+	var b strings.Builder
+	switch len(tins) {
+	case 3:
+		b.WriteString("                   Bulk  Best Effort        Voice\n")
+	case 4:
+		b.WriteString("                   Bulk  Best Effort        Video        Voice\n")
+	default:
+		b.WriteString("          ")
+		for i := range tins {
+			b.WriteString("        Tin ")
+			b.WriteString(tcfmt.Sprintf("%u", i))
+		}
+		b.WriteString(p.SL())
+	}
+	for _, r := range cakeTinText {
+		if _, ok := r.get(&tins[0]); !ok {
+			continue
+		}
+		b.WriteString(r.label)
+		for i := range tins {
+			// A later tin missing the value would make tc read a null
+			// attribute; print 0 instead.
+			v, _ := r.get(&tins[i])
+			var cell string
+			switch r.kind {
+			case 'r':
+				cell = tcfmt.FormatRate(v, p.IEC())
+			case 't':
+				cell = tcfmt.FormatTime(uint32(v))
+			case 's':
+				cell = tcfmt.FormatSize(v)
+			default:
+				cell = tcfmt.Sprintf("%llu", v)
+			}
+			b.WriteString(tcfmt.Sprintf(" %12s", cell))
+		}
+		b.WriteString(p.SL())
+	}
+	p.Text(b.String())
+}

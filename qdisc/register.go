@@ -1,0 +1,38 @@
+package qdisc
+
+import (
+	"io"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcfmt"
+)
+
+func init() {
+	register(CakeKind("cake"))
+	register(CakeKind("cake_mq"))
+	register(&Kind{
+		Name:  "dualpi2",
+		Usage: DualPI2Usage(),
+		ParseQdisc: func(args []string, stderr io.Writer) (attrs.TCOptionsMsg, error) {
+			o, err := ParseDualPI2(args, stderr)
+			if err != nil {
+				return nil, err
+			}
+			var e attrs.Encoder
+			EncodeDualPI2Options(&e, o)
+			return attrs.TCOptionsMsgNest(e.Bytes()), nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.DualPI2Attrs); ok {
+				PrintDualPI2Options(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+			if s, ok := x.App.(*attrs.TCDualPI2Xstats); ok {
+				PrintDualPI2Xstats(p, s)
+			} else if s, ok := x.Legacy.(*attrs.TCDualPI2Xstats); ok {
+				PrintDualPI2Xstats(p, s)
+			}
+		},
+	})
+}

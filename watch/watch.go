@@ -1,0 +1,662 @@
+// Package watch samples the statistics of traffic-control qdiscs at an
+// interval and writes them as JSON lines: one line per qdisc per sample, each
+// a self-contained JSON object, so that a consumer (jq, a log shipper, a
+// plotting script) can process the stream as it comes.
+//
+// A line carries the sample's time and number, the qdisc's identity, the
+// generic statistics and the kind's own statistics under the keys tc -j -s
+// uses (CAKE's "tins" array, DualPI2's "prob", "delay-c", ...), plus keys for
+// values tc does not print. With Options.Deltas and Options.Rates it also
+// carries the counters' change since the qdisc's previous sample, and that
+// change per second. Memory stays bounded however long a watch runs: lines
+// are written as the dump arrives and only the previous sample of each qdisc
+// is kept, for the deltas.
+//
+// Example line (wrapped here; cake, second sample, deltas on):
+//
+//	{"time":"2026-01-02T03:04:05.5Z","sample":2,"dev":"eth0","kind":"cake",
+//	 "handle":"1:","parent":"root","root":true,"bytes":2000,"packets":20,
+//	 "drops":0,"overlimits":0,"requeues":0,"backlog":0,"qlen":0,
+//	 "memory_used":0,"memory_limit":4194304,...,"tins":[{"threshold_rate":0,
+//	 "sent_bytes":2000,...}],"elapsed":1.0,"deltas":{"bytes":1000,
+//	 "packets":10,...,"tins":[{"sent_bytes":1000,...}]}}
+package watch
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/netlink"
+)
+
+// Source is what a watch needs from the kernel; *netlink.Conn is one.
+type Source interface {
+	Dump(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	LinkNames() (map[int32]string, error)
+}
+
+// Options tune a watch. The zero value writes full samples, without deltas,
+// until the context is cancelled.
+type Options struct {
+	// Samples stops Run after this many samples; 0 means no limit.
+	Samples int
+	// Deltas adds a "deltas" object: each counter's increase since the
+	// qdisc's previous sample. 32-bit kernel counters are taken to wrap; a
+	// 64-bit counter that goes down is taken to have been reset (the delta
+	// is then its new value), as Prometheus does.
+	Deltas bool
+	// Rates adds a "rates" object: the deltas divided by the seconds
+	// between the two samples.
+	Rates bool
+	// Now returns the time of a sample; nil means time.Now. For tests.
+	Now func() time.Time
+}
+
+// Watcher takes samples of the qdiscs of one Source and writes their lines.
+// It is not safe for concurrent use.
+type Watcher struct {
+	src    Source
+	filter netlink.DumpFilter
+	opts   Options
+	out    *bufio.Writer
+
+	n    uint64                          // samples taken
+	prev map[qdiscKey]*prevSample        // each qdisc's previous sample
+	line []byte                          // the line being built, reused
+	fn   func(*netlink.Msg, error) error // w.qdisc, bound once: a method value allocates
+
+	// Per-sample state, set by Sample for the dump callback.
+	now   time.Time
+	names map[int32]string
+	err   error
+}
+
+type qdiscKey struct {
+	ifindex        int32
+	handle, parent uint32
+}
+
+// New returns a Watcher that writes to out.
+func New(src Source, filter netlink.DumpFilter, out io.Writer, opts Options) *Watcher {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	w := &Watcher{
+		src:    src,
+		filter: filter,
+		opts:   opts,
+		out:    bufio.NewWriterSize(out, 64<<10),
+		prev:   map[qdiscKey]*prevSample{},
+		line:   make([]byte, 0, 4096),
+	}
+	w.fn = w.qdisc
+	return w
+}
+
+// Run takes a sample at once and then every interval, writing one JSON line
+// per qdisc per sample to out, until ctx is cancelled (it then returns nil)
+// or opts.Samples samples are written. A failed dump or write ends it with
+// that error. Run does not close src.
+func Run(ctx context.Context, src Source, filter netlink.DumpFilter, interval time.Duration, out io.Writer, opts Options) error {
+	if interval <= 0 {
+		return fmt.Errorf("watch: interval %v is not positive", interval)
+	}
+	w := New(src, filter, out, opts)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil
+		}
+		if err := w.Sample(); err != nil {
+			return err
+		}
+		if opts.Samples > 0 && w.n >= uint64(opts.Samples) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Sample takes one sample: one dump, one line per qdisc, flushed to the
+// writer before it returns.
+func (w *Watcher) Sample() error {
+	names, err := w.src.LinkNames()
+	if err != nil {
+		return fmt.Errorf("watch: listing devices: %w", err)
+	}
+	w.n++
+	w.names = names
+	w.now = w.opts.Now()
+	w.err = nil
+	err = w.src.Dump(netlink.Qdisc, w.filter, w.fn)
+	if err == nil {
+		err = w.err
+	}
+	// Qdiscs gone since the last sample are forgotten, which is what keeps
+	// memory bounded over a long watch.
+	for k, p := range w.prev {
+		if p.seen != w.n {
+			delete(w.prev, k)
+		}
+	}
+	if ferr := w.out.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if err != nil {
+		return fmt.Errorf("watch: sample %d: %w", w.n, err)
+	}
+	return nil
+}
+
+// qdisc writes the line of one dumped qdisc.
+func (w *Watcher) qdisc(m *netlink.Msg, decodeErr error) error {
+	if decodeErr != nil {
+		// A message too short for its header leaves m with the previous
+		// message's header: nothing of it can be attributed.
+		if !errors.Is(decodeErr, attrs.ErrTruncated) {
+			return nil
+		}
+		// netlink.Dump applies the filter only to messages that decoded.
+		if f := w.filter; (f.Ifindex != 0 && m.Header.Ifindex != f.Ifindex) || (f.Handle != 0 && m.Header.Handle != f.Handle) {
+			return nil
+		}
+	}
+	key := qdiscKey{m.Header.Ifindex, m.Header.Handle, m.Header.Parent}
+	prev := w.prev[key]
+	if prev != nil && prev.seen == w.n {
+		return nil // a repeat within one dump: the first one stands
+	}
+	var cur prevSample
+	if prev != nil {
+		// The tins are double-buffered so that a long watch of CAKE qdiscs
+		// allocates nothing per sample: the new values go to the spare
+		// slice while the previous ones are still read for the deltas.
+		cur.tins, cur.spare = prev.spare[:0], prev.tins
+	}
+	b := w.line[:0]
+	b = w.appendSample(b, m, decodeErr, prev, &cur)
+	b = append(b, '\n')
+	w.line = b
+	if _, err := w.out.Write(b); err != nil {
+		w.err = err
+		return err
+	}
+	cur.seen = w.n
+	cur.t = w.now
+	if prev == nil {
+		prev = &prevSample{}
+		w.prev[key] = prev
+	}
+	*prev = cur
+	return nil
+}
+
+// prevSample is what is kept of a qdisc's sample for the next one's deltas.
+type prevSample struct {
+	seen uint64 // number of the sample it is from
+	t    time.Time
+	gen  genValues
+	pi2  [len(pi2Counters)]uint64
+	has  bool // pi2 is set
+	tins []tinValues
+	// spare is the tin storage of the sample before, reused for the next.
+	spare []tinValues
+}
+
+// Generic statistics, by index.
+const (
+	gBytes = iota
+	gPackets
+	gDrops
+	gOverlimits
+	gRequeues
+	gBacklog
+	gQlen
+	gRate
+	gPps
+	nGen
+)
+
+// genKeys are tc's JSON keys for the generic statistics.
+var genKeys = [nGen]string{"bytes", "packets", "drops", "overlimits", "requeues", "backlog", "qlen", "rate", "pps"}
+
+// genCounters is the bit set of the generic statistics that are counters.
+const genCounters = 1<<gBytes | 1<<gPackets | 1<<gDrops | 1<<gOverlimits | 1<<gRequeues
+
+type genValues struct {
+	v    [nGen]uint64
+	ok   uint32 // bit i: v[i] present
+	wide uint32 // bit i: v[i] is a 64-bit counter (else it wraps at 2^32)
+}
+
+func (g *genValues) set(i int, v uint64, wide bool) {
+	g.v[i] = v
+	g.ok |= 1 << i
+	if wide {
+		g.wide |= 1 << i
+	}
+}
+
+func genOf(a *attrs.TCAttrs) genValues {
+	var g genValues
+	if s := a.Stats2; s != nil {
+		if b := s.Basic; b != nil {
+			g.set(gBytes, b.Bytes, true)
+			if s.Pkt64 != nil {
+				// The kernel adds PKT64 once the 32-bit count overflows;
+				// tc prints it instead of the basic count.
+				g.set(gPackets, *s.Pkt64, true)
+			} else {
+				g.set(gPackets, uint64(b.Packets), false)
+			}
+		}
+		if q := s.Queue; q != nil {
+			g.set(gDrops, uint64(q.Drops), false)
+			g.set(gOverlimits, uint64(q.Overlimits), false)
+			g.set(gRequeues, uint64(q.Requeues), false)
+			g.set(gBacklog, uint64(q.Backlog), false)
+			g.set(gQlen, uint64(q.Qlen), false)
+		}
+		if r := s.RateEst64; r != nil {
+			g.set(gRate, r.Bps, false)
+			g.set(gPps, r.Pps, false)
+		} else if r := s.RateEst; r != nil {
+			g.set(gRate, uint64(r.Bps), false)
+			g.set(gPps, uint64(r.Pps), false)
+		}
+	} else if s := a.Stats; s != nil {
+		// Only the legacy block, as from old kernels.
+		g.set(gBytes, s.Bytes, true)
+		g.set(gPackets, uint64(s.Packets), false)
+		g.set(gDrops, uint64(s.Drops), false)
+		g.set(gOverlimits, uint64(s.Overlimits), false)
+		g.set(gBacklog, uint64(s.Backlog), false)
+		g.set(gQlen, uint64(s.Qlen), false)
+	}
+	return g
+}
+
+// tinField is one member of a CAKE tin's JSON object.
+type tinField struct {
+	key     string
+	counter bool // a counter: in deltas and rates
+	wide    bool // 64-bit in the kernel
+	get     func(t *attrs.CakeTinStatsAttrs) (uint64, bool)
+}
+
+func u32(f func(t *attrs.CakeTinStatsAttrs) *uint32) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
+	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
+		if v := f(t); v != nil {
+			return uint64(*v), true
+		}
+		return 0, false
+	}
+}
+
+func u64(f func(t *attrs.CakeTinStatsAttrs) *uint64) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
+	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
+		if v := f(t); v != nil {
+			return *v, true
+		}
+		return 0, false
+	}
+}
+
+// tinFields are tc's tin members in tc's order (qdisc/cake.go cakeTinJSON),
+// then the values the kernel sends that tc does not print.
+var tinFields = [...]tinField{
+	{"threshold_rate", false, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.ThresholdRate64 })},
+	{"sent_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.SentBytes64 })},
+	{"backlog_bytes", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BacklogBytes })},
+	{"target_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.TargetUS })},
+	{"interval_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.IntervalUS })},
+	{"peak_delay_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.PeakDelayUS })},
+	{"avg_delay_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AvgDelayUS })},
+	{"base_delay_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BaseDelayUS })},
+	{"sent_packets", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SentPackets })},
+	{"way_indirect_hits", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayIndirectHits })},
+	{"way_misses", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayMisses })},
+	{"way_collisions", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayCollisions })},
+	{"drops", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.DroppedPackets })},
+	{"ecn_mark", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.ECNMarkedPackets })},
+	{"ack_drops", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AcksDroppedPackets })},
+	{"sparse_flows", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SparseFlows })},
+	{"bulk_flows", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BulkFlows })},
+	{"unresponsive_flows", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.UnresponsiveFlows })},
+	{"max_pkt_len", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.MaxSkblen })},
+	{"flow_quantum", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.FlowQuantum })},
+	// Not printed by tc.
+	{"backlog_packets", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BacklogPackets })},
+	{"dropped_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.DroppedBytes64 })},
+	{"ecn_marked_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.ECNMarkedBytes64 })},
+	{"ack_dropped_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.AcksDroppedBytes64 })},
+}
+
+type tinValues struct {
+	v  [len(tinFields)]uint64
+	ok uint32
+}
+
+// pi2Counters are DualPI2's counters, with tc's JSON keys.
+var pi2Counters = [...]string{"pkts-in-c", "pkts-in-l", "ecn-mark", "step-mark"}
+
+func pi2CounterValues(x *attrs.TCDualPI2Xstats) [len(pi2Counters)]uint64 {
+	return [...]uint64{uint64(x.PacketsInC), uint64(x.PacketsInL), uint64(x.ECNMark), uint64(x.StepMarks)}
+}
+
+// appendSample appends the JSON object of one qdisc (without the newline)
+// and fills cur with what the next sample's deltas need.
+func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, cur *prevSample) []byte {
+	b = append(b, `{"time":"`...)
+	b = w.now.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","sample":`...)
+	b = strconv.AppendUint(b, w.n, 10)
+	b = append(b, `,"dev":`...)
+	if dev, ok := w.names[m.Header.Ifindex]; ok {
+		b = appendString(b, dev)
+	} else {
+		// As iproute2's ll_index_to_name names a device it cannot find.
+		b = append(b, `"if`...)
+		b = strconv.AppendInt(b, int64(m.Header.Ifindex), 10)
+		b = append(b, '"')
+	}
+	b = append(b, `,"kind":`...)
+	b = appendString(b, m.Kind())
+	b = append(b, `,"handle":"`...)
+	b = tcfmt.AppendQdiscHandle(b, m.Header.Handle)
+	b = append(b, `","parent":"`...)
+	b = tcfmt.AppendClassID(b, m.Header.Parent)
+	b = append(b, '"')
+	if m.Header.Parent == tcfmt.HandleRoot {
+		b = append(b, `,"root":true`...) // as tc -j marks a root qdisc
+	}
+
+	a := &m.Attrs
+	cur.gen = genOf(a)
+	for i := range nGen {
+		if cur.gen.ok&(1<<i) != 0 {
+			b = appendKey(b, genKeys[i])
+			b = strconv.AppendUint(b, cur.gen.v[i], 10)
+		}
+	}
+
+	switch x := kindStats(m.Kind(), a).(type) {
+	case *attrs.CakeStatsAttrs:
+		b = appendCake(b, x, cur)
+	case *attrs.TCDualPI2Xstats:
+		b = appendDualPI2(b, x)
+		cur.pi2, cur.has = pi2CounterValues(x), true
+	}
+	if n := unknownAttrs(a); n > 0 {
+		b = appendKey(b, "unknown_attributes")
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	if decodeErr != nil {
+		b = appendKey(b, "decode_error")
+		b = appendString(b, decodeErr.Error())
+	}
+
+	if prev != nil && (w.opts.Deltas || w.opts.Rates) {
+		secs := w.now.Sub(prev.t).Seconds()
+		b = appendKey(b, "elapsed")
+		b = appendFloat(b, secs)
+		if w.opts.Deltas {
+			b = appendKey(b, "deltas")
+			b = appendDeltas(b, prev, cur, 0)
+		}
+		if w.opts.Rates && secs > 0 {
+			b = appendKey(b, "rates")
+			b = appendDeltas(b, prev, cur, secs)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendCake appends CAKE's statistics under tc's keys and records its tins
+// in cur.
+func appendCake(b []byte, s *attrs.CakeStatsAttrs, cur *prevSample) []byte {
+	opt := func(key string, v *uint32) {
+		if v != nil {
+			b = appendKey(b, key)
+			b = strconv.AppendUint(b, uint64(*v), 10)
+		}
+	}
+	opt("memory_used", s.MemoryUsed)
+	opt("memory_limit", s.MemoryLimit)
+	if s.CapacityEstimate64 != nil {
+		b = appendKey(b, "capacity_estimate")
+		b = strconv.AppendUint(b, *s.CapacityEstimate64, 10)
+	}
+	opt("min_network_size", s.MinNetlen)
+	opt("max_network_size", s.MaxNetlen)
+	opt("min_adj_size", s.MinAdjlen)
+	opt("max_adj_size", s.MaxAdjlen)
+	opt("active_queues", s.ActiveQueues)
+	opt("avg_hdr_offset", s.AvgNetoff)
+	if len(s.TinStats) == 0 {
+		return b
+	}
+	b = appendKey(b, "tins")
+	b = append(b, '[')
+	for i := range s.TinStats {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var tv tinValues
+		b = append(b, '{')
+		first := true
+		for j, f := range &tinFields {
+			v, ok := f.get(&s.TinStats[i])
+			if !ok {
+				continue
+			}
+			tv.v[j], tv.ok = v, tv.ok|1<<j
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, '"')
+			b = append(b, f.key...)
+			b = append(b, `":`...)
+			b = strconv.AppendUint(b, v, 10)
+		}
+		b = append(b, '}')
+		cur.tins = append(cur.tins, tv)
+	}
+	return append(b, ']')
+}
+
+// appendDualPI2 appends DualPI2's statistics under tc's keys.
+func appendDualPI2(b []byte, x *attrs.TCDualPI2Xstats) []byte {
+	b = appendKey(b, "prob")
+	b = appendFloat(b, float64(x.Prob)/math.MaxUint32)
+	u := func(key string, v uint32) {
+		b = appendKey(b, key)
+		b = strconv.AppendUint(b, uint64(v), 10)
+	}
+	u("delay-c", x.DelayC)
+	u("delay-l", x.DelayL)
+	u("pkts-in-c", x.PacketsInC)
+	u("pkts-in-l", x.PacketsInL)
+	u("maxq", x.Maxq)
+	u("ecn-mark", x.ECNMark)
+	u("step-mark", x.StepMarks)
+	b = appendKey(b, "credit")
+	b = strconv.AppendInt(b, int64(x.Credit), 10)
+	u("memory-used", x.MemoryUsed)
+	u("max-memory-used", x.MaxMemoryUsed)
+	u("memory-limit", x.MemoryLimit)
+	return b
+}
+
+// appendDeltas appends the object of counter changes from prev to cur: as
+// integers when secs is 0, else as rates per second. A counter is included
+// only when both samples have it.
+func appendDeltas(b []byte, prev, cur *prevSample, secs float64) []byte {
+	b = append(b, '{')
+	first := true
+	put := func(key string, d uint64) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, `":`...)
+		if secs == 0 {
+			b = strconv.AppendUint(b, d, 10)
+		} else {
+			b = appendFloat(b, float64(d)/secs)
+		}
+	}
+	for i := range nGen {
+		bit := uint32(1) << i
+		if genCounters&bit != 0 && cur.gen.ok&prev.gen.ok&bit != 0 {
+			put(genKeys[i], delta(prev.gen.v[i], cur.gen.v[i], cur.gen.wide&bit != 0))
+		}
+	}
+	if cur.has && prev.has {
+		for i, key := range pi2Counters {
+			put(key, delta(prev.pi2[i], cur.pi2[i], false))
+		}
+	}
+	if n := min(len(cur.tins), len(prev.tins)); n > 0 {
+		if !first {
+			b = append(b, ',')
+		}
+		b = append(b, `"tins":[`...)
+		for t := range n {
+			if t > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			first = true
+			p, c := &prev.tins[t], &cur.tins[t]
+			for j, f := range &tinFields {
+				if bit := uint32(1) << j; f.counter && p.ok&c.ok&bit != 0 {
+					put(f.key, delta(p.v[j], c.v[j], f.wide))
+				}
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// delta is a counter's increase from prev to cur: modulo 2^32 for a 32-bit
+// kernel counter, which wraps; for a 64-bit one a decrease means a reset.
+func delta(prev, cur uint64, wide bool) uint64 {
+	if !wide {
+		return uint64(uint32(cur) - uint32(prev))
+	}
+	if cur < prev {
+		return cur
+	}
+	return cur - prev
+}
+
+// kindStats returns the kind's own statistics: TCA_STATS_APP, which tc
+// prefers, else TCA_XSTATS. CAKE's TCA_XSTATS is the same nest as its
+// TCA_STATS_APP but the spec does not type it, so it is decoded here.
+func kindStats(kind string, a *attrs.TCAttrs) any {
+	var app attrs.StatsAppMsg
+	if a.Stats2 != nil {
+		app = a.Stats2.App
+	}
+	switch x := app.(type) {
+	case *attrs.CakeStatsAttrs:
+		return x
+	case *attrs.TCDualPI2Xstats:
+		return x
+	}
+	switch x := a.Xstats.(type) {
+	case *attrs.TCDualPI2Xstats:
+		return x
+	case attrs.TCXstatsMsgRaw:
+		if s, ok := attrs.DecodeStatsAppMsg(kind, x).(*attrs.CakeStatsAttrs); ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// unknownAttrs counts the attributes a decoded message keeps in its Unknown
+// fields, at every level gotc decodes.
+func unknownAttrs(a *attrs.TCAttrs) int {
+	n := len(a.Unknown)
+	if s := a.Stats2; s != nil {
+		n += len(s.Unknown)
+		if c, ok := s.App.(*attrs.CakeStatsAttrs); ok {
+			n += len(c.Unknown)
+			for i := range c.TinStats {
+				n += len(c.TinStats[i].Unknown)
+			}
+		}
+	}
+	switch o := a.Options.(type) {
+	case *attrs.CakeAttrs:
+		n += len(o.Unknown)
+	case *attrs.DualPI2Attrs:
+		n += len(o.Unknown)
+	}
+	return n
+}
+
+func appendKey(b []byte, key string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	return append(b, '"', ':')
+}
+
+// appendFloat appends a JSON number; JSON has no NaN or infinity.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// appendString appends s as a JSON string. Device names and kinds are bytes
+// from the kernel, so invalid UTF-8 becomes U+FFFD rather than bad JSON.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
