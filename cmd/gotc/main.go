@@ -7,6 +7,8 @@
 //	gotc [OPTIONS] class {add|change|replace|delete|show} dev DEV ...
 //	gotc [OPTIONS] filter {add|change|replace|delete|show} dev DEV ...
 //	gotc -batch FILE
+//	gotc stats [dev DEV] [interval TIME] [count N] [deltas] [rates]
+//	gotc exporter [listen ADDR] [dev DEV]
 //
 // Exit status, as tc's: 0 on success, 1 for a bad option (nothing is sent to
 // the kernel), 2 when the kernel refuses a request, 255 for usage errors.
@@ -187,6 +189,8 @@ func flagTakesValue(arg string) bool {
 
 const usageText = `Usage:	tc [ OPTIONS ] OBJECT { COMMAND | help }
 	tc [-force] -batch filename
+       gotc stats [ dev DEV ] [ interval TIME ] [ count N ] [ deltas ] [ rates ]
+       gotc exporter [ listen ADDR ] [ dev DEV ]
 where  OBJECT := { qdisc | class | filter }
        OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] | -r[aw] |
 		    -o[neline] | -j[son] | -p[retty] | -iec |

@@ -37,13 +37,17 @@ type tc struct {
 	stats, details, json, pretty, raw, iec, oneline, force bool
 	netns                                                  string
 
-	conn  conn
-	names map[int32]string
+	conn      conn
+	netnsFile *os.File // the -netns namespace, open while the command runs
+	names     map[int32]string
 }
 
 func (t *tc) close() {
 	if t.conn != nil {
 		t.conn.Close()
+	}
+	if t.netnsFile != nil {
+		t.netnsFile.Close()
 	}
 }
 
@@ -53,13 +57,13 @@ type errStatus int
 func (e errStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 func (e errStatus) ExitCode() int { return int(e) }
 
-// kernel opens the connection, in the -netns namespace if one was named.
-func (t *tc) kernel() (conn, error) {
-	if t.conn != nil {
-		return t.conn, nil
+// netnsFD opens the -netns namespace once and returns its descriptor, 0 for
+// the process's own namespace.
+func (t *tc) netnsFD() (int, error) {
+	if t.netns == "" {
+		return 0, nil
 	}
-	fd := 0
-	if t.netns != "" {
+	if t.netnsFile == nil {
 		path := t.netns
 		if !strings.Contains(path, "/") {
 			path = filepath.Join("/var/run/netns", t.netns)
@@ -67,10 +71,21 @@ func (t *tc) kernel() (conn, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintf(t.stderr, "Cannot open network namespace %q: %v\n", t.netns, errors.Unwrap(err))
-			return nil, errStatus(exitUsage)
+			return 0, errStatus(exitUsage)
 		}
-		defer f.Close()
-		fd = int(f.Fd())
+		t.netnsFile = f
+	}
+	return int(t.netnsFile.Fd()), nil
+}
+
+// kernel opens the connection, in the -netns namespace if one was named.
+func (t *tc) kernel() (conn, error) {
+	if t.conn != nil {
+		return t.conn, nil
+	}
+	fd, err := t.netnsFD()
+	if err != nil {
+		return nil, err
 	}
 	c, err := t.dial(fd)
 	if err != nil {
@@ -132,6 +147,10 @@ func (t *tc) do(args []string) int {
 	case matches(obj, "help"):
 		fmt.Fprint(t.stderr, usageText)
 		return exitOK
+	case obj == "stats":
+		err = t.statsCmd(rest)
+	case obj == "exporter":
+		err = t.exporterCmd(rest)
 	default:
 		fmt.Fprintf(t.stderr, "Object %q is unknown, try \"tc help\".\n", obj)
 		return exitUsage
