@@ -99,7 +99,8 @@ func (t *tc) printClass(p *tcfmt.Printer, m *netlink.Msg) {
 		p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(m.Header.Parent))
 	}
 	if m.Header.Info != 0 {
-		p.String(tcfmt.Any, "leaf", "leaf %s ", tcfmt.FormatQdiscHandle(m.Header.Info))
+		// tcm_info is the leaf qdisc's handle: text "leaf 2: ", JSON "0x2".
+		p.Hex0x(tcfmt.Any, "leaf", "leaf %x: ", uint64(m.Header.Info>>16))
 	}
 	kind := qdisc.Lookup(m.Kind())
 	if a.Options != nil && kind != nil && kind.PrintClassOptions != nil {
@@ -107,6 +108,8 @@ func (t *tc) printClass(p *tcfmt.Printer, m *netlink.Msg) {
 	}
 	p.NL()
 	if t.stats {
+		// Unlike a qdisc's, a class's statistics sit in their own JSON object.
+		p.OpenObject("stats")
 		if a.Stats2 != nil || a.Stats != nil {
 			t.printStats(p, a)
 		}
@@ -114,6 +117,7 @@ func (t *tc) printClass(p *tcfmt.Printer, m *netlink.Msg) {
 			kind.PrintClassXstats(p, x)
 			p.NL()
 		}
+		p.CloseObject()
 	}
 	p.CloseObject()
 }
