@@ -175,7 +175,7 @@ func cmdRecv(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("recv")
 	dev := fs.String("dev", "", "device to capture on (the veth peer)")
 	netns := fs.String("netns", "", "network namespace of -dev")
-	count := fs.Int("count", 0, "stop after this many frames (0: at the timeout)")
+	count := fs.Int("count", 0, "stop after this many packets, GSO segments counted (0: at the timeout)")
 	timeout := fs.Duration("timeout", 5*time.Second, "stop after this long")
 	linger := fs.Duration("linger", 50*time.Millisecond, "keep listening this long after -count frames")
 	sinks := fs.String("udp-sink", "", "UDP ports to bind (comma-separated; v6:PORT for IPv6)")
@@ -215,8 +215,8 @@ func cmdRecv(args []string, stdout, stderr io.Writer) error {
 	if err := printJSON(stderr, sum); err != nil {
 		return err
 	}
-	if *count > 0 && len(recs) < *count {
-		return fmt.Errorf("received %d of %d frames before the timeout", len(recs), *count)
+	if *count > 0 && rep.ReceivedSegs < *count {
+		return fmt.Errorf("received %d of %d packets before the timeout", rep.ReceivedSegs, *count)
 	}
 	return nil
 }

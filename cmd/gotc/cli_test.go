@@ -203,7 +203,7 @@ func TestKernelRefusalPrintsExtack(t *testing.T) {
 	k := newFake()
 	k.refuse = &netlink.Error{Errno: 22, Message: "Dualpi2 options are required"}
 	status, _, stderr := gotc(k, "qdisc change dev eth0 root dualpi2")
-	if status != exitKernel || stderr != "Error: Dualpi2 options are required\n" {
+	if status != exitKernel || stderr != "Error: Dualpi2 options are required.\n" {
 		t.Fatalf("status %d stderr %q", status, stderr)
 	}
 	k.refuse = &netlink.Error{Errno: 2}

@@ -247,16 +247,16 @@ func matches(word, keyword string) bool {
 }
 
 // kernelRefused prints a kernel refusal as tc does: the extended-ack message
-// after "Error: ", or the errno's text after "RTNETLINK answers: ".
+// after "Error: ", ending with a period (tc adds one when the kernel's message
+// lacks it), or the errno's text after "RTNETLINK answers: ".
 func (t *tc) kernelRefused(err error) error {
 	var kerr *netlink.Error
 	if errors.As(err, &kerr) {
-		if kerr.Message != "" {
-			msg := kerr.Message
-			if !strings.HasSuffix(msg, "\n") {
-				msg += "\n"
+		if msg := strings.TrimRight(kerr.Message, "\n"); msg != "" {
+			if !strings.HasSuffix(msg, ".") {
+				msg += "."
 			}
-			fmt.Fprintf(t.stderr, "Error: %s", msg)
+			fmt.Fprintf(t.stderr, "Error: %s\n", msg)
 		} else {
 			fmt.Fprintf(t.stderr, "RTNETLINK answers: %s\n", capitalize(kerr.Errno.Error()))
 		}

@@ -1,0 +1,254 @@
+// Command difftest compares gotc with the reference tc on a real kernel: for
+// each option combination of each kind it applies the qdisc with both tools
+// (each on its own dummy device), then checks that
+//
+//   - both tools exit alike and print the same error, when there is one;
+//   - gotc and tc print the same qdisc (show, -s -d, -j -s, -d -j -p) for the
+//     device tc configured and for the one gotc configured;
+//   - the two devices end up in the same kernel state (tc shows both alike).
+//
+// It prints one TAP-like line per combination and ends with
+// "N passed, M failed". It runs inside the test bed's VM, as root.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+func main() {
+	tcPath := flag.String("tc", "/ref/bin/tc", "reference tc")
+	gotcPath := flag.String("gotc", "/gotc/bin/gotc", "gotc under test")
+	ipPath := flag.String("ip", "/ref/bin/ip", "reference ip")
+	verbose := flag.Bool("v", false, "show every compared output")
+	flag.Parse()
+	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose}
+	for _, dev := range []string{"dref", "dgot"} {
+		r.mustRun(r.ip, "link", "add", dev, "type", "dummy")
+		r.mustRun(r.ip, "link", "set", dev, "up")
+	}
+	total := map[string][2]int{}
+	for _, kind := range []string{"cake", "dualpi2"} {
+		for _, c := range combinations(kind) {
+			ok := r.check(kind, c)
+			counts := total[kind]
+			if ok {
+				counts[0]++
+			} else {
+				counts[1]++
+			}
+			total[kind] = counts
+		}
+	}
+	passed, failed := 0, 0
+	for _, kind := range []string{"cake", "dualpi2"} {
+		c := total[kind]
+		fmt.Printf("# %s: %d combinations identical, %d differ\n", kind, c[0], c[1])
+		passed += c[0]
+		failed += c[1]
+	}
+	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
+
+// combination is one test: the options of an add, and optionally those of a
+// change applied afterwards.
+type combination struct {
+	add    []string
+	change []string
+}
+
+func words(s string) []string { return strings.Fields(s) }
+
+// combinations lists every single keyword of a kind, some invalid values,
+// and seeded random mixes, each also followed by a change for some of them.
+func combinations(kind string) []combination {
+	var singles, changes []string
+	switch kind {
+	case "cake":
+		singles = []string{"", "bandwidth 100mbit", "bandwidth 97500kbit", "unlimited", "autorate-ingress", "rtt 50ms",
+			"datacentre", "lan", "metro", "regional", "internet", "oceanic", "satellite", "interplanetary",
+			"besteffort", "precedence", "diffserv8", "diffserv4", "diffserv3", "flowblind", "srchost", "dsthost",
+			"hosts", "flows", "dual-srchost", "dual-dsthost", "triple-isolate", "nonat", "wash", "nowash",
+			"split-gso", "no-split-gso", "ack-filter", "ack-filter-aggressive", "no-ack-filter", "ingress", "egress",
+			"memlimit 32mb", "fwmark 0xff", "ptm", "atm", "noatm", "overhead 18", "overhead -10", "mpu 64", "raw",
+			"conservative", "ipoa-vcmux", "ipoa-llcsnap", "bridged-vcmux", "bridged-llcsnap", "pppoa-vcmux",
+			"pppoa-llc", "pppoe-vcmux", "pppoe-llcsnap", "pppoe-ptm", "bridged-ptm", "via-ethernet", "ethernet",
+			"ether-vlan", "docsis", "bandwidth 1gbit diffserv4 dual-dsthost wash ack-filter rtt 30ms ptm overhead 30 mpu 64",
+			"bandwidth foo", "overhead 300", "mpu 300", "nosuchword", "rtt", "fwmark x"}
+		changes = []string{"mpu 128", "bandwidth 20mbit", "besteffort", "rtt 10ms", "overhead 4", "ack-filter", "wash"}
+	case "dualpi2":
+		singles = []string{"", "limit 1000", "memlimit 1000000", "target 10ms", "tupdate 20ms", "alpha 0.2", "beta 2",
+			"step_thresh 2ms", "step_thresh 5p", "step_thresh 7packets", "min_qlen_step 2", "coupling_factor 3",
+			"drop_on_overload", "overflow", "drop_enqueue", "drop_dequeue", "classic_protection 20", "l4s_ect", "any_ect",
+			"split_gso", "no_split_gso", "max_rtt 100ms", "max_rtt 200ms typical_rtt 20ms", "typical_rtt 10ms",
+			"limit x", "classic_protection 101", "coupling_factor 0", "alpha 0", "nosuchword", "limit", "target 4000s"}
+		changes = []string{"limit 200", "any_ect", "step_thresh 3p", "overflow", "classic_protection 50", "target 20ms"}
+	}
+	var out []combination
+	for _, s := range singles {
+		out = append(out, combination{add: words(s)})
+	}
+	valid := singles[1 : len(singles)-7]
+	rng := rand.New(rand.NewSource(int64(len(kind))))
+	for len(out) < 90 {
+		n := 2 + rng.Intn(4)
+		var mix []string
+		for i := 0; i < n; i++ {
+			mix = append(mix, words(valid[rng.Intn(len(valid))])...)
+		}
+		c := combination{add: mix}
+		if rng.Intn(2) == 0 {
+			c.change = words(changes[rng.Intn(len(changes))])
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+type runner struct {
+	tc, gotc, ip string
+	verbose      bool
+	n            int
+}
+
+type result struct {
+	status         int
+	stdout, stderr string
+}
+
+func (r *runner) run(prog string, args ...string) result {
+	cmd := exec.Command(prog, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	status := 0
+	if err != nil {
+		status = -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			status = ee.ExitCode()
+		}
+	}
+	return result{status, stdout.String(), stderr.String()}
+}
+
+func (r *runner) mustRun(prog string, args ...string) {
+	if res := r.run(prog, args...); res.status != 0 {
+		fmt.Fprintf(os.Stderr, "difftest: %s %v: %s", prog, args, res.stderr)
+		os.Exit(1)
+	}
+}
+
+var views = [][]string{
+	{"qdisc", "show", "dev"},
+	{"-s", "-d", "qdisc", "show", "dev"},
+	{"-j", "-s", "qdisc", "show", "dev"},
+	{"-d", "-j", "-p", "qdisc", "show", "dev"},
+}
+
+// check runs one combination and reports whether everything matched.
+func (r *runner) check(kind string, c combination) bool {
+	r.n++
+	name := strings.TrimSpace(kind + " " + strings.Join(c.add, " "))
+	if c.change != nil {
+		name += " / change " + strings.Join(c.change, " ")
+	}
+	var problems []string
+	for _, dev := range []string{"dref", "dgot"} {
+		r.run(r.tc, "qdisc", "del", "dev", dev, "root")
+	}
+	step := func(verb string, opts []string) bool {
+		args := append([]string{"qdisc", verb, "dev", "DEV", "root", "handle", "1:", kind}, opts...)
+		ref := r.run(r.tc, withDev(args, "dref")...)
+		got := r.run(r.gotc, withDev(args, "dgot")...)
+		if ref.status != got.status {
+			problems = append(problems, fmt.Sprintf("%s: exit %d, tc %d (gotc: %q, tc: %q)", verb, got.status, ref.status, got.stderr, ref.stderr))
+			return false
+		}
+		if usageless(ref.stderr) != usageless(got.stderr) {
+			problems = append(problems, fmt.Sprintf("%s: stderr differs:\n  gotc: %q\n  tc:   %q", verb, got.stderr, ref.stderr))
+		}
+		return ref.status == 0
+	}
+	if step("add", c.add) && c.change != nil {
+		step("change", c.change)
+	}
+	for _, v := range views {
+		refOnRef := r.run(r.tc, append(v, "dref")...)
+		gotOnRef := r.run(r.gotc, append(v, "dref")...)
+		refOnGot := r.run(r.tc, append(v, "dgot")...)
+		label := strings.Join(v[:len(v)-1], " ")
+		if gotOnRef.stdout != refOnRef.stdout || gotOnRef.status != refOnRef.status {
+			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(refOnRef.stdout, gotOnRef.stdout)))
+		}
+		if refOnGot.stdout != refOnRef.stdout {
+			problems = append(problems, fmt.Sprintf("kernel state differs (tc %q of gotc's device vs tc's):\n%s", label, diff(refOnRef.stdout, refOnGot.stdout)))
+		}
+		if r.verbose {
+			fmt.Printf("# %s\n%s", label, indent(refOnRef.stdout))
+		}
+	}
+	if len(problems) == 0 {
+		fmt.Printf("ok %d - %s\n", r.n, name)
+		return true
+	}
+	fmt.Printf("not ok %d - %s\n", r.n, name)
+	for _, p := range problems {
+		fmt.Print(indent(p + "\n"))
+	}
+	return false
+}
+
+// usageless cuts a kind's usage text from stderr: gotc words its usage
+// itself (tc's text is not ours to copy); what precedes it must match.
+func usageless(stderr string) string {
+	if i := strings.Index(stderr, "Usage: "); i >= 0 {
+		return stderr[:i] + "Usage: ...\n"
+	}
+	return stderr
+}
+
+func withDev(args []string, dev string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		if a == "DEV" {
+			out[i] = dev
+		}
+	}
+	return out
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" {
+			b.WriteString("    " + l)
+		}
+	}
+	return b.String()
+}
+
+// diff shows the first differing line of two outputs with its neighbours.
+func diff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("  line %d\n  tc:   %q\n  gotc: %q", i+1, wl, gl)
+		}
+	}
+	return "  (outputs differ only in length)"
+}

@@ -1,0 +1,33 @@
+#!/bin/sh
+# The real-kernel suite, run inside the test bed's VM by ../test.sh:
+#  1. our tdc JSON tests (selftests/tests) with gotc as $TC, under our runner;
+#  2. the kernel's cake.json, dualpi2.json and cake_mq.json with gotc as $TC,
+#     under our runner and under the kernel's own tdc.py;
+#  3. the differential test against the reference tc;
+#  4. CAKE options decoded a second time by go-tc.
+# Each part prints its own "N passed, M failed" line; the suite's status is
+# non-zero if any part failed.
+status=0
+part() { printf '\n--- %s\n' "$*"; }
+tcfiles="/tc-testing/tc-tests/qdiscs/cake.json /tc-testing/tc-tests/qdiscs/dualpi2.json /tc-testing/tc-tests/qdiscs/cake_mq.json"
+
+part "our tdc tests (gotc as \$TC)"
+/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/tests/*.json || status=1
+
+part "kernel tdc files under our runner (gotc as \$TC)"
+for f in $tcfiles; do
+	echo "# $f"
+	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip "$f" || status=1
+done
+
+part "kernel tdc files under the kernel's tdc.py (gotc as \$TC)"
+sh selftests/vm/tdc-reference.sh /gotc/bin/gotc || status=1
+
+part "differential test against the reference tc"
+/gotc/bin/difftest || status=1
+
+part "CAKE options: gotc vs go-tc"
+# In a namespace of its own: go-tc fails a whole dump on kinds it lacks (dualpi2).
+/ref/bin/ip netns add crossdecode && /ref/bin/ip netns exec crossdecode /gotc/bin/crossdecode || status=1
+
+exit $status
