@@ -8,7 +8,13 @@
 # Each part prints its own "N passed, M failed" line; the suite's status is
 # non-zero if any part failed.
 status=0
-part() { printf '\n--- %s\n' "$*"; }
+start=$(date +%s) last=$start
+part() {
+	now=$(date +%s)
+	[ "$now" = "$start" ] || echo "# part took $((now - last)) s"
+	last=$now
+	printf '\n--- %s\n' "$*"
+}
 tcfiles="/tc-testing/tc-tests/qdiscs/cake.json /tc-testing/tc-tests/qdiscs/dualpi2.json /tc-testing/tc-tests/qdiscs/cake_mq.json"
 
 part "our tdc tests (gotc as \$TC)"
@@ -30,4 +36,6 @@ part "CAKE options: gotc vs go-tc"
 # In a namespace of its own: go-tc fails a whole dump on kinds it lacks (dualpi2).
 /ref/bin/ip netns add crossdecode && /ref/bin/ip netns exec crossdecode /gotc/bin/crossdecode || status=1
 
+now=$(date +%s)
+echo "# part took $((now - last)) s; suite took $((now - start)) s"
 exit $status
