@@ -33,7 +33,7 @@ func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {
 	var flags uint32
 	for len(args) > 0 {
 		switch {
-		case matches(args[0], "classid"), matches(args[0], "flowid"):
+		case tcfmt.Matches(args[0], "classid"), tcfmt.Matches(args[0], "flowid"):
 			if len(args) < 2 {
 				return nil, incompleteCommand()
 			}
@@ -50,7 +50,7 @@ func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {
 			flags |= clsFlagSkipSW
 		case args[0] == "help":
 			return nil, &ParseError{Msg: matchallUsage}
-		case matches(args[0], "action"):
+		case tcfmt.Matches(args[0], "action"):
 			return nil, errorf("gotc does not support matchall actions")
 		default:
 			return nil, usageErrorf("What is %q?", args[0])

@@ -44,10 +44,10 @@ func parseQFQClass(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
 	o := &attrs.QFQAttrs{}
 	for len(args) > 0 {
 		switch {
-		case matches(args[0], "weight"), matches(args[0], "maxpkt"):
+		case tcfmt.Matches(args[0], "weight"), tcfmt.Matches(args[0], "maxpkt"):
 			keyword := "weight"
 			field := &o.Weight
-			if matches(args[0], "maxpkt") {
+			if tcfmt.Matches(args[0], "maxpkt") {
 				keyword, field = "maxpkt", &o.Lmax
 			}
 			if len(args) < 2 {
@@ -80,9 +80,4 @@ func printQFQClass(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 	if o.Lmax != nil {
 		p.Uint(tcfmt.Any, "maxpkt", "maxpkt %u ", uint64(*o.Lmax))
 	}
-}
-
-// matches is tc's keyword test: word is a non-empty prefix of keyword.
-func matches(word, keyword string) bool {
-	return word != "" && len(word) <= len(keyword) && keyword[:len(word)] == word
 }

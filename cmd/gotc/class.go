@@ -21,17 +21,17 @@ func (t *tc) classCmd(args []string) error {
 	}
 	cmd, rest := args[0], args[1:]
 	switch {
-	case matches(cmd, "add"):
+	case tcfmt.Matches(cmd, "add"):
 		return t.modify(netlink.Class, netlink.Add, rest)
-	case matches(cmd, "change"):
+	case tcfmt.Matches(cmd, "change"):
 		return t.modify(netlink.Class, netlink.Change, rest)
-	case matches(cmd, "replace"):
+	case tcfmt.Matches(cmd, "replace"):
 		return t.modify(netlink.Class, netlink.Replace, rest)
-	case matches(cmd, "delete"):
+	case tcfmt.Matches(cmd, "delete"):
 		return t.modify(netlink.Class, netlink.Delete, rest)
-	case matches(cmd, "list"), matches(cmd, "show"), matches(cmd, "lst"):
+	case tcfmt.Matches(cmd, "list"), tcfmt.Matches(cmd, "show"), tcfmt.Matches(cmd, "lst"):
 		return t.classList(rest)
-	case matches(cmd, "help"):
+	case tcfmt.Matches(cmd, "help"):
 		fmt.Fprint(t.stderr, classUsage)
 		return nil
 	}
@@ -61,30 +61,10 @@ func (t *tc) classList(args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := t.kernel()
-	if err != nil {
-		return err
+	keep := func(m *netlink.Msg) bool {
+		return (!tg.parentSet || m.Header.Parent == tg.parent) && (!tg.handleSet || m.Header.Handle == tg.handle)
 	}
-	p := t.printer()
-	p.Start()
-	err = c.Dump(netlink.Class, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, _ error) error {
-		if tg.parentSet && m.Header.Parent != tg.parent {
-			return nil
-		}
-		if tg.handleSet && m.Header.Handle != tg.handle {
-			return nil
-		}
-		t.printClass(p, m)
-		return p.Err()
-	})
-	if ferr := p.Finish(); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		fmt.Fprintf(t.stderr, "Dump terminated: %v\n", err)
-		return errStatus(exitBadOption)
-	}
-	return nil
+	return t.list(netlink.Class, netlink.DumpFilter{Ifindex: idx}, keep, t.printClass)
 }
 
 // printClass prints one class as tc's print_class does.

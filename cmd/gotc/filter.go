@@ -22,17 +22,17 @@ func (t *tc) filterCmd(args []string) error {
 	}
 	cmd, rest := args[0], args[1:]
 	switch {
-	case matches(cmd, "add"):
+	case tcfmt.Matches(cmd, "add"):
 		return t.filterModify(netlink.Add, rest)
-	case matches(cmd, "change"):
+	case tcfmt.Matches(cmd, "change"):
 		return t.filterModify(netlink.Change, rest)
-	case matches(cmd, "replace"):
+	case tcfmt.Matches(cmd, "replace"):
 		return t.filterModify(netlink.Replace, rest)
-	case matches(cmd, "delete"):
+	case tcfmt.Matches(cmd, "delete"):
 		return t.filterModify(netlink.Delete, rest)
-	case matches(cmd, "list"), matches(cmd, "show"), matches(cmd, "lst"):
+	case tcfmt.Matches(cmd, "list"), tcfmt.Matches(cmd, "show"), tcfmt.Matches(cmd, "lst"):
 		return t.filterList(rest)
-	case matches(cmd, "help"):
+	case tcfmt.Matches(cmd, "help"):
 		fmt.Fprint(t.stderr, filterUsage)
 		return nil
 	}
@@ -124,7 +124,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 			}
 			m.Header.Handle = uint32(h)
 			args = args[1:]
-		case matches(word, "preference"), matches(word, "priority"):
+		case tcfmt.Matches(word, "preference"), tcfmt.Matches(word, "priority"):
 			if err := t.needArg(args); err != nil {
 				return err
 			}
@@ -134,7 +134,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 			}
 			prio = uint32(v)
 			args = args[1:]
-		case matches(word, "protocol"):
+		case tcfmt.Matches(word, "protocol"):
 			if err := t.needArg(args); err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 			}
 			protocol = p
 			args = args[1:]
-		case matches(word, "chain"):
+		case tcfmt.Matches(word, "chain"):
 			if err := t.needArg(args); err != nil {
 				return err
 			}
@@ -155,7 +155,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 			chain := uint32(v)
 			m.Attrs.Chain = &chain
 			args = args[1:]
-		case matches(word, "help"):
+		case tcfmt.Matches(word, "help"):
 			fmt.Fprint(t.stderr, filterUsage)
 			return errStatus(exitUsage)
 		default:
@@ -234,24 +234,8 @@ func (t *tc) filterList(args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := t.kernel()
-	if err != nil {
-		return err
-	}
-	p := t.printer()
-	p.Start()
-	err = c.Dump(netlink.Filter, netlink.DumpFilter{Ifindex: idx, Parent: parent}, func(m *netlink.Msg, _ error) error {
-		t.printFilter(p, m)
-		return p.Err()
-	})
-	if ferr := p.Finish(); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		fmt.Fprintf(t.stderr, "Dump terminated: %v\n", err)
-		return errStatus(exitBadOption)
-	}
-	return nil
+	all := func(*netlink.Msg) bool { return true }
+	return t.list(netlink.Filter, netlink.DumpFilter{Ifindex: idx, Parent: parent}, all, t.printFilter)
 }
 
 // printFilter prints a filter's identifying line and the options gotc knows.

@@ -28,19 +28,19 @@ func (t *tc) qdiscCmd(args []string) error {
 	}
 	cmd, rest := args[0], args[1:]
 	switch {
-	case matches(cmd, "add"):
+	case tcfmt.Matches(cmd, "add"):
 		return t.modify(netlink.Qdisc, netlink.Add, rest)
-	case matches(cmd, "change"):
+	case tcfmt.Matches(cmd, "change"):
 		return t.modify(netlink.Qdisc, netlink.Change, rest)
-	case matches(cmd, "replace"):
+	case tcfmt.Matches(cmd, "replace"):
 		return t.modify(netlink.Qdisc, netlink.Replace, rest)
-	case matches(cmd, "link"):
+	case tcfmt.Matches(cmd, "link"):
 		return t.modify(netlink.Qdisc, netlink.Link, rest)
-	case matches(cmd, "delete"):
+	case tcfmt.Matches(cmd, "delete"):
 		return t.modify(netlink.Qdisc, netlink.Delete, rest)
-	case matches(cmd, "list"), matches(cmd, "show"), matches(cmd, "lst"):
+	case tcfmt.Matches(cmd, "list"), tcfmt.Matches(cmd, "show"), tcfmt.Matches(cmd, "lst"):
 		return t.qdiscList(rest)
-	case matches(cmd, "help"):
+	case tcfmt.Matches(cmd, "help"):
 		fmt.Fprint(t.stderr, qdiscUsage)
 		return nil
 	}
@@ -262,30 +262,12 @@ func (t *tc) qdiscList(args []string) error {
 		}
 		filter.Ifindex = idx
 	}
-	c, err := t.kernel()
-	if err != nil {
-		return err
+	keep := func(m *netlink.Msg) bool {
+		return (!tg.parentSet || m.Header.Parent == tg.parent) && (!tg.handleSet || m.Header.Handle == tg.handle)
 	}
-	p := t.printer()
-	p.Start()
-	err = c.Dump(netlink.Qdisc, filter, func(m *netlink.Msg, decodeErr error) error {
-		if tg.parentSet && m.Header.Parent != tg.parent {
-			return nil
-		}
-		if tg.handleSet && m.Header.Handle != tg.handle {
-			return nil
-		}
+	return t.list(netlink.Qdisc, filter, keep, func(p *tcfmt.Printer, m *netlink.Msg) {
 		t.printQdisc(p, m, tg.dev == "")
-		return p.Err()
 	})
-	if ferr := p.Finish(); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		fmt.Fprintf(t.stderr, "Dump terminated: %v\n", err)
-		return errStatus(exitBadOption)
-	}
-	return nil
 }
 
 func mergeTarget(into *target, part target) {

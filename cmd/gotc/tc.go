@@ -126,6 +126,31 @@ func (t *tc) linkName(idx int32) string {
 	return fmt.Sprintf("if%d", idx)
 }
 
+// list dumps objects of one kind and prints, as they arrive, those that keep
+// accepts, the way tc's listing commands do.
+func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.Msg) bool, print func(*tcfmt.Printer, *netlink.Msg)) error {
+	c, err := t.kernel()
+	if err != nil {
+		return err
+	}
+	p := t.printer()
+	p.Start()
+	err = c.Dump(obj, f, func(m *netlink.Msg, _ error) error {
+		if keep(m) {
+			print(p, m)
+		}
+		return p.Err()
+	})
+	if ferr := p.Finish(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fmt.Fprintf(t.stderr, "Dump terminated: %v\n", err)
+		return errStatus(exitBadOption)
+	}
+	return nil
+}
+
 func (t *tc) printer() *tcfmt.Printer {
 	return tcfmt.NewPrinter(t.stdout, tcfmt.Options{JSON: t.json, Pretty: t.pretty, Oneline: t.oneline, IEC: t.iec})
 }
@@ -138,13 +163,13 @@ func (t *tc) do(args []string) int {
 	}
 	var err error
 	switch obj, rest := args[0], args[1:]; {
-	case matches(obj, "qdisc"):
+	case tcfmt.Matches(obj, "qdisc"):
 		err = t.qdiscCmd(rest)
-	case matches(obj, "class"):
+	case tcfmt.Matches(obj, "class"):
 		err = t.classCmd(rest)
-	case matches(obj, "filter"):
+	case tcfmt.Matches(obj, "filter"):
 		err = t.filterCmd(rest)
-	case matches(obj, "help"):
+	case tcfmt.Matches(obj, "help"):
 		fmt.Fprint(t.stderr, usageText)
 		return exitOK
 	case obj == "stats":
@@ -239,11 +264,6 @@ func splitBatchLine(line string) ([]string, error) {
 		args = append(args, word.String())
 	}
 	return args, nil
-}
-
-// matches is tc's keyword test: word is a non-empty prefix of keyword.
-func matches(word, keyword string) bool {
-	return word != "" && strings.HasPrefix(keyword, word)
 }
 
 // kernelRefused prints a kernel refusal as tc does: the extended-ack message

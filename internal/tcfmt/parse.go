@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Reasons carried by a *NumError. tc itself reports every one of these
@@ -339,4 +340,11 @@ func ParseFloat32(s string, min, max float32) (float32, error) {
 		return 0, numErr("get_float", s, ErrRange)
 	}
 	return f, nil
+}
+
+// Matches is tc's keyword test (matches() in lib/utils.c): word is a
+// non-empty prefix of keyword, so "q" means "qdisc" and "ls" does not mean
+// "list".
+func Matches(word, keyword string) bool {
+	return word != "" && strings.HasPrefix(keyword, word)
 }
