@@ -596,10 +596,15 @@ func (s *TCAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
 
 func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 	*s = TCAttrs{}
+	_ = forEach(b, func(typ, _ uint16, data []byte) {
+		if v, ok := getString(data); ok && typ == TCAKind && sel.Kind == "" {
+			sel.Kind = v
+		}
+	})
 	return forEach(b, func(typ, rawType uint16, data []byte) {
 		switch typ {
 		case TCAKind:
-			if v, ok := getString(data); ok {
+			if v, ok := getString(data); ok && s.Kind == nil {
 				s.Kind = &v
 				sel.Kind = v
 				return

@@ -347,6 +347,15 @@ func (g *generator) decode(set *AttributeSet) {
 	g.p("")
 	g.p("func (s *%s) decode(b []byte, sel *selectors) error {", typ)
 	g.p("*s = %s{}", typ)
+	for i := range set.Attributes {
+		a := &set.Attributes[i]
+		if a.Type == "string" && g.isSelector(a.Name) {
+			// Find the selector first: sub-messages may precede it.
+			g.p("_ = forEach(b, func(typ, _ uint16, data []byte) {")
+			g.p("if v, ok := getString(data); ok && typ == %s && sel.%s == \"\" { sel.%s = v }", goName(set.NamePrefix+a.Name), goName(a.Name), goName(a.Name))
+			g.p("})")
+		}
+	}
 	g.p("return forEach(b, func(typ, rawType uint16, data []byte) {")
 	g.p("switch typ {")
 	for i := range set.Attributes {
@@ -364,10 +373,15 @@ func (g *generator) decode(set *AttributeSet) {
 			g.p("if len(data) == 0 { %s = true; return }", field)
 		case "string":
 			g.p("case %s:", num)
-			g.p("if v, ok := getString(data); ok {")
-			g.p("%s = &v", field)
 			if g.isSelector(a.Name) {
+				// A selector seen twice stays as first given: the sub-messages
+				// already decoded with it; a repeat goes to Unknown.
+				g.p("if v, ok := getString(data); ok && %s == nil {", field)
+				g.p("%s = &v", field)
 				g.p("sel.%s = v", goName(a.Name))
+			} else {
+				g.p("if v, ok := getString(data); ok {")
+				g.p("%s = &v", field)
 			}
 			g.p("return")
 			g.p("}")
