@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Build (once) the VM's base initramfs and print its path: busybox-static with all
+# applets in /bin, Debian unstable's iproute2 and python3.14 under /ref (run through
+# their own loader by wrappers in /ref/bin), the kernel's tc-testing tree at
+# /tc-testing. The per-run part (gotc binaries, payload, command, /init) is a
+# second cpio appended by `run`, so rebuilding gotc never rebuilds this.
+#
+#   image.sh TC_TESTING_DIR   (kernel.sh --print-paths gives it)
+# The unpacked tree stays at $CACHE/image/ref-KEY ($CACHE/image/current links the
+# newest), so the host can run the reference tools too (see `gotc`).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+tct=${1:?usage: image.sh TC_TESTING_DIR}
+[ -e "$tct/tdc.py" ] || die "$tct has no tdc.py"
+
+# Library lists measured with iproute2 7.3 / python 3.14; checked below with ld.so.
+REF_PKGS="libc6 libgcc-s1 iproute2 libbpf1 libcap2 libdb5.3t64 libelf1t64 libmnl0
+ libselinux1 libtirpc3t64 libxtables12 libzstd1 zlib1g libpcre2-8-0 libgssapi-krb5-2
+ libk5crypto3 libkrb5-3 libkrb5support0 libkeyutils1 libcom-err2 libssl3t64
+ python3.14-minimal libpython3.14-minimal libpython3.14-stdlib libexpat1 libffi8
+ libbz2-1.0 liblzma5 libncursesw6 libtinfo6 libreadline8t64 libuuid1 libsqlite3-0"
+BUSYBOX=/bin/busybox # from the host's busybox-static: statically linked
+
+need cpio:cpio gzip:gzip dpkg-deb:dpkg sha256sum:coreutils
+[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || die "missing host packages; run: apt-get install busybox-static"
+
+lock
+sid_update
+deblist=$(sid_fetch $REF_PKGS)
+mapfile -t debs <<<"$deblist"
+key=$( { printf '%s\n' "${debs[@]##*/}"; cat "$BUSYBOX" "${BASH_SOURCE[0]}" | sha256sum;
+	find "$tct" -type f -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-12)
+img=$CACHE/image/base-$key.cpio.gz
+if [ -s "$img" ]; then ln -sfn "ref-$key" "$CACHE/image/current"; echo "$img"; exit 0; fi
+
+log "building base image $key"
+st=$CACHE/image/ref-$key
+rm -rf "$st" && mkdir -p "$st"/{bin,usr/bin,ref/bin,proc,sys,dev,tmp,run,root,etc,var}
+for d in "${debs[@]}"; do dpkg-deb -x "$d" "$st/ref/root" || die "cannot unpack $d"; done
+R=/ref/root L=/ref/root/usr/lib/x86_64-linux-gnu
+rm -rf "$st$R"/usr/share/{doc,man,info,locale,lintian,bug} "$st$L/gconv" # smaller, faster boot
+[ -x "$st$L/ld-linux-x86-64.so.2" ] || die "libc6 from unstable has no $L/ld-linux-x86-64.so.2"
+
+# busybox's own `ip`/`tc` applets win over $PATH in its shell, so the reference
+# tools get distinct full paths; tdc's nsPlugin runs commands with an empty
+# environment, hence the applets in /bin and python3 in /usr/bin for `env python3`.
+cp "$BUSYBOX" "$st/bin/busybox"
+for a in $("$BUSYBOX" --list); do [ -e "$st/bin/$a" ] || ln -s busybox "$st/bin/$a"; done
+ln -s bin "$st/sbin"; ln -s /bin/busybox "$st/usr/bin/env"; ln -s ../run "$st/var/run"
+wrap() { # NAME PROGRAM [ENV=VALUE]: /ref/bin/NAME runs PROGRAM via unstable's loader
+	printf '#!/bin/sh\n%sexec %s --library-path %s %s "$@"\n' "${3:+export $3; }" \
+		"$L/ld-linux-x86-64.so.2" "$L" "$2" >"$st/ref/bin/$1"
+	chmod +x "$st/ref/bin/$1"
+}
+wrap tc $R/usr/sbin/tc; wrap ip $R/usr/sbin/ip
+wrap python3 $R/usr/bin/python3.14 "PYTHONHOME=$R/usr"
+ln -s /ref/bin/python3 "$st/usr/bin/python3"
+echo "root:x:0:0:root:/root:/bin/sh" >"$st/etc/passwd"; echo "root:x:0:" >"$st/etc/group"
+
+# Check on the host that every program finds its libraries and python its modules.
+for p in usr/sbin/tc usr/sbin/ip usr/bin/python3.14; do
+	"$st$L/ld-linux-x86-64.so.2" --list --library-path "$st$L" "$st$R/$p" | grep 'not found' &&
+		die "$p lacks libraries (a Debian package was renamed?); fix REF_PKGS in image.sh"
+done
+v=$(PYTHONHOME=$st$R/usr "$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/bin/python3.14" -c \
+	'import json, argparse, subprocess, socket, resource, multiprocessing, importlib, signal, random, re, struct, sys; print(sys.version.split()[0])') ||
+	die "reference python3 cannot import what tdc.py needs"
+log "reference tc: $("$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/sbin/tc" -V), python $v"
+
+# The kernel's tc-testing suite, set up for this image (tdc_config_local.py is ours).
+cp -a "$tct" "$st/tc-testing"
+cat >"$st/tc-testing/tdc_config_local.py" <<'EOF'
+# Written by gotc's selftests/vm/image.sh: tools of the test VM.
+EXTRA_NAMES = {'TC': '/ref/bin/tc', 'IP': '/ref/bin/ip', 'ETHTOOL': '/bin/true'}
+EOF
+
+(cd "$st" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -6 >"$img.tmp") && mv "$img.tmp" "$img"
+ln -sfn "ref-$key" "$CACHE/image/current"
+find "$CACHE/image" -maxdepth 1 \( -name 'base-*' -o -name 'ref-*' \) ! -name "*-$key*" -exec rm -rf {} + # older builds
+log "base image: $img ($(du -h "$img" | cut -f1))"
+echo "$img"
