@@ -555,7 +555,12 @@ func (q *Qdisc) Enqueue(now int64, in *Packet) Verdict {
 			t.timeNext = now
 		}
 		if q.qlen == 0 {
-			q.margin(&q.margins.Shaper, q.timeNext-now)
+			// Unshaped, cake_advance_shaper never moves time_next_packet
+			// past the last idle enqueue, so it is never ahead of now
+			// and this comparison cannot flip: no margin to record.
+			if q.rateNs != 0 {
+				q.margin(&q.margins.Shaper, q.timeNext-now)
+			}
 			if q.timeNext < now {
 				q.failsafeNext = now
 				q.timeNext = now

@@ -84,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		devices   = fs.String("ns-devices", "veth,dummy,ifb", "device `KINDS` to create in each test namespace; drop one the kernel lacks")
 		timeout   = tdc.DefaultTimeout
 		overrides = fs.String("set", "", "override substitution values: `NAME=VALUE[,NAME=VALUE...]` (for example ETH=eth1)")
+		gotcPath  = fs.String("gotc", "", "`PATH` of the gotc that runs the reference models for cases with a traffic block (default: gotc on $PATH)")
+		trafPath  = fs.String("traffic", "", "`PATH` of gotc-traffic, which sends a case's traffic block (default: gotc-traffic on $PATH)")
 	)
 	fs.Var(timeoutFlag{&timeout}, "timeout", "limit for each command, a duration or seconds; 0 for none")
 	fs.Usage = func() {
@@ -193,6 +195,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Timeout: timeout,
 		Out:     stdout,
 		Verbose: *verbose,
+		// After verify: a case with a traffic block sends it and compares
+		// the kernel's statistics with the model's (see the README).
+		Stages: append(tdc.DefaultStages(), tdc.ModelStage(tdc.ModelTools{
+			Gotc: optionalTool(*gotcPath, "gotc"), Traffic: optionalTool(*trafPath, "gotc-traffic"),
+		})),
 	}
 	sum := r.Run(ctx, sel)
 	switch {
@@ -226,6 +233,18 @@ func tool(path, name string) (string, error) {
 		return "", fmt.Errorf("%s is a directory", abs)
 	}
 	return abs, nil
+}
+
+// optionalTool resolves a program only some cases need: its absolute path
+// when found, else the name as given (those cases then fail saying so).
+func optionalTool(path, name string) string {
+	if p, err := tool(path, name); err == nil {
+		return p
+	}
+	if path != "" {
+		return path
+	}
+	return name
 }
 
 // suiteDir returns the folder that holds the tc-tests/ folder file is in

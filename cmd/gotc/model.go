@@ -1,0 +1,222 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/model/predict"
+	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/traffic"
+)
+
+const modelUsage = `Usage: gotc [ -s ] [ -j ] model { KIND [ OPTIONS ] | dev DEV }
+                  { trace FILE | plan FILE } [ MODEL-OPTIONS ]
+Where:
+KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
+dev DEV                       take kind, options and handle from DEV's root qdisc
+trace FILE                    a send trace (JSONL) recorded by gotc-traffic
+plan FILE                     a traffic plan, sent exactly on time (dry run)
+MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
+                 [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
+Prints the statistics the model predicts as "tc qdisc show" prints a live
+qdisc (the root of a veth), and the model's timing margins on stderr.
+`
+
+// modelWords are the keywords that end KIND's options.
+var modelWords = map[string]bool{"trace": true, "plan": true}
+
+// modelCmd is "gotc model": it runs a reference model on a recorded trace
+// or a traffic plan and prints the predicted qdisc as "qdisc show" prints
+// the kernel's, so that a user can put the two side by side.
+func (t *tc) modelCmd(args []string) error {
+	if len(args) == 0 || args[0] == "help" {
+		fmt.Fprint(t.stderr, modelUsage)
+		return errStatus(exitUsage)
+	}
+	// The qdisc's own words come first; they end at "trace" or "plan",
+	// which no kind uses as an option.
+	cut := len(args)
+	for i, a := range args {
+		if modelWords[a] {
+			cut = i
+			break
+		}
+	}
+	head, rest := args[:cut], args[cut:]
+	var cfg predict.Config
+	m := &netlink.Msg{}
+	if len(head) > 0 && head[0] == "dev" {
+		if err := t.needArg(head); err != nil {
+			return err
+		}
+		if len(head) > 2 {
+			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", head[2])
+			return errStatus(exitUsage)
+		}
+		live, err := t.rootQdisc(head[1])
+		if err != nil {
+			return err
+		}
+		cfg.Kind, cfg.Options = live.Kind(), live.Attrs.Options
+		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
+	} else {
+		if len(head) == 0 {
+			fmt.Fprint(t.stderr, modelUsage)
+			return errStatus(exitUsage)
+		}
+		if err := t.parseKindOptions(netlink.Qdisc, head[0], head[1:], m); err != nil {
+			return err
+		}
+		cfg.Kind, cfg.Options = head[0], m.Attrs.Options
+	}
+	var trace []traffic.Record
+	for len(rest) > 0 {
+		if err := t.needArg(rest); err != nil {
+			return err
+		}
+		key, val := rest[0], rest[1]
+		var err error
+		switch key {
+		case "trace":
+			trace, err = traffic.ReadTraceFile(val)
+		case "plan":
+			var p *traffic.Plan
+			if p, err = traffic.ReadPlan(val); err == nil {
+				trace, err = traffic.DryRun(p)
+				// A dry run starts at 0; the models' timers (and the
+				// kernel's) also start at 0, so move it well past them.
+				cfg.Offset = 10_000_000_000
+			}
+		case "truesize":
+			var n uint64
+			if n, err = strconv.ParseUint(val, 0, 32); err == nil && n > 0 {
+				cfg.Truesize = predict.ConstTruesize(uint32(n))
+			} else {
+				return t.invarg("invalid truesize", val)
+			}
+		case "handle":
+			h, herr := tcfmt.ParseQdiscHandle(val)
+			if herr != nil {
+				return t.invarg("invalid qdisc ID", val)
+			}
+			cfg.Handle = h
+		case "mtu":
+			n, perr := strconv.ParseUint(val, 0, 32)
+			if perr != nil || n == 0 {
+				return t.invarg("invalid mtu", val)
+			}
+			cfg.MTU = uint32(n)
+		case "enqueue":
+			switch val {
+			case "start":
+				cfg.AtEnd = false
+			case "end":
+				cfg.AtEnd = true
+			default:
+				return t.invarg(`"start" or "end" expected`, val)
+			}
+		case "start", "at":
+			n, perr := strconv.ParseInt(val, 0, 64)
+			if perr != nil || n <= 0 {
+				return t.invarg("invalid time in ns", val)
+			}
+			if key == "start" {
+				cfg.Start = n
+			} else {
+				cfg.At = n
+			}
+		case "seed":
+			n, perr := strconv.ParseUint(val, 0, 64)
+			if perr != nil {
+				return t.invarg("invalid seed", val)
+			}
+			cfg.Seed = n
+		default:
+			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", key)
+			return errStatus(exitUsage)
+		}
+		if err != nil {
+			fmt.Fprintf(t.stderr, "%s %s: %v\n", key, val, err)
+			return errStatus(exitBadOption)
+		}
+		rest = rest[2:]
+	}
+	if trace == nil {
+		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE" or "plan FILE"`)
+		return errStatus(exitUsage)
+	}
+	res, err := predict.Run(cfg, trace)
+	if err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
+	out := &netlink.Msg{Header: res.Header, Attrs: res.Attrs}
+	p := t.printer()
+	p.Start()
+	t.printQdisc(p, out, false)
+	if err := p.Finish(); err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
+	// The margins go to stderr so that stdout stays exactly what "qdisc
+	// show" would print; the tdc runner reads this line.
+	fmt.Fprintln(t.stderr, marginsLine(res))
+	return nil
+}
+
+// marginsLine describes the prediction's timing margins:
+//
+//	model margins: shaper none aqm 1234567ns min 1234567ns sends 64 max_send_dur 2100ns
+//
+// A counter that depends on timing is only predicted exactly when min is
+// at least predict.SafeMargin.
+func marginsLine(r *predict.Result) string {
+	var b strings.Builder
+	b.WriteString("model margins:")
+	ns := func(v int64) string {
+		if v == predict.NoMargin {
+			return "none"
+		}
+		return strconv.FormatInt(v, 10) + "ns"
+	}
+	for i, n := range r.Margins.Names {
+		fmt.Fprintf(&b, " %s %s", n, ns(r.Margins.NS[i]))
+	}
+	fmt.Fprintf(&b, " min %s sends %d max_send_dur %dns", ns(r.Margins.Min()), r.Sends, r.MaxSendDur)
+	return b.String()
+}
+
+// rootQdisc returns the root qdisc of dev from a dump.
+func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
+	idx, err := t.ifindex(dev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := t.kernel()
+	if err != nil {
+		return nil, err
+	}
+	var found *netlink.Msg
+	err = c.Dump(netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
+		if found == nil && decodeErr == nil && m.Header.Ifindex == idx && m.Header.Parent == netlink.HandleRoot {
+			cp := *m
+			found = &cp
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, t.kernelRefused(err)
+	}
+	if found == nil {
+		fmt.Fprintf(t.stderr, "No root qdisc on %q\n", dev)
+		return nil, errStatus(exitBadOption)
+	}
+	if _, ok := found.Attrs.Options.(attrs.TCOptionsMsgRaw); ok {
+		fmt.Fprintf(t.stderr, "The options of %s on %q did not decode\n", found.Kind(), dev)
+		return nil, errStatus(exitBadOption)
+	}
+	return found, nil
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/netlink"
+)
+
+// modelTC runs "gotc [-s] [-j] model ARGS" against k (the dispatch in tc.go
+// only routes the object to modelCmd).
+func modelTC(k *fakeKernel, jsonOut bool, args ...string) (error, string, string) {
+	var stdout, stderr bytes.Buffer
+	t := &tc{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""), stats: true, json: jsonOut,
+		dial: func(int) (conn, error) { return k, nil }}
+	defer t.close()
+	err := t.modelCmd(args)
+	return err, stdout.String(), stderr.String()
+}
+
+// writePlan writes a traffic plan of 10 UDP packets with DSCP EF (Voice in
+// diffserv3) and 5 best-effort ones, and returns its path.
+func writePlan(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "plan.json")
+	plan := `{"dev": "v0", "flows": [
+	  {"proto": "udp", "src": "10.0.0.1", "dst": "10.0.0.2", "sport": 4000, "dport": 5000, "dscp": 46, "size": 100, "count": 10, "interval_us": 1000},
+	  {"proto": "udp", "src": "10.0.0.1", "dst": "10.0.0.2", "sport": 4001, "dport": 5000, "size": 1000, "count": 5, "interval_us": 1000}]}`
+	if err := os.WriteFile(p, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestModelPlanText(t *testing.T) {
+	err, out, errOut := modelTC(newFake(), false, "cake", "diffserv3", "plan", writePlan(t))
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	for _, want := range []string{
+		"qdisc cake 8001: root refcnt",
+		"bandwidth unlimited diffserv3 triple-isolate",
+		"Sent 6210 bytes 15 pkt (dropped 0, overlimits 0 requeues 0)",
+		"memory used: 2304b",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.HasPrefix(errOut, "model margins: shaper none aqm ") || !strings.Contains(errOut, " sends 15 ") {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
+func TestModelPlanJSON(t *testing.T) {
+	err, out, errOut := modelTC(newFake(), true, "dualpi2", "split_gso", "plan", writePlan(t), "truesize", "1000")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	var dump []map[string]any
+	if err := json.Unmarshal([]byte(out), &dump); err != nil || len(dump) != 1 {
+		t.Fatalf("not a one-qdisc JSON dump (%v): %s", err, out)
+	}
+	q := dump[0]
+	if q["kind"] != "dualpi2" || q["packets"] != 15.0 || q["bytes"] != 6210.0 || q["pkts-in-c"] != 15.0 ||
+		q["max-memory-used"] != 1000.0 || q["prob"] != 0.0 {
+		t.Errorf("dump %v", q)
+	}
+}
+
+// TestModelDev takes the configuration from a live qdisc: a cake with
+// diffserv4 on eth0, handle 1:.
+func TestModelDev(t *testing.T) {
+	k := newFake()
+	kind := "cake"
+	ds4 := attrs.CakeDiffservMode(1)
+	k.dump = map[netlink.Object][]*netlink.Msg{netlink.Qdisc: {{
+		Header: attrs.TCMsg{Ifindex: 2, Handle: 0x10000, Parent: netlink.HandleRoot},
+		Attrs:  attrs.TCAttrs{Kind: &kind, Options: &attrs.CakeAttrs{DiffservMode: &ds4}},
+	}}}
+	err, out, errOut := modelTC(k, false, "dev", "eth0", "plan", writePlan(t))
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	if !strings.Contains(out, "qdisc cake 1: root") || !strings.Contains(out, "diffserv4") ||
+		!strings.Contains(out, "Voice") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestModelUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{}, {"cake"}, {"cake", "plan"}, {"fq", "plan", "x"}, {"cake", "plan", "/nonexistent"},
+		{"dev", "nosuch", "plan", "x"}, {"cake", "trace", "x", "truesize", "0"},
+	} {
+		if err, _, _ := modelTC(newFake(), false, args...); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}

@@ -1,0 +1,262 @@
+// Package predict runs a reference model (model/cake, model/dualpi2) on a
+// recorded send trace (package traffic's format) and returns what a kernel
+// dump of the qdisc would hold: an attrs.TCAttrs with the kind, the options
+// as the model dumps them and the TCA_STATS2 statistics, so that the CLI's
+// printer shows a prediction exactly like "tc -s qdisc show" shows the live
+// qdisc. It also returns the model's timing margins: how close its
+// timing-dependent decisions came to going the other way.
+//
+// The qdisc is taken to be the root qdisc of a veth (every enqueue is
+// followed by dequeues until the qdisc returns nothing), which is how the
+// traffic tool and the model tests run it.
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/model/cake"
+	"github.com/gotc/gotc/model/dualpi2"
+	"github.com/gotc/gotc/traffic"
+)
+
+// Kinds the package can predict.
+const (
+	KindCake    = "cake"
+	KindDualPI2 = "dualpi2"
+)
+
+// Kinds lists the supported kinds.
+var Kinds = []string{KindCake, KindDualPI2}
+
+// SafeMargin is the smallest timing margin at which a prediction of the
+// timing-dependent counters is taken as exact: about the kernel's timing
+// uncertainty (timer and softirq latency, clock reads), as both models'
+// documentation states.
+const SafeMargin = 200_000 // ns
+
+// NoMargin is a margin of a category in which the model took no
+// timing-dependent decision.
+const NoMargin = math.MaxInt64
+
+// DefaultHandle is the handle a prediction reports when the caller names
+// none: the kernel's first automatic handle, 8001:.
+const DefaultHandle = 0x80010000
+
+// handleRoot is TC_H_ROOT, the parent of a root qdisc.
+const handleRoot = 0xffffffff
+
+// Truesize returns skb->truesize of a send and of each GSO segment the
+// qdisc may split it into.
+type Truesize func(r *traffic.Record) (truesize, segTruesize uint32)
+
+// ConstTruesize is a Truesize that gives every skb (and every segment) the
+// same value: what a single calibration from memory_used provides.
+func ConstTruesize(n uint32) Truesize {
+	return func(r *traffic.Record) (uint32, uint32) {
+		if r.GSOSegs > 1 {
+			return n * uint32(r.GSOSegs), n
+		}
+		return n, 0
+	}
+}
+
+// Config says what to predict.
+type Config struct {
+	// Kind is "cake" or "dualpi2".
+	Kind string
+	// Options are the qdisc's options as a request or a dump carries them
+	// (*attrs.CakeAttrs or *attrs.DualPI2Attrs; nil: the defaults). They
+	// are applied to the kernel's defaults as the kind's init does.
+	Options attrs.TCOptionsMsg
+	// Handle is the qdisc's handle (0: DefaultHandle); CAKE and DualPI2
+	// compare skb->priority's major with it.
+	Handle uint32
+	// Parent and Ifindex are only reported (0: root, ifindex 0).
+	Parent  uint32
+	Ifindex int32
+	// MTU is psched_mtu(dev) = MTU + hard header (0: 1514, a veth).
+	MTU uint32
+	// Truesize calibrates skb->truesize (nil: KernelTruesize).
+	Truesize Truesize
+	// AtEnd takes the end of each send syscall as its enqueue instant
+	// rather than its start (the kernel enqueues in between).
+	AtEnd bool
+	// Offset is added to every trace time. Traces of a real run are in
+	// CLOCK_MONOTONIC and need none; a dry-run trace starts at 0 and should
+	// be moved well past it (the models' timers start at 0, as the
+	// kernel's do at boot).
+	Offset int64
+	// Start is when a DualPI2 qdisc was created, in trace time: its PI
+	// timer runs from then (0: one second before the first send).
+	Start int64
+	// At is when the dump is taken, in trace time (0: when the qdisc
+	// drained after the last send). DualPI2's PI timer runs until then.
+	At int64
+	// Seed seeds the models' random draws (0: the models' default).
+	Seed uint64
+}
+
+// Margins are a prediction's timing margins by category, in ns (NoMargin:
+// no decision of that category). See the models' Margins types for what
+// each category governs.
+type Margins struct {
+	Names []string
+	NS    []int64
+}
+
+// Min is the smallest margin (NoMargin if none).
+func (m Margins) Min() int64 {
+	v := int64(NoMargin)
+	for _, n := range m.NS {
+		v = min(v, n)
+	}
+	return v
+}
+
+// Result is a prediction.
+type Result struct {
+	// Header and Attrs are the qdisc as a dump would carry it: Kind,
+	// Options (the model's dump of its configuration) and Stats2 (Basic,
+	// Queue, App); for DualPI2 also the legacy Xstats, as the kernel sends
+	// both.
+	Header attrs.TCMsg
+	Attrs  attrs.TCAttrs
+	// Margins are the model's timing margins.
+	Margins Margins
+	// Sends is the number of trace records offered to the qdisc, and
+	// MaxSendDur the longest send syscall among them (ns): the enqueue
+	// instant is only known within it.
+	Sends      int
+	MaxSendDur int64
+}
+
+// Run predicts the statistics of cfg's qdisc after the sends of trace.
+func Run(cfg Config, trace []traffic.Record) (*Result, error) {
+	if len(trace) == 0 {
+		return nil, errors.New("predict: empty trace")
+	}
+	ts := cfg.Truesize
+	if ts == nil {
+		ts = KernelTruesize
+	}
+	mo := &traffic.ModelOptions{Truesize: ts, AtEnd: cfg.AtEnd, Offset: cfg.Offset}
+	handle := cfg.Handle
+	if handle == 0 {
+		handle = DefaultHandle
+	}
+	mtu := cfg.MTU
+	if mtu == 0 {
+		mtu = 1514
+	}
+	res := &Result{Header: attrs.TCMsg{Ifindex: cfg.Ifindex, Handle: handle, Parent: cfg.Parent}}
+	if res.Header.Parent == 0 {
+		res.Header.Parent = handleRoot
+	}
+	for i := range trace {
+		if traffic.Enqueued(&trace[i]) {
+			res.Sends++
+			res.MaxSendDur = max(res.MaxSendDur, trace[i].Dur)
+		}
+	}
+	kind := cfg.Kind
+	res.Attrs.Kind = &kind
+	// A parser may hand over options still encoded (to keep the order of
+	// its attributes); the models want them decoded.
+	switch o := cfg.Options.(type) {
+	case attrs.TCOptionsMsgRaw:
+		cfg.Options = attrs.DecodeTCOptionsMsg(kind, o)
+	case attrs.TCOptionsMsgNest:
+		cfg.Options = attrs.DecodeTCOptionsMsg(kind, o)
+	}
+	var err error
+	switch cfg.Kind {
+	case KindCake:
+		err = runCake(cfg, trace, mo, handle, mtu, res)
+	case KindDualPI2:
+		err = runDualPI2(cfg, trace, mo, handle, mtu, res)
+	default:
+		err = fmt.Errorf("predict: no model of qdisc kind %q (have %v)", cfg.Kind, Kinds)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func runCake(cfg Config, trace []traffic.Record, mo *traffic.ModelOptions, handle, mtu uint32, res *Result) error {
+	var c attrs.CakeAttrs
+	switch o := cfg.Options.(type) {
+	case nil:
+	case *attrs.CakeAttrs:
+		c = *o
+	default:
+		return fmt.Errorf("predict: cake options of type %T", cfg.Options)
+	}
+	opts := []cake.Option{cake.WithHandle(handle), cake.WithMTU(mtu)}
+	if cfg.Seed != 0 {
+		opts = append(opts, cake.WithSeed(cfg.Seed))
+	}
+	q, err := cake.New(c, opts...)
+	if err != nil {
+		return fmt.Errorf("predict: cake: %w", err)
+	}
+	link := cake.Link{}
+	if cfg.At != 0 {
+		// Serve the watchdog up to the dump (a shaped queue may still be
+		// draining when the dump is taken).
+		link.Until = cfg.At + cfg.Offset
+	}
+	cake.Simulate(q, traffic.CakeArrivals(trace, mo), link)
+	s := q.Stats()
+	conf := q.Config()
+	res.Attrs.Options = &conf
+	basic, queue, app := s.Basic, s.Queue, s.Cake
+	res.Attrs.Stats2 = &attrs.StatsAttrs{Basic: &basic, Queue: &queue, App: &app}
+	m := q.Margins()
+	res.Margins = Margins{Names: []string{"shaper", "aqm"}, NS: []int64{m.Shaper, m.AQM}}
+	return nil
+}
+
+func runDualPI2(cfg Config, trace []traffic.Record, mo *traffic.ModelOptions, handle, mtu uint32, res *Result) error {
+	var c attrs.DualPI2Attrs
+	switch o := cfg.Options.(type) {
+	case nil:
+	case *attrs.DualPI2Attrs:
+		c = *o
+	default:
+		return fmt.Errorf("predict: dualpi2 options of type %T", cfg.Options)
+	}
+	start := cfg.Start
+	if start == 0 {
+		// Unknown creation time: any phase of the PI timer is as good as
+		// another, and the margins say whether the phase mattered.
+		start = trace[0].T - 1_000_000_000
+	}
+	opts := []dualpi2.Option{dualpi2.WithHandle(handle), dualpi2.WithMTU(mtu),
+		dualpi2.WithStart(dualpi2.Time(start + cfg.Offset))}
+	if cfg.Seed != 0 {
+		opts = append(opts, dualpi2.WithSeed(cfg.Seed))
+	}
+	q, err := dualpi2.New(c, opts...)
+	if err != nil {
+		return fmt.Errorf("predict: dualpi2: %w", err)
+	}
+	r := dualpi2.Simulate(q, traffic.DualPI2Arrivals(trace, mo), dualpi2.Immediate())
+	s := r.Stats
+	if cfg.At != 0 && dualpi2.Time(cfg.At+cfg.Offset) > r.End {
+		s = q.StatsAt(dualpi2.Time(cfg.At + cfg.Offset))
+	}
+	conf := q.Config()
+	res.Attrs.Options = &conf
+	basic, queue, x := s.Basic, s.Queue, s.Xstats
+	x2 := x
+	res.Attrs.Stats2 = &attrs.StatsAttrs{Basic: &basic, Queue: &queue, App: &x}
+	res.Attrs.Xstats = &x2
+	m := r.Margins
+	res.Margins = Margins{Names: []string{"step", "tick", "clamp", "order"},
+		NS: []int64{int64(m.Step), int64(m.Tick), int64(m.Clamp), int64(m.Order)}}
+	return nil
+}

@@ -1,0 +1,91 @@
+package tdc
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestModelCaseBlocks(t *testing.T) {
+	mk := func(extra string) *Case {
+		var c Case
+		if err := json.Unmarshal([]byte(`{"id": "x", "expExitCode": "0"`+extra+`}`), &c); err != nil {
+			t.Fatal(err)
+		}
+		return &c
+	}
+	if _, _, ok, _ := modelCase(mk("")); ok {
+		t.Error("a case without traffic is a model case")
+	}
+	for _, bad := range []string{
+		`, "traffic": {"dev": "v0"}`,
+		`, "modelCompare": {"exact": ["packets"]}`,
+		`, "traffic": {}, "modelCompare": {}`,
+		`, "traffic": {}, "modelCompare": {"exact": ["tins[x]"]}`,
+		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "minMarginUs": 50}`,
+		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "typo": 1}`,
+	} {
+		if _, _, ok, err := modelCase(mk(bad)); !ok || err == nil {
+			t.Errorf("%s: ok %v err %v", bad, ok, err)
+		}
+	}
+	_, mc, ok, err := modelCase(mk(`, "traffic": {}, "modelCompare": {"exact": ["tins[*].sent_packets"], "bounded": ["prob"]}`))
+	if !ok || err != nil || mc.MinMarginUS != DefaultMinMarginUS || mc.TrafficTimeoutMS != 1000 {
+		t.Errorf("%+v %v %v", mc, ok, err)
+	}
+}
+
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	q, err := rootQdiscJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+func TestCompareDumps(t *testing.T) {
+	kernel := decode(t, `[{"kind":"cake","root":false},{"kind":"cake","root":true,"packets":10,"bytes":18446744073709551615,
+		"tins":[{"sent_packets":4,"peak_delay_us":900},{"sent_packets":6,"peak_delay_us":5000}]}]`)
+	model := decode(t, `[{"kind":"cake","root":true,"packets":10,"bytes":18446744073709551615,
+		"tins":[{"sent_packets":4,"peak_delay_us":0},{"sent_packets":5,"peak_delay_us":0}]}]`)
+	late := decode(t, `[{"kind":"cake","root":true,"packets":11,"bytes":18446744073709551615,
+		"tins":[{"sent_packets":4,"peak_delay_us":100},{"sent_packets":5,"peak_delay_us":0}]}]`)
+	mc := &ModelCompare{Exact: []string{"bytes", "packets", "tins[*].sent_packets"}, Bounded: []string{"tins[*].peak_delay_us"}}
+	report, fails := compareDumps(kernel, [2]map[string]any{model, late}, mc, 1000)
+	want := []string{
+		"undecidable: packets is 10 or 11",
+		"tins[1].sent_packets: kernel 6, model 5",
+		"tins[1].peak_delay_us: kernel 5000 outside the model's [-1000, 1000]",
+	}
+	if len(fails) != len(want) {
+		t.Fatalf("failures %q", fails)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(fails[i], w) {
+			t.Errorf("failure %d: %q, want %q...", i, fails[i], w)
+		}
+	}
+	// tins[0]'s 900 µs is within the late prediction's 100 plus 1000.
+	if !strings.Contains(report, "tins[0].peak_delay_us") || !strings.Contains(report, "bytes") {
+		t.Errorf("report:\n%s", report)
+	}
+	if _, fails := compareDumps(kernel, [2]map[string]any{model, model}, &ModelCompare{Exact: []string{"nosuch"}}, 0); len(fails) != 1 {
+		t.Errorf("missing field: %q", fails)
+	}
+}
+
+func TestParseMargin(t *testing.T) {
+	for in, want := range map[string]int64{
+		"model margins: shaper none aqm 5000000ns min 5000000ns sends 64 max_send_dur 0ns\n":         5000000,
+		"model margins: step none tick none clamp none order none min none sends 1 max_send_dur 5ns": math.MaxInt64,
+	} {
+		if got, err := parseMargin(in); err != nil || got != want {
+			t.Errorf("%q: %d %v", in, got, err)
+		}
+	}
+	if _, err := parseMargin("nothing"); err == nil {
+		t.Error("no margins line accepted")
+	}
+}
