@@ -4,7 +4,8 @@
 #  2. the kernel's cake.json, dualpi2.json and cake_mq.json with gotc as $TC,
 #     under our runner and under the kernel's own tdc.py;
 #  3. the differential test against the reference tc;
-#  4. CAKE options decoded a second time by go-tc.
+#  4. CAKE options decoded a second time by go-tc;
+#  5. the model-vs-kernel cases (selftests/model-tests).
 # Each part prints its own "N passed, M failed" line; the suite's status is
 # non-zero if any part failed.
 status=0
@@ -39,6 +40,9 @@ done
 
 part "kernel tdc files under the kernel's tdc.py (gotc as \$TC)"
 sh selftests/vm/tdc-reference.sh /gotc/bin/gotc || status=1
+
+part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
+/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json || status=1
 
 part "differential test against the reference tc (ran alongside)"
 wait $side

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every test of gotc, from a clean clone on a fresh machine (as root):
+# static checks, generated-code drift, unit tests, a short fuzzing round, and
+# the real-kernel suite in the test bed's VM (built on first use, ~10 min).
+# It never skips the real-kernel tests: without a kernel it fails and says why.
+#
+#   ./test.sh            everything
+#   FUZZTIME=30s ./test.sh   longer fuzzing (default 5s per target)
+set -euo pipefail
+cd "$(dirname "$0")"
+section() { printf '\n=== %s\n' "$*"; }
+
+section "static checks: gofmt, go vet"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+[ -z "$unformatted" ] || { echo "not gofmt-formatted:"; echo "$unformatted"; exit 1; }
+go vet ./...
+
+section "generated code: go generate reproduces attrs/ byte for byte"
+before=$(mktemp -d) && trap 'rm -rf "$before"' EXIT
+cp attrs/*_gen.go "$before/"
+go generate ./...
+for f in attrs/*_gen.go; do
+	cmp -s "$f" "$before/$(basename "$f")" || { echo "drift: $f differs from what go generate writes; commit the regenerated file"; exit 1; }
+done
+
+section "kernel source and test-bed kernel"
+eval "$(selftests/vm/kernel.sh --print-paths)"
+echo "kernel $KERNEL_VERSION: $BZIMAGE"
+export GOTC_KERNEL_UAPI="$LINUX_SRC/include/uapi" GOTC_TC_TESTING="$TC_TESTING"
+
+section "unit tests"
+go test -count=1 ./...
+
+section "fuzzing (${FUZZTIME:=5s} per target)"
+for pkg in $(go list ./...); do
+	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+		go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "$pkg" >/dev/null ||
+			{ echo "fuzz $pkg $target failed:"; go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "$pkg"; exit 1; }
+		echo "fuzz $target ($pkg): ok"
+	done
+done
+
+section "real kernel: tdc suites, model-vs-kernel cases, differential tests, second decoder (VM)"
+selftests/vm/run --timeout 1500 --build ./selftests/tdc --build ./selftests/difftest \
+	--build ./selftests/crossdecode --build ./cmd/gotc-traffic -- sh selftests/vm-suite.sh
