@@ -683,6 +683,22 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TCAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if c, ok := s.Options.(interface{ UnknownCount() int }); ok {
+		n += c.UnknownCount()
+	}
+	if c, ok := s.Xstats.(interface{ UnknownCount() int }); ok {
+		n += c.UnknownCount()
+	}
+	if s.Stats2 != nil {
+		n += s.Stats2.UnknownCount()
+	}
+	return n
+}
+
 // Attribute types of set stats-attrs (TCA_STATS_*).
 const (
 	TCAStatsUnspec    uint16 = 0
@@ -787,6 +803,16 @@ func (s *StatsAttrs) decode(b []byte, sel *selectors) error {
 		}
 		keep(&s.Unknown, rawType, data)
 	})
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *StatsAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if c, ok := s.App.(interface{ UnknownCount() int }); ok {
+		n += c.UnknownCount()
+	}
+	return n
 }
 
 // Attribute types of set cake-attrs (TCA_CAKE_*).
@@ -1007,6 +1033,13 @@ func (s *CakeAttrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *CakeAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set cake-stats-attrs (TCA_CAKE_STATS_*).
 const (
 	TCACakeStatsPad                uint16 = 1
@@ -1204,6 +1237,16 @@ func (s *CakeStatsAttrs) decode(b []byte, sel *selectors) error {
 		}
 		keep(&s.Unknown, rawType, data)
 	})
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *CakeStatsAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.TinStats {
+		n += s.TinStats[i].UnknownCount()
+	}
+	return n
 }
 
 // Attribute types of set cake-tin-stats-attrs (TCA_CAKE_TIN_STATS_*).
@@ -1492,6 +1535,13 @@ func decodeIndexedCakeTinStatsAttrs(b []byte, sel *selectors) (out []CakeTinStat
 	return out, ok && err == nil
 }
 
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *CakeTinStatsAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set dualpi2-attrs (TCA_DUALPI2_*).
 const (
 	TCADualPI2Unspec         uint16 = 0
@@ -1687,6 +1737,13 @@ func (s *DualPI2Attrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *DualPI2Attrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set qfq-attrs (TCA_QFQ_*).
 const (
 	TCAQFQUnspec uint16 = 0
@@ -1737,6 +1794,13 @@ func (s *QFQAttrs) decode(b []byte, sel *selectors) error {
 		}
 		keep(&s.Unknown, rawType, data)
 	})
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *QFQAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
 }
 
 // Attribute types of set matchall-attrs (TCA_MATCHALL_*).
@@ -1812,6 +1876,13 @@ func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 		}
 		keep(&s.Unknown, rawType, data)
 	})
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *MatchallAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:

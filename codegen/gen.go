@@ -293,6 +293,32 @@ func (g *generator) set(set *AttributeSet) {
 	g.p("")
 	g.encode(set)
 	g.decode(set)
+	g.unknownCount(set)
+}
+
+// unknownCount writes a method counting what decoding kept in Unknown, in
+// the set and every set nested in it, so users can tell what they miss.
+func (g *generator) unknownCount(set *AttributeSet) {
+	typ := goName(set.Name)
+	g.p("// UnknownCount returns how many attributes decoding kept in Unknown fields,")
+	g.p("// in s and in every set nested in it.")
+	g.p("func (s *%s) UnknownCount() int {", typ)
+	g.p("n := len(s.Unknown)")
+	for i := range set.Attributes {
+		a := &set.Attributes[i]
+		field := "s." + goName(a.Name)
+		switch a.Type {
+		case "nest":
+			g.p("if %s != nil { n += %s.UnknownCount() }", field, field)
+		case "indexed-array":
+			g.p("for i := range %s { n += %s[i].UnknownCount() }", field, field)
+		case "sub-message":
+			g.p("if c, ok := %s.(interface{ UnknownCount() int }); ok { n += c.UnknownCount() }", field)
+		}
+	}
+	g.p("return n")
+	g.p("}")
+	g.p("")
 }
 
 func (g *generator) encode(set *AttributeSet) {

@@ -27,7 +27,7 @@ func benchQdiscs() *replaySource {
 		case 1:
 			m = dualpi2Qdisc(idx, 0x10000)
 		default:
-			m = qdisc(idx, 0x10000, netlink.HandleRoot, "fq_codel", 1, 1)
+			m = fakeQdisc(idx, 0x10000, netlink.HandleRoot, "fq_codel", 1, 1)
 		}
 		src.msgs = append(src.msgs, m)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcfmt"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/qdisc"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -296,7 +297,7 @@ func (c *Collector) export(ch chan<- prometheus.Metric, m *netlink.Msg, decodeEr
 	case badKindStats:
 		c.decodeErrors.Add(1)
 	}
-	add(mUnknown, float64(unknownAttrs(a)))
+	add(mUnknown, float64(a.UnknownCount()))
 
 	for i := range samples {
 		ch <- &samples[i]
@@ -312,7 +313,7 @@ func (c *Collector) exportTins(ch chan<- prometheus.Metric, q []*dto.LabelPair, 
 	for i := range tins {
 		t := &tins[i]
 		labels := newLabels(q[0].GetValue(), q[1].GetValue(), q[2].GetValue(), q[3].GetValue(),
-			tinIndex(i), TinName(len(tins), i))
+			tinIndex(i), qdisc.CakeTinName(len(tins), i))
 		samples := make([]sample, 0, 24)
 		u32 := func(d *metricDef, v *uint32) {
 			if v != nil {
@@ -396,46 +397,6 @@ func kindStats(kind string, a *attrs.TCAttrs) any {
 func knownKind(kind string) bool {
 	return kind == "cake" || kind == "cake_mq" || kind == "dualpi2"
 }
-
-// unknownAttrs counts the attributes a decoded message keeps in its Unknown
-// fields, at every level gotc decodes.
-func unknownAttrs(a *attrs.TCAttrs) int {
-	n := len(a.Unknown)
-	if s := a.Stats2; s != nil {
-		n += len(s.Unknown)
-		if c, ok := s.App.(*attrs.CakeStatsAttrs); ok {
-			n += len(c.Unknown)
-			for i := range c.TinStats {
-				n += len(c.TinStats[i].Unknown)
-			}
-		}
-	}
-	switch o := a.Options.(type) {
-	case *attrs.CakeAttrs:
-		n += len(o.Unknown)
-	case *attrs.DualPI2Attrs:
-		n += len(o.Unknown)
-	}
-	return n
-}
-
-// TinName names CAKE tin i of a qdisc with n tins as tc's statistics table
-// heads its columns: Bulk, Best Effort, Voice for diffserv3; Bulk, Best
-// Effort, Video, Voice for diffserv4; "Tin i" otherwise (besteffort,
-// diffserv8, precedence). qdisc/cake.go keeps the same rule unexported.
-func TinName(n, i int) string {
-	switch {
-	case n == 3 && i < 3:
-		return [...]string{"Bulk", "Best Effort", "Voice"}[i]
-	case n == 4 && i < 4:
-		return [...]string{"Bulk", "Best Effort", "Video", "Voice"}[i]
-	case i < len(tinNames):
-		return tinNames[i]
-	}
-	return "Tin " + strconv.Itoa(i)
-}
-
-var tinNames = [...]string{"Tin 0", "Tin 1", "Tin 2", "Tin 3", "Tin 4", "Tin 5", "Tin 6", "Tin 7"}
 
 var tinIndexes = [...]string{"0", "1", "2", "3", "4", "5", "6", "7"}
 

@@ -29,10 +29,10 @@ import (
 // whose last attribute is truncated, a message too short for its header, and
 // a repeat of the CAKE qdisc.
 func testKernel() *fakeKernel {
-	sfq := qdisc(4, 0x100000, netlink.MakeHandle(1, 1), "sfq", 777, 7)
+	sfq := fakeQdisc(4, 0x100000, netlink.MakeHandle(1, 1), "sfq", 777, 7)
 	sfq.Attrs.Options = attrs.TCOptionsMsgRaw{0, 0, 0, 0, 1, 2, 3, 4}
 	sfq.Attrs.Unknown = []attrs.Attribute{{Type: 250, Data: []byte{1, 2, 3, 4}}}
-	trunc := qdisc(5, 0x80010000, netlink.HandleIngress, "fq_codel", 999, 9)
+	trunc := fakeQdisc(5, 0x80010000, netlink.HandleIngress, "fq_codel", 999, 9)
 	return &fakeKernel{
 		links: map[int32]string{2: "eth0", 3: "wan0", 4: "veth1"},
 		msgs:  []*netlink.Msg{cakeQdisc(2, 0x10000, 3), dualpi2Qdisc(3, 0x20000), sfq, trunc},
@@ -453,25 +453,12 @@ func TestFilterAppliesToUndecodableMessages(t *testing.T) {
 func TestInvalidUTF8DeviceName(t *testing.T) {
 	src := &replaySource{
 		links: map[int32]string{2: "bad\xffname", 3: "bad\xfename"},
-		msgs:  []*netlink.Msg{qdisc(2, 0x10000, netlink.HandleRoot, "fq", 1, 1), qdisc(3, 0x10000, netlink.HandleRoot, "fq", 2, 2)},
+		msgs:  []*netlink.Msg{fakeQdisc(2, 0x10000, netlink.HandleRoot, "fq", 1, 1), fakeQdisc(3, 0x10000, netlink.HandleRoot, "fq", 2, 2)},
 	}
 	c := New(Options{Dial: func() (Source, error) { return src, nil }})
 	mfs := gather(t, c)
 	if got := value(t, mfs, "gotc_qdisc_bytes_total", map[string]string{"dev": `bad\xffname`}); got != 1 {
 		t.Errorf("bytes %v", got)
-	}
-}
-
-func TestTinName(t *testing.T) {
-	for _, tc := range []struct {
-		n, i int
-		want string
-	}{
-		{1, 0, "Tin 0"}, {3, 0, "Bulk"}, {3, 2, "Voice"}, {4, 2, "Video"}, {4, 3, "Voice"}, {8, 7, "Tin 7"}, {9, 8, "Tin 8"},
-	} {
-		if got := TinName(tc.n, tc.i); got != tc.want {
-			t.Errorf("TinName(%d, %d) = %q, want %q", tc.n, tc.i, got, tc.want)
-		}
 	}
 }
 
@@ -508,7 +495,7 @@ func TestServeStopsOnCancel(t *testing.T) {
 }
 
 func TestKnownKindWithUndecodableStats(t *testing.T) {
-	m := qdisc(2, 0x10000, netlink.HandleRoot, "cake", 5, 5)
+	m := fakeQdisc(2, 0x10000, netlink.HandleRoot, "cake", 5, 5)
 	m.Attrs.Stats2.App = attrs.StatsAppMsgRaw{1, 2, 3}
 	src := &replaySource{links: map[int32]string{2: "eth0"}, msgs: []*netlink.Msg{m}}
 	c := New(Options{Dial: func() (Source, error) { return src, nil }})

@@ -13,7 +13,7 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 // qdisc builds a dumped qdisc with generic statistics.
-func qdisc(ifindex int32, handle, parent uint32, kind string, bytes uint64, packets uint32) *netlink.Msg {
+func fakeQdisc(ifindex int32, handle, parent uint32, kind string, bytes uint64, packets uint32) *netlink.Msg {
 	m := &netlink.Msg{}
 	m.Header.Ifindex = ifindex
 	m.Header.Handle = handle
@@ -59,7 +59,7 @@ func cakeTin(base uint32) attrs.CakeTinStatsAttrs {
 }
 
 func cakeQdisc(ifindex int32, handle uint32, tins int) *netlink.Msg {
-	m := qdisc(ifindex, handle, netlink.HandleRoot, "cake", 123456789, 4321)
+	m := fakeQdisc(ifindex, handle, netlink.HandleRoot, "cake", 123456789, 4321)
 	m.Attrs.Options = &attrs.CakeAttrs{BaseRate64: ptr(uint64(12500000))}
 	s := &attrs.CakeStatsAttrs{
 		CapacityEstimate64: ptr(uint64(12500000)),
@@ -96,7 +96,7 @@ func dualpi2Xstats() *attrs.TCDualPI2Xstats {
 }
 
 func dualpi2Qdisc(ifindex int32, handle uint32) *netlink.Msg {
-	m := qdisc(ifindex, handle, netlink.HandleRoot, "dualpi2", 5000000, 3000)
+	m := fakeQdisc(ifindex, handle, netlink.HandleRoot, "dualpi2", 5000000, 3000)
 	m.Attrs.Options = &attrs.DualPI2Attrs{Limit: ptr(uint32(10000))}
 	m.Attrs.Stats2.App = dualpi2Xstats()
 	m.Attrs.Xstats = dualpi2Xstats()

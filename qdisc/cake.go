@@ -9,6 +9,7 @@ package qdisc
 
 import (
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -903,3 +904,21 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 	}
 	p.Text(b.String())
 }
+
+// CakeTinName names CAKE tin i of a qdisc with n tins as tc's statistics table
+// heads its columns: Bulk, Best Effort, Voice for diffserv3; Bulk, Best
+// Effort, Video, Voice for diffserv4; "Tin i" otherwise (besteffort,
+// diffserv8, precedence).
+func CakeTinName(n, i int) string {
+	switch {
+	case n == 3 && i < 3:
+		return [...]string{"Bulk", "Best Effort", "Voice"}[i]
+	case n == 4 && i < 4:
+		return [...]string{"Bulk", "Best Effort", "Video", "Voice"}[i]
+	case i < len(tinNames):
+		return tinNames[i]
+	}
+	return "Tin " + strconv.Itoa(i)
+}
+
+var tinNames = [...]string{"Tin 0", "Tin 1", "Tin 2", "Tin 3", "Tin 4", "Tin 5", "Tin 6", "Tin 7"}

@@ -1094,3 +1094,16 @@ func checkCakePretty(t *testing.T, secs []refSection) int {
 	}
 	return checked
 }
+
+func TestCakeCakeTinName(t *testing.T) {
+	for _, tc := range []struct {
+		n, i int
+		want string
+	}{
+		{1, 0, "Tin 0"}, {3, 0, "Bulk"}, {3, 2, "Voice"}, {4, 2, "Video"}, {4, 3, "Voice"}, {8, 7, "Tin 7"}, {9, 8, "Tin 8"},
+	} {
+		if got := CakeTinName(tc.n, tc.i); got != tc.want {
+			t.Errorf("CakeTinName(%d, %d) = %q, want %q", tc.n, tc.i, got, tc.want)
+		}
+	}
+}

@@ -401,7 +401,7 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 		b = appendDualPI2(b, x)
 		cur.pi2, cur.has = pi2CounterValues(x), true
 	}
-	if n := unknownAttrs(a); n > 0 {
+	if n := a.UnknownCount(); n > 0 {
 		b = appendKey(b, "unknown_attributes")
 		b = strconv.AppendInt(b, int64(n), 10)
 	}
@@ -593,28 +593,6 @@ func kindStats(kind string, a *attrs.TCAttrs) any {
 		}
 	}
 	return nil
-}
-
-// unknownAttrs counts the attributes a decoded message keeps in its Unknown
-// fields, at every level gotc decodes.
-func unknownAttrs(a *attrs.TCAttrs) int {
-	n := len(a.Unknown)
-	if s := a.Stats2; s != nil {
-		n += len(s.Unknown)
-		if c, ok := s.App.(*attrs.CakeStatsAttrs); ok {
-			n += len(c.Unknown)
-			for i := range c.TinStats {
-				n += len(c.TinStats[i].Unknown)
-			}
-		}
-	}
-	switch o := a.Options.(type) {
-	case *attrs.CakeAttrs:
-		n += len(o.Unknown)
-	case *attrs.DualPI2Attrs:
-		n += len(o.Unknown)
-	}
-	return n
 }
 
 func appendKey(b []byte, key string) []byte {
