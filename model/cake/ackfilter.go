@@ -69,6 +69,13 @@ func sackCompare(a, b *Packet) int {
 
 const eceCwr = TCPEce | TCPCwr
 
+// pureACK is what every ACK the filter may drop satisfies whatever the
+// trigger: a TCP packet passing the trigger-independent part of mayDrop
+// with no payload. Flows count their queued pureACK packets (flow.acks).
+func pureACK(p *Packet) bool {
+	return p.TCPFlags&0x0F3F == TCPAck && p.PayloadLen == 0 && !p.OtherOpts && p.isTCP()
+}
+
 // ackFilter returns the pool index of an ACK to drop from f (unlinked), or
 // nilIdx.
 func (q *Qdisc) ackFilter(f *flow) int32 {
@@ -85,6 +92,16 @@ func (q *Qdisc) ackFilter(f *flow) int32 {
 		tsval, tsecr = trig.TSVal, trig.TSEcr
 	}
 	if trig.TCPFlags&(TCPAck|TCPSyn) != TCPAck {
+		return nilIdx
+	}
+	// The scan below returns an ACK only after finding two eligible ones
+	// (one in aggressive mode), and every eligible ACK is a pureACK: with
+	// fewer pureACK packets ahead of the trigger its result is nilIdx.
+	ahead := f.acks
+	if pureACK(trig) {
+		ahead--
+	}
+	if ahead == 0 || (ahead == 1 && !aggressive) {
 		return nilIdx
 	}
 	elig, eligPrev := int32(nilIdx), int32(nilIdx)
@@ -142,5 +159,6 @@ func (q *Qdisc) ackFilter(f *flow) int32 {
 		f.head = q.pool[elig].next
 	}
 	q.pool[elig].next = nilIdx
+	f.acks-- // elig passed mayDrop with no payload: a pureACK
 	return elig
 }

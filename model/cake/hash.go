@@ -70,13 +70,6 @@ func (q *Qdisc) flowHash(p *Packet) uint32 {
 	return q.defaultFlowHash(p)
 }
 
-func (q *Qdisc) hostHash(l3 L3, a *[16]byte) uint32 {
-	if q.hashHost != nil {
-		return q.hashHost(l3, a)
-	}
-	return q.defaultHostHash(l3, a)
-}
-
 func dsrc(fm uint8) bool { return fm&flowDual == flowDual }
 func ddst(fm uint8) bool { return fm&flowDualD == flowDualD }
 
@@ -115,7 +108,14 @@ func (q *Qdisc) flowQuantum(t *tin, f *flow) int32 {
 	if ddst(fm) {
 		load = max(load, t.hosts[f.dsthost].dstBulk)
 	}
-	return int32(uint16((uint32(t.flowQuantum)*uint32(quantumDiv[load]) + uint32(uint16(q.rand32()))) >> 16))
+	var r uint32 // q.rand32(), inlined: this runs for most dequeues
+	if q.rnd != nil {
+		r = q.rnd.Uint32()
+	} else {
+		q.rngState += 0x9e3779b97f4a7c15
+		r = uint32(mix64(q.rngState) >> 32)
+	}
+	return int32(uint16((uint32(t.flowQuantum)*uint32(quantumDiv[load]) + uint32(uint16(r))) >> 16))
 }
 
 // hash is cake_hash without tc filter overrides: it picks the queue of p in
@@ -131,16 +131,33 @@ func (q *Qdisc) hash(t *tin, p *Packet) uint32 {
 	nat := fm&flowNAT != 0
 	useSkb := p.L4Hash
 	var flowH, srcH, dstH uint32
+	// With flows in the hash, the host hashes only serve to claim host
+	// slots; the default host hash is a pure function, so it is computed
+	// only then (an injected one is called exactly as the kernel would).
+	lazyHosts := false
 
 	// Connected sockets in flows-type modes skip dissection; the NAT
 	// conntrack lookup (which could disable this) is not modelled.
 	if !((!hashFlows || (useSkb && !nat)) && !hashHosts) && !(useSkb && !hashHosts) {
 		if p.L3 == L3IPv4 || p.L3 == L3IPv6 {
-			dstH = q.hostHash(p.L3, &p.Dst)
-			srcH = q.hostHash(p.L3, &p.Src)
+			if q.hashHost == nil {
+				if hashFlows {
+					lazyHosts = true
+				} else {
+					dstH = q.defaultHostHash(p.L3, &p.Dst)
+					srcH = q.defaultHostHash(p.L3, &p.Src)
+				}
+			} else {
+				dstH = q.hashHost(p.L3, &p.Dst)
+				srcH = q.hashHost(p.L3, &p.Src)
+			}
 		}
 		if hashFlows && !useSkb {
-			flowH = q.flowHash(p)
+			if q.hashFlow == nil {
+				flowH = q.defaultFlowHash(p)
+			} else {
+				flowH = q.hashFlow(p)
+			}
 		}
 	}
 	if useSkb && hashFlows {
@@ -162,15 +179,19 @@ func (q *Qdisc) hash(t *tin, p *Packet) uint32 {
 	}
 	inner := reduced % setWays
 	outer := reduced - inner
+	// The set's ways as arrays, indexed k%setWays (k < setWays anyway):
+	// no bounds checks.
+	tags := (*[setWays]uint32)(t.tags[outer:])
+	ways := (*[setWays]flow)(t.flows[outer:])
 	allocSrc, allocDst := false, false
 	var i, k uint32
 	found := false
 	for i, k = 0, inner; i < setWays; i, k = i+1, (k+1)%setWays {
-		if t.tags[outer+k] == flowH {
+		if tags[k%setWays] == flowH {
 			if i != 0 {
 				t.wayHits++
 			}
-			if t.flows[outer+k].set == setNone {
+			if ways[k%setWays].set == setNone {
 				allocSrc, allocDst = dsrc(fm), ddst(fm)
 			}
 			found = true
@@ -179,7 +200,7 @@ func (q *Qdisc) hash(t *tin, p *Packet) uint32 {
 	}
 	if !found {
 		for i = 0; i < setWays; i, k = i+1, (k+1)%setWays {
-			if t.flows[outer+k].set == setNone {
+			if ways[k%setWays].set == setNone {
 				t.wayMisses++
 				allocSrc, allocDst = dsrc(fm), ddst(fm)
 				found = true
@@ -191,14 +212,18 @@ func (q *Qdisc) hash(t *tin, p *Packet) uint32 {
 		// No idle way: share the queue (k is back at inner_hash).
 		t.wayCollisions++
 		allocSrc, allocDst = dsrc(fm), ddst(fm)
-		if t.flows[outer+k].set == setBulk {
-			t.decSrcHost(&t.flows[outer+k], fm)
-			t.decDstHost(&t.flows[outer+k], fm)
+		if ways[k%setWays].set == setBulk {
+			t.decSrcHost(&ways[k%setWays], fm)
+			t.decDstHost(&ways[k%setWays], fm)
 		}
 	}
 	reduced = outer + k
 	t.tags[reduced] = flowH
 	f := &t.flows[reduced]
+	if lazyHosts && (allocSrc || allocDst) {
+		dstH = q.defaultHostHash(p.L3, &p.Dst)
+		srcH = q.defaultHostHash(p.L3, &p.Src)
+	}
 	if allocSrc {
 		f.srchost = uint16(t.hostSlot(srcH, true))
 		if f.set == setBulk {

@@ -37,7 +37,12 @@ type flow struct {
 	dsthost    uint16
 	deficit    int32
 	dropped    uint32
-	cv         cobaltVars
+	// acks counts the queued packets that could be dropped by the ACK
+	// filter (pureACK): the filter needs one (aggressive) or two such
+	// packets ahead of the trigger, so it skips the scan when there are
+	// fewer. It fills what was padding before cv.
+	acks uint32
+	cv   cobaltVars
 }
 
 type host struct {
@@ -399,11 +404,15 @@ func flowHead(f *flow) bool { return f.head != nilIdx }
 func (q *Qdisc) dequeueHead(f *flow) int32 {
 	i := f.head
 	if i != nilIdx {
-		f.head = q.pool[i].next
+		e := &q.pool[i]
+		f.head = e.next
 		if f.head == nilIdx {
 			f.tail = nilIdx
 		}
-		q.pool[i].next = nilIdx
+		e.next = nilIdx
+		if pureACK(&e.pkt) {
+			f.acks--
+		}
 	}
 	return i
 }
@@ -415,7 +424,11 @@ func (q *Qdisc) flowAdd(f *flow, i int32) {
 		q.pool[f.tail].next = i
 	}
 	f.tail = i
-	q.pool[i].next = nilIdx
+	e := &q.pool[i]
+	e.next = nilIdx
+	if pureACK(&e.pkt) {
+		f.acks++
+	}
 }
 
 // diffserv is cake_handle_diffserv: the DSCP, washed to 0 (keeping ECN)
@@ -620,7 +633,8 @@ func (q *Qdisc) Enqueue(now int64, in *Packet) Verdict {
 		q.flowAdd(f, i0)
 		var ackLen uint32
 		ack := int32(nilIdx)
-		if q.p.ackFilter != 0 {
+		// ackFilter finds nothing without a pureACK queued (see there).
+		if q.p.ackFilter != 0 && f.acks != 0 {
 			ack = q.ackFilter(f)
 		}
 		if ack != nilIdx {
@@ -653,7 +667,12 @@ func (q *Qdisc) Enqueue(now int64, in *Packet) Verdict {
 		q.heapifyUp(t.overflowIdx[idx])
 	}
 
-	q.autorate(now)
+	if q.p.rateFlags&flagAutorate == 0 {
+		q.avgWindowBytes = 0
+		q.lastPacketTime = now
+	} else {
+		q.autorate(now)
+	}
 
 	switch f.set {
 	case setNone, setDecaying:
@@ -696,13 +715,9 @@ func (q *Qdisc) Enqueue(now int64, in *Packet) Verdict {
 	return XmitSuccess
 }
 
-// autorate is the ingress capacity estimate of cake_enqueue.
+// autorate is the ingress capacity estimate of cake_enqueue, with
+// autorate on (Enqueue handles the off case inline).
 func (q *Qdisc) autorate(now int64) {
-	if q.p.rateFlags&flagAutorate == 0 {
-		q.avgWindowBytes = 0
-		q.lastPacketTime = now
-		return
-	}
 	pi := uint64(now - q.lastPacketTime)
 	if pi > 1e9 {
 		pi = 1e9
@@ -852,20 +867,34 @@ func (q *Qdisc) drop(now int64) (uint16, uint32, bool) {
 // dequeueOne is cake_dequeue_one on (curTin, curFlow).
 func (q *Qdisc) dequeueOne() int32 {
 	t := &q.tins[q.curTin]
-	f := &t.flows[q.curFlow]
-	i := q.dequeueHead(f)
+	return q.dequeueFrom(t, &t.flows[q.curFlow], q.curFlow)
+}
+
+// dequeueFrom is cake_dequeue_one on queue idx (f) of tin t, with
+// dequeueHead written out (the inliner will not take it).
+func (q *Qdisc) dequeueFrom(t *tin, f *flow, idx uint16) int32 {
+	i := f.head
 	if i == nilIdx {
 		return i
 	}
 	e := &q.pool[i]
+	f.head = e.next
+	if f.head == nilIdx {
+		f.tail = nilIdx
+	}
+	e.next = nilIdx
+	if pureACK(&e.pkt) {
+		f.acks--
+	}
 	l := e.pkt.PktLen()
-	t.backlogs[q.curFlow] -= l
+	idx &= numQueues - 1 // always true; drops the bounds checks
+	t.backlogs[idx] -= l
 	t.backlog -= l
 	q.backlog -= l
 	q.bufferUsed -= e.pkt.Truesize
 	q.qlen--
 	if q.overflowTimeout != 0 {
-		q.heapify(t.overflowIdx[q.curFlow])
+		q.heapify(t.overflowIdx[idx])
 	}
 	return i
 }
@@ -937,9 +966,10 @@ begin:
 		} else {
 			// Shaped: the highest-priority tin that is due, else the
 			// earliest one.
-			best, bestTime, cands := uint16(0), int64(math.MaxInt64), 0
-			for i := uint16(0); i < q.tinCnt; i++ {
-				b := &q.tins[i]
+			tins := q.tins[:q.tinCnt]
+			best, bestTime, cands := 0, int64(math.MaxInt64), 0
+			for i := range tins {
+				b := &tins[i]
 				if b.sparse+b.bulk > 0 {
 					cands++
 					ttp := b.timeNext - now
@@ -951,13 +981,13 @@ begin:
 			if cands > 1 {
 				// Only a higher tin becoming due can change the
 				// choice when the clock runs later.
-				for i := best + 1; i < q.tinCnt; i++ {
-					if b := &q.tins[i]; b.sparse+b.bulk > 0 {
+				for i := best + 1; i < len(tins); i++ {
+					if b := &tins[i]; b.sparse+b.bulk > 0 {
 						q.late(&q.margins.Shaper, b.timeNext-now)
 					}
 				}
 			}
-			q.curTin = best
+			q.curTin = uint16(best)
 			t = &q.tins[best]
 			if t.sparse+t.bulk == 0 {
 				return nilIdx
@@ -1004,10 +1034,14 @@ begin:
 			}
 
 			for {
-				i := q.dequeueOne()
+				i := q.dequeueFrom(t, f, uint16(fi))
 				if i == nilIdx {
 					// The queue was empty.
-					if q.queueEmpty(&f.cv, &t.cp, now) {
+					// cobalt_queue_empty; inline when idle (no BLUE, no
+					// CoDel count), the usual case: only dropping clears.
+					if f.cv.pDrop == 0 && f.cv.count == 0 {
+						f.cv.dropping = false
+					} else if q.queueEmpty(&f.cv, &t.cp, now) {
 						t.unresponsive--
 					}
 					if f.cv.pDrop == 0 && f.cv.count == 0 {
