@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -176,6 +175,8 @@ func (t *tc) do(args []string) int {
 		err = t.statsCmd(rest)
 	case obj == "exporter":
 		err = t.exporterCmd(rest)
+	case obj == "model":
+		err = t.modelCmd(rest)
 	default:
 		fmt.Fprintf(t.stderr, "Object %q is unknown, try \"tc help\".\n", obj)
 		return exitUsage
@@ -184,86 +185,6 @@ func (t *tc) do(args []string) int {
 		return exitOK
 	}
 	return exitCodeOf(err, exitBadOption)
-}
-
-// batch runs the commands of a file (or "-" for standard input), one per
-// line, stopping at the first failure unless -force, as tc -batch does.
-func (t *tc) batch(name string) int {
-	in := t.stdin
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			fmt.Fprintf(t.stderr, "Cannot open file \"%s\" for reading: %v\n", name, errors.Unwrap(err))
-			return exitBadOption
-		}
-		defer f.Close()
-		in = f
-	}
-	status := exitOK
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		args, err := splitBatchLine(sc.Text())
-		if err != nil {
-			fmt.Fprintf(t.stderr, "%v\n", err)
-			fmt.Fprintf(t.stderr, "Command failed %s:%d\n", name, line)
-			status = exitBadOption
-			if !t.force {
-				break
-			}
-			continue
-		}
-		if len(args) == 0 {
-			continue
-		}
-		if t.do(args) != exitOK {
-			fmt.Fprintf(t.stderr, "Command failed %s:%d\n", name, line)
-			status = exitBadOption
-			if !t.force {
-				break
-			}
-		}
-	}
-	return status
-}
-
-// splitBatchLine splits a batch line into words as tc's makeargs does:
-// blanks separate words, double or single quotes group them, and '#' starts a
-// comment.
-func splitBatchLine(line string) ([]string, error) {
-	var args []string
-	var word strings.Builder
-	inWord := false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == '"' || c == '\'':
-			end := strings.IndexByte(line[i+1:], c)
-			if end < 0 {
-				return nil, errors.New("Unterminated quoted string")
-			}
-			word.WriteString(line[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			if inWord {
-				args = append(args, word.String())
-				word.Reset()
-				inWord = false
-			}
-		case c == '#' && !inWord:
-			i = len(line)
-		default:
-			word.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		args = append(args, word.String())
-	}
-	return args, nil
 }
 
 // kernelRefused prints a kernel refusal as tc does: the extended-ack message

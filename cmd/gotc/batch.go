@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gotc/gotc/netlink"
+)
+
+// Batches and the request pipeline.
+//
+// tc -batch runs one line at a time: parse, send, wait for the kernel's
+// acknowledgement, next line; it stops at the first failing line (unless
+// -force) and the lines after it are never sent. gotc runs every line through
+// the same code as a command line, but a change request (Do) is not sent at
+// once: it is handed to netlink.Conn.Pipeline, which sends requests in bursts
+// of up to `window` per sendmsg and reports the results in line order.
+//
+// The window keeps tc's semantics exact (see the proof in
+// netlink/pipeline.go):
+//
+//   - without -force it is 1: a line's request is sent only after the
+//     previous line's acknowledgement said it succeeded, so after a refusal
+//     nothing later has reached the kernel, as with tc;
+//   - with -force tc sends every line anyway, so bursts of
+//     netlink.MaxWindow give the same kernel state and the same messages;
+//   - GOTC_BATCH_WINDOW=N overrides the window (1..64). Without -force and
+//     with N > 1, up to N-1 lines after a line the kernel refuses are applied
+//     although tc would not send them (they are still not reported): a
+//     deliberate trade for speed, off by default.
+//
+// Output stays in tc's order because a line parsed while requests are in
+// flight runs with its standard error captured: the capture is written with
+// the line's result, after the results of every earlier line. A line that fails in userspace, has nothing
+// to send, or needs the kernel for anything but a change request (a device
+// lookup that is not cached, a listing) while requests are still in flight is
+// run again once they have been answered; running a line has no effect but its
+// output and its request, both dropped on the first attempt, so running it
+// again is safe.
+
+// pipeliner is a connection that can pipeline change requests.
+type pipeliner interface {
+	Pipeline(reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error
+}
+
+// errInFlight refuses a kernel read while pipelined requests are unanswered;
+// the batch then runs the line again after they are.
+var errInFlight = errors.New("requests in flight")
+
+// batchConn stands between a batch's commands and the kernel: it collects
+// change requests instead of sending them, caches device indexes, and lets
+// other kernel calls through only while no request is in flight.
+type batchConn struct {
+	conn
+	collecting bool // Do collects instead of sending
+	inFlight   bool // pipelined requests are unanswered
+	blocked    bool // a call was refused with errInFlight
+	requests   []netlink.PipelineRequest
+	index      map[string]int32 // device indexes, as tc's ll_map caches them
+	misses     int
+	dumpAt     int // load all names at this miss
+}
+
+func (b *batchConn) Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error {
+	if !b.collecting {
+		return b.conn.Do(o, op, m)
+	}
+	b.requests = append(b.requests, netlink.PipelineRequest{Object: o, Op: op, Msg: m})
+	return nil
+}
+
+func (b *batchConn) Dump(o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+	if b.inFlight {
+		b.blocked = true
+		return errInFlight
+	}
+	return b.conn.Dump(o, f, fn)
+}
+
+func (b *batchConn) LinkNames() (map[int32]string, error) {
+	if b.inFlight {
+		b.blocked = true
+		return nil, errInFlight
+	}
+	return b.conn.LinkNames()
+}
+
+// LinkIndex answers from the cache. On the dumpAt-th device it does not know
+// it loads every name with one link dump (a batch that names two devices
+// likely names many: one dump is cheaper than a lookup each; with a window
+// above 1 the first miss already loads them, because a lookup has to wait for
+// the requests in flight); a name still unknown is looked up on its own, as
+// tc does.
+func (b *batchConn) LinkIndex(name string) (int32, error) {
+	if idx, ok := b.index[name]; ok {
+		return idx, nil
+	}
+	if b.inFlight {
+		b.blocked = true
+		return 0, errInFlight
+	}
+	if b.index == nil {
+		b.index = map[string]int32{}
+	}
+	if b.misses++; b.misses == b.dumpAt {
+		if names, err := b.conn.LinkNames(); err == nil {
+			for idx, n := range names {
+				b.index[n] = idx
+			}
+			if idx, ok := b.index[name]; ok {
+				return idx, nil
+			}
+		}
+	}
+	idx, err := b.conn.LinkIndex(name)
+	if err == nil {
+		b.index[name] = idx
+	}
+	return idx, err
+}
+
+// sequentialPipeline is Pipeline for connections without one (tests' fakes):
+// one Do at a time.
+func sequentialPipeline(c conn, reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
+	i := 0
+	for r := range reqs {
+		if !onResult(i, c.Do(r.Object, r.Op, r.Msg)) {
+			return nil
+		}
+		i++
+	}
+	return nil
+}
+
+// batchWindow is the number of requests per burst (see above).
+func (t *tc) batchWindow() int {
+	if s := os.Getenv("GOTC_BATCH_WINDOW"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n >= 1 {
+			return min(n, netlink.MaxWindow)
+		}
+	}
+	if t.force {
+		return netlink.MaxWindow
+	}
+	return 1
+}
+
+// batch runs the commands of a file (or "-" for standard input), one per
+// line, stopping at the first failure unless -force, as tc -batch does.
+func (t *tc) batch(name string) int {
+	in := t.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "Cannot open file \"%s\" for reading: %v\n", name, errors.Unwrap(err))
+			return exitBadOption
+		}
+		defer f.Close()
+		in = f
+	}
+	// tc opens its rtnetlink socket before reading the batch, too.
+	real, err := t.kernel()
+	if err != nil {
+		return exitBadOption
+	}
+	bc := &batchConn{conn: real, dumpAt: 2}
+	t.conn = bc
+	pipeline := func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
+		return sequentialPipeline(real, reqs, onResult)
+	}
+	if p, ok := real.(pipeliner); ok {
+		window := t.batchWindow()
+		if window > 1 {
+			bc.dumpAt = 1
+		}
+		pipeline = func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
+			return p.Pipeline(reqs, window, onResult)
+		}
+	}
+
+	b := &batchRun{t: t, bc: bc, name: name, sc: bufio.NewScanner(in), stderr: t.stderr}
+	b.sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	defer func() { t.stderr = b.stderr }()
+	for !b.stop {
+		b.pending = b.pending[:0]
+		b.yielded, b.answered = 0, 0
+		err := pipeline(b.lines, b.result)
+		bc.inFlight = false
+		if err != nil {
+			// The socket failed: the lines from the first unanswered one on
+			// may or may not have been applied; stop in any case.
+			fmt.Fprintf(b.stderr, "%v\n", err)
+			if b.answered < len(b.pending) {
+				fmt.Fprintf(b.stderr, "Command failed %s:%d\n", name, b.pending[b.answered].line)
+			}
+			b.status = exitBadOption
+			break
+		}
+		if !b.held {
+			break // end of input, or stopped at a failure
+		}
+	}
+	return b.status
+}
+
+// batchRun is the state of one batch.
+type batchRun struct {
+	t      *tc
+	bc     *batchConn
+	name   string
+	sc     *bufio.Scanner
+	stderr io.Writer // the real standard error; t.stderr is a line's capture
+	status int
+	stop   bool
+
+	lineNo   int
+	held     bool // the current line is to run again when nothing is in flight
+	heldText string
+
+	pending           []pendingLine // requests of this segment, by Pipeline index
+	yielded, answered int
+}
+
+// pendingLine is a request sent (or about to be) and what to print with
+// its result.
+type pendingLine struct {
+	line   int
+	stderr []byte // what the line printed while it was parsed
+}
+
+// failed prints "Command failed" for a line and decides whether to go on.
+func (b *batchRun) failed(line int) {
+	fmt.Fprintf(b.stderr, "Command failed %s:%d\n", b.name, line)
+	b.status = exitBadOption
+	if !b.t.force {
+		b.stop = true
+	}
+}
+
+// result takes the kernel's answer for pending request i.
+func (b *batchRun) result(i int, err error) bool {
+	p := b.pending[i]
+	b.answered = i + 1
+	if b.answered == b.yielded {
+		b.bc.inFlight = false
+	}
+	b.stderr.Write(p.stderr)
+	if err != nil {
+		b.t.stderr = b.stderr
+		b.t.kernelRefused(err)
+		b.failed(p.line)
+	}
+	return !b.stop
+}
+
+// lines is one segment of the batch for Pipeline: it runs lines and yields
+// their requests until the input ends, the batch stops, or a line has to wait
+// until nothing is in flight (then b.held is set and the segment ends).
+func (b *batchRun) lines(yield func(netlink.PipelineRequest) bool) {
+	var capture bytes.Buffer
+	for !b.stop {
+		var text string
+		if b.held {
+			text, b.held = b.heldText, false
+		} else if b.sc.Scan() {
+			b.lineNo++
+			text = b.sc.Text()
+		} else {
+			return
+		}
+		inFlight := b.answered < b.yielded
+		b.bc.inFlight = inFlight
+		hold := func() {
+			b.held, b.heldText = true, text
+		}
+		args, err := splitBatchLine(text)
+		if err != nil {
+			if inFlight {
+				hold()
+				return
+			}
+			fmt.Fprintf(b.stderr, "%v\n", err)
+			b.failed(b.lineNo)
+			continue
+		}
+		if len(args) == 0 {
+			continue
+		}
+		// With nothing in flight the line's messages are already in order;
+		// otherwise they wait for the earlier lines' results.
+		capture.Reset()
+		if inFlight {
+			b.t.stderr = &capture
+		}
+		b.bc.collecting, b.bc.blocked, b.bc.requests = true, false, b.bc.requests[:0]
+		status := b.t.do(args)
+		b.bc.collecting = false
+		b.t.stderr = b.stderr
+		reqs := b.bc.requests
+		if inFlight && (b.bc.blocked || status != exitOK || len(reqs) == 0) {
+			hold()
+			return
+		}
+		if status != exitOK || len(reqs) == 0 {
+			if status != exitOK {
+				b.failed(b.lineNo)
+			}
+			continue
+		}
+		for k, r := range reqs {
+			p := pendingLine{line: b.lineNo}
+			if k == 0 && capture.Len() > 0 {
+				p.stderr = bytes.Clone(capture.Bytes())
+			}
+			b.pending = append(b.pending, p)
+			b.yielded++
+			b.bc.inFlight = true
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// splitBatchLine splits a batch line into words as tc's makeargs does:
+// blanks separate words, double or single quotes group them, and '#' starts a
+// comment.
+func splitBatchLine(line string) ([]string, error) {
+	var args []string
+	var word strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '"' || c == '\'':
+			end := strings.IndexByte(line[i+1:], c)
+			if end < 0 {
+				return nil, errors.New("Unterminated quoted string")
+			}
+			word.WriteString(line[i+1 : i+1+end])
+			i += end + 1
+			inWord = true
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			if inWord {
+				args = append(args, word.String())
+				word.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			i = len(line)
+		default:
+			word.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		args = append(args, word.String())
+	}
+	return args, nil
+}
