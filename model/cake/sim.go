@@ -50,7 +50,10 @@ func (d *Driver) AdvanceTo(t int64) {
 }
 
 // advance serves the watchdog up to t and returns the last expiry served
-// (or MinInt64).
+// that found packets queued (or MinInt64). An expiry on an empty qdisc
+// changes nothing (cake_dequeue returns at once when qlen is 0, before
+// touching any state), so its order against an arrival cannot matter: the
+// decaying-flow timer an unshaped CAKE arms after draining is such an expiry.
 func (d *Driver) advance(t int64) int64 {
 	last := int64(math.MinInt64)
 	for {
@@ -59,8 +62,10 @@ func (d *Driver) advance(t int64) int64 {
 			return last
 		}
 		d.Q.WatchdogFired(w)
+		if d.Q.Qlen() > 0 {
+			last = w
+		}
 		d.drain(w)
-		last = w
 	}
 }
 
