@@ -1943,7 +1943,7 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *TCDualPI2Xstats (dualpi2), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -1960,6 +1960,8 @@ type TCXstatsMsgNest []byte
 
 func (r TCXstatsMsgNest) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
+func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
@@ -1969,6 +1971,11 @@ func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
 
 func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 	switch sel.Kind {
+	case "cake", "cake_mq":
+		var v CakeStatsAttrs
+		if v.decode(b, sel) == nil {
+			return &v
+		}
 	case "dualpi2":
 		var v TCDualPI2Xstats
 		if v.Decode(b) == nil {

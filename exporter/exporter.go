@@ -363,32 +363,18 @@ func (c *Collector) exportTins(ch chan<- prometheus.Metric, q []*dto.LabelPair, 
 // badKindStats marks statistics of a kind gotc knows that did not decode.
 type badKindStats struct{}
 
-// kindStats returns the kind's own statistics: TCA_STATS_APP, which tc
-// prefers, else TCA_XSTATS (older kernels, and the copy the kernel sends for
-// compatibility). CAKE's TCA_XSTATS is the same nest as its TCA_STATS_APP but
-// the spec does not type it, so it is decoded here. The result is
-// *attrs.CakeStatsAttrs, *attrs.TCDualPI2Xstats, nil for none or a kind gotc
-// does not know, or badKindStats.
+// kindStats returns the kind's own statistics: *attrs.CakeStatsAttrs,
+// *attrs.TCDualPI2Xstats, nil for none or a kind gotc does not know, or
+// badKindStats when a kind gotc knows sent statistics that did not decode.
 func kindStats(kind string, a *attrs.TCAttrs) any {
-	var app attrs.StatsAppMsg
-	if a.Stats2 != nil {
-		app = a.Stats2.App
+	x := qdisc.XstatsOf(a)
+	if s, ok := x.Cake(); ok {
+		return s
 	}
-	switch x := app.(type) {
-	case *attrs.CakeStatsAttrs:
-		return x
-	case *attrs.TCDualPI2Xstats:
-		return x
+	if s, ok := x.DualPI2(); ok {
+		return s
 	}
-	switch x := a.Xstats.(type) {
-	case *attrs.TCDualPI2Xstats:
-		return x
-	case attrs.TCXstatsMsgRaw:
-		if s, ok := attrs.DecodeStatsAppMsg(kind, x).(*attrs.CakeStatsAttrs); ok {
-			return s
-		}
-	}
-	if (app != nil || a.Xstats != nil) && knownKind(kind) {
+	if x.Present() && knownKind(kind) {
 		return badKindStats{}
 	}
 	return nil

@@ -62,20 +62,8 @@ func printCakeOptionsMsg(p *tcfmt.Printer, m attrs.TCOptionsMsg) {
 // printCakeXstatsMsg prints CAKE's statistics from TCA_STATS_APP, or from
 // TCA_XSTATS, where the kernel puts a copy of the same nest for old tools.
 func printCakeXstatsMsg(p *tcfmt.Printer, x Xstats) {
-	switch v := x.App.(type) {
-	case *attrs.CakeStatsAttrs:
-		PrintCakeXstats(p, v)
-		return
-	case attrs.StatsAppMsgRaw:
-		if s, ok := attrs.DecodeStatsAppMsg("cake", v).(*attrs.CakeStatsAttrs); ok {
-			PrintCakeXstats(p, s)
-		}
-		return
-	}
-	if raw, ok := x.Legacy.(attrs.TCXstatsMsgRaw); ok {
-		if s, ok := attrs.DecodeStatsAppMsg("cake", raw).(*attrs.CakeStatsAttrs); ok {
-			PrintCakeXstats(p, s)
-		}
+	if s, ok := x.Cake(); ok {
+		PrintCakeXstats(p, s)
 	}
 }
 

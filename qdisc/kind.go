@@ -51,6 +51,25 @@ func XstatsOf(a *attrs.TCAttrs) Xstats {
 // Present reports whether the message carried kind statistics at all.
 func (x Xstats) Present() bool { return x.App != nil || x.Legacy != nil }
 
+// Cake returns CAKE's statistics from TCA_STATS_APP, which tc prefers, or
+// else from TCA_XSTATS (the copy the kernel sends for older tools).
+func (x Xstats) Cake() (*attrs.CakeStatsAttrs, bool) {
+	if s, ok := x.App.(*attrs.CakeStatsAttrs); ok {
+		return s, true
+	}
+	s, ok := x.Legacy.(*attrs.CakeStatsAttrs)
+	return s, ok
+}
+
+// DualPI2 returns DualPI2's xstats from TCA_STATS_APP or else TCA_XSTATS.
+func (x Xstats) DualPI2() (*attrs.TCDualPI2Xstats, bool) {
+	if s, ok := x.App.(*attrs.TCDualPI2Xstats); ok {
+		return s, true
+	}
+	s, ok := x.Legacy.(*attrs.TCDualPI2Xstats)
+	return s, ok
+}
+
 var kinds = map[string]*Kind{}
 
 // register adds a kind; each kind's file registers itself in init.

@@ -28,9 +28,7 @@ func init() {
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
-			if s, ok := x.App.(*attrs.TCDualPI2Xstats); ok {
-				PrintDualPI2Xstats(p, s)
-			} else if s, ok := x.Legacy.(*attrs.TCDualPI2Xstats); ok {
+			if s, ok := x.DualPI2(); ok {
 				PrintDualPI2Xstats(p, s)
 			}
 		},

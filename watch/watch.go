@@ -36,6 +36,7 @@ import (
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcfmt"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/qdisc"
 )
 
 // Source is what a watch needs from the kernel; *netlink.Conn is one.
@@ -394,7 +395,7 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 		}
 	}
 
-	switch x := kindStats(m.Kind(), a).(type) {
+	switch x := kindStats(a).(type) {
 	case *attrs.CakeStatsAttrs:
 		b = appendCake(b, x, cur)
 	case *attrs.TCDualPI2Xstats:
@@ -570,27 +571,15 @@ func delta(prev, cur uint64, wide bool) uint64 {
 	return cur - prev
 }
 
-// kindStats returns the kind's own statistics: TCA_STATS_APP, which tc
-// prefers, else TCA_XSTATS. CAKE's TCA_XSTATS is the same nest as its
-// TCA_STATS_APP but the spec does not type it, so it is decoded here.
-func kindStats(kind string, a *attrs.TCAttrs) any {
-	var app attrs.StatsAppMsg
-	if a.Stats2 != nil {
-		app = a.Stats2.App
+// kindStats returns the kind's own statistics, *attrs.CakeStatsAttrs or
+// *attrs.TCDualPI2Xstats, or nil for none or a kind gotc does not know.
+func kindStats(a *attrs.TCAttrs) any {
+	x := qdisc.XstatsOf(a)
+	if s, ok := x.Cake(); ok {
+		return s
 	}
-	switch x := app.(type) {
-	case *attrs.CakeStatsAttrs:
-		return x
-	case *attrs.TCDualPI2Xstats:
-		return x
-	}
-	switch x := a.Xstats.(type) {
-	case *attrs.TCDualPI2Xstats:
-		return x
-	case attrs.TCXstatsMsgRaw:
-		if s, ok := attrs.DecodeStatsAppMsg(kind, x).(*attrs.CakeStatsAttrs); ok {
-			return s
-		}
+	if s, ok := x.DualPI2(); ok {
+		return s
 	}
 	return nil
 }
