@@ -35,6 +35,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 
 // statsCmd is "gotc stats": continuous statistics as JSON lines.
 func (t *tc) statsCmd(args []string) error {
+	longRunning()
 	var dev string
 	interval := time.Second
 	var opts watch.Options
@@ -94,6 +95,7 @@ func (t *tc) statsCmd(args []string) error {
 
 // exporterCmd is "gotc exporter": a Prometheus endpoint.
 func (t *tc) exporterCmd(args []string) error {
+	longRunning()
 	addr := "localhost:9978"
 	var dev string
 	for len(args) > 0 {
