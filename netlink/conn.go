@@ -12,7 +12,9 @@ import (
 // Conn is an rtnetlink connection for traffic-control requests and dumps.
 // A Conn is not safe for concurrent use.
 type Conn struct {
-	nl *mnl.Conn
+	nl       *mnl.Conn
+	rawTried bool
+	rawSock  *rawSocket // see raw.go; nil on a socket without a descriptor
 }
 
 // Config chooses where a Conn operates.
@@ -84,14 +86,16 @@ func kernelError(err error) error {
 
 // Do sends one change request for object o and waits for the kernel's answer.
 func (c *Conn) Do(o Object, op Op, m *Msg) error {
-	req, err := Request(o, op, m)
+	msgType, flags, err := o.request(op)
 	if err != nil {
 		return err
 	}
-	if _, err := c.nl.Execute(req); err != nil {
-		return kernelError(err)
+	payload, err := m.MarshalBinary()
+	if err != nil {
+		return err
 	}
-	return nil
+	_, _, err = c.exchange(msgType, unix.NLM_F_ACK|flags, payload)
+	return err
 }
 
 // Request builds the netlink message of a change request, as Do sends it.
@@ -133,37 +137,22 @@ func (f DumpFilter) match(m *Msg) bool {
 // each, as the replies arrive. A message that does not decode is passed to fn
 // with what could be decoded and its error in decodeErr, so one odd object never
 // hides the others. Dump stops early, returning fn's error, if fn fails.
+//
+// m is reused from one call of fn to the next (the values its pointers point
+// to are not): fn must copy what it keeps of m itself.
 func (c *Conn) Dump(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
 	newType, _, getType := o.msgTypes()
 	hdr := Msg{}
 	hdr.Header.Ifindex = f.Ifindex
 	hdr.Header.Parent = f.Parent
-	data, _ := hdr.MarshalBinary()
-	req := mnl.Message{
-		Header: mnl.Header{Type: mnl.HeaderType(getType), Flags: mnl.Request | mnl.Dump},
-		Data:   data,
-	}
-	sent, err := c.nl.Send(req)
-	if err != nil {
-		return err
-	}
+	payload, _ := hdr.MarshalBinary()
 	var m Msg
-	var fnErr error
-	for reply, err := range c.nl.ReceiveIter() {
-		if err != nil {
-			return kernelError(err)
+	return c.dump(getType, newType, payload, func(data []byte) error {
+		// The kernel dumps every device's qdiscs whatever the request
+		// names: look at the header before decoding the attributes.
+		if err := m.Header.Decode(data); err == nil && !f.match(&m) {
+			return nil
 		}
-		if fnErr != nil {
-			continue // drain the rest of the dump so the socket stays usable
-		}
-		if reply.Header.Sequence != sent.Header.Sequence || uint16(reply.Header.Type) != newType {
-			continue
-		}
-		decodeErr := m.UnmarshalBinary(reply.Data)
-		if decodeErr == nil && !f.match(&m) {
-			continue
-		}
-		fnErr = fn(&m, decodeErr)
-	}
-	return fnErr
+		return fn(&m, m.UnmarshalBinary(data))
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
-	mnl "github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,48 +21,37 @@ func (e ErrNoDevice) Error() string { return fmt.Sprintf("cannot find device %q"
 func (c *Conn) LinkIndex(name string) (int32, error) {
 	e := attrs.NewEncoder(make([]byte, ifinfomsgLen, 64))
 	e.String(unix.IFLA_IFNAME, name)
-	req := mnl.Message{
-		Header: mnl.Header{Type: unix.RTM_GETLINK, Flags: mnl.Request},
-		Data:   e.Bytes(),
-	}
-	replies, err := c.nl.Execute(req)
+	typ, data, err := c.exchange(unix.RTM_GETLINK, 0, e.Bytes())
 	if err != nil {
-		if kerr, ok := kernelError(err).(*Error); ok && (kerr.Errno == unix.ENODEV || kerr.Errno == unix.EINVAL) {
+		if kerr, ok := err.(*Error); ok && (kerr.Errno == unix.ENODEV || kerr.Errno == unix.EINVAL) {
 			return 0, ErrNoDevice(name)
 		}
 		return 0, err
 	}
-	for _, r := range replies {
-		if r.Header.Type == unix.RTM_NEWLINK && len(r.Data) >= ifinfomsgLen {
-			return int32(binary.NativeEndian.Uint32(r.Data[4:])), nil
-		}
+	if typ == unix.RTM_NEWLINK && len(data) >= ifinfomsgLen {
+		return int32(binary.NativeEndian.Uint32(data[4:])), nil
 	}
 	return 0, ErrNoDevice(name)
 }
 
 // LinkNames returns the names of all devices by ifindex.
 func (c *Conn) LinkNames() (map[int32]string, error) {
-	req := mnl.Message{
-		Header: mnl.Header{Type: unix.RTM_GETLINK, Flags: mnl.Request | mnl.Dump},
-		Data:   make([]byte, ifinfomsgLen),
-	}
-	if _, err := c.nl.Send(req); err != nil {
-		return nil, err
-	}
 	names := map[int32]string{}
-	for r, err := range c.nl.ReceiveIter() {
-		if err != nil {
-			return nil, kernelError(err)
+	err := c.dump(unix.RTM_GETLINK, unix.RTM_NEWLINK, make([]byte, ifinfomsgLen), func(data []byte) error {
+		if len(data) < ifinfomsgLen {
+			return nil
 		}
-		if r.Header.Type != unix.RTM_NEWLINK || len(r.Data) < ifinfomsgLen {
-			continue
-		}
-		index := int32(binary.NativeEndian.Uint32(r.Data[4:]))
-		_ = attrs.ForEach(r.Data[ifinfomsgLen:], func(typ uint16, data []byte) {
+		index := int32(binary.NativeEndian.Uint32(data[4:]))
+		// A link message that does not parse still names no device.
+		_ = attrs.ForEach(data[ifinfomsgLen:], func(typ uint16, data []byte) {
 			if typ == unix.IFLA_IFNAME {
 				names[index] = cString(data)
 			}
 		})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return names, nil
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
-	"sync/atomic"
 	"syscall"
-	"time"
 	"unsafe"
 
 	mnl "github.com/mdlayher/netlink"
@@ -61,9 +59,8 @@ import (
 //      acknowledgements, so this does not happen in practice.
 //
 // Why it is faster than one Do per request, given K1 (the kernel does the
-// work in sendmsg either way): one sendmsg and one recvmmsg per burst instead
-// of a sendmsg and two recvmsg (peek for the size, then read) per request,
-// and no allocation per acknowledgement.
+// work in sendmsg either way): one write and one recvmmsg per burst instead
+// of a write and a read per request.
 
 // MaxWindow is the largest burst Pipeline sends.
 const MaxWindow = 64
@@ -74,13 +71,6 @@ type PipelineRequest struct {
 	Op     Op
 	Msg    *Msg
 }
-
-// pipelineSeq numbers pipelined requests. Pipeline reads every
-// acknowledgement it asks for before it returns, so its numbers never meet
-// those of other requests on the same socket.
-var pipelineSeq atomic.Uint32
-
-func init() { pipelineSeq.Store(uint32(time.Now().UnixNano())) }
 
 // Pipeline sends the requests of reqs in bursts of up to window messages per
 // sendmsg (1 <= window <= MaxWindow), without waiting for each
@@ -99,10 +89,7 @@ func init() { pipelineSeq.Store(uint32(time.Now().UnixNano())) }
 // delivered may or may not have been applied, and the Conn should be closed.
 func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult func(i int, err error) bool) error {
 	window = max(1, min(window, MaxWindow))
-	tr, err := c.transport()
-	if err != nil {
-		return err
-	}
+	tr := c.transport(window)
 	var (
 		burst   []byte   // the burst's messages, back to back
 		seqs    []uint32 // their sequence numbers
@@ -116,7 +103,7 @@ func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult fun
 			return true
 		}
 		if err := tr.send(burst, seqs); err != nil {
-			failure = fmt.Errorf("netlink: cannot send requests: %w", err)
+			failure = err
 			return false
 		}
 		results = results[:0]
@@ -143,18 +130,11 @@ func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult fun
 			failure = err
 			break
 		}
-		seq := pipelineSeq.Add(1)
-		start := len(burst)
-		burst = binary.NativeEndian.AppendUint32(burst, 0) // length, below
-		burst = binary.NativeEndian.AppendUint16(burst, msgType)
-		burst = binary.NativeEndian.AppendUint16(burst, uint16(mnl.Request|mnl.Acknowledge)|flags)
-		burst = binary.NativeEndian.AppendUint32(burst, seq)
-		burst = binary.NativeEndian.AppendUint32(burst, 0) // port ID: the kernel fills it in
-		burst, _ = r.Msg.AppendBinary(burst)
-		binary.NativeEndian.PutUint32(burst[start:], uint32(len(burst)-start))
-		for len(burst)%4 != 0 { // NLMSG_ALIGN between messages
-			burst = append(burst, 0)
-		}
+		seq := sequence.Add(1)
+		burst = appendRequest(burst, msgType, unix.NLM_F_REQUEST|unix.NLM_F_ACK|flags, seq, func(b []byte) []byte {
+			b, _ = r.Msg.AppendBinary(b)
+			return b
+		})
 		seqs = append(seqs, seq)
 		if len(seqs) == window && !flush() {
 			break
@@ -176,13 +156,13 @@ type transport interface {
 	acks(seqs []uint32, results []error) error
 }
 
-func (c *Conn) transport() (transport, error) {
-	rc, err := c.nl.SyscallConn()
-	if err != nil {
+func (c *Conn) transport(window int) transport {
+	s := c.raw()
+	if s == nil {
 		// Not a kernel socket (nltest): go through mdlayher's Conn.
-		return &mnlTransport{nl: c.nl}, nil
+		return &mnlTransport{nl: c.nl}
 	}
-	return newRawTransport(rc), nil
+	return newRawTransport(s, window)
 }
 
 // ackIndex finds seq among the burst's sequence numbers (ascending, but the
@@ -195,7 +175,7 @@ func ackIndex(seqs []uint32, seq uint32) (int, bool) {
 // rawTransport sends with write(2) and reads acknowledgements with
 // recvmmsg(2), many datagrams per call, into buffers it keeps.
 type rawTransport struct {
-	rc   syscall.RawConn
+	sock *rawSocket
 	bufs [][]byte
 	iovs []unix.Iovec
 	hdrs []unix.Mmsghdr
@@ -205,11 +185,11 @@ type rawTransport struct {
 // echoes the request (well under this) plus the extended-ack attributes.
 const ackBufSize = 16 << 10
 
-func newRawTransport(rc syscall.RawConn) *rawTransport {
-	t := &rawTransport{rc: rc}
-	t.bufs = make([][]byte, MaxWindow)
-	t.iovs = make([]unix.Iovec, MaxWindow)
-	t.hdrs = make([]unix.Mmsghdr, MaxWindow)
+func newRawTransport(s *rawSocket, window int) *rawTransport {
+	t := &rawTransport{sock: s}
+	t.bufs = make([][]byte, window)
+	t.iovs = make([]unix.Iovec, window)
+	t.hdrs = make([]unix.Mmsghdr, window)
 	for i := range t.bufs {
 		t.bufs[i] = make([]byte, ackBufSize)
 		t.iovs[i].Base = &t.bufs[i][0]
@@ -220,25 +200,14 @@ func newRawTransport(rc syscall.RawConn) *rawTransport {
 	return t
 }
 
-func (t *rawTransport) send(msgs []byte, _ []uint32) error {
-	var werr error
-	err := t.rc.Write(func(fd uintptr) bool {
-		// An unconnected netlink socket sends to the kernel (port 0).
-		_, werr = unix.Write(int(fd), msgs)
-		return werr != unix.EAGAIN
-	})
-	if err != nil {
-		return err
-	}
-	return werr
-}
+func (t *rawTransport) send(msgs []byte, _ []uint32) error { return t.sock.send(msgs) }
 
 func (t *rawTransport) acks(seqs []uint32, results []error) error {
 	seen := 0
 	for seen < len(seqs) {
 		var n int
 		var rerr error
-		err := t.rc.Read(func(fd uintptr) bool {
+		err := t.sock.rc.Read(func(fd uintptr) bool {
 			vlen := min(len(seqs)-seen, len(t.hdrs))
 			r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(vlen), unix.MSG_DONTWAIT, 0, 0)
 			if e == unix.EAGAIN {

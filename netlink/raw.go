@@ -1,0 +1,303 @@
+package netlink
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"iter"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	mnl "github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
+)
+
+// Direct system calls on the socket.
+//
+// mdlayher/netlink opens and configures the socket (namespace, extended
+// acknowledgements, strict checking), but its reads cost more than the
+// kernel's work for a tc command: every read first peeks at the datagram to
+// size a new buffer, and every system call of mdlayher/socket starts a
+// goroutine to watch for a context cancellation that a command never asks
+// for. A dump of thousands of qdiscs makes thousands of those calls. So
+// requests, dumps and device lookups go through rawSocket: write(2), and
+// recvfrom(2) into one buffer the Conn keeps, through the runtime poller
+// (syscall.RawConn) without extra goroutines. A connection without a file
+// descriptor (nltest's fake kernel, in tests) keeps mdlayher's path.
+
+// sequence numbers every request gotc builds itself. A request's replies are
+// all read before the next request, so the numbers never meet mdlayher's.
+var sequence atomic.Uint32
+
+func init() { sequence.Store(uint32(time.Now().UnixNano())) }
+
+// dumpBufSize holds any datagram of a dump: the kernel fills dump datagrams
+// up to the reader's buffer size, capped at 32 KiB (netlink_recvmsg).
+const dumpBufSize = 64 << 10
+
+// rawSocket reads and writes the netlink socket with system calls.
+type rawSocket struct {
+	rc  syscall.RawConn
+	buf []byte // datagrams read, reused
+}
+
+// raw returns the connection's rawSocket, or nil when the socket has no file
+// descriptor (nltest).
+func (c *Conn) raw() *rawSocket {
+	if c.rawTried {
+		return c.rawSock
+	}
+	c.rawTried = true
+	if rc, err := c.nl.SyscallConn(); err == nil {
+		c.rawSock = &rawSocket{rc: rc}
+	}
+	return c.rawSock
+}
+
+// send writes one datagram (one or more messages) to the kernel.
+func (s *rawSocket) send(b []byte) error {
+	var werr error
+	err := s.rc.Write(func(fd uintptr) bool {
+		// An unconnected netlink socket sends to the kernel (port 0).
+		_, werr = unix.Write(int(fd), b)
+		return werr != unix.EAGAIN
+	})
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("netlink: cannot send request: %w", err)
+	}
+	return nil
+}
+
+// recv reads the next datagram into the socket's buffer and returns it; it is
+// valid until the next recv.
+func (s *rawSocket) recv() ([]byte, error) {
+	if s.buf == nil {
+		s.buf = make([]byte, dumpBufSize)
+	}
+	var n int
+	var rerr error
+	err := s.rc.Read(func(fd uintptr) bool {
+		// MSG_TRUNC makes the kernel return the datagram's real length, so a
+		// datagram larger than the buffer is detected instead of cut.
+		r, _, e := unix.Syscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
+			unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0, 0)
+		if e == unix.EAGAIN {
+			return false // nothing queued yet: wait for the poller
+		}
+		n = int(r)
+		if e != 0 {
+			rerr = e
+		}
+		return true
+	})
+	if err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("netlink: cannot receive: %w", err)
+	}
+	if n > len(s.buf) {
+		return nil, fmt.Errorf("netlink: datagram of %d bytes exceeds the %d-byte buffer", n, len(s.buf))
+	}
+	return s.buf[:n], nil
+}
+
+// appendRequest appends one netlink message (header and payload) with the
+// given sequence number to b, padded to the 4-byte alignment between messages.
+func appendRequest(b []byte, msgType, flags uint16, seq uint32, payload func([]byte) []byte) []byte {
+	start := len(b)
+	b = binary.NativeEndian.AppendUint32(b, 0) // length, below
+	b = binary.NativeEndian.AppendUint16(b, msgType)
+	b = binary.NativeEndian.AppendUint16(b, flags)
+	b = binary.NativeEndian.AppendUint32(b, seq)
+	b = binary.NativeEndian.AppendUint32(b, 0) // port ID: the kernel fills it in
+	b = payload(b)
+	binary.NativeEndian.PutUint32(b[start:], uint32(len(b)-start))
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+// message is one netlink message of a reply.
+type message struct {
+	typ, flags uint16
+	seq        uint32
+	data       []byte
+}
+
+// messages iterates over the messages of a datagram; a malformed length ends
+// it with an error.
+func messages(b []byte) iter.Seq2[message, error] {
+	return func(yield func(message, error) bool) {
+		for len(b) >= unix.NLMSG_HDRLEN {
+			l := int(binary.NativeEndian.Uint32(b))
+			if l < unix.NLMSG_HDRLEN || l > len(b) {
+				yield(message{}, errors.New("netlink: malformed message length"))
+				return
+			}
+			m := message{
+				typ:   binary.NativeEndian.Uint16(b[4:]),
+				flags: binary.NativeEndian.Uint16(b[6:]),
+				seq:   binary.NativeEndian.Uint32(b[8:]),
+				data:  b[unix.NLMSG_HDRLEN:l],
+			}
+			if !yield(m, nil) {
+				return
+			}
+			b = b[min(len(b), (l+3)&^3):]
+		}
+	}
+}
+
+// errDumpDone ends a dump's datagram loop.
+var errDumpDone = errors.New("dump done")
+
+// dumpDatagram handles one datagram of the dump with sequence number seq:
+// each message of type want goes to fn; NLMSG_DONE ends the dump
+// (errDumpDone, or the error it carries) and NLMSG_ERROR fails it. Messages of
+// other sequence numbers or types are skipped. An error from fn is returned
+// as is; the caller must still drain the dump.
+func dumpDatagram(b []byte, seq uint32, want uint16, fn func(data []byte) error) error {
+	for m, err := range messages(b) {
+		if err != nil {
+			return err
+		}
+		if m.seq != seq {
+			continue
+		}
+		switch m.typ {
+		case unix.NLMSG_DONE:
+			// Since Linux 4.20 (strict checking) DONE carries an errno too.
+			if len(m.data) >= 4 {
+				if err := ackError(m.data, m.flags); err != nil {
+					return err
+				}
+			}
+			return errDumpDone
+		case unix.NLMSG_ERROR:
+			if len(m.data) < 4 {
+				return errors.New("netlink: short error message")
+			}
+			if err := ackError(m.data, m.flags); err != nil {
+				return err
+			}
+			return errDumpDone
+		case want:
+			if err := fn(m.data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dump sends a dump request of type reqType with payload and calls fn with
+// the payload of every reply of type want, in order. If fn fails the rest of
+// the dump is read and dropped, so the socket stays usable, and fn's error is
+// returned.
+func (c *Conn) dump(reqType, want uint16, payload []byte, fn func(data []byte) error) error {
+	s := c.raw()
+	if s == nil {
+		return c.dumpMnl(reqType, want, payload, fn)
+	}
+	seq := sequence.Add(1)
+	req := appendRequest(nil, reqType, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, seq, func(b []byte) []byte { return append(b, payload...) })
+	if err := s.send(req); err != nil {
+		return err
+	}
+	var fnErr error
+	collect := func(data []byte) error {
+		if fnErr == nil {
+			fnErr = fn(data)
+		}
+		return nil
+	}
+	for {
+		b, err := s.recv()
+		if err != nil {
+			return err
+		}
+		switch err := dumpDatagram(b, seq, want, collect); err {
+		case nil:
+		case errDumpDone:
+			return fnErr
+		default:
+			return err
+		}
+	}
+}
+
+// dumpMnl is dump through mdlayher's Conn.
+func (c *Conn) dumpMnl(reqType, want uint16, payload []byte, fn func(data []byte) error) error {
+	sent, err := c.nl.Send(mnl.Message{
+		Header: mnl.Header{Type: mnl.HeaderType(reqType), Flags: mnl.Request | mnl.Dump},
+		Data:   payload,
+	})
+	if err != nil {
+		return err
+	}
+	var fnErr error
+	for reply, err := range c.nl.ReceiveIter() {
+		if err != nil {
+			return kernelError(err)
+		}
+		if fnErr != nil || reply.Header.Sequence != sent.Header.Sequence || uint16(reply.Header.Type) != want {
+			continue // after a failure, drain the rest so the socket stays usable
+		}
+		fnErr = fn(reply.Data)
+	}
+	return fnErr
+}
+
+// exchange sends one request (NLM_F_REQUEST plus flags) that the kernel
+// answers with one message and returns that message's type and payload, or
+// the kernel's refusal as *Error. The payload is valid until the next call on
+// the Conn.
+func (c *Conn) exchange(reqType, flags uint16, payload []byte) (uint16, []byte, error) {
+	s := c.raw()
+	if s == nil {
+		replies, err := c.nl.Execute(mnl.Message{
+			Header: mnl.Header{Type: mnl.HeaderType(reqType), Flags: mnl.Request | mnl.HeaderFlags(flags)},
+			Data:   payload,
+		})
+		if err != nil {
+			return 0, nil, kernelError(err)
+		}
+		if len(replies) == 0 {
+			return unix.NLMSG_ERROR, nil, nil // an acknowledgement of success
+		}
+		return uint16(replies[0].Header.Type), replies[0].Data, nil
+	}
+	seq := sequence.Add(1)
+	req := appendRequest(nil, reqType, unix.NLM_F_REQUEST|flags, seq, func(b []byte) []byte { return append(b, payload...) })
+	if err := s.send(req); err != nil {
+		return 0, nil, err
+	}
+	for {
+		b, err := s.recv()
+		if err != nil {
+			return 0, nil, err
+		}
+		for m, err := range messages(b) {
+			if err != nil {
+				return 0, nil, err
+			}
+			if m.seq != seq {
+				continue
+			}
+			if m.typ == unix.NLMSG_ERROR {
+				if len(m.data) < 4 {
+					return 0, nil, errors.New("netlink: short error message")
+				}
+				return m.typ, nil, ackError(m.data, m.flags)
+			}
+			return m.typ, m.data, nil
+		}
+	}
+}
