@@ -1,0 +1,109 @@
+package netlink
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// reply builds one reply message as the kernel writes it.
+func reply(typ, flags uint16, seq uint32, data []byte) []byte {
+	return appendRequest(nil, typ, flags, seq, func(b []byte) []byte { return append(b, data...) })
+}
+
+func errnoPayload(errno int32) []byte {
+	b := binary.NativeEndian.AppendUint32(nil, uint32(-errno))
+	return append(b, make([]byte, unix.NLMSG_HDRLEN)...) // the echoed request header
+}
+
+func TestDumpDatagram(t *testing.T) {
+	const seq = 77
+	var got []string
+	fn := func(data []byte) error { got = append(got, string(data)); return nil }
+
+	// Messages of other sequence numbers and types are skipped.
+	b := reply(unix.RTM_NEWQDISC, unix.NLM_F_MULTI, seq, []byte("a\x00\x00\x00"))
+	b = append(b, reply(unix.RTM_NEWQDISC, unix.NLM_F_MULTI, seq+1, []byte("x\x00\x00\x00"))...)
+	b = append(b, reply(unix.RTM_NEWLINK, unix.NLM_F_MULTI, seq, []byte("y\x00\x00\x00"))...)
+	b = append(b, reply(unix.RTM_NEWQDISC, unix.NLM_F_MULTI, seq, []byte("b\x00\x00\x00"))...)
+	if err := dumpDatagram(b, seq, unix.RTM_NEWQDISC, fn); err != nil {
+		t.Fatal(err)
+	}
+	done := reply(unix.NLMSG_DONE, unix.NLM_F_MULTI, seq, make([]byte, 4))
+	if err := dumpDatagram(done, seq, unix.RTM_NEWQDISC, fn); err != errDumpDone {
+		t.Fatalf("DONE: %v", err)
+	}
+	if len(got) != 2 || got[0][0] != 'a' || got[1][0] != 'b' {
+		t.Errorf("delivered %q", got)
+	}
+
+	// A DONE or an ERROR carrying an errno fails the dump with it.
+	for _, typ := range []uint16{unix.NLMSG_DONE, unix.NLMSG_ERROR} {
+		err := dumpDatagram(reply(typ, 0, seq, errnoPayload(int32(unix.EOPNOTSUPP))), seq, unix.RTM_NEWQDISC, fn)
+		var kerr *Error
+		if !errors.As(err, &kerr) || kerr.Errno != unix.EOPNOTSUPP {
+			t.Errorf("type %d: err %v", typ, err)
+		}
+	}
+	// fn's error comes back as is.
+	boom := errors.New("boom")
+	err := dumpDatagram(reply(unix.RTM_NEWQDISC, 0, seq, nil), seq, unix.RTM_NEWQDISC, func([]byte) error { return boom })
+	if err != boom {
+		t.Errorf("fn error: %v", err)
+	}
+	// A length past the datagram is malformed.
+	bad := reply(unix.RTM_NEWQDISC, 0, seq, nil)
+	binary.NativeEndian.PutUint32(bad, 999)
+	if err := dumpDatagram(bad, seq, unix.RTM_NEWQDISC, fn); err == nil {
+		t.Error("malformed length accepted")
+	}
+}
+
+// TestRawSocketOnTheHost runs the direct-system-call path against the
+// machine's own kernel: device lookups and a qdisc dump need no privileges.
+func TestRawSocketOnTheHost(t *testing.T) {
+	c, err := Dial(nil)
+	if err != nil {
+		t.Skipf("no rtnetlink here: %v", err)
+	}
+	defer c.Close()
+	if c.raw() == nil {
+		t.Fatal("a kernel socket has no raw path")
+	}
+	lo, err := c.LinkIndex("lo")
+	if err != nil || lo <= 0 {
+		t.Fatalf("LinkIndex(lo) = %d, %v", lo, err)
+	}
+	if _, err := c.LinkIndex("nosuchdev0"); !errors.As(err, new(ErrNoDevice)) {
+		t.Errorf("unknown device: %v", err)
+	}
+	names, err := c.LinkNames()
+	if err != nil || names[lo] != "lo" {
+		t.Fatalf("LinkNames: %v, %v", names, err)
+	}
+	// Two dumps in a row: the first must leave the socket clean.
+	for range 2 {
+		n := 0
+		err := c.Dump(Qdisc, DumpFilter{Ifindex: lo}, func(m *Msg, decodeErr error) error {
+			if decodeErr != nil || m.Header.Ifindex != lo {
+				t.Errorf("qdisc of %d: %v", m.Header.Ifindex, decodeErr)
+			}
+			n++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d qdiscs on lo", n)
+	}
+	// A dump stopped by fn still drains, so the next request works.
+	stop := errors.New("stop")
+	if err := c.Dump(Qdisc, DumpFilter{}, func(*Msg, error) error { return stop }); err != nil && err != stop {
+		t.Fatal(err)
+	}
+	if again, err := c.LinkIndex("lo"); err != nil || again != lo {
+		t.Fatalf("after a stopped dump: %d, %v", again, err)
+	}
+}
