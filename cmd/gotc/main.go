@@ -21,6 +21,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -47,7 +48,31 @@ func main() {
 		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(shortCommandMemory)
 	}
-	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr, dialKernel))
+	stop := startProfile(os.Getenv("GOTC_CPUPROFILE"))
+	status := run(os.Args, os.Stdin, os.Stdout, os.Stderr, dialKernel)
+	stop()
+	os.Exit(status)
+}
+
+// startProfile writes a CPU profile of the whole command to path, for
+// measuring gotc where perf is not at hand (the test bed's VM); "" profiles
+// nothing. The returned function ends the profile.
+func startProfile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "GOTC_CPUPROFILE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // shortCommandMemory is the heap size at which a short command collects
@@ -89,30 +114,37 @@ var globalFlags = []struct {
 	{[]string{"echo"}, false},
 }
 
-// cliFlags builds urfave/cli flags that accept every abbreviation tc accepts:
-// each flag's name plus all its prefixes not claimed by an earlier flag.
+// cliFlags builds the urfave/cli flags, by their full names only:
+// normalizeArgs has already turned each abbreviation into its flag's name
+// (aliases would make urfave/cli compare names by regular expression, for
+// every flag and alias, on every start).
 func cliFlags() []cli.Flag {
-	taken := map[string]bool{}
 	var flags []cli.Flag
 	for _, f := range globalFlags {
-		var aliases []string
-		for _, name := range f.names {
-			for n := 1; n <= len(name); n++ {
-				if p := name[:n]; !taken[p] {
-					taken[p] = true
-					if p != f.names[0] {
-						aliases = append(aliases, p)
-					}
-				}
-			}
-		}
 		if f.value {
-			flags = append(flags, &cli.StringFlag{Name: f.names[0], Aliases: aliases})
+			flags = append(flags, &cli.StringFlag{Name: f.names[0]})
 		} else {
-			flags = append(flags, &cli.BoolFlag{Name: f.names[0], Aliases: aliases})
+			flags = append(flags, &cli.BoolFlag{Name: f.names[0]})
 		}
 	}
 	return flags
+}
+
+// resolveFlag finds the flag an option word names: the first flag in tc's
+// order of which one of the names starts with the word. It reports the
+// flag's full name and whether it takes a value.
+func resolveFlag(word string) (name string, value, ok bool) {
+	if word == "" {
+		return "", false, false
+	}
+	for _, f := range globalFlags {
+		for _, n := range f.names {
+			if strings.HasPrefix(n, word) {
+				return f.names[0], f.value, true
+			}
+		}
+	}
+	return "", false, false
 }
 
 // run is main without the process: it returns the exit status.
@@ -167,9 +199,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 	return status
 }
 
-// normalizeArgs stops option parsing at the first word that is not an option,
+// normalizeArgs rewrites every option to its flag's full name ("-s" to
+// "-stats") and stops option parsing at the first word that is not an option,
 // as tc does (urfave/cli would otherwise take "-1" in "overhead -1" for a
-// flag), by inserting "--" there.
+// flag), by inserting "--" there. An unknown option is left for urfave/cli
+// to report.
 func normalizeArgs(args []string) []string {
 	out := []string{args[0]}
 	i := 1
@@ -178,37 +212,24 @@ func normalizeArgs(args []string) []string {
 		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 			break
 		}
-		out = append(out, a)
-		if flagTakesValue(a) && i+1 < len(args) {
+		word, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		name, takesValue, ok := resolveFlag(word)
+		if !ok {
+			out = append(out, a)
+			continue
+		}
+		if hasVal {
+			out = append(out, "-"+name+"="+val)
+			continue
+		}
+		out = append(out, "-"+name)
+		if takesValue && i+1 < len(args) {
 			i++
 			out = append(out, args[i])
 		}
 	}
 	out = append(out, "--")
 	return append(out, args[i:]...)
-}
-
-func flagTakesValue(arg string) bool {
-	name := strings.TrimLeft(arg, "-")
-	if strings.Contains(name, "=") {
-		return false
-	}
-	taken := map[string]bool{}
-	for _, f := range globalFlags {
-		for _, n := range f.names {
-			for k := 1; k <= len(n); k++ {
-				p := n[:k]
-				if taken[p] {
-					continue
-				}
-				taken[p] = true
-				if p == name {
-					return f.value
-				}
-			}
-		}
-	}
-	return false
 }
 
 const usageText = `Usage:	tc [ OPTIONS ] OBJECT { COMMAND | help }
