@@ -251,7 +251,9 @@ func (b *batchRun) result(i int, err error) bool {
 	if b.answered == b.yielded {
 		b.bc.inFlight = false
 	}
-	b.stderr.Write(p.stderr)
+	if len(p.stderr) > 0 {
+		b.stderr.Write(p.stderr)
+	}
 	if err != nil {
 		b.t.stderr = b.stderr
 		b.t.kernelRefused(err)
