@@ -1,14 +1,16 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
-	"github.com/gotc/gotc/exporter"
+	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/internal/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/watch"
@@ -20,18 +22,6 @@ const statsUsage = `Usage: gotc stats [ dev STRING ] [ interval TIME ] [ count N
        counters' increase since the previous sample and their rate per second.
        interval defaults to 1s; count 0 (the default) samples until interrupted.
 `
-
-const exporterUsage = `Usage: gotc exporter [ listen ADDR ] [ dev STRING ]
-       Serves the statistics of every qdisc (or of one device's) as Prometheus
-       metrics at http://ADDR/metrics (OpenMetrics on request). ADDR defaults
-       to localhost:9978.
-`
-
-// signalContext is cancelled by SIGINT or SIGTERM, so long-running commands
-// stop cleanly.
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
 
 // statsCmd is "gotc stats": continuous statistics as JSON lines.
 func (t *tc) statsCmd(args []string) error {
@@ -84,7 +74,7 @@ func (t *tc) statsCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
+	ctx, stop := cmdline.SignalContext()
 	defer stop()
 	if err := watch.Run(ctx, c, filter, interval, t.stdout, opts); err != nil {
 		fmt.Fprintf(t.stderr, "gotc stats: %v\n", err)
@@ -93,54 +83,105 @@ func (t *tc) statsCmd(args []string) error {
 	return nil
 }
 
-// exporterCmd is "gotc exporter": a Prometheus endpoint.
+// exporterBinary is the executable that serves "gotc exporter" (package
+// cmd/gotc-exporter): apart from gotc, so that gotc does not link, and
+// initialise at every start, the Prometheus client, net/http and crypto.
+const exporterBinary = "gotc-exporter"
+
+// Hooks for tests: where gotc-exporter is, and how gotc becomes it.
+var (
+	lookExporter = findExporter
+	execExporter = syscall.Exec
+)
+
+// exporterCmd is "gotc exporter": a Prometheus endpoint, served by
+// gotc-exporter. gotc checks the words itself, so "help" and usage errors
+// answer as ever without the second binary, then replaces itself with
+// gotc-exporter (passing -netns along): the exporter gets the signals and
+// exits with its own status. Within a batch it runs as a child instead, and
+// the batch goes on after it stops, as it did when gotc served itself.
 func (t *tc) exporterCmd(args []string) error {
-	longRunning()
-	addr := "localhost:9978"
-	var dev string
-	for len(args) > 0 {
-		switch word := args[0]; word {
-		case "listen", "--listen", "dev":
-			if err := t.needArg(args); err != nil {
-				return err
-			}
-			if word == "dev" {
-				dev = args[1]
-			} else {
-				addr = args[1]
-			}
-			args = args[2:]
-		case "help":
-			fmt.Fprint(t.stderr, exporterUsage)
-			return nil
-		default:
-			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc exporter help\".\n", word)
-			return errStatus(exitUsage)
-		}
-	}
-	filter, err := t.deviceFilter(dev)
-	if err != nil {
+	a, err := cmdline.ParseExporterArgs(args, t.stderr)
+	if err != nil || a.Help {
 		return err
 	}
-	fd, err := t.netnsFD()
+	path, err := lookExporter()
 	if err != nil {
-		return err
-	}
-	// The collector opens (and after errors reopens) its own socket, in the
-	// namespace that resolved the device.
-	collector := exporter.New(exporter.Options{
-		Filter: filter,
-		Dial:   func() (exporter.Source, error) { return t.dial(fd) },
-	})
-	defer collector.Close()
-	ctx, stop := signalContext()
-	defer stop()
-	fmt.Fprintf(t.stderr, "gotc exporter: serving http://%s%s\n", addr, exporter.MetricsPath)
-	if err := exporter.Serve(ctx, addr, collector); err != nil {
 		fmt.Fprintf(t.stderr, "gotc exporter: %v\n", err)
+		fmt.Fprintf(t.stderr, "%s serves \"gotc exporter\"; install it beside gotc or in $PATH with\n"+
+			"\tgo install github.com/gotc/gotc/cmd/%s@latest\n"+
+			"or build both commands into one directory: go build -o DIR ./cmd/...\n", exporterBinary, exporterBinary)
 		return errStatus(exitBadOption)
 	}
-	return nil
+	argv := []string{path}
+	if t.netns != "" {
+		argv = append(argv, "-netns", t.netns)
+	}
+	argv = append(append(argv, "--"), args...)
+	if _, inBatch := t.conn.(*batchConn); inBatch {
+		return t.runExporter(path, argv, a.Dev)
+	}
+	err = execExporter(path, argv, os.Environ())
+	fmt.Fprintf(t.stderr, "gotc exporter: cannot run %s: %v\n", path, err)
+	return errStatus(exitBadOption)
+}
+
+// findExporter finds gotc-exporter in the directory of gotc's own executable,
+// else in $PATH.
+func findExporter() (string, error) {
+	beside := "gotc's directory"
+	if self, err := os.Executable(); err == nil {
+		dir := filepath.Dir(self)
+		p := filepath.Join(dir, exporterBinary)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+		beside = dir
+	}
+	if p, err := exec.LookPath(exporterBinary); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("cannot find the %s executable, neither in %s nor in $PATH", exporterBinary, beside)
+}
+
+// runExporter runs gotc-exporter as a child of a batch and waits for it,
+// passing SIGINT and SIGTERM on while it runs. A device is resolved first
+// through the batch's connection, so the line waits for requests in flight
+// like any line that reads from the kernel.
+func (t *tc) runExporter(path string, argv []string, dev string) error {
+	if _, err := t.deviceFilter(dev); err != nil {
+		return err
+	}
+	cmd := &exec.Cmd{Path: path, Args: argv, Stdout: t.stdout, Stderr: t.stderr}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(t.stderr, "gotc exporter: cannot run %s: %v\n", path, err)
+		return errStatus(exitBadOption)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return errStatus(exit.ExitCode())
+	}
+	fmt.Fprintf(t.stderr, "gotc exporter: %v\n", err)
+	return errStatus(exitBadOption)
 }
 
 // deviceFilter resolves an optional device name into a dump filter.

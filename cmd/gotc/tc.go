@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/internal/tcfmt"
 	"github.com/gotc/gotc/netlink"
 )
@@ -63,14 +63,9 @@ func (t *tc) netnsFD() (int, error) {
 		return 0, nil
 	}
 	if t.netnsFile == nil {
-		path := t.netns
-		if !strings.Contains(path, "/") {
-			path = filepath.Join("/var/run/netns", t.netns)
-		}
-		f, err := os.Open(path)
+		f, err := cmdline.OpenNetNS(t.netns, t.stderr)
 		if err != nil {
-			fmt.Fprintf(t.stderr, "Cannot open network namespace %q: %v\n", t.netns, errors.Unwrap(err))
-			return 0, errStatus(exitUsage)
+			return 0, err
 		}
 		t.netnsFile = f
 	}
@@ -217,11 +212,7 @@ func capitalize(s string) string {
 
 // needArg is tc's NEXT_ARG: a keyword that needs a value ended the line.
 func (t *tc) needArg(args []string) error {
-	if len(args) < 2 {
-		fmt.Fprintln(t.stderr, `Command line is not complete. Try option "help"`)
-		return errStatus(exitUsage)
-	}
-	return nil
+	return cmdline.NeedArg(args, t.stderr)
 }
 
 // duparg is tc's message for a keyword given twice.

@@ -1,7 +1,8 @@
 // Command exporter-check tests "gotc exporter" end to end on the test bed's
 // kernel: it sets up CAKE, DualPI2 and a kind gotc does not know (fq_codel)
-// on dummy devices, starts "gotc exporter listen 127.0.0.1:PORT", scrapes it
-// over HTTP on loopback, parses the answer with prometheus/common's text
+// on dummy devices, starts "gotc exporter listen 127.0.0.1:PORT" (gotc
+// replaces itself with the gotc-exporter built beside it), scrapes it over
+// HTTP on loopback, parses the answer with prometheus/common's text
 // format parser and checks the metrics of all three kinds; it prints
 // "N passed, M failed". Run it in the VM:
 //
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,6 +82,8 @@ func main() {
 	if err != nil {
 		finish()
 	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid))
+	check(err == nil && filepath.Base(exe) == "gotc-exporter", "gotc's process serves as gotc-exporter (%s): %v", exe, err)
 	check(strings.HasPrefix(ctype, "text/plain"), "content type %q is the text format", ctype)
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(strings.NewReader(body))

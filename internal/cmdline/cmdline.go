@@ -1,0 +1,74 @@
+// Package cmdline holds the parts of gotc's command line that cmd/gotc and
+// cmd/gotc-exporter share: tc's exit statuses, the -netns namespace, stopping
+// on a signal, and the arguments of "gotc exporter". It imports nothing of
+// the exporter, so gotc can check an exporter command line without linking
+// the Prometheus client.
+package cmdline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Exit statuses, as tc's.
+const (
+	ExitOK        = 0
+	ExitBadOption = 1
+	ExitKernel    = 2
+	ExitUsage     = 255
+)
+
+// Status is an error for a failure whose message is already printed: the
+// command exits with it.
+type Status int
+
+// Error says which status the command exits with.
+func (s Status) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// ExitCode is the status the command exits with.
+func (s Status) ExitCode() int { return int(s) }
+
+// NeedArg is tc's NEXT_ARG: when a keyword that needs a value ends the line
+// (args holds fewer than two words) it prints tc's message to stderr and
+// returns Status(ExitUsage); otherwise nil.
+func NeedArg(args []string, stderr io.Writer) error {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, `Command line is not complete. Try option "help"`)
+		return Status(ExitUsage)
+	}
+	return nil
+}
+
+// NetNSPath is where the network namespace tc's -netns NAME names: NAME
+// itself if it contains a slash, else /var/run/netns/NAME (ip netns's
+// bind mounts).
+func NetNSPath(name string) string {
+	if strings.Contains(name, "/") {
+		return name
+	}
+	return filepath.Join("/var/run/netns", name)
+}
+
+// OpenNetNS opens the network namespace -netns names. If it cannot, it prints
+// tc's message to stderr and returns Status(ExitUsage).
+func OpenNetNS(name string, stderr io.Writer) (*os.File, error) {
+	f, err := os.Open(NetNSPath(name))
+	if err != nil {
+		fmt.Fprintf(stderr, "Cannot open network namespace %q: %v\n", name, errors.Unwrap(err))
+		return nil, Status(ExitUsage)
+	}
+	return f, nil
+}
+
+// SignalContext is cancelled by SIGINT or SIGTERM, so that long-running
+// commands stop cleanly; the returned function stops listening for them.
+func SignalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}

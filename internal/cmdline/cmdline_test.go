@@ -1,0 +1,52 @@
+package cmdline
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestParseExporterArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args   string
+		want   ExporterArgs
+		status int // 0: no error
+		stderr string
+	}{
+		{"", ExporterArgs{Listen: DefaultListen}, 0, ""},
+		{"listen :1 dev eth0", ExporterArgs{Listen: ":1", Dev: "eth0"}, 0, ""},
+		{"dev eth0 --listen [::1]:2 dev eth1", ExporterArgs{Listen: "[::1]:2", Dev: "eth1"}, 0, ""},
+		{"dev eth0 help bogus", ExporterArgs{Listen: DefaultListen, Dev: "eth0", Help: true}, 0, ExporterUsage},
+		{"listen", ExporterArgs{}, ExitUsage, "Command line is not complete. Try option \"help\"\n"},
+		{"listen :1 -listen :2", ExporterArgs{}, ExitUsage, "What is \"-listen\"? Try \"gotc exporter help\".\n"},
+	} {
+		var stderr bytes.Buffer
+		got, err := ParseExporterArgs(strings.Fields(tc.args), &stderr)
+		status := 0
+		if err != nil {
+			status = err.(Status).ExitCode()
+		}
+		if status != tc.status || stderr.String() != tc.stderr || (err == nil && got != tc.want) {
+			t.Errorf("%q: %+v, status %d, stderr %q; want %+v, %d, %q", tc.args, got, status, stderr.String(), tc.want, tc.status, tc.stderr)
+		}
+	}
+}
+
+func TestOpenNetNS(t *testing.T) {
+	if p := NetNSPath("blue"); p != "/var/run/netns/blue" {
+		t.Errorf("NetNSPath(blue) = %q", p)
+	}
+	if p := NetNSPath("/proc/1/ns/net"); p != "/proc/1/ns/net" {
+		t.Errorf("NetNSPath(/proc/1/ns/net) = %q", p)
+	}
+	var stderr bytes.Buffer
+	f, err := OpenNetNS("/proc/self/ns/net", &stderr)
+	if err != nil {
+		t.Fatalf("own namespace: %v (%s)", err, stderr.String())
+	}
+	f.Close()
+	_, err = OpenNetNS("gotc-test-no-such-ns", &stderr)
+	if want := "Cannot open network namespace \"gotc-test-no-such-ns\": no such file or directory\n"; err != Status(ExitUsage) || stderr.String() != want {
+		t.Errorf("missing namespace: %v, stderr %q; want 255, %q", err, stderr.String(), want)
+	}
+}
