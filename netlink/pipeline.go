@@ -209,7 +209,7 @@ func (t *rawTransport) acks(seqs []uint32, results []error) error {
 		var rerr error
 		err := t.sock.rc.Read(func(fd uintptr) bool {
 			vlen := min(len(seqs)-seen, len(t.hdrs))
-			r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(vlen), unix.MSG_DONTWAIT, 0, 0)
+			r, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(vlen), unix.MSG_DONTWAIT, 0, 0)
 			if e == unix.EAGAIN {
 				return false // none queued yet: wait for the poller
 			}

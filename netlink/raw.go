@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -26,6 +27,14 @@ import (
 // recvfrom(2) into one buffer the Conn keeps, through the runtime poller
 // (syscall.RawConn) without extra goroutines. A connection without a file
 // descriptor (nltest's fake kernel, in tests) keeps mdlayher's path.
+//
+// The calls are made with RawSyscall, without telling the Go scheduler: the
+// socket is non-blocking (a read that would wait returns EAGAIN and waits in
+// the poller instead), and a write to the kernel returns once the kernel has
+// handled the request. Announced system calls that take more than ~20 µs, as
+// every one does in an emulated test VM, make the runtime hand the
+// processor to another thread and take it back afterwards: two context
+// switches per call, which cost gotc -batch more than the kernel's own work.
 
 // sequence numbers every request gotc builds itself. A request's replies are
 // all read before the next request, so the numbers never meet mdlayher's.
@@ -61,9 +70,16 @@ func (s *rawSocket) send(b []byte) error {
 	var werr error
 	err := s.rc.Write(func(fd uintptr) bool {
 		// An unconnected netlink socket sends to the kernel (port 0).
-		_, werr = unix.Write(int(fd), b)
-		return werr != unix.EAGAIN
+		_, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		if e == unix.EAGAIN {
+			return false
+		}
+		if e != 0 {
+			werr = e
+		}
+		return true
 	})
+	runtime.KeepAlive(b)
 	if err == nil {
 		err = werr
 	}
@@ -84,7 +100,7 @@ func (s *rawSocket) recv() ([]byte, error) {
 	err := s.rc.Read(func(fd uintptr) bool {
 		// MSG_TRUNC makes the kernel return the datagram's real length, so a
 		// datagram larger than the buffer is detected instead of cut.
-		r, _, e := unix.Syscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
+		r, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
 			unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0, 0)
 		if e == unix.EAGAIN {
 			return false // nothing queued yet: wait for the poller
