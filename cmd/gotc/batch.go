@@ -335,35 +335,42 @@ func (b *batchRun) lines(yield func(netlink.PipelineRequest) bool) {
 // blanks separate words, double or single quotes group them, and '#' starts a
 // comment.
 func splitBatchLine(line string) ([]string, error) {
-	var args []string
-	var word strings.Builder
-	inWord := false
-	for i := 0; i < len(line); i++ {
+	args := make([]string, 0, 16)
+	for i := 0; i < len(line); {
 		c := line[i]
-		switch {
-		case c == '"' || c == '\'':
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			i++
+			continue
+		}
+		if c == '#' {
+			break
+		}
+		// A word: a substring of the line unless quotes join pieces of it.
+		start := i
+		var joined []byte
+		for i < len(line) {
+			c := line[i]
+			if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+				break
+			}
+			if c != '"' && c != '\'' {
+				i++
+				continue
+			}
 			end := strings.IndexByte(line[i+1:], c)
 			if end < 0 {
 				return nil, errors.New("Unterminated quoted string")
 			}
-			word.WriteString(line[i+1 : i+1+end])
-			i += end + 1
-			inWord = true
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			if inWord {
-				args = append(args, word.String())
-				word.Reset()
-				inWord = false
-			}
-		case c == '#' && !inWord:
-			i = len(line)
-		default:
-			word.WriteByte(c)
-			inWord = true
+			joined = append(joined, line[start:i]...)
+			joined = append(joined, line[i+1:i+1+end]...)
+			i += end + 2
+			start = i
 		}
-	}
-	if inWord {
-		args = append(args, word.String())
+		if joined == nil {
+			args = append(args, line[start:i])
+		} else {
+			args = append(args, string(append(joined, line[start:i]...)))
+		}
 	}
 	return args, nil
 }

@@ -255,4 +255,11 @@ func TestSplitBatchLine(t *testing.T) {
 	if _, err := splitBatchLine(`qdisc "open`); err == nil {
 		t.Fatal("unterminated quote accepted")
 	}
+	// Quotes join the pieces of a word; an empty pair is an empty word; '#'
+	// inside a word is part of it.
+	got, err = splitBatchLine("\ta\"b c\"'d'e  \"\" x#y\t#z")
+	want = []string{"ab cde", "", "x#y"}
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, %v", got, err)
+	}
 }

@@ -20,7 +20,7 @@ type golden struct {
 
 var deviceName = regexp.MustCompile(`dev (gd[0-9]+)`)
 
-func readGolden(t *testing.T, path string) (*golden, string) {
+func readGolden(t testing.TB, path string) (*golden, string) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
