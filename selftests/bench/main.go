@@ -23,6 +23,9 @@
 //     gotc -batch, and the same with -force.
 //  4. dump: "-s -j qdisc show" of those qdiscs (devs*(slots+1) with the mq
 //     roots): wall time, peak memory of each, and whether the outputs match.
+//
+// Beside the batch and the dump, their kernel floors (floor.go): the same
+// work with every userspace step a client takes removed, as a ratio to tc.
 package main
 
 import (
@@ -49,6 +52,7 @@ var (
 	ipPath     = flag.String("ip", "/ref/bin/ip", "reference ip")
 	gotcPath   = flag.String("gotc", "/gotc/bin/gotc", "gotc")
 	dir        = flag.String("dir", "/tmp/bench", "scratch directory")
+	floorOnly  = flag.Bool("floor-dump", false, "only dump the qdiscs with statistics into a buffer and exit: the floor as a process of its own")
 	gotcEnv    = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
 )
 
@@ -175,6 +179,11 @@ func secs(d time.Duration) float64 { return d.Seconds() }
 
 func main() {
 	flag.Parse()
+	if *floorOnly {
+		d, n := dumpFloor()
+		fmt.Printf("%d qdiscs in %s\n", n, d)
+		return
+	}
 	var err error
 	if devNull, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -339,7 +348,7 @@ func batchAndDump() {
 			args = append([]string{"-force"}, args...)
 			name = "-force " + name
 		}
-		var tcT, gotcT []float64
+		var tcT, gotcT, floorT []float64
 		for range *runs {
 			r := run(false, *tcPath, args...)
 			g := run(false, *gotcPath, args...)
@@ -349,19 +358,27 @@ func batchAndDump() {
 			}
 			tcT = append(tcT, secs(r.wall))
 			gotcT = append(gotcT, secs(g.wall))
+			if !force {
+				floorT = append(floorT, secs(batchFloor(lines)))
+			}
 		}
 		target := 0.5
 		if force {
 			target = 0 // the target is for plain -batch; -force is information
 		}
 		report(name, "s", tcT, gotcT, target)
+		if !force {
+			report("  kernel floor of that batch (info)", "s", tcT, floorT, 0)
+		}
 	}
 
-	var tcT, gotcT, tcRSS, gotcRSS []float64
+	var tcT, gotcT, floorT, tcRSS, gotcRSS []float64
 	var same bool
 	for i := range *runs {
 		r := run(i == 0, *tcPath, "-s", "-j", "qdisc", "show")
 		g := run(i == 0, *gotcPath, "-s", "-j", "qdisc", "show")
+		floor, _ := dumpFloor()
+		floorT = append(floorT, secs(floor))
 		if i == 0 {
 			same = bytes.Equal(r.stdout, g.stdout)
 			fmt.Printf("dump output: tc %d bytes, gotc %d bytes, identical: %v\n", len(r.stdout), len(g.stdout), same)
@@ -373,6 +390,7 @@ func batchAndDump() {
 	}
 	q := *devs * (*slots + 1)
 	report(fmt.Sprintf("-s -j qdisc show of %d qdiscs, wall", q), "s", tcT, gotcT, 0.5)
+	report("  kernel floor of that dump (info)", "s", tcT, floorT, 0)
 	report(fmt.Sprintf("-s -j qdisc show of %d qdiscs, peak RSS", q), "MiB", tcRSS, gotcRSS, 0)
 	check(same, "-s -j qdisc show: gotc's output is byte-identical to tc's")
 }
