@@ -165,3 +165,27 @@ func TestTruncatedStreamIsAnError(t *testing.T) {
 		t.Fatal("truncated attribute accepted")
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
+
+// TestDecodedScalarsAreIndependent: integer fields share allocation chunks
+// (scalarArena); a later decode into the same struct must not change what an
+// earlier decode's pointers point to.
+func TestDecodedScalarsAreIndependent(t *testing.T) {
+	encode := func(rate uint64, target uint32) []byte {
+		e := NewEncoder(nil)
+		(&CakeAttrs{BaseRate64: ptr(rate), Target: ptr(target)}).Encode(e)
+		return e.Bytes()
+	}
+	var a CakeAttrs
+	if err := a.Decode(encode(1000, 5)); err != nil {
+		t.Fatal(err)
+	}
+	rate, target := a.BaseRate64, a.Target
+	if err := a.Decode(encode(2000, 7)); err != nil {
+		t.Fatal(err)
+	}
+	if *rate != 1000 || *target != 5 || *a.BaseRate64 != 2000 || *a.Target != 7 {
+		t.Errorf("first decode now %d/%d, second %d/%d", *rate, *target, *a.BaseRate64, *a.Target)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 )
 
 // Netlink attribute header flags (linux/netlink.h).
@@ -160,7 +161,39 @@ func encodeUnknown(e *Encoder, unknown []Attribute) {
 
 func clone(b []byte) []byte { return append([]byte(nil), b...) }
 
-func ptr[T any](v T) *T { return &v }
+// scalarArena hands out the pointers of decoded integer fields from shared
+// chunks instead of one allocation each: a CAKE statistics message has some
+// 200 of them. A value never moves, and its chunk stays alive as long as any
+// value in it is referenced, so decoded messages stay independent.
+type scalarArena struct{ free []uint64 }
+
+// arenaChunk is the number of values per chunk.
+const arenaChunk = 16
+
+// scalar is what a scalarArena holds: integers and the enums over them, none
+// wider than the uint64 slot each one takes.
+type scalar interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~int8 | ~int16 | ~int32 | ~int64
+}
+
+func arenaPtr[T scalar](a *scalarArena, v T) *T {
+	if len(a.free) == 0 {
+		a.free = make([]uint64, arenaChunk)
+	}
+	// The slot is 8-byte aligned and T holds no pointers, so the collector
+	// needs to know nothing about what the slot holds.
+	p := (*T)(unsafe.Pointer(&a.free[0]))
+	a.free = a.free[1:]
+	*p = v
+	return p
+}
+
+// countAttrs counts the attributes of b, to size a decoded array at once.
+func countAttrs(b []byte) int {
+	n := 0
+	_ = forEach(b, func(uint16, uint16, []byte) { n++ })
+	return n
+}
 
 func getUint8(b []byte) (uint8, bool) {
 	if len(b) != 1 {

@@ -495,6 +495,8 @@ func (v DualPI2SplitGSO) String() string {
 // into nested sets while decoding.
 type selectors struct {
 	Kind string
+	// scalars holds the integer fields decoded under one Decode.
+	scalars scalarArena
 }
 
 // Attribute types of set tc-attrs (TCA_*).
@@ -629,7 +631,7 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 			}
 		case TCAFcnt:
 			if v, ok := getUint32(data); ok {
-				s.Fcnt = ptr(uint32(v))
+				s.Fcnt = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCAStats2:
@@ -650,22 +652,22 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 			}
 		case TCAChain:
 			if v, ok := getUint32(data); ok {
-				s.Chain = ptr(uint32(v))
+				s.Chain = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCAHWOffload:
 			if v, ok := getUint8(data); ok {
-				s.HWOffload = ptr(uint8(v))
+				s.HWOffload = arenaPtr(&sel.scalars, uint8(v))
 				return
 			}
 		case TCAIngressBlock:
 			if v, ok := getUint32(data); ok {
-				s.IngressBlock = ptr(uint32(v))
+				s.IngressBlock = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCAEgressBlock:
 			if v, ok := getUint32(data); ok {
-				s.EgressBlock = ptr(uint32(v))
+				s.EgressBlock = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADumpFlags:
@@ -797,7 +799,7 @@ func (s *StatsAttrs) decode(b []byte, sel *selectors) error {
 			}
 		case TCAStatsPkt64:
 			if v, ok := getUint64(data); ok {
-				s.Pkt64 = ptr(uint64(v))
+				s.Pkt64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		}
@@ -945,87 +947,87 @@ func (s *CakeAttrs) decode(b []byte, sel *selectors) error {
 			return
 		case TCACakeBaseRate64:
 			if v, ok := getUint64(data); ok {
-				s.BaseRate64 = ptr(uint64(v))
+				s.BaseRate64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		case TCACakeDiffservMode:
 			if v, ok := getUint32(data); ok {
-				s.DiffservMode = ptr(CakeDiffservMode(v))
+				s.DiffservMode = arenaPtr(&sel.scalars, CakeDiffservMode(v))
 				return
 			}
 		case TCACakeATM:
 			if v, ok := getUint32(data); ok {
-				s.ATM = ptr(CakeATMMode(v))
+				s.ATM = arenaPtr(&sel.scalars, CakeATMMode(v))
 				return
 			}
 		case TCACakeFlowMode:
 			if v, ok := getUint32(data); ok {
-				s.FlowMode = ptr(CakeFlowMode(v))
+				s.FlowMode = arenaPtr(&sel.scalars, CakeFlowMode(v))
 				return
 			}
 		case TCACakeOverhead:
 			if v, ok := getUint32(data); ok {
-				s.Overhead = ptr(int32(v))
+				s.Overhead = arenaPtr(&sel.scalars, int32(v))
 				return
 			}
 		case TCACakeRTT:
 			if v, ok := getUint32(data); ok {
-				s.RTT = ptr(uint32(v))
+				s.RTT = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTarget:
 			if v, ok := getUint32(data); ok {
-				s.Target = ptr(uint32(v))
+				s.Target = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeAutorate:
 			if v, ok := getUint32(data); ok {
-				s.Autorate = ptr(uint32(v))
+				s.Autorate = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeMemory:
 			if v, ok := getUint32(data); ok {
-				s.Memory = ptr(uint32(v))
+				s.Memory = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeNAT:
 			if v, ok := getUint32(data); ok {
-				s.NAT = ptr(uint32(v))
+				s.NAT = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeRaw:
 			if v, ok := getUint32(data); ok {
-				s.Raw = ptr(uint32(v))
+				s.Raw = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeWash:
 			if v, ok := getUint32(data); ok {
-				s.Wash = ptr(uint32(v))
+				s.Wash = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeMPU:
 			if v, ok := getUint32(data); ok {
-				s.MPU = ptr(uint32(v))
+				s.MPU = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeIngress:
 			if v, ok := getUint32(data); ok {
-				s.Ingress = ptr(uint32(v))
+				s.Ingress = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeAckFilter:
 			if v, ok := getUint32(data); ok {
-				s.AckFilter = ptr(CakeAckFilter(v))
+				s.AckFilter = arenaPtr(&sel.scalars, CakeAckFilter(v))
 				return
 			}
 		case TCACakeSplitGSO:
 			if v, ok := getUint32(data); ok {
-				s.SplitGSO = ptr(uint32(v))
+				s.SplitGSO = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeFwmark:
 			if v, ok := getUint32(data); ok {
-				s.Fwmark = ptr(uint32(v))
+				s.Fwmark = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -1156,42 +1158,42 @@ func (s *CakeStatsAttrs) decode(b []byte, sel *selectors) error {
 			return
 		case TCACakeStatsCapacityEstimate64:
 			if v, ok := getUint64(data); ok {
-				s.CapacityEstimate64 = ptr(uint64(v))
+				s.CapacityEstimate64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		case TCACakeStatsMemoryLimit:
 			if v, ok := getUint32(data); ok {
-				s.MemoryLimit = ptr(uint32(v))
+				s.MemoryLimit = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsMemoryUsed:
 			if v, ok := getUint32(data); ok {
-				s.MemoryUsed = ptr(uint32(v))
+				s.MemoryUsed = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsAvgNetoff:
 			if v, ok := getUint32(data); ok {
-				s.AvgNetoff = ptr(uint32(v))
+				s.AvgNetoff = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsMinNetlen:
 			if v, ok := getUint32(data); ok {
-				s.MinNetlen = ptr(uint32(v))
+				s.MinNetlen = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsMaxNetlen:
 			if v, ok := getUint32(data); ok {
-				s.MaxNetlen = ptr(uint32(v))
+				s.MaxNetlen = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsMinAdjlen:
 			if v, ok := getUint32(data); ok {
-				s.MinAdjlen = ptr(uint32(v))
+				s.MinAdjlen = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsMaxAdjlen:
 			if v, ok := getUint32(data); ok {
-				s.MaxAdjlen = ptr(uint32(v))
+				s.MaxAdjlen = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsTinStats:
@@ -1201,37 +1203,37 @@ func (s *CakeStatsAttrs) decode(b []byte, sel *selectors) error {
 			}
 		case TCACakeStatsDeficit:
 			if v, ok := getUint32(data); ok {
-				s.Deficit = ptr(int32(v))
+				s.Deficit = arenaPtr(&sel.scalars, int32(v))
 				return
 			}
 		case TCACakeStatsCobaltCount:
 			if v, ok := getUint32(data); ok {
-				s.CobaltCount = ptr(uint32(v))
+				s.CobaltCount = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsDropping:
 			if v, ok := getUint32(data); ok {
-				s.Dropping = ptr(uint32(v))
+				s.Dropping = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsDropNextUS:
 			if v, ok := getUint32(data); ok {
-				s.DropNextUS = ptr(int32(v))
+				s.DropNextUS = arenaPtr(&sel.scalars, int32(v))
 				return
 			}
 		case TCACakeStatsPDrop:
 			if v, ok := getUint32(data); ok {
-				s.PDrop = ptr(uint32(v))
+				s.PDrop = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeStatsBlueTimerUS:
 			if v, ok := getUint32(data); ok {
-				s.BlueTimerUS = ptr(int32(v))
+				s.BlueTimerUS = arenaPtr(&sel.scalars, int32(v))
 				return
 			}
 		case TCACakeStatsActiveQueues:
 			if v, ok := getUint32(data); ok {
-				s.ActiveQueues = ptr(uint32(v))
+				s.ActiveQueues = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -1398,122 +1400,122 @@ func (s *CakeTinStatsAttrs) decode(b []byte, sel *selectors) error {
 			return
 		case TCACakeTinStatsSentPackets:
 			if v, ok := getUint32(data); ok {
-				s.SentPackets = ptr(uint32(v))
+				s.SentPackets = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsSentBytes64:
 			if v, ok := getUint64(data); ok {
-				s.SentBytes64 = ptr(uint64(v))
+				s.SentBytes64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		case TCACakeTinStatsDroppedPackets:
 			if v, ok := getUint32(data); ok {
-				s.DroppedPackets = ptr(uint32(v))
+				s.DroppedPackets = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsDroppedBytes64:
 			if v, ok := getUint64(data); ok {
-				s.DroppedBytes64 = ptr(uint64(v))
+				s.DroppedBytes64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		case TCACakeTinStatsAcksDroppedPackets:
 			if v, ok := getUint32(data); ok {
-				s.AcksDroppedPackets = ptr(uint32(v))
+				s.AcksDroppedPackets = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsAcksDroppedBytes64:
 			if v, ok := getUint64(data); ok {
-				s.AcksDroppedBytes64 = ptr(uint64(v))
+				s.AcksDroppedBytes64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		case TCACakeTinStatsECNMarkedPackets:
 			if v, ok := getUint32(data); ok {
-				s.ECNMarkedPackets = ptr(uint32(v))
+				s.ECNMarkedPackets = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsECNMarkedBytes64:
 			if v, ok := getUint64(data); ok {
-				s.ECNMarkedBytes64 = ptr(uint64(v))
+				s.ECNMarkedBytes64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		case TCACakeTinStatsBacklogPackets:
 			if v, ok := getUint32(data); ok {
-				s.BacklogPackets = ptr(uint32(v))
+				s.BacklogPackets = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsBacklogBytes:
 			if v, ok := getUint32(data); ok {
-				s.BacklogBytes = ptr(uint32(v))
+				s.BacklogBytes = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsThresholdRate64:
 			if v, ok := getUint64(data); ok {
-				s.ThresholdRate64 = ptr(uint64(v))
+				s.ThresholdRate64 = arenaPtr(&sel.scalars, uint64(v))
 				return
 			}
 		case TCACakeTinStatsTargetUS:
 			if v, ok := getUint32(data); ok {
-				s.TargetUS = ptr(uint32(v))
+				s.TargetUS = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsIntervalUS:
 			if v, ok := getUint32(data); ok {
-				s.IntervalUS = ptr(uint32(v))
+				s.IntervalUS = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsWayIndirectHits:
 			if v, ok := getUint32(data); ok {
-				s.WayIndirectHits = ptr(uint32(v))
+				s.WayIndirectHits = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsWayMisses:
 			if v, ok := getUint32(data); ok {
-				s.WayMisses = ptr(uint32(v))
+				s.WayMisses = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsWayCollisions:
 			if v, ok := getUint32(data); ok {
-				s.WayCollisions = ptr(uint32(v))
+				s.WayCollisions = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsPeakDelayUS:
 			if v, ok := getUint32(data); ok {
-				s.PeakDelayUS = ptr(uint32(v))
+				s.PeakDelayUS = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsAvgDelayUS:
 			if v, ok := getUint32(data); ok {
-				s.AvgDelayUS = ptr(uint32(v))
+				s.AvgDelayUS = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsBaseDelayUS:
 			if v, ok := getUint32(data); ok {
-				s.BaseDelayUS = ptr(uint32(v))
+				s.BaseDelayUS = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsSparseFlows:
 			if v, ok := getUint32(data); ok {
-				s.SparseFlows = ptr(uint32(v))
+				s.SparseFlows = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsBulkFlows:
 			if v, ok := getUint32(data); ok {
-				s.BulkFlows = ptr(uint32(v))
+				s.BulkFlows = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsUnresponsiveFlows:
 			if v, ok := getUint32(data); ok {
-				s.UnresponsiveFlows = ptr(uint32(v))
+				s.UnresponsiveFlows = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsMaxSkblen:
 			if v, ok := getUint32(data); ok {
-				s.MaxSkblen = ptr(uint32(v))
+				s.MaxSkblen = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCACakeTinStatsFlowQuantum:
 			if v, ok := getUint32(data); ok {
-				s.FlowQuantum = ptr(uint32(v))
+				s.FlowQuantum = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -1525,6 +1527,7 @@ func (s *CakeTinStatsAttrs) decode(b []byte, sel *selectors) error {
 // if any of them is malformed.
 func decodeIndexedCakeTinStatsAttrs(b []byte, sel *selectors) (out []CakeTinStatsAttrs, ok bool) {
 	ok = true
+	out = make([]CakeTinStatsAttrs, 0, countAttrs(b))
 	err := forEach(b, func(_, _ uint16, data []byte) {
 		var v CakeTinStatsAttrs
 		if v.decode(data, sel) != nil {
@@ -1657,77 +1660,77 @@ func (s *DualPI2Attrs) decode(b []byte, sel *selectors) error {
 		switch typ {
 		case TCADualPI2Limit:
 			if v, ok := getUint32(data); ok {
-				s.Limit = ptr(uint32(v))
+				s.Limit = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2MemoryLimit:
 			if v, ok := getUint32(data); ok {
-				s.MemoryLimit = ptr(uint32(v))
+				s.MemoryLimit = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2Target:
 			if v, ok := getUint32(data); ok {
-				s.Target = ptr(uint32(v))
+				s.Target = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2Tupdate:
 			if v, ok := getUint32(data); ok {
-				s.Tupdate = ptr(uint32(v))
+				s.Tupdate = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2Alpha:
 			if v, ok := getUint32(data); ok {
-				s.Alpha = ptr(uint32(v))
+				s.Alpha = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2Beta:
 			if v, ok := getUint32(data); ok {
-				s.Beta = ptr(uint32(v))
+				s.Beta = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2StepThreshPkts:
 			if v, ok := getUint32(data); ok {
-				s.StepThreshPkts = ptr(uint32(v))
+				s.StepThreshPkts = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2StepThreshUS:
 			if v, ok := getUint32(data); ok {
-				s.StepThreshUS = ptr(uint32(v))
+				s.StepThreshUS = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2MinQlenStep:
 			if v, ok := getUint32(data); ok {
-				s.MinQlenStep = ptr(uint32(v))
+				s.MinQlenStep = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCADualPI2Coupling:
 			if v, ok := getUint8(data); ok {
-				s.Coupling = ptr(uint8(v))
+				s.Coupling = arenaPtr(&sel.scalars, uint8(v))
 				return
 			}
 		case TCADualPI2DropOverload:
 			if v, ok := getUint8(data); ok {
-				s.DropOverload = ptr(DualPI2DropOverload(v))
+				s.DropOverload = arenaPtr(&sel.scalars, DualPI2DropOverload(v))
 				return
 			}
 		case TCADualPI2DropEarly:
 			if v, ok := getUint8(data); ok {
-				s.DropEarly = ptr(DualPI2DropEarly(v))
+				s.DropEarly = arenaPtr(&sel.scalars, DualPI2DropEarly(v))
 				return
 			}
 		case TCADualPI2CProtection:
 			if v, ok := getUint8(data); ok {
-				s.CProtection = ptr(uint8(v))
+				s.CProtection = arenaPtr(&sel.scalars, uint8(v))
 				return
 			}
 		case TCADualPI2ECNMask:
 			if v, ok := getUint8(data); ok {
-				s.ECNMask = ptr(DualPI2ECNMask(v))
+				s.ECNMask = arenaPtr(&sel.scalars, DualPI2ECNMask(v))
 				return
 			}
 		case TCADualPI2SplitGSO:
 			if v, ok := getUint8(data); ok {
-				s.SplitGSO = ptr(DualPI2SplitGSO(v))
+				s.SplitGSO = arenaPtr(&sel.scalars, DualPI2SplitGSO(v))
 				return
 			}
 		case TCADualPI2Pad:
@@ -1783,12 +1786,12 @@ func (s *QFQAttrs) decode(b []byte, sel *selectors) error {
 		switch typ {
 		case TCAQFQWeight:
 			if v, ok := getUint32(data); ok {
-				s.Weight = ptr(uint32(v))
+				s.Weight = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCAQFQLmax:
 			if v, ok := getUint32(data); ok {
-				s.Lmax = ptr(uint32(v))
+				s.Lmax = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -1854,7 +1857,7 @@ func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 		switch typ {
 		case TCAMatchallClassid:
 			if v, ok := getUint32(data); ok {
-				s.Classid = ptr(uint32(v))
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCAMatchallAct:
@@ -1862,7 +1865,7 @@ func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 			return
 		case TCAMatchallFlags:
 			if v, ok := getUint32(data); ok {
-				s.Flags = ptr(uint32(v))
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCAMatchallPcnt:

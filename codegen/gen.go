@@ -224,6 +224,8 @@ func (g *generator) selectors() {
 	for _, name := range g.spec.selectors() {
 		g.p("%s string", goName(name))
 	}
+	g.p("// scalars holds the integer fields decoded under one Decode.")
+	g.p("scalars scalarArena")
 	g.p("}")
 	g.p("")
 }
@@ -442,7 +444,7 @@ func (g *generator) decode(set *AttributeSet) {
 				conv = goName(a.Enum)
 			}
 			g.p("case %s:", num)
-			g.p("if v, ok := %s(data); ok { %s = ptr(%s(v)); return }", getter, field, conv)
+			g.p("if v, ok := %s(data); ok { %s = arenaPtr(&sel.scalars, %s(v)); return }", getter, field, conv)
 		}
 	}
 	g.p("}")
@@ -455,6 +457,7 @@ func (g *generator) decode(set *AttributeSet) {
 		g.p("// if any of them is malformed.")
 		g.p("func decodeIndexed%s(b []byte, sel *selectors) (out []%s, ok bool) {", typ, typ)
 		g.p("ok = true")
+		g.p("out = make([]%s, 0, countAttrs(b))", typ)
 		g.p("err := forEach(b, func(_, _ uint16, data []byte) {")
 		g.p("var v %s", typ)
 		g.p("if v.decode(data, sel) != nil { ok = false }")
