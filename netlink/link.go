@@ -11,6 +11,10 @@ import (
 // ifinfomsgLen is the size of struct ifinfomsg, the header of link messages.
 const ifinfomsgLen = 16
 
+// rtextFilterSkipStats is RTEXT_FILTER_SKIP_STATS (linux/rtnetlink.h, since
+// Linux 4.8): link messages without IFLA_STATS and IFLA_STATS64.
+const rtextFilterSkipStats = 1 << 3
+
 // ErrNoDevice reports a device name the kernel does not know.
 type ErrNoDevice string
 
@@ -37,7 +41,11 @@ func (c *Conn) LinkIndex(name string) (int32, error) {
 // LinkNames returns the names of all devices by ifindex.
 func (c *Conn) LinkNames() (map[int32]string, error) {
 	names := map[int32]string{}
-	err := c.dump(unix.RTM_GETLINK, unix.RTM_NEWLINK, make([]byte, ifinfomsgLen), func(data []byte) error {
+	// Only the names are needed: ask the kernel not to gather every
+	// device's statistics (most of a link dump's cost).
+	e := attrs.NewEncoder(make([]byte, ifinfomsgLen, 32))
+	e.Uint32(unix.IFLA_EXT_MASK, rtextFilterSkipStats)
+	err := c.dump(unix.RTM_GETLINK, unix.RTM_NEWLINK, e.Bytes(), func(data []byte) error {
 		if len(data) < ifinfomsgLen {
 			return nil
 		}

@@ -12,5 +12,5 @@
 # CAKE instance (~0.7 MB of kernel memory) per device.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-exec selftests/vm/run --timeout "${BENCH_TIMEOUT:-1800}" --mem "${BENCH_MEM:-2560}" \
+exec selftests/vm/run --timeout "${BENCH_TIMEOUT:-3600}" --mem "${BENCH_MEM:-2560}" \
 	--build ./selftests/bench -- /gotc/bin/bench "$@"

@@ -229,9 +229,23 @@ func (p *Printer) value(key string) {
 
 const hexDigits = "0123456789abcdef"
 
+// needsEscape reports whether appendJSONString must escape a byte of s.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
 // appendJSONString appends s quoted and escaped as json_writer does.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	if !needsEscape(s) { // member names and most values
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
