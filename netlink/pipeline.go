@@ -248,23 +248,17 @@ func (t *rawTransport) acks(seqs []uint32, results []error) error {
 // sequence numbers (none are expected) are skipped.
 func parseAcks(b []byte, seqs []uint32, results []error) (int, error) {
 	found := 0
-	for len(b) >= unix.NLMSG_HDRLEN {
-		l := int(binary.NativeEndian.Uint32(b))
-		if l < unix.NLMSG_HDRLEN || l > len(b) {
-			return found, errors.New("netlink: malformed acknowledgement")
+	for m, err := range messages(b) {
+		if err != nil {
+			return found, err
 		}
-		typ := binary.NativeEndian.Uint16(b[4:])
-		flags := binary.NativeEndian.Uint16(b[6:])
-		seq := binary.NativeEndian.Uint32(b[8:])
-		data := b[unix.NLMSG_HDRLEN:l]
-		if k, ok := ackIndex(seqs, seq); ok && typ == unix.NLMSG_ERROR {
-			if len(data) < 4 {
+		if k, ok := ackIndex(seqs, m.seq); ok && m.typ == unix.NLMSG_ERROR {
+			if len(m.data) < 4 {
 				return found, errors.New("netlink: short acknowledgement")
 			}
-			results[k] = ackError(data, flags)
+			results[k] = ackError(m.data, m.flags)
 			found++
 		}
-		b = b[min(len(b), (l+3)&^3):]
 	}
 	return found, nil
 }
