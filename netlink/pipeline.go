@@ -205,24 +205,9 @@ func (t *rawTransport) send(msgs []byte, _ []uint32) error { return t.sock.send(
 func (t *rawTransport) acks(seqs []uint32, results []error) error {
 	seen := 0
 	for seen < len(seqs) {
-		var n int
-		var rerr error
-		err := t.sock.rc.Read(func(fd uintptr) bool {
-			vlen := min(len(seqs)-seen, len(t.hdrs))
-			r, _, e := unix.RawSyscall6(unix.SYS_RECVMMSG, fd, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(vlen), unix.MSG_DONTWAIT, 0, 0)
-			if e == unix.EAGAIN {
-				return false // none queued yet: wait for the poller
-			}
-			n = int(r)
-			if e != 0 {
-				rerr = e
-			}
-			return true
-		})
+		vlen := min(len(seqs)-seen, len(t.hdrs))
+		n, err := t.sock.call(false, unix.SYS_RECVMMSG, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(vlen), unix.MSG_DONTWAIT, 0)
 		runtime.KeepAlive(t.bufs)
-		if err == nil {
-			err = rerr
-		}
 		if errors.Is(err, unix.ENOBUFS) {
 			return fmt.Errorf("netlink: acknowledgements lost (receive buffer overrun): %w", err)
 		}

@@ -65,24 +65,32 @@ func (c *Conn) raw() *rawSocket {
 	return c.rawSock
 }
 
+// call runs one non-blocking system call on the socket, waiting in the
+// runtime poller while it would block (EAGAIN), and returns its result.
+func (s *rawSocket) call(write bool, trap, a1, a2, a3, a4 uintptr) (int, error) {
+	var n uintptr
+	var errno unix.Errno
+	f := func(fd uintptr) bool {
+		n, _, errno = unix.RawSyscall6(trap, fd, a1, a2, a3, a4, 0)
+		return errno != unix.EAGAIN
+	}
+	var err error
+	if write {
+		err = s.rc.Write(f)
+	} else {
+		err = s.rc.Read(f)
+	}
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	return int(n), err
+}
+
 // send writes one datagram (one or more messages) to the kernel.
 func (s *rawSocket) send(b []byte) error {
-	var werr error
-	err := s.rc.Write(func(fd uintptr) bool {
-		// An unconnected netlink socket sends to the kernel (port 0).
-		_, _, e := unix.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		if e == unix.EAGAIN {
-			return false
-		}
-		if e != 0 {
-			werr = e
-		}
-		return true
-	})
+	// An unconnected netlink socket sends to the kernel (port 0).
+	_, err := s.call(true, unix.SYS_WRITE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0)
 	runtime.KeepAlive(b)
-	if err == nil {
-		err = werr
-	}
 	if err != nil {
 		return fmt.Errorf("netlink: cannot send request: %w", err)
 	}
@@ -95,25 +103,10 @@ func (s *rawSocket) recv() ([]byte, error) {
 	if s.buf == nil {
 		s.buf = make([]byte, dumpBufSize)
 	}
-	var n int
-	var rerr error
-	err := s.rc.Read(func(fd uintptr) bool {
-		// MSG_TRUNC makes the kernel return the datagram's real length, so a
-		// datagram larger than the buffer is detected instead of cut.
-		r, _, e := unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
-			unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0, 0)
-		if e == unix.EAGAIN {
-			return false // nothing queued yet: wait for the poller
-		}
-		n = int(r)
-		if e != 0 {
-			rerr = e
-		}
-		return true
-	})
-	if err == nil {
-		err = rerr
-	}
+	// MSG_TRUNC makes the kernel return the datagram's real length, so a
+	// datagram larger than the buffer is detected instead of cut.
+	n, err := s.call(false, unix.SYS_RECVFROM, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
+		unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0)
 	if err != nil {
 		return nil, fmt.Errorf("netlink: cannot receive: %w", err)
 	}

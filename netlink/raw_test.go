@@ -107,3 +107,44 @@ func TestRawSocketOnTheHost(t *testing.T) {
 		t.Fatalf("after a stopped dump: %d, %v", again, err)
 	}
 }
+
+// TestRawRefusalsOnTheHost sends requests the host's kernel refuses without
+// changing anything (deleting lo's root qdisc under a handle it does not
+// have), through Do and through a pipelined burst: each refusal comes back
+// as *Error, in order.
+func TestRawRefusalsOnTheHost(t *testing.T) {
+	c, err := Dial(nil)
+	if err != nil {
+		t.Skipf("no rtnetlink here: %v", err)
+	}
+	defer c.Close()
+	lo, err := c.LinkIndex("lo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bogus := &Msg{}
+	bogus.Header.Ifindex = lo
+	bogus.Header.Parent = HandleRoot
+	bogus.Header.Handle = MakeHandle(0x7b3, 0)
+	var kerr *Error
+	if err := c.Do(Qdisc, Delete, bogus); !errors.As(err, &kerr) {
+		t.Fatalf("Do: %v", err)
+	}
+	var got []int
+	err = c.Pipeline(func(yield func(PipelineRequest) bool) {
+		for range 3 {
+			if !yield(PipelineRequest{Object: Qdisc, Op: Delete, Msg: bogus}) {
+				return
+			}
+		}
+	}, 3, func(i int, err error) bool {
+		if !errors.As(err, &kerr) {
+			t.Errorf("request %d: %v", i, err)
+		}
+		got = append(got, i)
+		return true
+	})
+	if err != nil || len(got) != 3 || got[0] != 0 || got[2] != 2 {
+		t.Fatalf("results %v, %v", got, err)
+	}
+}
