@@ -523,13 +523,13 @@ func cakeU32(v *uint32) uint32 {
 
 // cakePrintMode prints a diffserv or flow mode by name, or tc's marker for
 // a value it has no name for (which has no trailing blank in text).
-func cakePrintMode(p *tcfmt.Printer, v uint32, key string, names []string) {
+func cakePrintMode(p *tcfmt.Printer, v uint32, key tcfmt.Name, names []string) {
 	if int64(v) < int64(len(names)) {
 		p.String(tcfmt.Any, key, "%s ", names[v])
 		return
 	}
 	p.String(tcfmt.JSON, key, "", "unknown")
-	p.String(tcfmt.FP, "", "(?%s?)", key)
+	p.String(tcfmt.FP, "", "(?%s?)", string(key))
 }
 
 // PrintCakeOptions prints a cake or cake_mq qdisc's options as tc does:
@@ -732,7 +732,7 @@ func PrintCakeClassXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
 // to read and show the value of one tin.
 type cakeTinRow struct {
 	label string
-	key   string
+	key   tcfmt.Name
 	get   func(t *attrs.CakeTinStatsAttrs) (uint64, bool)
 	kind  byte // 'r' rate, 't' time (µs), 's' size, 'u' count
 }

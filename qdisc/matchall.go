@@ -76,10 +76,10 @@ func printMatchall(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 		p.NL()
 		for _, flag := range []struct {
 			bit  uint32
-			name string
+			name tcfmt.Name
 		}{{clsFlagSkipHW, "skip_hw"}, {clsFlagSkipSW, "skip_sw"}, {clsFlagInHW, "in_hw"}, {clsFlagNotHW, "not_in_hw"}} {
 			if f&flag.bit != 0 {
-				p.Bool(tcfmt.Any, flag.name, "  "+flag.name, true)
+				p.Bool(tcfmt.Any, flag.name, "  "+string(flag.name), true)
 			}
 		}
 	}

@@ -196,6 +196,11 @@ func (p *Printer) endContainer(c byte) {
 	}
 	p.buf = append(p.buf, c)
 	p.sep = ','
+	if p.depth <= 1 {
+		// A record of the top-level array is complete: a long listing
+		// goes out as it is built instead of piling up in memory.
+		p.maybeFlush()
+	}
 }
 
 func (p *Printer) endArray() {
@@ -207,12 +212,13 @@ func (p *Printer) endArray() {
 }
 
 // name writes a member name and the colon.
-func (p *Printer) name(key string) {
+func (p *Printer) name(key Name) {
 	p.eor()
 	p.eol()
 	p.sep = 0
-	p.buf = appendJSONString(p.buf, key)
-	p.buf = append(p.buf, ':')
+	p.buf = append(p.buf, '"')
+	p.buf = append(p.buf, key...)
+	p.buf = append(p.buf, '"', ':')
 	if p.pretty {
 		p.buf = append(p.buf, ' ')
 	}
@@ -220,7 +226,7 @@ func (p *Printer) name(key string) {
 
 // value prepares for a value: the member name when key is not empty, or
 // the array separator.
-func (p *Printer) value(key string) {
+func (p *Printer) value(key Name) {
 	if key != "" {
 		p.name(key)
 	}
@@ -286,7 +292,7 @@ func appendJSONString(dst []byte, s string) []byte {
 
 // OpenObject opens a JSON object, as the member key when key is not empty
 // (open_json_object). Text output is unaffected.
-func (p *Printer) OpenObject(key string) {
+func (p *Printer) OpenObject(key Name) {
 	if p.json {
 		if key != "" {
 			p.name(key)
@@ -305,7 +311,7 @@ func (p *Printer) CloseObject() {
 // OpenArray opens a JSON array, as the member key when key is not empty;
 // in text mode, for FP or Any, it prints key as a delimiter instead
 // (open_json_array).
-func (p *Printer) OpenArray(t Target, key string) {
+func (p *Printer) OpenArray(t Target, key Name) {
 	if p.js(t) {
 		if key != "" {
 			p.name(key)
@@ -348,7 +354,7 @@ func (p *Printer) Text(s string) {
 
 // Key writes a bare JSON member name with no value yet, as print_string
 // does for a key with a NULL value. Text output is unaffected.
-func (p *Printer) Key(t Target, key string) {
+func (p *Printer) Key(t Target, key Name) {
 	if p.js(t) {
 		p.name(key)
 	}
@@ -357,7 +363,7 @@ func (p *Printer) Key(t Target, key string) {
 // String prints a string: in JSON as "key":"value" (or a bare array item
 // when key is empty), in text as format applied to value
 // (print_string).
-func (p *Printer) String(t Target, key, format, value string) {
+func (p *Printer) String(t Target, key Name, format, value string) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = appendJSONString(p.buf, value)
@@ -370,7 +376,7 @@ func (p *Printer) String(t Target, key, format, value string) {
 // text through format (print_uint, print_u64, print_luint, print_lluint,
 // print_hu, print_hhu: pass the value in its C width; the format's length
 // modifier truncates as C would).
-func (p *Printer) Uint(t Target, key, format string, v uint64) {
+func (p *Printer) Uint(t Target, key Name, format string, v uint64) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = strconv.AppendUint(p.buf, v, 10)
@@ -381,7 +387,7 @@ func (p *Printer) Uint(t Target, key, format string, v uint64) {
 
 // Int prints a signed integer, in JSON as a decimal number and in text
 // through format (print_int, print_s64).
-func (p *Printer) Int(t Target, key, format string, v int64) {
+func (p *Printer) Int(t Target, key Name, format string, v int64) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = strconv.AppendInt(p.buf, v, 10)
@@ -393,7 +399,7 @@ func (p *Printer) Int(t Target, key, format string, v int64) {
 // Float prints a double, in JSON with "%g" (6 significant digits; inf and
 // nan come out as the bare words, as in tc) and in text through format
 // (print_float).
-func (p *Printer) Float(t Target, key, format string, v float64) {
+func (p *Printer) Float(t Target, key Name, format string, v float64) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = appendG(p.buf, v, 6)
@@ -405,7 +411,7 @@ func (p *Printer) Float(t Target, key, format string, v float64) {
 // Bool prints a boolean, in JSON as true/false and in text as format
 // applied to the string "true" or "false" (print_bool; tc's formats such
 // as "root " usually have no conversion at all).
-func (p *Printer) Bool(t Target, key, format string, v bool) {
+func (p *Printer) Bool(t Target, key Name, format string, v bool) {
 	s := "false"
 	if v {
 		s = "true"
@@ -414,7 +420,7 @@ func (p *Printer) Bool(t Target, key, format string, v bool) {
 }
 
 // OnOff is Bool with "on"/"off" as the text (print_on_off).
-func (p *Printer) OnOff(t Target, key, format string, v bool) {
+func (p *Printer) OnOff(t Target, key Name, format string, v bool) {
 	s := "off"
 	if v {
 		s = "on"
@@ -422,7 +428,7 @@ func (p *Printer) OnOff(t Target, key, format string, v bool) {
 	p.boolAs(t, key, format, v, s)
 }
 
-func (p *Printer) boolAs(t Target, key, format string, v bool, s string) {
+func (p *Printer) boolAs(t Target, key Name, format string, v bool, s string) {
 	if p.js(t) {
 		p.value(key)
 		if v {
@@ -437,7 +443,7 @@ func (p *Printer) boolAs(t Target, key, format string, v bool, s string) {
 
 // BoolOpt prints "key": v in JSON; in text, only when show, "key " or
 // "nokey " (print_bool_opt).
-func (p *Printer) BoolOpt(t Target, key string, v, show bool) {
+func (p *Printer) BoolOpt(t Target, key Name, v, show bool) {
 	if p.js(t) {
 		p.value(key)
 		if v {
@@ -456,7 +462,7 @@ func (p *Printer) BoolOpt(t Target, key string, v, show bool) {
 
 // Null prints "key": null in JSON and format applied to text in text mode
 // (print_null).
-func (p *Printer) Null(t Target, key, format, text string) {
+func (p *Printer) Null(t Target, key Name, format, text string) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = append(p.buf, "null"...)
@@ -467,7 +473,7 @@ func (p *Printer) Null(t Target, key, format, text string) {
 
 // Hex prints a 32-bit value, in JSON as a string of "%x" (no "0x") and in
 // text through format (print_hex).
-func (p *Printer) Hex(t Target, key, format string, v uint32) {
+func (p *Printer) Hex(t Target, key Name, format string, v uint32) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = append(p.buf, '"')
@@ -481,7 +487,7 @@ func (p *Printer) Hex(t Target, key, format string, v uint32) {
 // Hex0x prints a value, in JSON as a string of C's "%#llx" and in text
 // through format (print_0xhex). "%#llx" of 0 is "0", without "0x"; cake's
 // fwmark is printed this way.
-func (p *Printer) Hex0x(t Target, key, format string, v uint64) {
+func (p *Printer) Hex0x(t Target, key Name, format string, v uint64) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = append(p.buf, '"')
@@ -499,7 +505,7 @@ func (p *Printer) Hex0x(t Target, key, format string, v uint64) {
 // text ("%s" conversions) and in JSON as a number (print_size). tc passes
 // the 64-bit count to its 32-bit print_uint for JSON, so the JSON number
 // is the count modulo 2^32.
-func (p *Printer) Size(t Target, key, format string, v uint64) {
+func (p *Printer) Size(t Target, key Name, format string, v uint64) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = strconv.AppendUint(p.buf, uint64(uint32(v)), 10)
@@ -512,7 +518,7 @@ func (p *Printer) Size(t Target, key, format string, v uint64) {
 // Rate prints a rate in bytes per second, in text as format applied to
 // AppendRate's text (bits, honouring -iec) and in JSON as the raw bytes per
 // second (print_rate / tc_print_rate).
-func (p *Printer) Rate(t Target, key, format string, bytesPerSec uint64) {
+func (p *Printer) Rate(t Target, key Name, format string, bytesPerSec uint64) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = strconv.AppendUint(p.buf, bytesPerSec, 10)
@@ -525,7 +531,7 @@ func (p *Printer) Rate(t Target, key, format string, bytesPerSec uint64) {
 // Time is the idiom tc's qdiscs use for 32-bit times (cake's rtt,
 // dualpi2's target and tupdate): in JSON the raw microseconds as a number
 // under key, in text format applied to AppendTime's text.
-func (p *Printer) Time(t Target, key, format string, us uint32) {
+func (p *Printer) Time(t Target, key Name, format string, us uint32) {
 	if p.js(t) {
 		p.value(key)
 		p.buf = strconv.AppendUint(p.buf, uint64(us), 10)
@@ -561,3 +567,9 @@ func onlyConv(format string, i int) bool {
 	}
 	return true
 }
+
+// Name is a JSON member name. It is written without escaping, so it must
+// need none: names are the string constants in the code that prints (an
+// untyped constant converts to Name implicitly, a string variable does
+// not, so a name made at run time stands out where it is converted).
+type Name string

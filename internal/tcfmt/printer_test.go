@@ -118,15 +118,7 @@ func TestJSONEscaping(t *testing.T) {
 	if got != want {
 		t.Errorf("got %q want %q", got, want)
 	}
-	// Keys are escaped the same way.
-	got = render(Options{JSON: true}, func(p *Printer) {
-		p.OpenObject("")
-		p.String(Any, "k\"\x02", "", "")
-		p.CloseObject()
-	})
-	if want := `[{"k\"\u0002":""}]` + "\n"; got != want {
-		t.Errorf("key: got %q want %q", got, want)
-	}
+	// Member names are not escaped: they are Name constants of the code.
 }
 
 func TestJSONNumbers(t *testing.T) {
@@ -498,4 +490,40 @@ func TestAccessors(t *testing.T) {
 	p.OpenObject("")
 	p.CloseObject()
 	p.Finish()
+}
+
+// writeSizes records the size of every write it receives.
+type writeSizes struct {
+	bytes.Buffer
+	sizes []int
+}
+
+func (w *writeSizes) Write(b []byte) (int, error) {
+	w.sizes = append(w.sizes, len(b))
+	return w.Buffer.Write(b)
+}
+
+func TestJSONListingIsWrittenAsItGoes(t *testing.T) {
+	const records = 20000
+	w := &writeSizes{}
+	p := NewPrinter(w, Options{JSON: true})
+	p.Start()
+	for range records {
+		nested(p)
+	}
+	if len(w.sizes) == 0 {
+		t.Fatalf("nothing written before Finish after %d records", records)
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	one := len(`{"kind":"cake","tins":[{"a":1},{"a":2}],"nums":[1,2],"empty":[],"o":{},"n":null,"b":false,"f":0.5,"i":-3},`)
+	for i, n := range w.sizes {
+		if n > flushAt+one {
+			t.Errorf("write %d is %d bytes: more than the %d-byte threshold and one record", i, n, flushAt)
+		}
+	}
+	if want := 2 + records*one; w.Len() != want { // "[" + records with commas (the last without) + "]\n"
+		t.Errorf("listing is %d bytes, want %d", w.Len(), want)
+	}
 }
