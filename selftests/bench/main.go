@@ -20,7 +20,12 @@
 //     CAKE and the others DualPI2 (CAKE takes ~0.7 MB of kernel memory per
 //     instance: the VM needs about 1 MB per device), applied once untimed so
 //     every later run changes existing qdiscs, then timed: tc -batch against
-//     gotc -batch, and the same with -force.
+//     gotc -batch, and the same with -force. The DualPI2 lines set tupdate
+//     (-dualpi2-tupdate, default 4 s): each DualPI2 instance runs a timer
+//     every tupdate, and 9,000 of them at the default 16 ms kept the VM's
+//     one emulated CPU 78% busy with nothing else running (2.7% at 1 s),
+//     which slowed every measured process by a varying factor and stalled
+//     tc's batch past 3 minutes.
 //  4. dump: "-s -j qdisc show" of those qdiscs (devs*(slots+1) with the mq
 //     roots): wall time, peak memory of each, and whether the outputs match.
 //
@@ -37,6 +42,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,7 +58,10 @@ var (
 	ipPath     = flag.String("ip", "/ref/bin/ip", "reference ip")
 	gotcPath   = flag.String("gotc", "/gotc/bin/gotc", "gotc")
 	dir        = flag.String("dir", "/tmp/bench", "scratch directory")
-	floorOnly  = flag.Bool("floor-dump", false, "only dump the qdiscs with statistics into a buffer and exit: the floor as a process of its own")
+	floorDump  = flag.Bool("floor-dump", false, "only time the dump floor (floor.go) and print its duration in nanoseconds")
+	floorBatch = flag.String("floor-batch", "", "only time the batch floor (floor.go) of this batch file and print its duration in nanoseconds")
+	tupdate    = flag.String("dualpi2-tupdate", "4s", "DualPI2's tupdate in the batch lines (see batchAndDump)")
+	procLimit  = flag.Duration("proc-timeout", 10*time.Minute, "longest any one measured process may run before the benchmark fails")
 	gotcEnv    = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
 )
 
@@ -94,6 +103,15 @@ func run(keep bool, path string, args ...string) result {
 	cmd.Stderr = &errb
 	start := time.Now()
 	err := cmd.Start()
+	if err == nil {
+		// A hung process fails the benchmark here, naming itself, instead of
+		// running into the VM's timeout without a word.
+		limit := time.AfterFunc(*procLimit, func() {
+			fmt.Printf("bench: %s %s: still running after %s; killed\n", path, strings.Join(args, " "), *procLimit)
+			cmd.Process.Kill()
+		})
+		defer limit.Stop()
+	}
 	// Peak memory is read from /proc (VmHWM, which only grows) while the
 	// process runs: rusage's ru_maxrss would include this process's own
 	// memory, which os/exec's vfork-style start shares with the child.
@@ -115,7 +133,7 @@ func run(keep bool, path string, args ...string) result {
 				select {
 				case <-done:
 					return
-				case <-time.After(2 * time.Millisecond):
+				case <-time.After(10 * time.Millisecond): // the VM has one CPU: each look takes it from the measured process
 				}
 			}
 		}()
@@ -130,7 +148,26 @@ func run(keep bool, path string, args ...string) result {
 	}
 	r.status = cmd.ProcessState.ExitCode()
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	if r.wall >= *procLimit {
+		fmt.Fprintf(os.Stderr, "bench: %s %s timed out; its stderr: %s\n", path, strings.Join(args, " "), r.stderr)
+		os.Exit(1)
+	}
 	return r
+}
+
+// floor runs this program as one of its floor measurements and returns the
+// duration it printed.
+func floor(args ...string) time.Duration {
+	self, err := os.Executable()
+	if err != nil {
+		fail("%v", err)
+	}
+	r := run(true, self, args...)
+	ns, err := strconv.ParseInt(strings.TrimSpace(string(r.stdout)), 10, 64)
+	if r.status != 0 || err != nil {
+		fail("floor %s: exit %d: %s%s", strings.Join(args, " "), r.status, r.stderr, r.stdout)
+	}
+	return time.Duration(ns)
 }
 
 // must runs a setup command and stops the benchmark if it fails.
@@ -179,9 +216,19 @@ func secs(d time.Duration) float64 { return d.Seconds() }
 
 func main() {
 	flag.Parse()
-	if *floorOnly {
-		d, n := dumpFloor()
-		fmt.Printf("%d qdiscs in %s\n", n, d)
+	// The floors run as processes of their own, like the tools they are
+	// compared with, and under the same time limit.
+	if *floorDump {
+		d, _ := dumpFloor()
+		fmt.Println(d.Nanoseconds())
+		return
+	}
+	if *floorBatch != "" {
+		b, err := os.ReadFile(*floorBatch)
+		if err != nil {
+			fail("%v", err)
+		}
+		fmt.Println(batchFloor(strings.Split(strings.TrimSpace(string(b)), "\n")).Nanoseconds())
 		return
 	}
 	var err error
@@ -332,7 +379,7 @@ func batchAndDump() {
 			if s == 1 {
 				lines = append(lines, fmt.Sprintf("qdisc replace dev d%d parent 1:%x cake bandwidth %dmbit diffserv4", d, s, 100+d%100))
 			} else {
-				lines = append(lines, fmt.Sprintf("qdisc replace dev d%d parent 1:%x dualpi2 limit %d target 15ms", d, s, 1000+d%100))
+				lines = append(lines, fmt.Sprintf("qdisc replace dev d%d parent 1:%x dualpi2 limit %d target 15ms tupdate %s", d, s, 1000+d%100, *tupdate))
 			}
 		}
 	}
@@ -349,7 +396,7 @@ func batchAndDump() {
 			name = "-force " + name
 		}
 		var tcT, gotcT, floorT []float64
-		for range *runs {
+		for i := range *runs {
 			r := run(false, *tcPath, args...)
 			g := run(false, *gotcPath, args...)
 			if r.status != 0 || g.status != 0 {
@@ -358,9 +405,12 @@ func batchAndDump() {
 			}
 			tcT = append(tcT, secs(r.wall))
 			gotcT = append(gotcT, secs(g.wall))
+			progress := fmt.Sprintf("  run %d of %s: tc %.2f s, gotc %.2f s", i+1, strings.Join(args, " "), tcT[i], gotcT[i])
 			if !force {
-				floorT = append(floorT, secs(batchFloor(lines)))
+				floorT = append(floorT, secs(floor("-floor-batch", batch)))
+				progress += fmt.Sprintf(", floor %.2f s", floorT[i])
 			}
+			fmt.Println(progress)
 		}
 		target := 0.5
 		if force {
@@ -377,8 +427,8 @@ func batchAndDump() {
 	for i := range *runs {
 		r := run(i == 0, *tcPath, "-s", "-j", "qdisc", "show")
 		g := run(i == 0, *gotcPath, "-s", "-j", "qdisc", "show")
-		floor, _ := dumpFloor()
-		floorT = append(floorT, secs(floor))
+		floorT = append(floorT, secs(floor("-floor-dump")))
+		fmt.Printf("  run %d of -s -j qdisc show: tc %.2f s, gotc %.2f s, floor %.2f s\n", i+1, secs(r.wall), secs(g.wall), floorT[i])
 		if i == 0 {
 			same = bytes.Equal(r.stdout, g.stdout)
 			fmt.Printf("dump output: tc %d bytes, gotc %d bytes, identical: %v\n", len(r.stdout), len(g.stdout), same)
