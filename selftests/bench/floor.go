@@ -21,9 +21,11 @@ import (
 // "0.5 × tc" target cannot be met by any tool on that kernel.
 
 // batchFloor parses the batch's lines before the clock starts and times only
-// sending the requests, pipelined 64 per write, and reading their
-// acknowledgements.
-func batchFloor(lines []string) time.Duration {
+// sending the requests, window per write, and reading their
+// acknowledgements. With window 1 each request waits for the previous one's
+// acknowledgement: the floor of any client that keeps tc's rule that
+// nothing after a refused line is sent.
+func batchFloor(lines []string, window int) time.Duration {
 	c, err := netlink.Dial(nil)
 	if err != nil {
 		fail("floor: %v", err)
@@ -48,7 +50,7 @@ func batchFloor(lines []string) time.Duration {
 				return
 			}
 		}
-	}, netlink.MaxWindow, func(i int, err error) bool {
+	}, window, func(i int, err error) bool {
 		if err != nil {
 			fail("floor: line %d refused: %v", i+1, err)
 		}

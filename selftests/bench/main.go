@@ -23,7 +23,7 @@
 //     gotc -batch, and the same with -force. The DualPI2 lines set tupdate
 //     (-dualpi2-tupdate, default 4 s): each DualPI2 instance runs a timer
 //     every tupdate, and 9,000 of them at the default 16 ms kept the VM's
-//     one emulated CPU 78% busy with nothing else running (2.7% at 1 s),
+//     one emulated CPU 78% busy with nothing else running (3-8% at 1-4 s),
 //     which slowed every measured process by a varying factor and stalled
 //     tc's batch past 3 minutes.
 //  4. dump: "-s -j qdisc show" of those qdiscs (devs*(slots+1) with the mq
@@ -45,6 +45,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gotc/gotc/netlink"
 )
 
 var (
@@ -60,6 +62,7 @@ var (
 	dir        = flag.String("dir", "/tmp/bench", "scratch directory")
 	floorDump  = flag.Bool("floor-dump", false, "only time the dump floor (floor.go) and print its duration in nanoseconds")
 	floorBatch = flag.String("floor-batch", "", "only time the batch floor (floor.go) of this batch file and print its duration in nanoseconds")
+	floorWin   = flag.Int("floor-window", netlink.MaxWindow, "requests per write in -floor-batch")
 	tupdate    = flag.String("dualpi2-tupdate", "4s", "DualPI2's tupdate in the batch lines (see batchAndDump)")
 	procLimit  = flag.Duration("proc-timeout", 10*time.Minute, "longest any one measured process may run before the benchmark fails")
 	gotcEnv    = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
@@ -228,7 +231,7 @@ func main() {
 		if err != nil {
 			fail("%v", err)
 		}
-		fmt.Println(batchFloor(strings.Split(strings.TrimSpace(string(b)), "\n")).Nanoseconds())
+		fmt.Println(batchFloor(strings.Split(strings.TrimSpace(string(b)), "\n"), *floorWin).Nanoseconds())
 		return
 	}
 	var err error
@@ -395,7 +398,7 @@ func batchAndDump() {
 			args = append([]string{"-force"}, args...)
 			name = "-force " + name
 		}
-		var tcT, gotcT, floorT []float64
+		var tcT, gotcT, floor1T, floorT []float64
 		for i := range *runs {
 			r := run(false, *tcPath, args...)
 			g := run(false, *gotcPath, args...)
@@ -407,8 +410,9 @@ func batchAndDump() {
 			gotcT = append(gotcT, secs(g.wall))
 			progress := fmt.Sprintf("  run %d of %s: tc %.2f s, gotc %.2f s", i+1, strings.Join(args, " "), tcT[i], gotcT[i])
 			if !force {
+				floor1T = append(floor1T, secs(floor("-floor-batch", batch, "-floor-window", "1")))
 				floorT = append(floorT, secs(floor("-floor-batch", batch)))
-				progress += fmt.Sprintf(", floor %.2f s", floorT[i])
+				progress += fmt.Sprintf(", floors %.2f s (1 per write), %.2f s (%d per write)", floor1T[i], floorT[i], netlink.MaxWindow)
 			}
 			fmt.Println(progress)
 		}
@@ -418,7 +422,8 @@ func batchAndDump() {
 		}
 		report(name, "s", tcT, gotcT, target)
 		if !force {
-			report("  kernel floor of that batch (info)", "s", tcT, floorT, 0)
+			report("  kernel floor, 1 request per write (info)", "s", tcT, floor1T, 0)
+			report(fmt.Sprintf("  kernel floor, %d requests per write (info)", netlink.MaxWindow), "s", tcT, floorT, 0)
 		}
 	}
 
