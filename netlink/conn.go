@@ -1,10 +1,12 @@
 package netlink
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"syscall"
 
+	"github.com/gotc/gotc/attrs"
 	mnl "github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -154,5 +156,46 @@ func (c *Conn) Dump(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) err
 			return nil
 		}
 		return fn(&m, m.UnmarshalBinary(data))
+	})
+}
+
+// QdiscPlace is where a qdisc sits and what kind it is: a dump entry
+// without its options or statistics.
+type QdiscPlace struct {
+	Ifindex int32
+	Handle  uint32
+	Parent  uint32
+	Kind    string
+}
+
+// QdiscPlaces dumps every qdisc of every device and calls fn with each one's
+// place and kind. It decodes nothing else, so it costs a client little more
+// than reading the dump.
+func (c *Conn) QdiscPlaces(fn func(QdiscPlace)) error {
+	newType, _, getType := Qdisc.msgTypes()
+	payload, _ := (&Msg{}).MarshalBinary()
+	var h attrs.TCMsg
+	var kinds []string // the few kinds seen, so that each is allocated once
+	return c.dump(getType, newType, payload, func(data []byte) error {
+		if h.Decode(data) != nil {
+			return nil // not a qdisc message: nothing to report
+		}
+		place := QdiscPlace{Ifindex: h.Ifindex, Handle: h.Handle, Parent: h.Parent}
+		_ = attrs.ForEach(data[attrs.TCMsgLen:], func(typ uint16, v []byte) {
+			if typ != unix.TCA_KIND {
+				return
+			}
+			v = bytes.TrimRight(v, "\x00")
+			for _, k := range kinds {
+				if k == string(v) {
+					place.Kind = k
+					return
+				}
+			}
+			place.Kind = string(v)
+			kinds = append(kinds, place.Kind)
+		})
+		fn(place)
+		return nil
 	})
 }

@@ -3,6 +3,7 @@ package netlink
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
@@ -156,6 +157,28 @@ func TestDumpKeepsUnknownKindsAndAttributes(t *testing.T) {
 	var hdr attrs.TCMsg
 	if err := hdr.Decode(dumpReq.Data); err != nil || hdr.Ifindex != 2 {
 		t.Errorf("dump request tcmsg %+v, %v", hdr, err)
+	}
+}
+
+func TestQdiscPlaces(t *testing.T) {
+	root := qdiscMsg(2, 0x10000, "mq", nil)
+	leaf := qdiscMsg(2, 0x80010000, "dualpi2", &attrs.DualPI2Attrs{Limit: ptr(uint32(5))})
+	leaf.Header.Parent = 0x10003
+	other := qdiscMsg(7, 0x20000, "dualpi2", nil)
+	nl := nltest.Dial(func(reqs []mnl.Message) ([]mnl.Message, error) {
+		return dumpReply(reqs[0], root, leaf, other), nil
+	})
+	var got []QdiscPlace
+	if err := NewConn(nl).QdiscPlaces(func(p QdiscPlace) { got = append(got, p) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []QdiscPlace{
+		{Ifindex: 2, Handle: 0x10000, Parent: HandleRoot, Kind: "mq"},
+		{Ifindex: 2, Handle: 0x80010000, Parent: 0x10003, Kind: "dualpi2"},
+		{Ifindex: 7, Handle: 0x20000, Parent: HandleRoot, Kind: "dualpi2"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
 

@@ -31,10 +31,14 @@ import (
 //      sender's socket as its own datagram, in processing order. If the
 //      socket's receive buffer is full the acknowledgement is dropped and the
 //      next read fails with ENOBUFS: a lost acknowledgement is never silent.
+//  K4. A request is acknowledged when it asks to be (NLM_F_ACK) or when it
+//      is refused: a refusal always comes back, with its errno and message.
 //
 // Pipeline sends requests in bursts: one sendmsg of up to window messages,
-// then it reads exactly as many acknowledgements (by sequence number) before
-// the next burst. Hence:
+// only the last of which asks for an acknowledgement; it reads answers until
+// that acknowledgement (by sequence number) before the next burst: by K3 and
+// K4 every refusal in the burst came before it, and a request without an
+// answer was accepted. Hence:
 //
 //  P1 (order). Requests are applied in the order given: within a burst by
 //      K2, across bursts by K1 (burst b+1 is sent after burst b's sendmsg
@@ -49,8 +53,16 @@ import (
 //      failing one are not sent"). With window > 1 up to window-1 requests
 //      after the refused one are applied; that is what tc -force does anyway
 //      (it sends every line), so the results are the same as tc's there.
+//      A request marked WaitForResult ends its burst: nothing after it is
+//      sent before its result is in. A caller that marks every request it
+//      cannot show will be accepted gets, with any window, the window-1
+//      guarantee for each of them: when such a request is refused, no later
+//      request has reached the kernel. Only a request it showed would be
+//      accepted (and that is refused all the same, e.g. after someone else
+//      changed the kernel's state) lets the rest of its burst through.
 //  P4 (results). Every request gets exactly one result, in order: its
-//      acknowledgement's errno and extended-ack message (K3), matched by the
+//      refusal's errno and extended-ack message, or success when no refusal
+//      came before the burst's last acknowledgement (K3, K4), matched by the
 //      sequence number Pipeline gave it. A dropped acknowledgement (ENOBUFS)
 //      or any socket error ends Pipeline with an error, and requests whose
 //      acknowledgement was not seen get no result; Pipeline keeps bursts small
@@ -60,7 +72,8 @@ import (
 //
 // Why it is faster than one Do per request, given K1 (the kernel does the
 // work in sendmsg either way): one write and one recvmmsg per burst instead
-// of a write and a read per request.
+// of a write and a read per request, and one acknowledgement for the kernel
+// to build and queue instead of one per request.
 
 // MaxWindow is the largest burst Pipeline sends.
 const MaxWindow = 64
@@ -70,6 +83,9 @@ type PipelineRequest struct {
 	Object Object
 	Op     Op
 	Msg    *Msg
+	// WaitForResult ends the burst after this request: the next request is
+	// sent only once this one's result has been delivered.
+	WaitForResult bool
 }
 
 // Pipeline sends the requests of reqs in bursts of up to window messages per
@@ -98,10 +114,16 @@ func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult fun
 		stopped bool
 		failure error
 	)
+	lastAt := 0 // offset of the burst's last message
 	flush := func() bool {
 		if len(seqs) == 0 {
 			return true
 		}
+		// Only the burst's last request asks for an acknowledgement: the
+		// kernel answers a refused request anyway (K4), and the last one's
+		// answer comes after every other answer of the burst (K3).
+		flags := binary.NativeEndian.Uint16(burst[lastAt+6:])
+		binary.NativeEndian.PutUint16(burst[lastAt+6:], flags|unix.NLM_F_ACK)
 		if err := tr.send(burst, seqs); err != nil {
 			failure = err
 			return false
@@ -131,12 +153,13 @@ func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult fun
 			break
 		}
 		seq := sequence.Add(1)
-		burst = appendRequest(burst, msgType, unix.NLM_F_REQUEST|unix.NLM_F_ACK|flags, seq, func(b []byte) []byte {
+		lastAt = len(burst)
+		burst = appendRequest(burst, msgType, unix.NLM_F_REQUEST|flags, seq, func(b []byte) []byte {
 			b, _ = r.Msg.AppendBinary(b)
 			return b
 		})
 		seqs = append(seqs, seq)
-		if len(seqs) == window && !flush() {
+		if (len(seqs) == window || r.WaitForResult) && !flush() {
 			break
 		}
 	}
@@ -203,10 +226,8 @@ func newRawTransport(s *rawSocket, window int) *rawTransport {
 func (t *rawTransport) send(msgs []byte, _ []uint32) error { return t.sock.send(msgs) }
 
 func (t *rawTransport) acks(seqs []uint32, results []error) error {
-	seen := 0
-	for seen < len(seqs) {
-		vlen := min(len(seqs)-seen, len(t.hdrs))
-		n, err := t.sock.call(false, unix.SYS_RECVMMSG, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(vlen), unix.MSG_DONTWAIT, 0)
+	for last := false; !last; {
+		n, err := t.sock.call(false, unix.SYS_RECVMMSG, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(len(t.hdrs)), unix.MSG_DONTWAIT, 0)
 		runtime.KeepAlive(t.bufs)
 		if errors.Is(err, unix.ENOBUFS) {
 			return fmt.Errorf("netlink: acknowledgements lost (receive buffer overrun): %w", err)
@@ -222,30 +243,30 @@ func (t *rawTransport) acks(seqs []uint32, results []error) error {
 			if err != nil {
 				return err
 			}
-			seen += got
+			last = last || got
 		}
 	}
 	return nil
 }
 
-// parseAcks decodes the acknowledgements in one datagram, stores the result
-// of each of seqs it finds and returns how many it found. Messages for other
-// sequence numbers (none are expected) are skipped.
-func parseAcks(b []byte, seqs []uint32, results []error) (int, error) {
-	found := 0
+// parseAcks decodes the answers in one datagram, stores the result of each
+// of seqs it finds and reports whether it found the last one's. Messages for
+// other sequence numbers (none are expected) are skipped.
+func parseAcks(b []byte, seqs []uint32, results []error) (bool, error) {
+	last := false
 	for m, err := range messages(b) {
 		if err != nil {
-			return found, err
+			return last, err
 		}
 		if k, ok := ackIndex(seqs, m.seq); ok && m.typ == unix.NLMSG_ERROR {
 			if len(m.data) < 4 {
-				return found, errors.New("netlink: short acknowledgement")
+				return last, errors.New("netlink: short acknowledgement")
 			}
 			results[k] = ackError(m.data, m.flags)
-			found++
+			last = last || k == len(seqs)-1
 		}
 	}
-	return found, nil
+	return last, nil
 }
 
 // ackError decodes the payload of an NLMSG_ERROR message (struct nlmsgerr,
@@ -301,8 +322,7 @@ func (t *mnlTransport) send(msgs []byte, seqs []uint32) error {
 }
 
 func (t *mnlTransport) acks(seqs []uint32, results []error) error {
-	seen := 0
-	for seen < len(seqs) {
+	for last := false; !last; {
 		msgs, err := t.nl.Receive()
 		if err != nil {
 			// mdlayher turns a refusal into an *OpError naming its sequence.
@@ -310,7 +330,7 @@ func (t *mnlTransport) acks(seqs []uint32, results []error) error {
 			if errors.As(err, &op) {
 				if k, ok := ackIndex(seqs, op.Sequence); ok {
 					results[k] = kernelError(err)
-					seen++
+					last = k == len(seqs)-1
 					continue
 				}
 			}
@@ -322,7 +342,7 @@ func (t *mnlTransport) acks(seqs []uint32, results []error) error {
 		for _, m := range msgs {
 			if k, ok := ackIndex(seqs, m.Header.Sequence); ok && m.Header.Type == mnl.Error {
 				results[k] = nil
-				seen++
+				last = last || k == len(seqs)-1
 			}
 		}
 	}

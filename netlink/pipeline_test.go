@@ -13,7 +13,7 @@ import (
 
 // pipeKernel is a fake kernel with the behaviour Pipeline relies on: it
 // processes every message of a datagram in order even after one fails, and
-// queues one acknowledgement datagram per message.
+// queues one answer datagram per message refused or asking for one.
 type pipeKernel struct {
 	failIfindex int32   // requests for this ifindex are refused
 	bursts      []int   // messages per sendmsg
@@ -41,8 +41,10 @@ func (k *pipeKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 			k.queue = append(k.queue, extackError(r, unix.EINVAL, "no such thing"))
 			continue
 		}
-		ack := make([]byte, 4+16)
-		k.queue = append(k.queue, mnl.Message{Header: mnl.Header{Type: mnl.Error, Sequence: r.Header.Sequence}, Data: ack})
+		if r.Header.Flags&mnl.Acknowledge != 0 {
+			ack := make([]byte, 4+16)
+			k.queue = append(k.queue, mnl.Message{Header: mnl.Header{Type: mnl.Error, Sequence: r.Header.Sequence}, Data: ack})
+		}
 	}
 	return nil, nil
 }
@@ -128,6 +130,39 @@ func TestPipelineForceGivesEveryResultInOrder(t *testing.T) {
 	}
 }
 
+func TestPipelineWaitForResultEndsBurst(t *testing.T) {
+	// Requests 1-10; 4 and 9 wait for their results; 4 is refused.
+	waits := func(yield func(PipelineRequest) bool) {
+		for r := range requests(10) {
+			i := r.Msg.Header.Ifindex
+			r.WaitForResult = i == 4 || i == 9
+			if !yield(r) {
+				return
+			}
+		}
+	}
+	for _, tc := range []struct {
+		failIfindex int32
+		wantBursts  []int
+		wantApplied int
+	}{
+		{0, []int{4, 5, 1}, 10},
+		{4, []int{4}, 4}, // refused while waiting: nothing after it was sent
+		{2, []int{4}, 4}, // refused inside a burst: the burst's rest went through
+		{10, []int{4, 5, 1}, 10},
+	} {
+		k := &pipeKernel{failIfindex: tc.failIfindex}
+		c := NewConn(nltest.Dial(k.fn))
+		err := c.Pipeline(waits, 8, func(i int, err error) bool { return err == nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(k.bursts, tc.wantBursts) || len(k.applied) != tc.wantApplied {
+			t.Errorf("refusing %d: bursts %v, applied %d; want %v, %d", tc.failIfindex, k.bursts, len(k.applied), tc.wantBursts, tc.wantApplied)
+		}
+	}
+}
+
 func TestPipelineEmptyAndStoppedEarly(t *testing.T) {
 	k := &pipeKernel{}
 	c := NewConn(nltest.Dial(k.fn))
@@ -164,9 +199,12 @@ func TestParseAcks(t *testing.T) {
 		b = append(b, raw...)
 	}
 	results := []error{errors.New("unset"), nil}
-	n, err := parseAcks(b, []uint32{10, 11}, results)
-	if err != nil || n != 2 || results[0] != nil {
-		t.Fatalf("n %d, err %v, results %v", n, err, results)
+	last, err := parseAcks(b, []uint32{10, 11}, results)
+	if err != nil || !last || results[0] != nil {
+		t.Fatalf("last %v, err %v, results %v", last, err, results)
+	}
+	if last, _ := parseAcks(b, []uint32{10, 11, 12}, make([]error, 3)); last {
+		t.Error("the answer to 11 taken for the last of 10, 11, 12")
 	}
 	var kerr *Error
 	if !errors.As(results[1], &kerr) || kerr.Errno != unix.EEXIST || kerr.Message != "Exclusivity flag on, cannot modify" {

@@ -3,8 +3,11 @@ package netlink
 import (
 	"encoding/binary"
 	"errors"
+	"runtime"
+	"slices"
 	"testing"
 
+	"github.com/gotc/gotc/attrs"
 	"golang.org/x/sys/unix"
 )
 
@@ -146,5 +149,93 @@ func TestRawRefusalsOnTheHost(t *testing.T) {
 	})
 	if err != nil || len(got) != 3 || got[0] != 0 || got[2] != 2 {
 		t.Fatalf("results %v, %v", got, err)
+	}
+}
+
+// freshNetNS returns a file descriptor of a new network namespace (its
+// loopback device down, without qdiscs), or skips the test.
+func freshNetNS(t *testing.T) int {
+	t.Helper()
+	fd := make(chan int, 1)
+	go func() {
+		// The thread ends with this goroutine, so it is never reused in the
+		// new namespace.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			fd <- -1
+			return
+		}
+		f, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			f = -1
+		}
+		fd <- f
+	}()
+	f := <-fd
+	if f < 0 {
+		t.Skip("cannot make a network namespace here")
+	}
+	t.Cleanup(func() { unix.Close(f) })
+	return f
+}
+
+// TestPipelineAnswersOnTheHost: in a burst only the last request asks for an
+// acknowledgement, so the kernel must answer every refusal by itself, in
+// order, and the burst's last answer must come after them.
+func TestPipelineAnswersOnTheHost(t *testing.T) {
+	c, err := Dial(&Config{NetNS: freshNetNS(t)})
+	if err != nil {
+		t.Skipf("no rtnetlink here: %v", err)
+	}
+	defer c.Close()
+	lo, err := c.LinkIndex("lo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := "pfifo"
+	fifo := func(limit uint32) PipelineRequest {
+		m := &Msg{}
+		m.Header.Ifindex, m.Header.Parent, m.Header.Handle = lo, HandleRoot, MakeHandle(1, 0)
+		m.Attrs.Kind = &kind
+		m.Attrs.Options = attrs.TCOptionsMsgRaw(binary.NativeEndian.AppendUint32(nil, limit))
+		return PipelineRequest{Object: Qdisc, Op: Replace, Msg: m}
+	}
+	bogus := fifo(1)
+	bogus.Msg = &Msg{Header: bogus.Msg.Header}
+	bogus.Op = Delete
+	bogus.Msg.Header.Handle = MakeHandle(0x7b3, 0)
+	for _, burst := range [][]PipelineRequest{
+		{fifo(10), bogus, fifo(20)},
+		{fifo(30), bogus, bogus},
+		{bogus, fifo(40), fifo(50), bogus, fifo(60)},
+	} {
+		var refused []int
+		n := 0
+		err := c.Pipeline(slices.Values(burst), len(burst), func(i int, err error) bool {
+			n++
+			if err != nil {
+				refused = append(refused, i)
+			}
+			return true
+		})
+		var want []int
+		for i, r := range burst {
+			if r.Op == Delete {
+				want = append(want, i)
+			}
+		}
+		if err != nil || n != len(burst) || !slices.Equal(refused, want) {
+			t.Errorf("burst of %d: %d results, refused %v, want %v (%v)", len(burst), n, refused, want, err)
+		}
+	}
+	// The last accepted request of the last burst is what the kernel has.
+	var limit []byte
+	if err := c.Dump(Qdisc, DumpFilter{Ifindex: lo}, func(m *Msg, _ error) error {
+		if raw, ok := m.Attrs.Options.(attrs.TCOptionsMsgRaw); ok && m.Kind() == kind {
+			limit = raw
+		}
+		return nil
+	}); err != nil || len(limit) < 4 || binary.NativeEndian.Uint32(limit) != 60 {
+		t.Errorf("pfifo options after the bursts %v (%v), want limit 60", limit, err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 // them, and its printers accept the options and statistics in every form a
 // dump can bring them (decoded, raw, or in TCA_XSTATS only).
 func CakeKind(name string) *Kind {
-	return &Kind{
+	k := &Kind{
 		Name:             name,
 		Usage:            cakeUsage,
 		ParseQdisc:       parseCakeQdisc,
@@ -29,6 +29,19 @@ func CakeKind(name string) *Kind {
 		PrintXstats:      printCakeXstatsMsg,
 		PrintClassXstats: printCakeXstatsMsg,
 	}
+	if name == "cake" {
+		k.ChangeAccepted = cakeChangeAccepted
+	}
+	return k
+}
+
+// cakeChangeAccepted is Kind.ChangeAccepted for cake. cake_change refuses a
+// cake below cake_mq (its instances share one configuration), a NAT setting
+// on a kernel without conntrack, and attributes of the wrong size; cake's
+// policy has no ranges (Linux 6.17 to 7.2).
+func cakeChangeAccepted(opts attrs.TCOptionsMsg, parentKind string) bool {
+	o, ok := requestOptions("cake", opts).(*attrs.CakeAttrs)
+	return ok && len(o.Unknown) == 0 && o.NAT == nil && parentKind != "cake_mq"
 }
 
 // parseCakeQdisc is ParseCake for the Kind table. It returns the options

@@ -567,3 +567,31 @@ func PrintDualPI2Xstats(p *tcfmt.Printer, x *attrs.TCDualPI2Xstats) {
 	p.Uint(both, "memory-limit", "of memory limit %u", uint64(x.MemoryLimit))
 	p.NL()
 }
+
+// dualpi2ChangeAccepted is Kind.ChangeAccepted for dualpi2: dualpi2_change
+// refuses only empty options, values outside dualpi2_policy, and both step
+// thresholds at once (Linux 6.17 to 7.2).
+func dualpi2ChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
+	if b, ok := opts.(attrs.TCOptionsMsgNest); !ok || len(b) == 0 {
+		return false // what ParseQdisc did not encode, or no options at all
+	}
+	o, ok := requestOptions("dualpi2", opts).(*attrs.DualPI2Attrs)
+	if !ok || len(o.Unknown) > 0 {
+		return false
+	}
+	atLeastOne := func(v *uint32) bool { return v == nil || *v >= 1 }
+	gain := func(v *uint32) bool { return v == nil || (*v >= 1 && *v <= dualpi2MaxGain) }
+	return atLeastOne(o.Limit) && atLeastOne(o.MemoryLimit) && atLeastOne(o.Tupdate) &&
+		gain(o.Alpha) && gain(o.Beta) &&
+		(o.StepThreshPkts == nil || o.StepThreshUS == nil) &&
+		(o.Coupling == nil || *o.Coupling >= 1) &&
+		(o.DropOverload == nil || *o.DropOverload <= attrs.DualPI2DropOverloadDrop) &&
+		(o.DropEarly == nil || *o.DropEarly <= attrs.DualPI2DropEarlyDropEnqueue) &&
+		(o.CProtection == nil || *o.CProtection <= 100) &&
+		(o.ECNMask == nil || (*o.ECNMask >= attrs.DualPI2ECNMaskL4SECT && *o.ECNMask <= attrs.DualPI2ECNMaskAnyECT)) &&
+		(o.SplitGSO == nil || *o.SplitGSO <= attrs.DualPI2SplitGSOSplitGSO)
+}
+
+// dualpi2MaxGain is the kernel's ALPHA_BETA_MAX, the largest alpha and beta
+// (Hz scaled by 256) dualpi2_policy lets through.
+const dualpi2MaxGain = 1<<31 - 1

@@ -28,6 +28,25 @@ type Kind struct {
 	PrintXstats func(p *tcfmt.Printer, x Xstats)
 	// PrintClassXstats prints the kind's statistics of a class.
 	PrintClassXstats func(p *tcfmt.Printer, x Xstats)
+	// ChangeAccepted reports whether the kernel is sure to accept opts (as
+	// ParseQdisc returns them) when they change an existing qdisc of this
+	// kind in place, below a qdisc of kind parentKind ("" at the root):
+	// every value within the kernel's policy for the kind and nothing whose
+	// fate depends on how the kernel was built. A batch sends the lines after
+	// such a change without waiting for its answer. Nil: never assumed.
+	ChangeAccepted func(opts attrs.TCOptionsMsg, parentKind string) bool
+}
+
+// requestOptions decodes options a ParseQdisc returned already encoded, for
+// ChangeAccepted; it returns nil for anything else.
+func requestOptions(kind string, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	switch o := opts.(type) {
+	case attrs.TCOptionsMsgRaw:
+		return attrs.DecodeTCOptionsMsg(kind, o)
+	case attrs.TCOptionsMsgNest:
+		return attrs.DecodeTCOptionsMsg(kind, o)
+	}
+	return nil
 }
 
 // Xstats is a kind's own statistics as a dump carries them.

@@ -32,5 +32,6 @@ func init() {
 				PrintDualPI2Xstats(p, s)
 			}
 		},
+		ChangeAccepted: dualpi2ChangeAccepted,
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/netlink"
@@ -23,18 +22,15 @@ import (
 // once: it is handed to netlink.Conn.Pipeline, which sends requests in bursts
 // of up to `window` per sendmsg and reports the results in line order.
 //
-// The window keeps tc's semantics exact (see the proof in
-// netlink/pipeline.go):
+// Bursts keep tc's semantics exact (see the proof in netlink/pipeline.go):
 //
-//   - without -force it is 1: a line's request is sent only after the
-//     previous line's acknowledgement said it succeeded, so after a refusal
-//     nothing later has reached the kernel, as with tc;
+//   - without -force a request ends its burst (WaitForResult) unless the
+//     kernel is sure to accept it (batchaccept.go): a request that may be
+//     refused is sent only after the previous one's answer, and nothing after
+//     it is sent before its own, so after a refusal nothing later has
+//     reached the kernel, as with tc;
 //   - with -force tc sends every line anyway, so bursts of
-//     netlink.MaxWindow give the same kernel state and the same messages;
-//   - GOTC_BATCH_WINDOW=N overrides the window (1..64). Without -force and
-//     with N > 1, up to N-1 lines after a line the kernel refuses are applied
-//     although tc would not send them (they are still not reported): a
-//     deliberate trade for speed, off by default.
+//     netlink.MaxWindow give the same kernel state and the same messages.
 //
 // Output stays in tc's order because a line parsed while requests are in
 // flight runs with its standard error captured: the capture is written with
@@ -48,6 +44,11 @@ import (
 // pipeliner is a connection that can pipeline change requests.
 type pipeliner interface {
 	Pipeline(reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error
+}
+
+// placesLister is a connection that can list where every qdisc is.
+type placesLister interface {
+	QdiscPlaces(fn func(netlink.QdiscPlace)) error
 }
 
 // errInFlight refuses a kernel read while pipelined requests are unanswered;
@@ -139,19 +140,6 @@ func sequentialPipeline(c conn, reqs iter.Seq[netlink.PipelineRequest], onResult
 	return nil
 }
 
-// batchWindow is the number of requests per burst (see above).
-func (t *tc) batchWindow() int {
-	if s := os.Getenv("GOTC_BATCH_WINDOW"); s != "" {
-		if n, err := strconv.Atoi(s); err == nil && n >= 1 {
-			return min(n, netlink.MaxWindow)
-		}
-	}
-	if t.force {
-		return netlink.MaxWindow
-	}
-	return 1
-}
-
 // batch runs the commands of a file (or "-" for standard input), one per
 // line, stopping at the first failure unless -force, as tc -batch does.
 func (t *tc) batch(name string) int {
@@ -172,20 +160,21 @@ func (t *tc) batch(name string) int {
 	}
 	bc := &batchConn{conn: real, dumpAt: 2}
 	t.conn = bc
+	b := &batchRun{t: t, bc: bc, name: name, sc: bufio.NewScanner(in), stderr: t.stderr}
 	pipeline := func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
 		return sequentialPipeline(real, reqs, onResult)
 	}
 	if p, ok := real.(pipeliner); ok {
-		window := t.batchWindow()
-		if window > 1 {
-			bc.dumpAt = 1
+		if t.force {
+			bc.dumpAt = 1 // a lookup would have to wait for the requests in flight
+		} else if l, ok := real.(placesLister); ok {
+			b.accept.list = l.QdiscPlaces
 		}
 		pipeline = func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
-			return p.Pipeline(reqs, window, onResult)
+			return p.Pipeline(reqs, netlink.MaxWindow, onResult)
 		}
 	}
 
-	b := &batchRun{t: t, bc: bc, name: name, sc: bufio.NewScanner(in), stderr: t.stderr}
 	b.sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	defer func() { t.stderr = b.stderr }()
 	for !b.stop {
@@ -226,6 +215,7 @@ type batchRun struct {
 
 	pending           []pendingLine // requests of this segment, by Pipeline index
 	yielded, answered int
+	accept            acceptance
 }
 
 // pendingLine is a request sent (or about to be) and what to print with
@@ -258,6 +248,11 @@ func (b *batchRun) result(i int, err error) bool {
 		b.t.stderr = b.stderr
 		b.t.kernelRefused(err)
 		b.failed(p.line)
+		if b.stop && b.yielded > b.answered {
+			// Only a request shown accepted shares its burst without -force.
+			fmt.Fprintf(b.stderr, "Warning: the requests of lines %d-%d were sent before line %d was refused: the qdiscs read at the start of the batch said the kernel would accept it\n",
+				b.pending[b.answered].line, b.pending[b.yielded-1].line, p.line)
+		}
 	}
 	return !b.stop
 }
@@ -317,6 +312,9 @@ func (b *batchRun) lines(yield func(netlink.PipelineRequest) bool) {
 			continue
 		}
 		for k, r := range reqs {
+			if !b.t.force {
+				r.WaitForResult = !b.accept.accepted(r, b.answered == b.yielded)
+			}
 			p := pendingLine{line: b.lineNo}
 			if k == 0 && capture.Len() > 0 {
 				p.stderr = bytes.Clone(capture.Bytes())

@@ -19,10 +19,12 @@ import (
 
 // rtKernel is a fake rtnetlink below a real netlink.Conn (through nltest), so
 // batches go through netlink.Conn.Pipeline. Like the kernel it processes every
-// message of a datagram in order, even after one fails, and answers each with
-// its own datagram; it refuses tc requests for the device failDev.
+// message of a datagram in order, even after one fails, and answers each that
+// is refused or asks for an answer with its own datagram; it refuses tc
+// requests for the device failDev.
 type rtKernel struct {
 	links   map[string]int32
+	qdiscs  []*netlink.Msg // what a qdisc dump lists
 	failDev int32
 	log     []string // what it processed, in order: "qdisc 3" or "dump qdisc"
 	bursts  []int    // tc requests per sendmsg
@@ -78,7 +80,15 @@ func (k *rtKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 			}
 		case unix.RTM_GETQDISC:
 			k.log = append(k.log, "dump qdisc")
-			k.queue = append(k.queue, []mnl.Message{{Header: mnl.Header{Type: mnl.Done, Flags: mnl.Multi, Sequence: seq}, Data: make([]byte, 4)}})
+			var d []mnl.Message
+			for _, q := range k.qdiscs {
+				b, err := q.MarshalBinary()
+				if err != nil {
+					return nil, err
+				}
+				d = append(d, mnl.Message{Header: mnl.Header{Type: unix.RTM_NEWQDISC, Flags: mnl.Multi, Sequence: seq}, Data: b})
+			}
+			k.queue = append(k.queue, append(d, mnl.Message{Header: mnl.Header{Type: mnl.Done, Flags: mnl.Multi, Sequence: seq}, Data: make([]byte, 4)}))
 		default:
 			tcReqs++
 			var m netlink.Msg
@@ -88,7 +98,7 @@ func (k *rtKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 			k.log = append(k.log, fmt.Sprintf("tc %d", m.Header.Ifindex))
 			if m.Header.Ifindex == k.failDev {
 				k.queue = append(k.queue, ack(unix.EINVAL, "Specified qdisc kind is unknown"))
-			} else {
+			} else if r.Header.Flags&mnl.Acknowledge != 0 {
 				k.queue = append(k.queue, ack(0, ""))
 			}
 		}
@@ -152,21 +162,17 @@ func tcLog(k *rtKernel) []string {
 func TestPipelinedBatchStopsAtKernelFailure(t *testing.T) {
 	const refusal = "Error: Specified qdisc kind is unknown.\n"
 	for _, tc := range []struct {
-		name, flags, window string
-		wantSent            int // tc requests the kernel processed
-		wantBursts          []int
-		wantStderr          string // after the refusal
+		name, flags string
+		wantSent    int // tc requests the kernel processed
+		wantBursts  []int
+		wantStderr  string // after the refusal
 	}{
 		// Exact, as tc: nothing after line 3 reaches the kernel.
-		{"default", "", "", 3, []int{1, 1, 1}, "Command failed %s:3\n"},
+		{"default", "", 3, []int{1, 1, 1}, "Command failed %s:3\n"},
 		// -force: tc sends every line, so does gotc, in one burst.
-		{"force", "-force", "", 6, []int{6}, "Command failed %s:3\n"},
-		// An explicit window without -force trades exactness: line 4 shared
-		// line 3's burst and was applied, though not reported.
-		{"window 4", "", "4", 4, []int{4}, "Command failed %s:3\n"},
+		{"force", "-force", 6, []int{6}, "Command failed %s:3\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("GOTC_BATCH_WINDOW", tc.window)
 			k := newRTKernel(3)
 			status, _, stderr, file := runBatch(t, k, tc.flags, replaceLines(6)...)
 			want := refusal + fmt.Sprintf(tc.wantStderr, file)
@@ -225,21 +231,79 @@ func TestPipelinedBatchOutputOrder(t *testing.T) {
 	}
 }
 
-// TestPipelinedBatchHeldLineNotReportedAfterStop: with a window, a line that
-// fails in userspace behind a request the kernel then refuses is never
-// reported, as tc never gets to it.
-func TestPipelinedBatchHeldLineNotReportedAfterStop(t *testing.T) {
-	t.Setenv("GOTC_BATCH_WINDOW", "64")
-	lines := replaceLines(4)
-	lines = append(lines, "qdisc replace dev d5 root cake bandwidth x")
-	k := newRTKernel(3)
-	status, _, stderr, file := runBatch(t, k, "", lines...)
-	want := "Error: Specified qdisc kind is unknown.\nCommand failed " + file + ":3\n"
-	if status != exitBadOption || stderr != want {
-		t.Errorf("status %d stderr %q", status, stderr)
+// cakeRoots gives k devices d1..dn, each with a cake root qdisc.
+func cakeRoots(k *rtKernel, n int) {
+	for i := 1; i <= n; i++ {
+		k.links[fmt.Sprintf("d%d", i)] = int32(i)
+		k.qdiscs = append(k.qdiscs, qdiscOf(int32(i), netlink.MakeHandle(uint16(i), 0), netlink.HandleRoot, "cake"))
 	}
-	if !slices.Equal(k.bursts, []int{4}) {
-		t.Errorf("bursts %v", k.bursts)
+}
+
+func qdiscOf(ifindex int32, handle, parent uint32, kind string) *netlink.Msg {
+	m := &netlink.Msg{}
+	m.Header.Ifindex, m.Header.Handle, m.Header.Parent = ifindex, handle, parent
+	m.Attrs.Kind = &kind
+	return m
+}
+
+func ones(n int) []int { return slices.Repeat([]int{1}, n) }
+
+// TestBatchSendsAcceptedChangesInBursts: without -force, after acceptanceAfter
+// lines sent one by one, changes the kernel is sure to accept share bursts.
+func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
+	k := newRTKernel(0)
+	cakeRoots(k, 150)
+	status, _, stderr, _ := runBatch(t, k, "", replaceLines(150)...)
+	if status != exitOK || stderr != "" {
+		t.Fatalf("status %d stderr %q", status, stderr)
+	}
+	if want := append(ones(acceptanceAfter), 64, 150-acceptanceAfter-64); !slices.Equal(k.bursts, want) {
+		t.Errorf("bursts %v, want %v", k.bursts, want)
+	}
+	log := strings.Join(k.log, ",")
+	if !strings.Contains(log, fmt.Sprintf("tc %d,dump qdisc,tc %d,", acceptanceAfter, acceptanceAfter+1)) {
+		t.Errorf("the qdiscs were not read right before the first burst: %s", log)
+	}
+}
+
+// TestBatchWaitsForLineNotShownAccepted: a line the kernel may refuse (here
+// the kind differs, so the kernel would create a qdisc) ends its burst, and
+// when it is refused nothing after it reaches the kernel.
+func TestBatchWaitsForLineNotShownAccepted(t *testing.T) {
+	lines := replaceLines(150)
+	lines[99] = "qdisc replace dev d100 root dualpi2 limit 5"
+	k := newRTKernel(100)
+	cakeRoots(k, 150)
+	status, _, stderr, file := runBatch(t, k, "", lines...)
+	want := "Error: Specified qdisc kind is unknown.\nCommand failed " + file + ":100\n"
+	if status != exitBadOption || stderr != want {
+		t.Errorf("status %d stderr %q, want %q", status, stderr, want)
+	}
+	if sent := tcLog(k); len(sent) != 100 || sent[99] != "tc 100" {
+		t.Errorf("the kernel processed %d requests, the last %q", len(sent), sent[len(sent)-1])
+	}
+	if want := append(ones(acceptanceAfter), 100-acceptanceAfter); !slices.Equal(k.bursts, want) {
+		t.Errorf("bursts %v, want %v", k.bursts, want)
+	}
+}
+
+// TestBatchAcceptedLineRefusedAnyway: if a change shown accepted is refused
+// (someone else changed the device), the rest of its burst was applied: the
+// batch says which lines, and a line after the burst that failed in
+// userspace (line 80) is never reported, as tc never gets to it.
+func TestBatchAcceptedLineRefusedAnyway(t *testing.T) {
+	lines := replaceLines(150)
+	lines[79] = "qdisc replace dev d80 root cake bandwidth x"
+	k := newRTKernel(70)
+	cakeRoots(k, 150)
+	status, _, stderr, file := runBatch(t, k, "", lines...)
+	want := "Error: Specified qdisc kind is unknown.\nCommand failed " + file + ":70\n" +
+		"Warning: the requests of lines 71-79 were sent before line 70 was refused: the qdiscs read at the start of the batch said the kernel would accept it\n"
+	if status != exitBadOption || stderr != want {
+		t.Errorf("status %d stderr:\n%s\nwant:\n%s", status, stderr, want)
+	}
+	if want := append(ones(acceptanceAfter), 79-acceptanceAfter); !slices.Equal(k.bursts, want) {
+		t.Errorf("bursts %v, want %v", k.bursts, want)
 	}
 }
 

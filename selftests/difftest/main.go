@@ -5,7 +5,9 @@
 //   - both tools exit alike and print the same error, when there is one;
 //   - gotc and tc print the same qdisc (show, -s -d, -j -s) for the
 //     device tc configured and for the one gotc configured;
-//   - the two devices end up in the same kernel state (tc shows both alike).
+//   - the two devices end up in the same kernel state (tc shows both alike);
+//
+// and it runs the same batch files through both tools (batch.go).
 //
 // It prints one TAP-like line per combination and ends with
 // "N passed, M failed". It runs inside the test bed's VM, as root.
@@ -45,13 +47,15 @@ func main() {
 			total[kind] = counts
 		}
 	}
-	passed, failed := 0, 0
+	bp, bf := r.checkBatches()
+	passed, failed := bp, bf
 	for _, kind := range []string{"cake", "dualpi2"} {
 		c := total[kind]
 		fmt.Printf("# %s: %d combinations identical, %d differ\n", kind, c[0], c[1])
 		passed += c[0]
 		failed += c[1]
 	}
+	fmt.Printf("# batches: %d identical, %d differ\n", bp, bf)
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	if failed > 0 {
 		os.Exit(1)
