@@ -599,7 +599,10 @@ func (s *TCAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
 func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 	*s = TCAttrs{}
 	_ = forEach(b, func(typ, _ uint16, data []byte) {
-		if v, ok := getString(data); ok && typ == TCAKind && sel.Kind == "" {
+		if typ != TCAKind || sel.Kind != "" {
+			return
+		}
+		if v, ok := getString(data); ok {
 			sel.Kind = v
 		}
 	})

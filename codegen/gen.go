@@ -380,7 +380,10 @@ func (g *generator) decode(set *AttributeSet) {
 		if a.Type == "string" && g.isSelector(a.Name) {
 			// Find the selector first: sub-messages may precede it.
 			g.p("_ = forEach(b, func(typ, _ uint16, data []byte) {")
-			g.p("if v, ok := getString(data); ok && typ == %s && sel.%s == \"\" { sel.%s = v }", goName(set.NamePrefix+a.Name), goName(a.Name), goName(a.Name))
+			// The type is checked first: getString copies, and the other
+			// attributes (statistics, options) are the big ones.
+			g.p("if typ != %s || sel.%s != \"\" { return }", goName(set.NamePrefix+a.Name), goName(a.Name))
+			g.p("if v, ok := getString(data); ok { sel.%s = v }", goName(a.Name))
 			g.p("})")
 		}
 	}

@@ -20,15 +20,16 @@ import (
 // -force) and the lines after it are never sent. gotc runs every line through
 // the same code as a command line, but a change request (Do) is not sent at
 // once: it is handed to netlink.Conn.Pipeline, which sends requests in bursts
-// of up to `window` per sendmsg and reports the results in line order.
+// of up to netlink.MaxWindow per sendmsg and reports the results in line
+// order.
 //
 // Bursts keep tc's semantics exact (see the proof in netlink/pipeline.go):
 //
 //   - without -force a request ends its burst (WaitForResult) unless the
-//     kernel is sure to accept it (batchaccept.go): a request that may be
-//     refused is sent only after the previous one's answer, and nothing after
-//     it is sent before its own, so after a refusal nothing later has
-//     reached the kernel, as with tc;
+//     kernel is sure to accept it (batchaccept.go): nothing after a request
+//     that may be refused is sent before its answer, so after a refusal
+//     nothing later has reached the kernel, as with tc (what came before it
+//     in its burst are requests the kernel accepts);
 //   - with -force tc sends every line anyway, so bursts of
 //     netlink.MaxWindow give the same kernel state and the same messages.
 //
@@ -169,6 +170,7 @@ func (t *tc) batch(name string) int {
 			bc.dumpAt = 1 // a lookup would have to wait for the requests in flight
 		} else if l, ok := real.(placesLister); ok {
 			b.accept.list = l.QdiscPlaces
+			b.accept.devices = func() int { return len(bc.index) }
 		}
 		pipeline = func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
 			return p.Pipeline(reqs, netlink.MaxWindow, onResult)

@@ -26,6 +26,7 @@ type rtKernel struct {
 	links   map[string]int32
 	qdiscs  []*netlink.Msg // what a qdisc dump lists
 	failDev int32
+	failReq int      // refuse the failReq-th tc request too (1-based; 0: none)
 	log     []string // what it processed, in order: "qdisc 3" or "dump qdisc"
 	bursts  []int    // tc requests per sendmsg
 	queue   [][]mnl.Message
@@ -96,7 +97,7 @@ func (k *rtKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 				return nil, err
 			}
 			k.log = append(k.log, fmt.Sprintf("tc %d", m.Header.Ifindex))
-			if m.Header.Ifindex == k.failDev {
+			if m.Header.Ifindex == k.failDev || len(tcLog(k)) == k.failReq {
 				k.queue = append(k.queue, ack(unix.EINVAL, "Specified qdisc kind is unknown"))
 			} else if r.Header.Flags&mnl.Acknowledge != 0 {
 				k.queue = append(k.queue, ack(0, ""))
@@ -246,14 +247,23 @@ func qdiscOf(ifindex int32, handle, parent uint32, kind string) *netlink.Msg {
 	return m
 }
 
+// replaceLinesOver is n cake replace lines taking devices d1..d(devs) in turn.
+func replaceLinesOver(n, devs int) []string {
+	var lines []string
+	for i := 1; i <= n; i++ {
+		lines = append(lines, fmt.Sprintf("qdisc replace dev d%d root cake bandwidth %dmbit", (i-1)%devs+1, i))
+	}
+	return lines
+}
+
 func ones(n int) []int { return slices.Repeat([]int{1}, n) }
 
 // TestBatchSendsAcceptedChangesInBursts: without -force, after acceptanceAfter
 // lines sent one by one, changes the kernel is sure to accept share bursts.
 func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
 	k := newRTKernel(0)
-	cakeRoots(k, 150)
-	status, _, stderr, _ := runBatch(t, k, "", replaceLines(150)...)
+	cakeRoots(k, 20)
+	status, _, stderr, _ := runBatch(t, k, "", replaceLinesOver(150, 20)...)
 	if status != exitOK || stderr != "" {
 		t.Fatalf("status %d stderr %q", status, stderr)
 	}
@@ -261,8 +271,23 @@ func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
 		t.Errorf("bursts %v, want %v", k.bursts, want)
 	}
 	log := strings.Join(k.log, ",")
-	if !strings.Contains(log, fmt.Sprintf("tc %d,dump qdisc,tc %d,", acceptanceAfter, acceptanceAfter+1)) {
+	if !strings.Contains(log, fmt.Sprintf("tc %d,dump qdisc,tc %d,", acceptanceAfter%20, acceptanceAfter%20+1)) {
 		t.Errorf("the qdiscs were not read right before the first burst: %s", log)
+	}
+}
+
+// TestBatchReadsQdiscsOnlyWhenLong: a batch that has not yet sent a line per
+// device does not read the qdiscs (the dump costs about as much as a third of
+// a line per qdisc).
+func TestBatchReadsQdiscsOnlyWhenLong(t *testing.T) {
+	k := newRTKernel(0)
+	cakeRoots(k, 150)
+	status, _, stderr, _ := runBatch(t, k, "", replaceLinesOver(150, 150)...)
+	if status != exitOK || stderr != "" {
+		t.Fatalf("status %d stderr %q", status, stderr)
+	}
+	if !slices.Equal(k.bursts, ones(150)) || slices.Contains(k.log, "dump qdisc") {
+		t.Errorf("bursts %v, log %v", k.bursts, k.log)
 	}
 }
 
@@ -270,17 +295,18 @@ func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
 // the kind differs, so the kernel would create a qdisc) ends its burst, and
 // when it is refused nothing after it reaches the kernel.
 func TestBatchWaitsForLineNotShownAccepted(t *testing.T) {
-	lines := replaceLines(150)
-	lines[99] = "qdisc replace dev d100 root dualpi2 limit 5"
-	k := newRTKernel(100)
-	cakeRoots(k, 150)
+	lines := replaceLinesOver(150, 20)
+	lines[99] = "qdisc replace dev d20 root dualpi2 limit 5"
+	k := newRTKernel(0)
+	k.failReq = 100
+	cakeRoots(k, 20)
 	status, _, stderr, file := runBatch(t, k, "", lines...)
 	want := "Error: Specified qdisc kind is unknown.\nCommand failed " + file + ":100\n"
 	if status != exitBadOption || stderr != want {
 		t.Errorf("status %d stderr %q, want %q", status, stderr, want)
 	}
-	if sent := tcLog(k); len(sent) != 100 || sent[99] != "tc 100" {
-		t.Errorf("the kernel processed %d requests, the last %q", len(sent), sent[len(sent)-1])
+	if sent := tcLog(k); len(sent) != 100 {
+		t.Errorf("the kernel processed %d requests, want 100", len(sent))
 	}
 	if want := append(ones(acceptanceAfter), 100-acceptanceAfter); !slices.Equal(k.bursts, want) {
 		t.Errorf("bursts %v, want %v", k.bursts, want)
@@ -292,10 +318,11 @@ func TestBatchWaitsForLineNotShownAccepted(t *testing.T) {
 // batch says which lines, and a line after the burst that failed in
 // userspace (line 80) is never reported, as tc never gets to it.
 func TestBatchAcceptedLineRefusedAnyway(t *testing.T) {
-	lines := replaceLines(150)
-	lines[79] = "qdisc replace dev d80 root cake bandwidth x"
-	k := newRTKernel(70)
-	cakeRoots(k, 150)
+	lines := replaceLinesOver(150, 20)
+	lines[79] = "qdisc replace dev d20 root cake bandwidth x"
+	k := newRTKernel(0)
+	k.failReq = 70
+	cakeRoots(k, 20)
 	status, _, stderr, file := runBatch(t, k, "", lines...)
 	want := "Error: Specified qdisc kind is unknown.\nCommand failed " + file + ":70\n" +
 		"Warning: the requests of lines 71-79 were sent before line 70 was refused: the qdiscs read at the start of the batch said the kernel would accept it\n"

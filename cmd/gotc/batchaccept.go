@@ -22,8 +22,12 @@ import (
 //     knows when it does not, and kinds without it are never assumed.
 //
 // The places and kinds come from one dump of every qdisc, taken once a
-// batch has shown it is long (after acceptanceAfter candidate lines sent one
-// at a time), so short batches never pay for it. A change that is shown
+// batch has shown it is long: after as many candidate lines, sent one at a
+// time, as the larger of acceptanceAfter and the number of devices. The dump
+// costs about a third of a request's round trip per qdisc (measured in the
+// test bed), and a system has at least a qdisc per device, so a batch that
+// goes on at least as long again gains more than the dump costs, and short
+// batches never pay for it. A change that is shown
 // accepted leaves every place and kind as they were; any other request may
 // add, delete or move qdiscs of its device, so that device's places are not
 // used again (a request without a device drops them all).
@@ -33,7 +37,7 @@ import (
 // accepted is refused anyway, the requests that shared its burst were
 // applied; the batch says so (see batchRun.result).
 
-// acceptanceAfter is how many candidate requests a batch sends one at a
+// acceptanceAfter is the fewest candidate requests a batch sends one at a
 // time before it reads the qdiscs to show the next ones accepted.
 const acceptanceAfter = netlink.MaxWindow
 
@@ -45,6 +49,7 @@ type placeKey struct {
 
 type acceptance struct {
 	list       func(fn func(netlink.QdiscPlace)) error // the dump; nil: never
+	devices    func() int                              // devices known so far
 	candidates int
 	read       bool                            // the dump was taken (or failed)
 	byParent   map[placeKey]netlink.QdiscPlace // qdiscs by (device, parent)
@@ -74,7 +79,11 @@ func (a *acceptance) shown(r netlink.PipelineRequest, idle bool) bool {
 		return false
 	}
 	if !a.read {
-		if a.candidates++; a.candidates <= acceptanceAfter || !idle {
+		threshold := acceptanceAfter
+		if a.devices != nil {
+			threshold = max(threshold, a.devices())
+		}
+		if a.candidates++; a.candidates <= threshold || !idle {
 			return false
 		}
 		a.load()

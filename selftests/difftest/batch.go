@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -22,7 +23,7 @@ const batchDevs = 8
 func batchLines(edit func(lines []string)) []string {
 	var lines []string
 	for i := range 200 {
-		dev := fmt.Sprintf("bd%d", i%batchDevs)
+		dev := fmt.Sprintf("bd%d", (i/2)%batchDevs) // both queues of each device, in turn
 		if i%2 == 0 {
 			lines = append(lines, fmt.Sprintf("qdisc replace dev %s parent 1:1 cake bandwidth %dkbit", dev, 1000+i))
 		} else {
@@ -92,11 +93,17 @@ func (r *runner) checkBatch(name string, force bool, lines []string) bool {
 			r.mustRun(r.tc, "qdisc", "add", "dev", dev, "parent", "1:2", "dualpi2")
 		}
 		res := r.run(tool, args...)
-		var state strings.Builder
+		// Each device's qdiscs, sorted: the kernel lists a device's qdiscs
+		// in the order of their handles' hash, and handles differ per run.
+		var state []string
 		for i := range batchDevs {
-			state.WriteString(r.run(r.tc, "qdisc", "show", "dev", fmt.Sprintf("bd%d", i)).stdout)
+			out := handles.ReplaceAllString(r.run(r.tc, "qdisc", "show", "dev", fmt.Sprintf("bd%d", i)).stdout, "$1 H:")
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			slices.Sort(lines)
+			state = append(state, fmt.Sprintf("bd%d:", i))
+			state = append(state, lines...)
 		}
-		return res, handles.ReplaceAllString(state.String(), "$1 H:")
+		return res, strings.Join(state, "\n")
 	}
 	want, wantState := apply(r.tc)
 	got, gotState := apply(r.gotc)
