@@ -2,6 +2,7 @@ package attrs
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -187,5 +188,62 @@ func TestDecodedScalarsAreIndependent(t *testing.T) {
 	}
 	if *rate != 1000 || *target != 5 || *a.BaseRate64 != 2000 || *a.Target != 7 {
 		t.Errorf("first decode now %d/%d, second %d/%d", *rate, *target, *a.BaseRate64, *a.Target)
+	}
+}
+
+// TestDecoderReusesMemory: a Decoder decodes what Decode decodes, and once
+// warmed up allocates nothing.
+func TestDecoderReusesMemory(t *testing.T) {
+	kind := func(k string) *string { return &k }
+	tin := func(n uint32) CakeTinStatsAttrs {
+		return CakeTinStatsAttrs{SentPackets: ptr(n), SentBytes64: ptr(uint64(n) * 1000), BacklogBytes: ptr(n / 2)}
+	}
+	msgs := []TCAttrs{
+		{
+			Kind:    kind("cake"),
+			Options: &CakeAttrs{BaseRate64: ptr(uint64(12500)), RTT: ptr(uint32(100000))},
+			Stats2: &StatsAttrs{
+				Basic: &GnetStatsBasic{Bytes: 5, Packets: 1},
+				App:   &CakeStatsAttrs{CapacityEstimate64: ptr(uint64(9)), TinStats: []CakeTinStatsAttrs{tin(1), tin(2), tin(3)}},
+			},
+		},
+		{
+			Kind:    kind("dualpi2"),
+			Options: &DualPI2Attrs{Limit: ptr(uint32(1000)), Coupling: ptr(uint8(2))},
+			Stats:   &TCStats{Bytes: 7},
+			Xstats:  &TCDualPI2Xstats{Prob: 3, PacketsInL: 4},
+		},
+	}
+	var raw [][]byte
+	for i := range msgs {
+		e := NewEncoder(nil)
+		msgs[i].Encode(e)
+		raw = append(raw, e.Bytes())
+	}
+	var d Decoder
+	for round := range 3 {
+		for i, b := range raw {
+			var fresh, reused TCAttrs
+			if err := fresh.Decode(b); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.DecodeTCAttrs(&reused, b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(fresh, reused) {
+				t.Fatalf("round %d, message %d: Decoder gave\n%#v\nDecode gave\n%#v", round, i, reused, fresh)
+			}
+		}
+	}
+	var s TCAttrs
+	allocs := testing.AllocsPerRun(100, func() {
+		for _, b := range raw {
+			if err := d.DecodeTCAttrs(&s, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per round of %d messages", allocs, len(raw))
 	}
 }

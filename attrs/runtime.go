@@ -165,10 +165,19 @@ func clone(b []byte) []byte { return append([]byte(nil), b...) }
 // chunks instead of one allocation each: a CAKE statistics message has some
 // 200 of them. A value never moves, and its chunk stays alive as long as any
 // value in it is referenced, so decoded messages stay independent.
-type scalarArena struct{ free []uint64 }
+type scalarArena struct {
+	free []uint64
+	// For a Decoder: every chunk handed out, and how many of them the
+	// current message uses; rewind makes them free for the next one.
+	chunks [][]uint64
+	used   int
+	reuse  bool
+}
 
 // arenaChunk is the number of values per chunk.
 const arenaChunk = 16
+
+func (a *scalarArena) rewind() { a.free, a.used = nil, 0 }
 
 // scalar is what a scalarArena holds: integers and the enums over them, none
 // wider than the uint64 slot each one takes.
@@ -178,7 +187,15 @@ type scalar interface {
 
 func arenaPtr[T scalar](a *scalarArena, v T) *T {
 	if len(a.free) == 0 {
-		a.free = make([]uint64, arenaChunk)
+		if a.used < len(a.chunks) {
+			a.free = a.chunks[a.used]
+		} else {
+			a.free = make([]uint64, arenaChunk)
+			if a.reuse {
+				a.chunks = append(a.chunks, a.free)
+			}
+		}
+		a.used++
 	}
 	// The slot is 8-byte aligned and T holds no pointers, so the collector
 	// needs to know nothing about what the slot holds.
@@ -233,6 +250,39 @@ func getString(b []byte) (string, bool) {
 	return string(b), true
 }
 
+// sameString reports whether b holds s, as getString would return it,
+// without copying b.
+func sameString(b []byte, s string) bool {
+	for i, c := range b {
+		if c == 0 {
+			b = b[:i]
+			break
+		}
+	}
+	return string(b) == s
+}
+
+// selectorString is getString for a selector attribute: a Decoder returns
+// the value it kept from an earlier message (a kind name) instead of a copy.
+func selectorString(sel *selectors, b []byte) (string, bool) {
+	if sel.pool == nil {
+		return getString(b)
+	}
+	for _, s := range sel.pool.strings {
+		if sameString(b, s) {
+			return s, true
+		}
+	}
+	v, ok := getString(b)
+	if ok && len(sel.pool.strings) < maxSelectorStrings {
+		sel.pool.strings = append(sel.pool.strings, v)
+	}
+	return v, ok
+}
+
+// maxSelectorStrings bounds the values a Decoder keeps (kinds: a handful).
+const maxSelectorStrings = 32
+
 func getBitfield32(b []byte) (*Bitfield32, bool) {
 	if len(b) != 8 {
 		return nil, false
@@ -248,4 +298,65 @@ func putBitfield32(e *Encoder, typ uint16, v *Bitfield32) {
 // errShort reports a fixed-size struct given fewer bytes than it has.
 func errShort(name string, want, got int) error {
 	return fmt.Errorf("attrs: %s needs %d bytes, got %d", name, want, got)
+}
+
+// pool hands out values of one type for a Decoder, the same ones again after
+// each reset.
+type pool[T any] struct {
+	items []*T
+	used  int
+}
+
+func (p *pool[T]) get() *T {
+	if p.used == len(p.items) {
+		p.items = append(p.items, new(T))
+	}
+	v := p.items[p.used]
+	p.used++
+	var zero T
+	*v = zero
+	return v
+}
+
+func (p *pool[T]) reset() { p.used = 0 }
+
+// slicePool is pool for the slices of indexed arrays.
+type slicePool[T any] struct {
+	items [][]T
+	used  int
+}
+
+// get returns an empty slice with room for n elements.
+func (p *slicePool[T]) get(n int) []T {
+	if p.used == len(p.items) {
+		p.items = append(p.items, nil)
+	}
+	if cap(p.items[p.used]) < n {
+		p.items[p.used] = make([]T, 0, n)
+	}
+	v := p.items[p.used][:0]
+	p.used++
+	return v
+}
+
+func (p *slicePool[T]) reset() { p.used = 0 }
+
+// A Decoder decodes one message after another into memory it reuses: what a
+// call decoded stays valid only until the next call. It is for a listing that
+// prints each message and forgets it, which then allocates next to nothing
+// (no garbage: no collector work or, with the collector off, no memory
+// growth). The zero Decoder is ready to use; it is not safe for concurrent use.
+type Decoder struct {
+	pool decodePool
+	sel  selectors
+}
+
+// DecodeTCAttrs is s.Decode(b) into the Decoder's memory.
+func (d *Decoder) DecodeTCAttrs(s *TCAttrs, b []byte) error {
+	d.pool.reset()
+	arena := d.sel.scalars
+	arena.rewind()
+	arena.reuse = true
+	d.sel = selectors{scalars: arena, pool: &d.pool}
+	return s.decode(b, &d.sel)
 }

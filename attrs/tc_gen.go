@@ -497,6 +497,163 @@ type selectors struct {
 	Kind string
 	// scalars holds the integer fields decoded under one Decode.
 	scalars scalarArena
+	// pool, when set, hands out the memory of the Decoder's last message.
+	pool *decodePool
+}
+
+// decodePool is the memory a Decoder reuses: one pool per type that
+// decoding allocates.
+type decodePool struct {
+	strings                 []string // selector values seen, each kept once
+	TCMsg                   pool[TCMsg]
+	TCStats                 pool[TCStats]
+	GnetStatsBasic          pool[GnetStatsBasic]
+	GnetStatsRateEst        pool[GnetStatsRateEst]
+	GnetStatsRateEst64      pool[GnetStatsRateEst64]
+	GnetStatsQueue          pool[GnetStatsQueue]
+	TCDualPI2Xstats         pool[TCDualPI2Xstats]
+	TCMatchallPcnt          pool[TCMatchallPcnt]
+	TCAttrs                 pool[TCAttrs]
+	StatsAttrs              pool[StatsAttrs]
+	CakeAttrs               pool[CakeAttrs]
+	CakeStatsAttrs          pool[CakeStatsAttrs]
+	CakeTinStatsAttrs       pool[CakeTinStatsAttrs]
+	DualPI2Attrs            pool[DualPI2Attrs]
+	QFQAttrs                pool[QFQAttrs]
+	MatchallAttrs           pool[MatchallAttrs]
+	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
+}
+
+func (p *decodePool) reset() {
+	p.TCMsg.reset()
+	p.TCStats.reset()
+	p.GnetStatsBasic.reset()
+	p.GnetStatsRateEst.reset()
+	p.GnetStatsRateEst64.reset()
+	p.GnetStatsQueue.reset()
+	p.TCDualPI2Xstats.reset()
+	p.TCMatchallPcnt.reset()
+	p.TCAttrs.reset()
+	p.StatsAttrs.reset()
+	p.CakeAttrs.reset()
+	p.CakeStatsAttrs.reset()
+	p.CakeTinStatsAttrs.reset()
+	p.DualPI2Attrs.reset()
+	p.QFQAttrs.reset()
+	p.MatchallAttrs.reset()
+	p.CakeTinStatsAttrsSlices.reset()
+}
+
+func newTCMsg(sel *selectors) *TCMsg {
+	if sel.pool == nil {
+		return new(TCMsg)
+	}
+	return sel.pool.TCMsg.get()
+}
+
+func newTCStats(sel *selectors) *TCStats {
+	if sel.pool == nil {
+		return new(TCStats)
+	}
+	return sel.pool.TCStats.get()
+}
+
+func newGnetStatsBasic(sel *selectors) *GnetStatsBasic {
+	if sel.pool == nil {
+		return new(GnetStatsBasic)
+	}
+	return sel.pool.GnetStatsBasic.get()
+}
+
+func newGnetStatsRateEst(sel *selectors) *GnetStatsRateEst {
+	if sel.pool == nil {
+		return new(GnetStatsRateEst)
+	}
+	return sel.pool.GnetStatsRateEst.get()
+}
+
+func newGnetStatsRateEst64(sel *selectors) *GnetStatsRateEst64 {
+	if sel.pool == nil {
+		return new(GnetStatsRateEst64)
+	}
+	return sel.pool.GnetStatsRateEst64.get()
+}
+
+func newGnetStatsQueue(sel *selectors) *GnetStatsQueue {
+	if sel.pool == nil {
+		return new(GnetStatsQueue)
+	}
+	return sel.pool.GnetStatsQueue.get()
+}
+
+func newTCDualPI2Xstats(sel *selectors) *TCDualPI2Xstats {
+	if sel.pool == nil {
+		return new(TCDualPI2Xstats)
+	}
+	return sel.pool.TCDualPI2Xstats.get()
+}
+
+func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
+	if sel.pool == nil {
+		return new(TCMatchallPcnt)
+	}
+	return sel.pool.TCMatchallPcnt.get()
+}
+
+func newTCAttrs(sel *selectors) *TCAttrs {
+	if sel.pool == nil {
+		return new(TCAttrs)
+	}
+	return sel.pool.TCAttrs.get()
+}
+
+func newStatsAttrs(sel *selectors) *StatsAttrs {
+	if sel.pool == nil {
+		return new(StatsAttrs)
+	}
+	return sel.pool.StatsAttrs.get()
+}
+
+func newCakeAttrs(sel *selectors) *CakeAttrs {
+	if sel.pool == nil {
+		return new(CakeAttrs)
+	}
+	return sel.pool.CakeAttrs.get()
+}
+
+func newCakeStatsAttrs(sel *selectors) *CakeStatsAttrs {
+	if sel.pool == nil {
+		return new(CakeStatsAttrs)
+	}
+	return sel.pool.CakeStatsAttrs.get()
+}
+
+func newCakeTinStatsAttrs(sel *selectors) *CakeTinStatsAttrs {
+	if sel.pool == nil {
+		return new(CakeTinStatsAttrs)
+	}
+	return sel.pool.CakeTinStatsAttrs.get()
+}
+
+func newDualPI2Attrs(sel *selectors) *DualPI2Attrs {
+	if sel.pool == nil {
+		return new(DualPI2Attrs)
+	}
+	return sel.pool.DualPI2Attrs.get()
+}
+
+func newQFQAttrs(sel *selectors) *QFQAttrs {
+	if sel.pool == nil {
+		return new(QFQAttrs)
+	}
+	return sel.pool.QFQAttrs.get()
+}
+
+func newMatchallAttrs(sel *selectors) *MatchallAttrs {
+	if sel.pool == nil {
+		return new(MatchallAttrs)
+	}
+	return sel.pool.MatchallAttrs.get()
 }
 
 // Attribute types of set tc-attrs (TCA_*).
@@ -602,34 +759,31 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 		if typ != TCAKind || sel.Kind != "" {
 			return
 		}
-		if v, ok := getString(data); ok {
+		if v, ok := selectorString(sel, data); ok {
 			sel.Kind = v
 		}
 	})
 	return forEach(b, func(typ, rawType uint16, data []byte) {
 		switch typ {
 		case TCAKind:
-			if v, ok := getString(data); ok && s.Kind == nil {
-				s.Kind = &v
-				sel.Kind = v
+			if s.Kind == nil && sameString(data, sel.Kind) {
+				s.Kind = &sel.Kind
 				return
 			}
 		case TCAOptions:
 			s.Options = decodeTCOptionsMsg(data, sel)
 			return
 		case TCAStats:
-			var v TCStats
-			if v.Decode(data) == nil {
-				s.Stats = &v
+			if v := newTCStats(sel); v.Decode(data) == nil {
+				s.Stats = v
 				return
 			}
 		case TCAXstats:
 			s.Xstats = decodeTCXstatsMsg(data, sel)
 			return
 		case TCARate:
-			var v GnetStatsRateEst
-			if v.Decode(data) == nil {
-				s.Rate = &v
+			if v := newGnetStatsRateEst(sel); v.Decode(data) == nil {
+				s.Rate = v
 				return
 			}
 		case TCAFcnt:
@@ -638,9 +792,8 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAStats2:
-			var v StatsAttrs
-			if v.decode(data, sel) == nil {
-				s.Stats2 = &v
+			if v := newStatsAttrs(sel); v.decode(data, sel) == nil {
+				s.Stats2 = v
 				return
 			}
 		case TCAStab:
@@ -766,38 +919,33 @@ func (s *StatsAttrs) decode(b []byte, sel *selectors) error {
 	return forEach(b, func(typ, rawType uint16, data []byte) {
 		switch typ {
 		case TCAStatsBasic:
-			var v GnetStatsBasic
-			if v.Decode(data) == nil {
-				s.Basic = &v
+			if v := newGnetStatsBasic(sel); v.Decode(data) == nil {
+				s.Basic = v
 				return
 			}
 		case TCAStatsRateEst:
-			var v GnetStatsRateEst
-			if v.Decode(data) == nil {
-				s.RateEst = &v
+			if v := newGnetStatsRateEst(sel); v.Decode(data) == nil {
+				s.RateEst = v
 				return
 			}
 		case TCAStatsQueue:
-			var v GnetStatsQueue
-			if v.Decode(data) == nil {
-				s.Queue = &v
+			if v := newGnetStatsQueue(sel); v.Decode(data) == nil {
+				s.Queue = v
 				return
 			}
 		case TCAStatsApp:
 			s.App = decodeStatsAppMsg(data, sel)
 			return
 		case TCAStatsRateEst64:
-			var v GnetStatsRateEst64
-			if v.Decode(data) == nil {
-				s.RateEst64 = &v
+			if v := newGnetStatsRateEst64(sel); v.Decode(data) == nil {
+				s.RateEst64 = v
 				return
 			}
 		case TCAStatsPad:
 			return
 		case TCAStatsBasicHW:
-			var v GnetStatsBasic
-			if v.Decode(data) == nil {
-				s.BasicHW = &v
+			if v := newGnetStatsBasic(sel); v.Decode(data) == nil {
+				s.BasicHW = v
 				return
 			}
 		case TCAStatsPkt64:
@@ -1530,7 +1678,11 @@ func (s *CakeTinStatsAttrs) decode(b []byte, sel *selectors) error {
 // if any of them is malformed.
 func decodeIndexedCakeTinStatsAttrs(b []byte, sel *selectors) (out []CakeTinStatsAttrs, ok bool) {
 	ok = true
-	out = make([]CakeTinStatsAttrs, 0, countAttrs(b))
+	if sel.pool != nil {
+		out = sel.pool.CakeTinStatsAttrsSlices.get(countAttrs(b))
+	} else {
+		out = make([]CakeTinStatsAttrs, 0, countAttrs(b))
+	}
 	err := forEach(b, func(_, _ uint16, data []byte) {
 		var v CakeTinStatsAttrs
 		if v.decode(data, sel) != nil {
@@ -1872,9 +2024,8 @@ func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAMatchallPcnt:
-			var v TCMatchallPcnt
-			if v.Decode(data) == nil {
-				s.Pcnt = &v
+			if v := newTCMatchallPcnt(sel); v.Decode(data) == nil {
+				s.Pcnt = v
 				return
 			}
 		case TCAMatchallPad:
@@ -1925,24 +2076,20 @@ func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
 func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 	switch sel.Kind {
 	case "cake", "cake_mq":
-		var v CakeAttrs
-		if v.decode(b, sel) == nil {
-			return &v
+		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
+			return v
 		}
 	case "dualpi2":
-		var v DualPI2Attrs
-		if v.decode(b, sel) == nil {
-			return &v
+		if v := newDualPI2Attrs(sel); v.decode(b, sel) == nil {
+			return v
 		}
 	case "matchall":
-		var v MatchallAttrs
-		if v.decode(b, sel) == nil {
-			return &v
+		if v := newMatchallAttrs(sel); v.decode(b, sel) == nil {
+			return v
 		}
 	case "qfq":
-		var v QFQAttrs
-		if v.decode(b, sel) == nil {
-			return &v
+		if v := newQFQAttrs(sel); v.decode(b, sel) == nil {
+			return v
 		}
 	}
 	return TCOptionsMsgRaw(clone(b))
@@ -1978,14 +2125,12 @@ func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
 func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 	switch sel.Kind {
 	case "cake", "cake_mq":
-		var v CakeStatsAttrs
-		if v.decode(b, sel) == nil {
-			return &v
+		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
+			return v
 		}
 	case "dualpi2":
-		var v TCDualPI2Xstats
-		if v.Decode(b) == nil {
-			return &v
+		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
+			return v
 		}
 	}
 	return TCXstatsMsgRaw(clone(b))
@@ -2021,14 +2166,12 @@ func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
 func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 	switch sel.Kind {
 	case "cake", "cake_mq":
-		var v CakeStatsAttrs
-		if v.decode(b, sel) == nil {
-			return &v
+		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
+			return v
 		}
 	case "dualpi2":
-		var v TCDualPI2Xstats
-		if v.Decode(b) == nil {
-			return &v
+		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
+			return v
 		}
 	}
 	return StatsAppMsgRaw(clone(b))

@@ -226,8 +226,51 @@ func (g *generator) selectors() {
 	}
 	g.p("// scalars holds the integer fields decoded under one Decode.")
 	g.p("scalars scalarArena")
+	g.p("// pool, when set, hands out the memory of the Decoder's last message.")
+	g.p("pool *decodePool")
 	g.p("}")
 	g.p("")
+	g.p("// decodePool is the memory a Decoder reuses: one pool per type that")
+	g.p("// decoding allocates.")
+	g.p("type decodePool struct {")
+	g.p("strings []string // selector values seen, each kept once")
+	var types []string
+	for i := range g.spec.Definitions {
+		if d := &g.spec.Definitions[i]; d.Type != "enum" {
+			types = append(types, goName(d.Name))
+		}
+	}
+	for i := range g.spec.AttributeSets {
+		types = append(types, goName(g.spec.AttributeSets[i].Name))
+	}
+	for _, t := range types {
+		g.p("%s pool[%s]", t, t)
+	}
+	for i := range g.spec.AttributeSets {
+		if set := &g.spec.AttributeSets[i]; g.usedAsIndexedArray(set.Name) {
+			g.p("%sSlices slicePool[%s]", goName(set.Name), goName(set.Name))
+		}
+	}
+	g.p("}")
+	g.p("")
+	g.p("func (p *decodePool) reset() {")
+	for _, t := range types {
+		g.p("p.%s.reset()", t)
+	}
+	for i := range g.spec.AttributeSets {
+		if set := &g.spec.AttributeSets[i]; g.usedAsIndexedArray(set.Name) {
+			g.p("p.%sSlices.reset()", goName(set.Name))
+		}
+	}
+	g.p("}")
+	g.p("")
+	for _, t := range types {
+		g.p("func new%s(sel *selectors) *%s {", t, t)
+		g.p("if sel.pool == nil { return new(%s) }", t)
+		g.p("return sel.pool.%s.get()", t)
+		g.p("}")
+		g.p("")
+	}
 }
 
 func (g *generator) isSelector(name string) bool {
@@ -383,7 +426,7 @@ func (g *generator) decode(set *AttributeSet) {
 			// The type is checked first: getString copies, and the other
 			// attributes (statistics, options) are the big ones.
 			g.p("if typ != %s || sel.%s != \"\" { return }", goName(set.NamePrefix+a.Name), goName(a.Name))
-			g.p("if v, ok := getString(data); ok { sel.%s = v }", goName(a.Name))
+			g.p("if v, ok := selectorString(sel, data); ok { sel.%s = v }", goName(a.Name))
 			g.p("})")
 		}
 	}
@@ -406,10 +449,11 @@ func (g *generator) decode(set *AttributeSet) {
 			g.p("case %s:", num)
 			if g.isSelector(a.Name) {
 				// A selector seen twice stays as first given: the sub-messages
-				// already decoded with it; a repeat goes to Unknown.
-				g.p("if v, ok := getString(data); ok && %s == nil {", field)
-				g.p("%s = &v", field)
-				g.p("sel.%s = v", goName(a.Name))
+				// already decoded with it; a repeat goes to Unknown. The
+				// field points at the selector (the pre-pass found the same
+				// value) instead of a copy.
+				g.p("if %s == nil && sameString(data, sel.%s) {", field, goName(a.Name))
+				g.p("%s = &sel.%s", field, goName(a.Name))
 			} else {
 				g.p("if v, ok := getString(data); ok {")
 				g.p("%s = &v", field)
@@ -422,16 +466,14 @@ func (g *generator) decode(set *AttributeSet) {
 		case "binary":
 			g.p("case %s:", num)
 			if a.Struct != "" {
-				g.p("var v %s", goName(a.Struct))
-				g.p("if v.Decode(data) == nil { %s = &v; return }", field)
+				g.p("if v := new%s(sel); v.Decode(data) == nil { %s = v; return }", goName(a.Struct), field)
 			} else {
 				g.p("%s = clone(data)", field)
 				g.p("return")
 			}
 		case "nest":
 			g.p("case %s:", num)
-			g.p("var v %s", goName(a.NestedAttributes))
-			g.p("if v.decode(data, sel) == nil { %s = &v; return }", field)
+			g.p("if v := new%s(sel); v.decode(data, sel) == nil { %s = v; return }", goName(a.NestedAttributes), field)
 		case "indexed-array":
 			g.p("case %s:", num)
 			g.p("if v, ok := decodeIndexed%s(data, sel); ok { %s = v; return }", goName(a.NestedAttributes), field)
@@ -460,7 +502,11 @@ func (g *generator) decode(set *AttributeSet) {
 		g.p("// if any of them is malformed.")
 		g.p("func decodeIndexed%s(b []byte, sel *selectors) (out []%s, ok bool) {", typ, typ)
 		g.p("ok = true")
+		g.p("if sel.pool != nil {")
+		g.p("out = sel.pool.%sSlices.get(countAttrs(b))", typ)
+		g.p("} else {")
 		g.p("out = make([]%s, 0, countAttrs(b))", typ)
+		g.p("}")
 		g.p("err := forEach(b, func(_, _ uint16, data []byte) {")
 		g.p("var v %s", typ)
 		g.p("if v.decode(data, sel) != nil { ok = false }")
@@ -545,11 +591,10 @@ func (g *generator) subMessage(sm *SubMessage) {
 			quoted[i] = fmt.Sprintf("%q", v)
 		}
 		g.p("case %s:", strings.Join(quoted, ", "))
-		g.p("var v %s", t)
 		if fixed[t] {
-			g.p("if v.Decode(b) == nil { return &v }")
+			g.p("if v := new%s(sel); v.Decode(b) == nil { return v }", t)
 		} else {
-			g.p("if v.decode(b, sel) == nil { return &v }")
+			g.p("if v := new%s(sel); v.decode(b, sel) == nil { return v }", t)
 		}
 	}
 	g.p("}")

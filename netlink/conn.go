@@ -143,6 +143,19 @@ func (f DumpFilter) match(m *Msg) bool {
 // m is reused from one call of fn to the next (the values its pointers point
 // to are not): fn must copy what it keeps of m itself.
 func (c *Conn) Dump(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
+	return c.dumpInto(nil, o, f, fn)
+}
+
+// DumpReusing is Dump for a caller that keeps nothing of m: m and the values
+// it points to are reused from one call of fn to the next, so a dump of
+// thousands of objects allocates next to nothing. It is for listings that
+// print each object and forget it.
+func (c *Conn) DumpReusing(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
+	return c.dumpInto(new(attrs.Decoder), o, f, fn)
+}
+
+// dumpInto is Dump, decoding with d when it is not nil.
+func (c *Conn) dumpInto(d *attrs.Decoder, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
 	newType, _, getType := o.msgTypes()
 	hdr := Msg{}
 	hdr.Header.Ifindex = f.Ifindex
@@ -155,7 +168,7 @@ func (c *Conn) Dump(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) err
 		if err := m.Header.Decode(data); err == nil && !f.match(&m) {
 			return nil
 		}
-		return fn(&m, m.UnmarshalBinary(data))
+		return fn(&m, m.unmarshal(d, data))
 	})
 }
 

@@ -160,6 +160,43 @@ func TestDumpKeepsUnknownKindsAndAttributes(t *testing.T) {
 	}
 }
 
+// TestDumpReusingDecodesAsDump: DumpReusing hands fn the same messages as
+// Dump, in memory it reuses from one message to the next.
+func TestDumpReusingDecodesAsDump(t *testing.T) {
+	msgs := []*Msg{
+		qdiscMsg(2, 0x10000, "cake", &attrs.CakeAttrs{BaseRate64: ptr(uint64(1000))}),
+		qdiscMsg(3, 0x20000, "dualpi2", &attrs.DualPI2Attrs{Limit: ptr(uint32(7))}),
+		qdiscMsg(4, 0x30000, "cake", &attrs.CakeAttrs{RTT: ptr(uint32(5))}),
+		qdiscMsg(5, 0x40000, "sfq", attrs.TCOptionsMsgRaw{1, 2, 3, 4}),
+	}
+	c := NewConn(nltest.Dial(func(reqs []mnl.Message) ([]mnl.Message, error) {
+		return dumpReply(reqs[0], msgs...), nil
+	}))
+	collect := func(dump func(Object, DumpFilter, func(*Msg, error) error) error) (out []string, options []attrs.TCOptionsMsg) {
+		err := dump(Qdisc, DumpFilter{}, func(m *Msg, decodeErr error) error {
+			b, err := m.MarshalBinary()
+			if decodeErr != nil || err != nil {
+				t.Fatalf("%v, %v", decodeErr, err)
+			}
+			out = append(out, string(b))
+			options = append(options, m.Attrs.Options)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, options
+	}
+	want, _ := collect(c.Dump)
+	got, options := collect(c.DumpReusing)
+	if !slices.Equal(got, want) || len(got) != len(msgs) {
+		t.Errorf("DumpReusing gave %q\nDump gave %q", got, want)
+	}
+	if options[0] != options[2] {
+		t.Error("the second cake's options were not decoded into the first one's memory")
+	}
+}
+
 func TestQdiscPlaces(t *testing.T) {
 	root := qdiscMsg(2, 0x10000, "mq", nil)
 	leaf := qdiscMsg(2, 0x80010000, "dualpi2", &attrs.DualPI2Attrs{Limit: ptr(uint32(5))})

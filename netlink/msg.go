@@ -37,11 +37,20 @@ func (m *Msg) AppendBinary(b []byte) ([]byte, error) {
 // UnmarshalBinary decodes a netlink message payload into m. Attributes it does
 // not understand are kept in m.Attrs' Unknown fields; only a payload that is not
 // a tcmsg followed by well-formed attributes is an error.
-func (m *Msg) UnmarshalBinary(b []byte) error {
+func (m *Msg) UnmarshalBinary(b []byte) error { return m.unmarshal(nil, b) }
+
+// unmarshal is UnmarshalBinary, into d's memory when d is not nil.
+func (m *Msg) unmarshal(d *attrs.Decoder, b []byte) error {
 	if err := m.Header.Decode(b); err != nil {
 		return err
 	}
-	if err := m.Attrs.Decode(b[attrs.TCMsgLen:]); err != nil {
+	var err error
+	if d != nil {
+		err = d.DecodeTCAttrs(&m.Attrs, b[attrs.TCMsgLen:])
+	} else {
+		err = m.Attrs.Decode(b[attrs.TCMsgLen:])
+	}
+	if err != nil {
 		return fmt.Errorf("tc message of ifindex %d handle %#x: %w", m.Header.Ifindex, m.Header.Handle, err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 )
 
@@ -36,6 +37,25 @@ func (k *benchKernel) Dump(o netlink.Object, f netlink.DumpFilter, fn func(*netl
 	var m netlink.Msg
 	for _, b := range k.raw {
 		if err := fn(&m, m.UnmarshalBinary(b)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DumpReusing decodes as netlink.Conn.DumpReusing does: into one Decoder.
+func (k *benchKernel) DumpReusing(o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+	if o != netlink.Qdisc {
+		return nil
+	}
+	var m netlink.Msg
+	var d attrs.Decoder
+	for _, b := range k.raw {
+		err := m.Header.Decode(b)
+		if err == nil {
+			err = d.DecodeTCAttrs(&m.Attrs, b[attrs.TCMsgLen:])
+		}
+		if err := fn(&m, err); err != nil {
 			return err
 		}
 	}

@@ -21,6 +21,12 @@ type conn interface {
 	Close() error
 }
 
+// reusingDumper is a connection that can dump into reused memory
+// (netlink.Conn.DumpReusing).
+type reusingDumper interface {
+	DumpReusing(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+}
+
 type dialFunc func(netnsFD int) (conn, error)
 
 func dialKernel(netnsFD int) (conn, error) {
@@ -129,7 +135,13 @@ func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.M
 	}
 	p := t.printer()
 	p.Start()
-	err = c.Dump(obj, f, func(m *netlink.Msg, _ error) error {
+	// A listing prints each object and forgets it: where the connection
+	// can, it decodes every object into the memory of the one before.
+	dump := c.Dump
+	if r, ok := c.(reusingDumper); ok {
+		dump = r.DumpReusing
+	}
+	err = dump(obj, f, func(m *netlink.Msg, _ error) error {
 		if keep(m) {
 			print(p, m)
 		}
