@@ -2,6 +2,7 @@ package netlink
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"syscall"
@@ -194,21 +195,35 @@ func (c *Conn) QdiscPlaces(fn func(QdiscPlace)) error {
 			return nil // not a qdisc message: nothing to report
 		}
 		place := QdiscPlace{Ifindex: h.Ifindex, Handle: h.Handle, Parent: h.Parent}
-		_ = attrs.ForEach(data[attrs.TCMsgLen:], func(typ uint16, v []byte) {
-			if typ != unix.TCA_KIND {
-				return
-			}
-			v = bytes.TrimRight(v, "\x00")
+		if v, ok := kindAttr(data[attrs.TCMsgLen:]); ok {
 			for _, k := range kinds {
 				if k == string(v) {
 					place.Kind = k
-					return
+					break
 				}
 			}
-			place.Kind = string(v)
-			kinds = append(kinds, place.Kind)
-		})
+			if place.Kind == "" {
+				place.Kind = string(v)
+				kinds = append(kinds, place.Kind)
+			}
+		}
 		fn(place)
 		return nil
 	})
+}
+
+// kindAttr finds TCA_KIND among a tc message's attributes, which the kernel
+// puts first, without walking the (much larger) rest.
+func kindAttr(b []byte) ([]byte, bool) {
+	for len(b) >= 4 {
+		l := int(binary.NativeEndian.Uint16(b))
+		if l < 4 || l > len(b) {
+			return nil, false
+		}
+		if binary.NativeEndian.Uint16(b[2:])&^(attrs.FlagNested|attrs.FlagNetByteOrder) == unix.TCA_KIND {
+			return bytes.TrimRight(b[4:l], "\x00"), true
+		}
+		b = b[min(len(b), (l+3)&^3):]
+	}
+	return nil, false
 }

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/gotc/gotc/attrs"
 	mnl "github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -288,7 +289,7 @@ func ackError(data []byte, flags uint16) error {
 	off = (off + 3) &^ 3
 	for off+4 <= len(data) {
 		l := int(binary.NativeEndian.Uint16(data[off:]))
-		typ := binary.NativeEndian.Uint16(data[off+2:]) & 0x3fff // NLA_TYPE_MASK: without the nested and byte-order bits
+		typ := binary.NativeEndian.Uint16(data[off+2:]) &^ (attrs.FlagNested | attrs.FlagNetByteOrder)
 		if l < 4 || off+l > len(data) {
 			break
 		}

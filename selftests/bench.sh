@@ -8,8 +8,9 @@
 #   selftests/bench.sh [bench flags]     e.g. -runs 3 -devs 500
 #
 # Defaults (-runs 5 -devs 1000 -slots 10 -mon-devs 100 -mon-samples 1000) take
-# 30-40 minutes of VM time (most of it tc's 100 Hz loop). The VM gets 2 CPUs and enough memory for one
-# CAKE instance (~0.7 MB of kernel memory) per device.
+# about 15 minutes of VM time (most of it tc's 100 Hz loop). The VM has one
+# CPU (the test kernel is built without SMP) and enough memory for one CAKE
+# instance (~0.7 MB of kernel memory) per device.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exec selftests/vm/run --timeout "${BENCH_TIMEOUT:-3600}" --mem "${BENCH_MEM:-2560}" \

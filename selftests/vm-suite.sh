@@ -5,7 +5,7 @@
 #     under our runner and under the kernel's own tdc.py;
 #  3. the differential test against the reference tc;
 #  4. CAKE options decoded a second time by go-tc;
-#  5. the model-vs-kernel cases (selftests/model-tests).
+#  5. the model-vs-kernel cases (selftests/model-tests), alone.
 # Each part prints its own "N passed, M failed" line; the suite's status is
 # non-zero if any part failed.
 status=0
@@ -20,7 +20,9 @@ tcfiles="/tc-testing/tc-tests/qdiscs/cake.json /tc-testing/tc-tests/qdiscs/dualp
 
 # The differential test and the second decoder use devices of the root
 # namespace and a namespace of their own, so they run beside the tdc suites
-# (which use a fresh namespace per test) to use both of the VM's CPUs.
+# (which use a fresh namespace per test), in the time those spend waiting.
+# The VM has one CPU (the test kernel is built without SMP): the model tests,
+# whose packets' timing the models predict, run after them, alone.
 (
 	/gotc/bin/difftest >/tmp/difftest.log 2>&1 || echo fail >/tmp/difftest.status
 	# go-tc fails a whole dump on kinds it lacks (dualpi2): give it a namespace.
@@ -41,9 +43,6 @@ done
 part "kernel tdc files under the kernel's tdc.py (gotc as \$TC)"
 sh selftests/vm/tdc-reference.sh /gotc/bin/gotc || status=1
 
-part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
-/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json || status=1
-
 part "differential test against the reference tc (ran alongside)"
 wait $side
 cat /tmp/difftest.log
@@ -52,6 +51,9 @@ cat /tmp/difftest.log
 part "CAKE options: gotc vs go-tc (ran alongside)"
 cat /tmp/crossdecode.log
 [ -e /tmp/crossdecode.status ] && status=1
+
+part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
+/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json || status=1
 
 now=$(date +%s)
 echo "# part took $((now - last)) s; suite took $((now - start)) s"
