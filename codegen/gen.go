@@ -243,13 +243,17 @@ func (g *generator) selectors() {
 	for i := range g.spec.AttributeSets {
 		types = append(types, goName(g.spec.AttributeSets[i].Name))
 	}
+	var slices []string // the element types of indexed arrays
+	for i := range g.spec.AttributeSets {
+		if set := &g.spec.AttributeSets[i]; g.usedAsIndexedArray(set.Name) {
+			slices = append(slices, goName(set.Name))
+		}
+	}
 	for _, t := range types {
 		g.p("%s pool[%s]", t, t)
 	}
-	for i := range g.spec.AttributeSets {
-		if set := &g.spec.AttributeSets[i]; g.usedAsIndexedArray(set.Name) {
-			g.p("%sSlices slicePool[%s]", goName(set.Name), goName(set.Name))
-		}
+	for _, t := range slices {
+		g.p("%sSlices slicePool[%s]", t, t)
 	}
 	g.p("}")
 	g.p("")
@@ -257,10 +261,8 @@ func (g *generator) selectors() {
 	for _, t := range types {
 		g.p("p.%s.reset()", t)
 	}
-	for i := range g.spec.AttributeSets {
-		if set := &g.spec.AttributeSets[i]; g.usedAsIndexedArray(set.Name) {
-			g.p("p.%sSlices.reset()", goName(set.Name))
-		}
+	for _, t := range slices {
+		g.p("p.%sSlices.reset()", t)
 	}
 	g.p("}")
 	g.p("")

@@ -195,7 +195,8 @@ func (c *Conn) QdiscPlaces(fn func(QdiscPlace)) error {
 			return nil // not a qdisc message: nothing to report
 		}
 		place := QdiscPlace{Ifindex: h.Ifindex, Handle: h.Handle, Parent: h.Parent}
-		if v, ok := kindAttr(data[attrs.TCMsgLen:]); ok {
+		if v, ok := findAttr(data[attrs.TCMsgLen:], unix.TCA_KIND); ok {
+			v = bytes.TrimRight(v, "\x00")
 			for _, k := range kinds {
 				if k == string(v) {
 					place.Kind = k
@@ -212,16 +213,17 @@ func (c *Conn) QdiscPlaces(fn func(QdiscPlace)) error {
 	})
 }
 
-// kindAttr finds TCA_KIND among a tc message's attributes, which the kernel
-// puts first, without walking the (much larger) rest.
-func kindAttr(b []byte) ([]byte, bool) {
+// findAttr returns the payload of the first attribute of type typ in b,
+// walking no further than it (tc messages put TCA_KIND first; extended acks
+// are short), and false if there is none before the end or a malformed one.
+func findAttr(b []byte, typ uint16) ([]byte, bool) {
 	for len(b) >= 4 {
 		l := int(binary.NativeEndian.Uint16(b))
 		if l < 4 || l > len(b) {
 			return nil, false
 		}
-		if binary.NativeEndian.Uint16(b[2:])&^(attrs.FlagNested|attrs.FlagNetByteOrder) == unix.TCA_KIND {
-			return bytes.TrimRight(b[4:l], "\x00"), true
+		if binary.NativeEndian.Uint16(b[2:])&^(attrs.FlagNested|attrs.FlagNetByteOrder) == typ {
+			return b[4:l], true
 		}
 		b = b[min(len(b), (l+3)&^3):]
 	}

@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"unsafe"
 
-	"github.com/gotc/gotc/attrs"
 	mnl "github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -287,16 +286,11 @@ func ackError(data []byte, flags uint16) error {
 		off = 4 + int(binary.NativeEndian.Uint32(data[4:]))
 	}
 	off = (off + 3) &^ 3
-	for off+4 <= len(data) {
-		l := int(binary.NativeEndian.Uint16(data[off:]))
-		typ := binary.NativeEndian.Uint16(data[off+2:]) &^ (attrs.FlagNested | attrs.FlagNetByteOrder)
-		if l < 4 || off+l > len(data) {
-			break
-		}
-		if typ == unix.NLMSGERR_ATTR_MSG {
-			e.Message = cString(data[off+4 : off+l])
-		}
-		off += (l + 3) &^ 3
+	if off > len(data) {
+		return e
+	}
+	if msg, ok := findAttr(data[off:], unix.NLMSGERR_ATTR_MSG); ok {
+		e.Message = cString(msg)
 	}
 	return e
 }

@@ -116,15 +116,7 @@ func TestRawSocketOnTheHost(t *testing.T) {
 // have), through Do and through a pipelined burst: each refusal comes back
 // as *Error, in order.
 func TestRawRefusalsOnTheHost(t *testing.T) {
-	c, err := Dial(nil)
-	if err != nil {
-		t.Skipf("no rtnetlink here: %v", err)
-	}
-	defer c.Close()
-	lo, err := c.LinkIndex("lo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, lo := hostLoopback(t, nil)
 	bogus := &Msg{}
 	bogus.Header.Ifindex = lo
 	bogus.Header.Parent = HandleRoot
@@ -134,7 +126,7 @@ func TestRawRefusalsOnTheHost(t *testing.T) {
 		t.Fatalf("Do: %v", err)
 	}
 	var got []int
-	err = c.Pipeline(func(yield func(PipelineRequest) bool) {
+	err := c.Pipeline(func(yield func(PipelineRequest) bool) {
 		for range 3 {
 			if !yield(PipelineRequest{Object: Qdisc, Op: Delete, Msg: bogus}) {
 				return
@@ -150,6 +142,22 @@ func TestRawRefusalsOnTheHost(t *testing.T) {
 	if err != nil || len(got) != 3 || got[0] != 0 || got[2] != 2 {
 		t.Fatalf("results %v, %v", got, err)
 	}
+}
+
+// hostLoopback connects to the host's kernel (skipping the test where
+// there is none) and returns the connection and the loopback's ifindex.
+func hostLoopback(t *testing.T, cfg *Config) (*Conn, int32) {
+	t.Helper()
+	c, err := Dial(cfg)
+	if err != nil {
+		t.Skipf("no rtnetlink here: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	lo, err := c.LinkIndex("lo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, lo
 }
 
 // freshNetNS returns a file descriptor of a new network namespace (its
@@ -183,15 +191,7 @@ func freshNetNS(t *testing.T) int {
 // acknowledgement, so the kernel must answer every refusal by itself, in
 // order, and the burst's last answer must come after them.
 func TestPipelineAnswersOnTheHost(t *testing.T) {
-	c, err := Dial(&Config{NetNS: freshNetNS(t)})
-	if err != nil {
-		t.Skipf("no rtnetlink here: %v", err)
-	}
-	defer c.Close()
-	lo, err := c.LinkIndex("lo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, lo := hostLoopback(t, &Config{NetNS: freshNetNS(t)})
 	kind := "pfifo"
 	fifo := func(limit uint32) PipelineRequest {
 		m := &Msg{}

@@ -40,13 +40,16 @@ type Kind struct {
 // requestOptions decodes options a ParseQdisc returned already encoded, for
 // ChangeAccepted; it returns nil for anything else.
 func requestOptions(kind string, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	var b []byte
 	switch o := opts.(type) {
 	case attrs.TCOptionsMsgRaw:
-		return attrs.DecodeTCOptionsMsg(kind, o)
+		b = o
 	case attrs.TCOptionsMsgNest:
-		return attrs.DecodeTCOptionsMsg(kind, o)
+		b = o
+	default:
+		return nil
 	}
-	return nil
+	return attrs.DecodeTCOptionsMsg(kind, b)
 }
 
 // Xstats is a kind's own statistics as a dump carries them.

@@ -291,16 +291,25 @@ func TestBatchReadsQdiscsOnlyWhenLong(t *testing.T) {
 	}
 }
 
+// refusingBatch runs, without -force, 150 cake replace lines over 20 devices
+// with a cake root each, line lineNo (1-based) replaced by line, against a
+// kernel that refuses its failReq-th request.
+func refusingBatch(t *testing.T, failReq, lineNo int, line string) (k *rtKernel, status int, stderr, file string) {
+	t.Helper()
+	lines := replaceLinesOver(150, 20)
+	lines[lineNo-1] = line
+	k = newRTKernel(0)
+	k.failReq = failReq
+	cakeRoots(k, 20)
+	status, _, stderr, file = runBatch(t, k, "", lines...)
+	return k, status, stderr, file
+}
+
 // TestBatchWaitsForLineNotShownAccepted: a line the kernel may refuse (here
 // the kind differs, so the kernel would create a qdisc) ends its burst, and
 // when it is refused nothing after it reaches the kernel.
 func TestBatchWaitsForLineNotShownAccepted(t *testing.T) {
-	lines := replaceLinesOver(150, 20)
-	lines[99] = "qdisc replace dev d20 root dualpi2 limit 5"
-	k := newRTKernel(0)
-	k.failReq = 100
-	cakeRoots(k, 20)
-	status, _, stderr, file := runBatch(t, k, "", lines...)
+	k, status, stderr, file := refusingBatch(t, 100, 100, "qdisc replace dev d20 root dualpi2 limit 5")
 	want := "Error: Specified qdisc kind is unknown.\nCommand failed " + file + ":100\n"
 	if status != exitBadOption || stderr != want {
 		t.Errorf("status %d stderr %q, want %q", status, stderr, want)
@@ -318,12 +327,7 @@ func TestBatchWaitsForLineNotShownAccepted(t *testing.T) {
 // batch says which lines, and a line after the burst that failed in
 // userspace (line 80) is never reported, as tc never gets to it.
 func TestBatchAcceptedLineRefusedAnyway(t *testing.T) {
-	lines := replaceLinesOver(150, 20)
-	lines[79] = "qdisc replace dev d20 root cake bandwidth x"
-	k := newRTKernel(0)
-	k.failReq = 70
-	cakeRoots(k, 20)
-	status, _, stderr, file := runBatch(t, k, "", lines...)
+	k, status, stderr, file := refusingBatch(t, 70, 80, "qdisc replace dev d20 root cake bandwidth x")
 	want := "Error: Specified qdisc kind is unknown.\nCommand failed " + file + ":70\n" +
 		"Warning: the requests of lines 71-79 were sent before line 70 was refused: the qdiscs read at the start of the batch said the kernel would accept it\n"
 	if status != exitBadOption || stderr != want {
