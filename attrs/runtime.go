@@ -353,10 +353,23 @@ type Decoder struct {
 
 // DecodeTCAttrs is s.Decode(b) into the Decoder's memory.
 func (d *Decoder) DecodeTCAttrs(s *TCAttrs, b []byte) error {
+	d.reuse()
+	return s.decode(b, &d.sel)
+}
+
+// DecodeTCOptionsMsg is DecodeTCOptionsMsg(kind, b) into the Decoder's
+// memory.
+func (d *Decoder) DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
+	d.reuse()
+	d.sel.Kind = kind
+	return decodeTCOptionsMsg(b, &d.sel)
+}
+
+// reuse hands out the Decoder's memory again.
+func (d *Decoder) reuse() {
 	d.pool.reset()
 	arena := d.sel.scalars
 	arena.rewind()
 	arena.reuse = true
 	d.sel = selectors{scalars: arena, pool: &d.pool}
-	return s.decode(b, &d.sel)
 }

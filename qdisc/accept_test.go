@@ -50,3 +50,26 @@ func TestChangeAccepted(t *testing.T) {
 		t.Error("cake_mq's changes are assumed accepted")
 	}
 }
+
+// BenchmarkChangeAccepted is the per-line cost of a batch's acceptance check
+// for the bench's two lines.
+func BenchmarkChangeAccepted(b *testing.B) {
+	for _, line := range []struct{ kind, args string }{
+		{"cake", "bandwidth 100mbit diffserv4"},
+		{"dualpi2", "limit 1000 target 15ms tupdate 4s"},
+	} {
+		k := Lookup(line.kind)
+		opts, err := k.ParseQdisc(strings.Fields(line.args), io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(line.kind, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !k.ChangeAccepted(opts, "mq") {
+					b.Fatal("not accepted")
+				}
+			}
+		})
+	}
+}

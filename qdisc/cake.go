@@ -40,8 +40,10 @@ func CakeKind(name string) *Kind {
 // on a kernel without conntrack, and attributes of the wrong size; cake's
 // policy has no ranges (Linux 6.17 to 7.2).
 func cakeChangeAccepted(opts attrs.TCOptionsMsg, parentKind string) bool {
-	o, ok := requestOptions("cake", opts).(*attrs.CakeAttrs)
-	return ok && len(o.Unknown) == 0 && o.NAT == nil && parentKind != "cake_mq"
+	return parentKind != "cake_mq" && requestOptions("cake", opts, func(m attrs.TCOptionsMsg) bool {
+		o, ok := m.(*attrs.CakeAttrs)
+		return ok && len(o.Unknown) == 0 && o.NAT == nil
+	})
 }
 
 // parseCakeQdisc is ParseCake for the Kind table. It returns the options

@@ -575,10 +575,14 @@ func dualpi2ChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	if b, ok := opts.(attrs.TCOptionsMsgNest); !ok || len(b) == 0 {
 		return false // what ParseQdisc did not encode, or no options at all
 	}
-	o, ok := requestOptions("dualpi2", opts).(*attrs.DualPI2Attrs)
-	if !ok || len(o.Unknown) > 0 {
-		return false
-	}
+	return requestOptions("dualpi2", opts, func(m attrs.TCOptionsMsg) bool {
+		o, ok := m.(*attrs.DualPI2Attrs)
+		return ok && len(o.Unknown) == 0 && dualpi2InPolicy(o)
+	})
+}
+
+// dualpi2InPolicy reports whether dualpi2_change takes o.
+func dualpi2InPolicy(o *attrs.DualPI2Attrs) bool {
 	atLeastOne := func(v *uint32) bool { return v == nil || *v >= 1 }
 	gain := func(v *uint32) bool { return v == nil || (*v >= 1 && *v <= dualpi2MaxGain) }
 	return atLeastOne(o.Limit) && atLeastOne(o.MemoryLimit) && atLeastOne(o.Tupdate) &&
