@@ -52,6 +52,9 @@ type placesLister interface {
 	QdiscPlaces(fn func(netlink.QdiscPlace)) error
 }
 
+// batchLineMax is the longest batch line gotc reads.
+const batchLineMax = 1024 * 1024
+
 // errInFlight refuses a kernel read while pipelined requests are unanswered;
 // the batch then runs the line again after they are.
 var errInFlight = errors.New("requests in flight")
@@ -112,10 +115,7 @@ func (b *batchConn) LinkIndex(name string) (int32, error) {
 		b.index = map[string]int32{}
 	}
 	if b.misses++; b.misses == b.dumpAt {
-		if names, err := b.conn.LinkNames(); err == nil {
-			for idx, n := range names {
-				b.index[n] = idx
-			}
+		if b.loadNames() == nil {
 			if idx, ok := b.index[name]; ok {
 				return idx, nil
 			}
@@ -126,6 +126,23 @@ func (b *batchConn) LinkIndex(name string) (int32, error) {
 		b.index[name] = idx
 	}
 	return idx, err
+}
+
+// loadNames caches every device's index; a name it misses later is looked
+// up on its own.
+func (b *batchConn) loadNames() error {
+	names, err := b.conn.LinkNames()
+	if err != nil {
+		return err
+	}
+	if b.index == nil {
+		b.index = map[string]int32{}
+	}
+	for idx, n := range names {
+		b.index[n] = idx
+	}
+	b.dumpAt = 0
+	return nil
 }
 
 // sequentialPipeline is Pipeline for connections without one (tests' fakes):
@@ -145,6 +162,7 @@ func sequentialPipeline(c conn, reqs iter.Seq[netlink.PipelineRequest], onResult
 // line, stopping at the first failure unless -force, as tc -batch does.
 func (t *tc) batch(name string) int {
 	in := t.stdin
+	var file *os.File // a regular file, which can be read ahead
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
@@ -153,6 +171,9 @@ func (t *tc) batch(name string) int {
 		}
 		defer f.Close()
 		in = f
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			file = f
+		}
 	}
 	// tc opens its rtnetlink socket before reading the batch, too.
 	real, err := t.kernel()
@@ -171,13 +192,19 @@ func (t *tc) batch(name string) int {
 		} else if l, ok := real.(placesLister); ok {
 			b.accept.list = l.QdiscPlaces
 			b.accept.devices = func() int { return len(bc.index) }
+			if file != nil {
+				if err := b.accept.lookAhead(file, func() { bc.loadNames() }); err != nil {
+					fmt.Fprintf(t.stderr, "%v\n", err)
+					return exitBadOption
+				}
+			}
 		}
 		pipeline = func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
 			return p.Pipeline(reqs, netlink.MaxWindow, onResult)
 		}
 	}
 
-	b.sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	b.sc.Buffer(make([]byte, 64*1024), batchLineMax)
 	defer func() { t.stderr = b.stderr }()
 	for !b.stop {
 		b.pending = b.pending[:0]

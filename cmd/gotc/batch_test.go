@@ -133,13 +133,23 @@ func runBatch(t *testing.T, k *rtKernel, flags string, lines ...string) (status 
 	if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	status, stdout, stderr = runBatchFrom(k, flags, file, "")
+	return status, stdout, stderr, file
+}
+
+// runBatchOnStdin is runBatch with the lines on standard input ("-batch -").
+func runBatchOnStdin(k *rtKernel, flags string, lines ...string) (status int, stdout, stderr string) {
+	return runBatchFrom(k, flags, "-", strings.Join(lines, "\n")+"\n")
+}
+
+func runBatchFrom(k *rtKernel, flags, name, stdin string) (status int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	args := append([]string{"gotc"}, strings.Fields(flags)...)
-	args = append(args, "-batch", file)
-	status = run(args, strings.NewReader(""), &out, &errOut, func(int) (conn, error) {
+	args = append(args, "-batch", name)
+	status = run(args, strings.NewReader(stdin), &out, &errOut, func(int) (conn, error) {
 		return netlink.NewConn(nltest.Dial(k.fn)), nil
 	})
-	return status, out.String(), errOut.String(), file
+	return status, out.String(), errOut.String()
 }
 
 func replaceLines(n int) []string {
@@ -258,12 +268,33 @@ func replaceLinesOver(n, devs int) []string {
 
 func ones(n int) []int { return slices.Repeat([]int{1}, n) }
 
-// TestBatchSendsAcceptedChangesInBursts: without -force, after acceptanceAfter
-// lines sent one by one, changes the kernel is sure to accept share bursts.
+// TestBatchSendsAcceptedChangesInBursts: without -force, a batch file with
+// at least a candidate line per device (and acceptanceAfter) reads the
+// qdiscs before its first line, and changes the kernel is sure to accept
+// share bursts.
 func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
 	k := newRTKernel(0)
 	cakeRoots(k, 20)
 	status, _, stderr, _ := runBatch(t, k, "", replaceLinesOver(150, 20)...)
+	if status != exitOK || stderr != "" {
+		t.Fatalf("status %d stderr %q", status, stderr)
+	}
+	if want := []int{64, 64, 150 - 2*64}; !slices.Equal(k.bursts, want) {
+		t.Errorf("bursts %v, want %v", k.bursts, want)
+	}
+	if log := strings.Join(k.log, ","); !strings.HasPrefix(log, "dump links,dump qdisc,tc 1,") {
+		t.Errorf("the qdiscs were not read before the first line: %s", log)
+	}
+}
+
+// TestBatchOnStdinReadsQdiscsAfterALinePerDevice: standard input cannot be
+// read ahead (it may still be being written), so the batch shows it is long
+// by sending as many candidate lines as the larger of acceptanceAfter and
+// the number of devices, one at a time.
+func TestBatchOnStdinReadsQdiscsAfterALinePerDevice(t *testing.T) {
+	k := newRTKernel(0)
+	cakeRoots(k, 20)
+	status, _, stderr := runBatchOnStdin(k, "", replaceLinesOver(150, 20)...)
 	if status != exitOK || stderr != "" {
 		t.Fatalf("status %d stderr %q", status, stderr)
 	}
@@ -276,18 +307,27 @@ func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
 	}
 }
 
-// TestBatchReadsQdiscsOnlyWhenLong: a batch that has not yet sent a line per
-// device does not read the qdiscs (the dump costs about as much as a third of
-// a line per qdisc).
+// TestBatchReadsQdiscsOnlyWhenLong: a batch with fewer candidate lines than
+// devices does not read the qdiscs (the dump costs about as much as a third
+// of a line per qdisc), whether it comes from a file or standard input.
 func TestBatchReadsQdiscsOnlyWhenLong(t *testing.T) {
 	k := newRTKernel(0)
 	cakeRoots(k, 150)
-	status, _, stderr, _ := runBatch(t, k, "", replaceLinesOver(150, 150)...)
+	status, _, stderr, _ := runBatch(t, k, "", replaceLinesOver(149, 150)...)
+	if status != exitOK || stderr != "" {
+		t.Fatalf("status %d stderr %q", status, stderr)
+	}
+	if !slices.Equal(k.bursts, ones(149)) || slices.Contains(k.log, "dump qdisc") {
+		t.Errorf("file: bursts %v, log %v", k.bursts, k.log)
+	}
+	k = newRTKernel(0)
+	cakeRoots(k, 150)
+	status, _, stderr = runBatchOnStdin(k, "", replaceLinesOver(150, 150)...)
 	if status != exitOK || stderr != "" {
 		t.Fatalf("status %d stderr %q", status, stderr)
 	}
 	if !slices.Equal(k.bursts, ones(150)) || slices.Contains(k.log, "dump qdisc") {
-		t.Errorf("bursts %v, log %v", k.bursts, k.log)
+		t.Errorf("stdin: bursts %v, log %v", k.bursts, k.log)
 	}
 }
 
@@ -317,7 +357,7 @@ func TestBatchWaitsForLineNotShownAccepted(t *testing.T) {
 	if sent := tcLog(k); len(sent) != 100 {
 		t.Errorf("the kernel processed %d requests, want 100", len(sent))
 	}
-	if want := append(ones(acceptanceAfter), 100-acceptanceAfter); !slices.Equal(k.bursts, want) {
+	if want := []int{64, 100 - 64}; !slices.Equal(k.bursts, want) {
 		t.Errorf("bursts %v, want %v", k.bursts, want)
 	}
 }
@@ -333,7 +373,7 @@ func TestBatchAcceptedLineRefusedAnyway(t *testing.T) {
 	if status != exitBadOption || stderr != want {
 		t.Errorf("status %d stderr:\n%s\nwant:\n%s", status, stderr, want)
 	}
-	if want := append(ones(acceptanceAfter), 79-acceptanceAfter); !slices.Equal(k.bursts, want) {
+	if want := []int{64, 79 - 64}; !slices.Equal(k.bursts, want) {
 		t.Errorf("bursts %v, want %v", k.bursts, want)
 	}
 }

@@ -100,3 +100,23 @@ func TestAcceptance(t *testing.T) {
 		t.Error("still trusted after a request without a device")
 	}
 }
+
+func TestCandidateLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"qdisc replace dev d1 root cake":                  true,
+		"q r dev d1 root cake":                            true,
+		"qdisc change dev d1 root cake":                   true,
+		"qdisc c dev d1 root cake":                        true,
+		"qdisc add dev d1 root cake":                      false,
+		"qdisc a dev d1 root cake":                        false,
+		"qdisc show":                                      false,
+		"qdisc":                                           false,
+		"class replace dev d1 classid 1:1 parent 1: cake": false,
+		`qdisc "replace dev d1 root cake`:                 false,
+		"  # qdisc replace dev d1 root cake":              false,
+	} {
+		if got := candidateLine(line); got != want {
+			t.Errorf("candidateLine(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

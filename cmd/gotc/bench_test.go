@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +63,34 @@ func (k *benchKernel) DumpReusing(o netlink.Object, f netlink.DumpFilter, fn fun
 	return nil
 }
 
+// Pipeline answers every request at once, accepted.
+func (k *benchKernel) Pipeline(reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error {
+	i := 0
+	for r := range reqs {
+		if !onResult(i, k.Do(r.Object, r.Op, r.Msg)) {
+			return nil
+		}
+		i++
+	}
+	return nil
+}
+
+// QdiscPlaces lists the places the benchmark's batch changes: an mq root
+// per device and a qdisc of the line's kind under each of its queues.
+func (k *benchKernel) QdiscPlaces(fn func(netlink.QdiscPlace)) error {
+	for _, idx := range k.links {
+		fn(netlink.QdiscPlace{Ifindex: idx, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HandleRoot, Kind: "mq"})
+		for q := uint16(1); q <= 10; q++ {
+			kind := "dualpi2"
+			if q == 1 {
+				kind = "cake"
+			}
+			fn(netlink.QdiscPlace{Ifindex: idx, Handle: netlink.MakeHandle(0x8000+q, 0), Parent: netlink.MakeHandle(1, q), Kind: kind})
+		}
+	}
+	return nil
+}
+
 func (k *benchKernel) LinkIndex(name string) (int32, error) {
 	if i, ok := k.links[name]; ok {
 		return i, nil
@@ -80,7 +109,8 @@ func (k *benchKernel) LinkNames() (map[int32]string, error) {
 func (k *benchKernel) Close() error { return nil }
 
 // BenchmarkBatch3000 runs the benchmark script's batch (selftests/bench):
-// 3,000 "qdisc replace" lines, CAKE and DualPI2, over 300 devices.
+// 3,000 "qdisc replace" lines, CAKE and DualPI2, over 300 devices, all
+// shown accepted from the qdiscs' places (batchaccept.go).
 func BenchmarkBatch3000(b *testing.B) {
 	k := &benchKernel{links: map[string]int32{}}
 	var lines []string
