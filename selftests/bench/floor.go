@@ -24,8 +24,11 @@ import (
 // sending the requests, window per write, and reading their
 // acknowledgements. With window 1 each request waits for the previous one's
 // acknowledgement: the floor of any client that keeps tc's rule that
-// nothing after a refused line is sent.
-func batchFloor(lines []string, window int) time.Duration {
+// nothing after a refused line is sent. With withDump the clock also runs
+// through one qdisc dump (dumpFloor's) before the requests: the floor of a
+// client that keeps that rule with larger windows by reading the qdiscs first
+// to know which requests the kernel will accept, as gotc does.
+func batchFloor(lines []string, window int, withDump bool) time.Duration {
 	c, err := netlink.Dial(nil)
 	if err != nil {
 		fail("floor: %v", err)
@@ -44,6 +47,9 @@ func batchFloor(lines []string, window int) time.Duration {
 		reqs = append(reqs, netlink.PipelineRequest{Object: netlink.Qdisc, Op: netlink.Replace, Msg: replaceMsg(l, index)})
 	}
 	start := time.Now()
+	if withDump {
+		dumpFloor()
+	}
 	err = c.Pipeline(func(yield func(netlink.PipelineRequest) bool) {
 		for _, r := range reqs {
 			if !yield(r) {

@@ -64,6 +64,7 @@ var (
 	floorDump  = flag.Bool("floor-dump", false, "only time the dump floor (floor.go) and print its duration in nanoseconds")
 	floorBatch = flag.String("floor-batch", "", "only time the batch floor (floor.go) of this batch file and print its duration in nanoseconds")
 	floorWin   = flag.Int("floor-window", netlink.MaxWindow, "requests per write in -floor-batch")
+	floorProof = flag.Bool("floor-with-dump", false, "-floor-batch reads a qdisc dump first (what proving requests accepted costs)")
 	tupdate    = flag.String("dualpi2-tupdate", "4s", "DualPI2's tupdate in the batch lines (see batchAndDump)")
 	procLimit  = flag.Duration("proc-timeout", 10*time.Minute, "longest any one measured process may run before the benchmark fails")
 	gotcEnv    = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
@@ -232,7 +233,7 @@ func main() {
 		if err != nil {
 			fail("%v", err)
 		}
-		fmt.Println(batchFloor(strings.Split(strings.TrimSpace(string(b)), "\n"), *floorWin).Nanoseconds())
+		fmt.Println(batchFloor(strings.Split(strings.TrimSpace(string(b)), "\n"), *floorWin, *floorProof).Nanoseconds())
 		return
 	}
 	var err error
@@ -399,7 +400,7 @@ func batchAndDump() {
 			args = append([]string{"-force"}, args...)
 			name = "-force " + name
 		}
-		var tcT, gotcT, floor1T, floorT []float64
+		var tcT, gotcT, floor1T, floorT, floorDumpT []float64
 		for i := range *runs {
 			r := run(false, *tcPath, args...)
 			g := run(false, *gotcPath, args...)
@@ -413,7 +414,9 @@ func batchAndDump() {
 			if !force {
 				floor1T = append(floor1T, secs(floor("-floor-batch", batch, "-floor-window", "1")))
 				floorT = append(floorT, secs(floor("-floor-batch", batch)))
-				progress += fmt.Sprintf(", floors %.2f s (1 per write), %.2f s (%d per write)", floor1T[i], floorT[i], netlink.MaxWindow)
+				floorDumpT = append(floorDumpT, secs(floor("-floor-batch", batch, "-floor-with-dump")))
+				progress += fmt.Sprintf(", floors %.2f s (1 per write), %.2f s (%d per write), %.2f s (a dump, then %d per write)",
+					floor1T[i], floorT[i], netlink.MaxWindow, floorDumpT[i], netlink.MaxWindow)
 			}
 			fmt.Println(progress)
 		}
@@ -425,6 +428,7 @@ func batchAndDump() {
 		if !force {
 			report("  kernel floor, 1 request per write (info)", "s", tcT, floor1T, 0)
 			report(fmt.Sprintf("  kernel floor, %d requests per write (info)", netlink.MaxWindow), "s", tcT, floorT, 0)
+			report(fmt.Sprintf("  kernel floor, a qdisc dump then %d requests per write (info)", netlink.MaxWindow), "s", tcT, floorDumpT, 0)
 		}
 	}
 
