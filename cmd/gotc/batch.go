@@ -52,9 +52,6 @@ type placesLister interface {
 	QdiscPlaces(fn func(netlink.QdiscPlace)) error
 }
 
-// batchLineMax is the longest batch line gotc reads.
-const batchLineMax = 1024 * 1024
-
 // errInFlight refuses a kernel read while pipelined requests are unanswered;
 // the batch then runs the line again after they are.
 var errInFlight = errors.New("requests in flight")
@@ -182,7 +179,7 @@ func (t *tc) batch(name string) int {
 	}
 	bc := &batchConn{conn: real, dumpAt: 2}
 	t.conn = bc
-	b := &batchRun{t: t, bc: bc, name: name, sc: bufio.NewScanner(in), stderr: t.stderr}
+	b := &batchRun{t: t, bc: bc, name: name, in: bufio.NewReaderSize(in, 64*1024), stderr: t.stderr}
 	pipeline := func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
 		return sequentialPipeline(real, reqs, onResult)
 	}
@@ -193,7 +190,7 @@ func (t *tc) batch(name string) int {
 			b.accept.list = l.QdiscPlaces
 			b.accept.devices = func() int { return len(bc.index) }
 			if file != nil {
-				if err := b.accept.lookAhead(file, func() { bc.loadNames() }); err != nil {
+				if err := b.accept.lookAhead(file, bc.loadNames); err != nil {
 					fmt.Fprintf(t.stderr, "%v\n", err)
 					return exitBadOption
 				}
@@ -204,7 +201,6 @@ func (t *tc) batch(name string) int {
 		}
 	}
 
-	b.sc.Buffer(make([]byte, 64*1024), batchLineMax)
 	defer func() { t.stderr = b.stderr }()
 	for !b.stop {
 		b.pending = b.pending[:0]
@@ -233,7 +229,7 @@ type batchRun struct {
 	t      *tc
 	bc     *batchConn
 	name   string
-	sc     *bufio.Scanner
+	in     *bufio.Reader
 	stderr io.Writer // the real standard error; t.stderr is a line's capture
 	status int
 	stop   bool
@@ -241,6 +237,7 @@ type batchRun struct {
 	lineNo   int
 	held     bool // the current line is to run again when nothing is in flight
 	heldText string
+	heldErr  error // or the end of the input is, with this error
 
 	pending           []pendingLine // requests of this segment, by Pipeline index
 	yielded, answered int
@@ -293,18 +290,37 @@ func (b *batchRun) lines(yield func(netlink.PipelineRequest) bool) {
 	var capture bytes.Buffer
 	for !b.stop {
 		var text string
+		var readErr error
 		if b.held {
-			text, b.held = b.heldText, false
-		} else if b.sc.Scan() {
-			b.lineNo++
-			text = b.sc.Text()
+			text, readErr, b.held = b.heldText, b.heldErr, false
 		} else {
-			return
+			cmd, lines, err := readCommand(b.in)
+			if lines == 0 && err == nil {
+				return // the end of the input
+			}
+			b.lineNo += lines
+			text, readErr = cmd, err
 		}
 		inFlight := b.answered < b.yielded
 		b.bc.inFlight = inFlight
 		hold := func() {
-			b.held, b.heldText = true, text
+			b.held, b.heldText, b.heldErr = true, text, readErr
+		}
+		// What ends the batch at once is said after the earlier lines'
+		// results, which may end it first.
+		if readErr != nil {
+			if inFlight {
+				hold()
+				return
+			}
+			b.stop = true
+			if readErr == errMissingContinuation {
+				fmt.Fprintf(b.stderr, "%v\n", readErr) // tc ends as at the end of the input
+			} else {
+				fmt.Fprintf(b.stderr, "Cannot read \"%s\" after line %d: %v\n", b.name, b.lineNo, readErr)
+				b.status = exitBadOption
+			}
+			return
 		}
 		args, err := splitBatchLine(text)
 		if err != nil {
@@ -312,9 +328,11 @@ func (b *batchRun) lines(yield func(netlink.PipelineRequest) bool) {
 				hold()
 				return
 			}
+			// tc exits on these at once, with -force too, and does not
+			// name the line.
 			fmt.Fprintf(b.stderr, "%v\n", err)
-			b.failed(b.lineNo)
-			continue
+			b.status, b.stop = exitBadOption, true
+			return
 		}
 		if len(args) == 0 {
 			continue
@@ -358,46 +376,91 @@ func (b *batchRun) lines(yield func(netlink.PipelineRequest) bool) {
 	}
 }
 
-// splitBatchLine splits a batch line into words as tc's makeargs does:
-// blanks separate words, double or single quotes group them, and '#' starts a
-// comment.
+// readLine returns the next line of a batch with its newline, of any length
+// (tc reads lines with getline); ok is false at the end of the input or on a
+// read error.
+func readLine(r *bufio.Reader) (line string, ok bool, err error) {
+	line, err = r.ReadString('\n')
+	if len(line) > 0 {
+		return line, true, nil
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	return "", false, err
+}
+
+// errMissingContinuation ends a batch whose last line asks for another.
+var errMissingContinuation = errors.New("Missing continuation line")
+
+// readCommand reads one command of a batch as tc's getcmdline does: a '#'
+// ends each line (wherever it is, quoted or not), and a line ending in a
+// backslash right before its newline goes on with the next line, the two
+// joined without the backslash and the newline. lines is how many lines it
+// read: 0 at the end of the input.
+func readCommand(r *bufio.Reader) (cmd string, lines int, err error) {
+	line, ok, err := readLine(r)
+	if !ok {
+		return "", 0, err
+	}
+	cmd, lines = cutComment(line), 1
+	for {
+		cont := strings.Index(cmd, "\\\n")
+		if cont < 0 {
+			return cmd, lines, nil
+		}
+		next, ok, err := readLine(r)
+		if !ok {
+			if err == nil {
+				err = errMissingContinuation
+			}
+			return "", lines, err
+		}
+		cmd, lines = cmd[:cont]+cutComment(next), lines+1
+	}
+}
+
+func cutComment(line string) string {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// maxBatchWords is one more than the most words tc (7.3, measured) takes in
+// a batch command.
+const maxBatchWords = 512
+
+// splitBatchLine splits a batch command into words as tc's makeargs does:
+// blanks (space, tab, CR, LF) separate words; a word that starts with a
+// double or single quote runs to the next such quote, blanks included, and
+// ends there; quotes elsewhere are part of the word.
 func splitBatchLine(line string) ([]string, error) {
 	args := make([]string, 0, 16)
-	for i := 0; i < len(line); {
-		c := line[i]
-		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+	blank := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+	for i := 0; ; {
+		for i < len(line) && blank(line[i]) {
 			i++
-			continue
 		}
-		if c == '#' {
-			break
+		if i == len(line) {
+			return args, nil
 		}
-		// A word: a substring of the line unless quotes join pieces of it.
-		start := i
-		var joined []byte
-		for i < len(line) {
-			c := line[i]
-			if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-				break
-			}
-			if c != '"' && c != '\'' {
-				i++
-				continue
-			}
-			end := strings.IndexByte(line[i+1:], c)
+		if len(args) >= maxBatchWords-1 {
+			return nil, errors.New("Too many arguments to command")
+		}
+		if q := line[i]; q == '"' || q == '\'' {
+			end := strings.IndexByte(line[i+1:], q)
 			if end < 0 {
 				return nil, errors.New("Unterminated quoted string")
 			}
-			joined = append(joined, line[start:i]...)
-			joined = append(joined, line[i+1:i+1+end]...)
+			args = append(args, line[i+1:i+1+end])
 			i += end + 2
-			start = i
+			continue
 		}
-		if joined == nil {
-			args = append(args, line[start:i])
-		} else {
-			args = append(args, string(append(joined, line[start:i]...)))
+		start := i
+		for i < len(line) && !blank(line[i]) {
+			i++
 		}
+		args = append(args, line[start:i])
 	}
-	return args, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"io"
 
 	"github.com/gotc/gotc/attrs"
@@ -123,22 +122,26 @@ func (a *acceptance) threshold() int {
 
 // lookAhead reads a batch file up to where it is known to be long (see
 // threshold), and back to its start. Only the devices' number comes from the
-// kernel (with names, which the batch would read anyway), and only once the
-// file has acceptanceAfter candidate lines.
-func (a *acceptance) lookAhead(f io.ReadSeeker, loadNames func()) error {
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), batchLineMax)
-	for n := 0; !a.long && sc.Scan(); {
-		if !candidateLine(sc.Text()) {
+// kernel (with their names, which the batch would read anyway), and only
+// once the file has acceptanceAfter candidate lines; if that fails, the batch
+// is not taken for long.
+func (a *acceptance) lookAhead(f io.ReadSeeker, loadNames func() error) error {
+	r := bufio.NewReaderSize(f, 64*1024)
+	for n := 0; !a.long; {
+		line, lines, err := readCommand(r)
+		if err == errMissingContinuation || lines == 0 && err == nil {
+			break // the end of the batch
+		}
+		if err != nil {
+			return err
+		}
+		if !candidateLine(line) {
 			continue
 		}
-		if n++; n == acceptanceAfter {
-			loadNames()
+		if n++; n == acceptanceAfter && loadNames() != nil {
+			break
 		}
 		a.long = n >= acceptanceAfter && n >= a.threshold()
-	}
-	if err := sc.Err(); err != nil && !errors.Is(err, bufio.ErrTooLong) {
-		return err // a line too long is the batch's to report, in its place
 	}
 	_, err := f.Seek(0, io.SeekStart)
 	return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/hex"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -246,20 +248,60 @@ func TestBatchStopsAtFirstFailure(t *testing.T) {
 	}
 }
 
+// TestSplitBatchLine: words as tc 7.3's makeargs splits them (checked
+// against it in the test bed's difftest).
 func TestSplitBatchLine(t *testing.T) {
-	got, err := splitBatchLine(`qdisc add dev "my dev" root cake # trailing`)
-	want := []string{"qdisc", "add", "dev", "my dev", "root", "cake"}
-	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("got %q, %v", got, err)
+	for line, want := range map[string][]string{
+		"qdisc add dev \"my dev\" root cake\n": {"qdisc", "add", "dev", "my dev", "root", "cake"},
+		"\t a  b\r\n":                          {"a", "b"},
+		"c\"ake\" 'x y'z \"\" #":               {"c\"ake\"", "x y", "z", "", "#"},
+		"\"ca\"ke":                             {"ca", "ke"},
+		"":                                     {},
+	} {
+		got, err := splitBatchLine(line)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("splitBatchLine(%q) = %q, %v; want %q", line, got, err, want)
+		}
 	}
-	if _, err := splitBatchLine(`qdisc "open`); err == nil {
-		t.Fatal("unterminated quote accepted")
+	for line, want := range map[string]string{
+		`qdisc "open`:                       "Unterminated quoted string",
+		"'a":                                "Unterminated quoted string",
+		strings.Repeat("w ", maxBatchWords): "Too many arguments to command",
+	} {
+		if _, err := splitBatchLine(line); err == nil || err.Error() != want {
+			t.Errorf("splitBatchLine(%.20q): %v, want %q", line, err, want)
+		}
 	}
-	// Quotes join the pieces of a word; an empty pair is an empty word; '#'
-	// inside a word is part of it.
-	got, err = splitBatchLine("\ta\"b c\"'d'e  \"\" x#y\t#z")
-	want = []string{"ab cde", "", "x#y"}
-	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Fatalf("got %q, %v", got, err)
+	if got, err := splitBatchLine(strings.Repeat("w ", maxBatchWords-1)); err != nil || len(got) != maxBatchWords-1 {
+		t.Errorf("%d words: %d, %v", maxBatchWords-1, len(got), err)
+	}
+}
+
+// TestReadCommand: comments and continued lines as tc's getcmdline reads
+// them.
+func TestReadCommand(t *testing.T) {
+	in := bufio.NewReader(strings.NewReader("a \\\n  b\\\nc\n" + // three lines joined
+		"d # e \\\n" + // a comment hides the backslash
+		"f \"g#h\"\n" + // '#' ends the line inside quotes too
+		"i\\ \n" + // a backslash not right before the newline
+		"j\r\n" +
+		"k \\\n")) // a continuation at the end
+	for _, want := range []struct {
+		cmd   string
+		lines int
+		err   error
+	}{
+		{"a   bc\n", 3, nil},
+		{"d ", 1, nil},
+		{"f \"g", 1, nil},
+		{"i\\ \n", 1, nil},
+		{"j\r\n", 1, nil},
+		{"", 1, errMissingContinuation},
+		{"", 0, nil},
+	} {
+		cmd, lines, err := readCommand(in)
+		if cmd != want.cmd || lines != want.lines || err != want.err {
+			t.Errorf("readCommand: %q, %d lines, %v; want %q, %d, %v", cmd, lines, err, want.cmd, want.lines, want.err)
+		}
 	}
 }

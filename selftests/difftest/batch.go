@@ -10,10 +10,11 @@ import (
 )
 
 // Batches compared with tc: long enough that gotc reads the qdiscs and sends
-// the changes the kernel is sure to accept in bursts (after 64 lines), with
-// lines the kernel refuses and lines that change what later lines find. For
-// each, both tools run the same file from the same starting state; their
-// exit status, messages and the qdiscs they leave must be the same.
+// the changes the kernel is sure to accept in bursts, with lines the kernel
+// refuses and lines that change what later lines find; and short ones in
+// tc's batch syntax. For each, both tools run the same file from the same
+// starting state; their exit status, messages and the qdiscs they leave must
+// be the same.
 
 const batchDevs = 8
 
@@ -61,6 +62,39 @@ func (r *runner) checkBatches() (passed, failed int) {
 			l[70] = "qdisc add dev bd0 parent 1:1 cake"
 			l[130] = "qdisc replace dev bd1 parent 1:2 dualpi2 alpha 0"
 		})},
+		{"continued lines among the bursts, then a refusal", false, batchLines(func(l []string) {
+			l[100] = "qdisc replace dev bd2 parent 1:1 cake \\\n    bandwidth 3mbit" // two lines
+			l[150] = "qdisc add dev bd0 parent 1:1 cake"                             // line 152 of the file
+		})},
+		// tc's syntax: getcmdline's comments and continued lines, makeargs's
+		// words and quotes, and how each error ends a batch.
+		{"syntax: continued lines, comments, quotes", false, []string{
+			"qdisc replace dev bd0 parent 1:1 cake \\",
+			"    bandwidth 5mbit \\",
+			"    rtt 20ms",
+			"# a comment line",
+			"qdisc replace dev bd1 parent 1:1 cake bandwidth 7mbit # a comment \\",
+			"qdisc replace dev bd2 parent 1:2 dualpi2 limit 55#a comment in a word",
+			`qdisc replace dev "bd3" parent 1:1 'cake' bandwidth "9mbit"`,
+			`qdisc replace dev bd4 parent 1:1 "cake"bandwidth 11mbit`,
+			`qdisc replace dev bd5 parent 1:1 c"ake"`, // a kind the kernel does not know
+			"qdisc replace dev bd6 parent 1:1 cake bandwidth 13mbit",
+		}},
+		{"syntax: -force, then an unterminated quote", true, []string{
+			"qdisc replace dev bd0 parent 1:1 cake bandwidth 3mbit",
+			"qdisc add dev bd0 parent 1:1 cake",
+			`qdisc replace dev bd1 parent 1:1 "cake bandwidth 4mbit`,
+			"qdisc replace dev bd2 parent 1:1 cake bandwidth 5mbit",
+		}},
+		{"syntax: a continuation at the end", false, []string{
+			"qdisc replace dev bd0 parent 1:1 cake bandwidth 3mbit",
+			"qdisc replace dev bd1 parent 1:1 cake \\",
+		}},
+		{"syntax: 511 words, then 512", false, []string{
+			"qdisc replace dev bd0 parent 1:1 cake" + strings.Repeat(" besteffort", 511-7),
+			"qdisc replace dev bd1 parent 1:1 cake" + strings.Repeat(" besteffort", 512-7),
+			"qdisc replace dev bd2 parent 1:1 cake bandwidth 5mbit",
+		}},
 	} {
 		if r.checkBatch(c.name, c.force, c.lines) {
 			passed++
