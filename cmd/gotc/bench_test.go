@@ -65,14 +65,7 @@ func (k *benchKernel) DumpReusing(o netlink.Object, f netlink.DumpFilter, fn fun
 
 // Pipeline answers every request at once, accepted.
 func (k *benchKernel) Pipeline(reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error {
-	i := 0
-	for r := range reqs {
-		if !onResult(i, k.Do(r.Object, r.Op, r.Msg)) {
-			return nil
-		}
-		i++
-	}
-	return nil
+	return sequentialPipeline(k, reqs, onResult)
 }
 
 // QdiscPlaces lists the places the benchmark's batch changes: an mq root
