@@ -268,17 +268,32 @@ func replaceLinesOver(n, devs int) []string {
 
 func ones(n int) []int { return slices.Repeat([]int{1}, n) }
 
+// goodBatch runs lines without -force, from a file or from standard input,
+// on devices d1..d(devs) with a cake root each, and fails the test unless
+// every line went through.
+func goodBatch(t *testing.T, devs int, onStdin bool, lines []string) *rtKernel {
+	t.Helper()
+	k := newRTKernel(0)
+	cakeRoots(k, devs)
+	var status int
+	var stderr string
+	if onStdin {
+		status, _, stderr = runBatchOnStdin(k, "", lines...)
+	} else {
+		status, _, stderr, _ = runBatch(t, k, "", lines...)
+	}
+	if status != exitOK || stderr != "" {
+		t.Fatalf("status %d stderr %q", status, stderr)
+	}
+	return k
+}
+
 // TestBatchSendsAcceptedChangesInBursts: without -force, a batch file with
 // at least a candidate line per device (and acceptanceAfter) reads the
 // qdiscs before its first line, and changes the kernel is sure to accept
 // share bursts.
 func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
-	k := newRTKernel(0)
-	cakeRoots(k, 20)
-	status, _, stderr, _ := runBatch(t, k, "", replaceLinesOver(150, 20)...)
-	if status != exitOK || stderr != "" {
-		t.Fatalf("status %d stderr %q", status, stderr)
-	}
+	k := goodBatch(t, 20, false, replaceLinesOver(150, 20))
 	if want := []int{64, 64, 150 - 2*64}; !slices.Equal(k.bursts, want) {
 		t.Errorf("bursts %v, want %v", k.bursts, want)
 	}
@@ -292,12 +307,7 @@ func TestBatchSendsAcceptedChangesInBursts(t *testing.T) {
 // by sending as many candidate lines as the larger of acceptanceAfter and
 // the number of devices, one at a time.
 func TestBatchOnStdinReadsQdiscsAfterALinePerDevice(t *testing.T) {
-	k := newRTKernel(0)
-	cakeRoots(k, 20)
-	status, _, stderr := runBatchOnStdin(k, "", replaceLinesOver(150, 20)...)
-	if status != exitOK || stderr != "" {
-		t.Fatalf("status %d stderr %q", status, stderr)
-	}
+	k := goodBatch(t, 20, true, replaceLinesOver(150, 20))
 	if want := append(ones(acceptanceAfter), 64, 150-acceptanceAfter-64); !slices.Equal(k.bursts, want) {
 		t.Errorf("bursts %v, want %v", k.bursts, want)
 	}
@@ -311,21 +321,11 @@ func TestBatchOnStdinReadsQdiscsAfterALinePerDevice(t *testing.T) {
 // devices does not read the qdiscs (the dump costs about as much as a third
 // of a line per qdisc), whether it comes from a file or standard input.
 func TestBatchReadsQdiscsOnlyWhenLong(t *testing.T) {
-	k := newRTKernel(0)
-	cakeRoots(k, 150)
-	status, _, stderr, _ := runBatch(t, k, "", replaceLinesOver(149, 150)...)
-	if status != exitOK || stderr != "" {
-		t.Fatalf("status %d stderr %q", status, stderr)
-	}
+	k := goodBatch(t, 150, false, replaceLinesOver(149, 150))
 	if !slices.Equal(k.bursts, ones(149)) || slices.Contains(k.log, "dump qdisc") {
 		t.Errorf("file: bursts %v, log %v", k.bursts, k.log)
 	}
-	k = newRTKernel(0)
-	cakeRoots(k, 150)
-	status, _, stderr = runBatchOnStdin(k, "", replaceLinesOver(150, 150)...)
-	if status != exitOK || stderr != "" {
-		t.Fatalf("status %d stderr %q", status, stderr)
-	}
+	k = goodBatch(t, 150, true, replaceLinesOver(150, 150))
 	if !slices.Equal(k.bursts, ones(150)) || slices.Contains(k.log, "dump qdisc") {
 		t.Errorf("stdin: bursts %v, log %v", k.bursts, k.log)
 	}
