@@ -51,23 +51,23 @@ import (
 )
 
 var (
-	runs       = flag.Int("runs", 5, "timed runs of each tool per measurement")
-	devs       = flag.Int("devs", 1000, "dummy devices for the batch and dump measurements")
-	slots      = flag.Int("slots", 10, "qdiscs per device (transmit queues under mq)")
-	monDevs    = flag.Int("mon-devs", 100, "CAKE qdiscs sampled by the monitoring measurement")
-	monSamples = flag.Int("mon-samples", 1000, "samples at 100 Hz in the monitoring measurement")
-	shows      = flag.Int("shows", 20, "runs of the single 'qdisc show dev' measurement")
-	tcPath     = flag.String("tc", "/ref/bin/tc", "reference tc")
-	ipPath     = flag.String("ip", "/ref/bin/ip", "reference ip")
-	gotcPath   = flag.String("gotc", "/gotc/bin/gotc", "gotc")
-	dir        = flag.String("dir", "/tmp/bench", "scratch directory")
-	floorDump  = flag.Bool("floor-dump", false, "only time the dump floor (floor.go) and print its duration in nanoseconds")
-	floorBatch = flag.String("floor-batch", "", "only time the batch floor (floor.go) of this batch file and print its duration in nanoseconds")
-	floorWin   = flag.Int("floor-window", netlink.MaxWindow, "requests per write in -floor-batch")
-	floorProof = flag.Bool("floor-with-dump", false, "-floor-batch reads a qdisc dump first (what proving requests accepted costs)")
-	tupdate    = flag.String("dualpi2-tupdate", "4s", "DualPI2's tupdate in the batch lines (see batchAndDump)")
-	procLimit  = flag.Duration("proc-timeout", 10*time.Minute, "longest any one measured process may run before the benchmark fails")
-	gotcEnv    = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
+	runs        = flag.Int("runs", 5, "timed runs of each tool per measurement")
+	devs        = flag.Int("devs", 1000, "dummy devices for the batch and dump measurements")
+	slots       = flag.Int("slots", 10, "qdiscs per device (transmit queues under mq)")
+	monDevs     = flag.Int("mon-devs", 100, "CAKE qdiscs sampled by the monitoring measurement")
+	monSamples  = flag.Int("mon-samples", 1000, "samples at 100 Hz in the monitoring measurement")
+	shows       = flag.Int("shows", 20, "runs of the single 'qdisc show dev' measurement")
+	tcPath      = flag.String("tc", "/ref/bin/tc", "reference tc")
+	ipPath      = flag.String("ip", "/ref/bin/ip", "reference ip")
+	gotcPath    = flag.String("gotc", "/gotc/bin/gotc", "gotc")
+	dir         = flag.String("dir", "/tmp/bench", "scratch directory")
+	floorDump   = flag.Bool("floor-dump", false, "only time the dump floor (floor.go) and print its duration in nanoseconds")
+	floorBatch  = flag.String("floor-batch", "", "only time the batch floor (floor.go) of this batch file and print its duration in nanoseconds")
+	floorWin    = flag.Int("floor-window", netlink.MaxWindow, "requests per write in -floor-batch")
+	floorDumped = flag.Bool("floor-with-dump", false, "-floor-batch reads a qdisc dump first (what proving requests accepted costs)")
+	tupdate     = flag.String("dualpi2-tupdate", "4s", "DualPI2's tupdate in the batch lines (see batchAndDump)")
+	procLimit   = flag.Duration("proc-timeout", 10*time.Minute, "longest any one measured process may run before the benchmark fails")
+	gotcEnv     = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
 )
 
 var passed, failed int
@@ -233,7 +233,7 @@ func main() {
 		if err != nil {
 			fail("%v", err)
 		}
-		fmt.Println(batchFloor(strings.Split(strings.TrimSpace(string(b)), "\n"), *floorWin, *floorProof).Nanoseconds())
+		fmt.Println(batchFloor(strings.Split(strings.TrimSpace(string(b)), "\n"), *floorWin, *floorDumped).Nanoseconds())
 		return
 	}
 	var err error
