@@ -26,7 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
 	"github.com/prometheus/client_golang/prometheus"

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // CakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // cakeRequestCase is one line of testdata/cake/request-options.tsv: the words

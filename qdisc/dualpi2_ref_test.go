@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // This file replays testdata/dualpi2/reference.txt, a transcript of the

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // describeDualPI2 renders the options that are set, in a fixed order, so that

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // Kind is what gotc knows of one qdisc kind. Fields a kind has no use for are

@@ -5,7 +5,7 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // Filter flags (TCA_CLS_FLAGS_*, linux/pkt_cls.h).

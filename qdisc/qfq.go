@@ -8,7 +8,7 @@ import (
 	"io"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 const qfqUsage = `Usage: ... qfq

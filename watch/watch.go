@@ -34,7 +34,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
 )

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
 )

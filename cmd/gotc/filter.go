@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
 )

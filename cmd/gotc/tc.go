@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/internal/cmdline"
-	"github.com/gotc/gotc/internal/tcfmt"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 )
 

@@ -1,4 +1,4 @@
-// Package tcfmt holds what gotc needs to read and write numbers and output
+// Package tcfmt holds what gotc and its importers need to read and write numbers and output
 // exactly as iproute2's tc 7.x does, with no dependency on the rest of gotc.
 //
 // Parsers (parse.go) follow tc's get_rate64, get_rate, get_time,
