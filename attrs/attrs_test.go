@@ -246,26 +246,4 @@ func TestDecoderReusesMemory(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("%.1f allocations per round of %d messages", allocs, len(raw))
 	}
-
-	// Options on their own, as a batch checks a request's.
-	var opts [][]byte
-	for _, m := range msgs {
-		var e Encoder
-		m.Options.encodeTCOptionsMsg(&e, 0)
-		opts = append(opts, e.Bytes()[4:]) // the payload, without the attribute header
-	}
-	for i, b := range opts {
-		want, got := DecodeTCOptionsMsg(*msgs[i].Kind, b), d.DecodeTCOptionsMsg(*msgs[i].Kind, b)
-		if _, raw := want.(TCOptionsMsgRaw); raw || !reflect.DeepEqual(want, got) {
-			t.Errorf("options %d: Decoder gave %#v, DecodeTCOptionsMsg %#v", i, got, want)
-		}
-	}
-	allocs = testing.AllocsPerRun(100, func() {
-		for i, b := range opts {
-			d.DecodeTCOptionsMsg(*msgs[i].Kind, b)
-		}
-	})
-	if allocs != 0 {
-		t.Errorf("%.1f allocations per round of %d options", allocs, len(opts))
-	}
 }

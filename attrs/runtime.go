@@ -357,14 +357,6 @@ func (d *Decoder) DecodeTCAttrs(s *TCAttrs, b []byte) error {
 	return s.decode(b, &d.sel)
 }
 
-// DecodeTCOptionsMsg is DecodeTCOptionsMsg(kind, b) into the Decoder's
-// memory.
-func (d *Decoder) DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
-	d.reuse()
-	d.sel.Kind = kind
-	return decodeTCOptionsMsg(b, &d.sel)
-}
-
 // reuse hands out the Decoder's memory again.
 func (d *Decoder) reuse() {
 	d.pool.reset()

@@ -720,7 +720,7 @@ func (s *TCAttrs) Encode(e *Encoder) {
 		e.Uint32(TCAFcnt, uint32(*s.Fcnt))
 	}
 	if s.Stats2 != nil {
-		e.Nest(TCAStats2, true, s.Stats2.Encode)
+		e.Nest(TCAStats2, false, s.Stats2.Encode)
 	}
 	if s.Stab != nil {
 		e.Attr(TCAStab, s.Stab)
@@ -1047,6 +1047,12 @@ func (s *CakeAttrs) Encode(e *Encoder) {
 	if s.Overhead != nil {
 		e.Uint32(TCACakeOverhead, uint32(*s.Overhead))
 	}
+	if s.Raw != nil {
+		e.Uint32(TCACakeRaw, uint32(*s.Raw))
+	}
+	if s.MPU != nil {
+		e.Uint32(TCACakeMPU, uint32(*s.MPU))
+	}
 	if s.RTT != nil {
 		e.Uint32(TCACakeRTT, uint32(*s.RTT))
 	}
@@ -1059,29 +1065,23 @@ func (s *CakeAttrs) Encode(e *Encoder) {
 	if s.Memory != nil {
 		e.Uint32(TCACakeMemory, uint32(*s.Memory))
 	}
+	if s.Fwmark != nil {
+		e.Uint32(TCACakeFwmark, uint32(*s.Fwmark))
+	}
 	if s.NAT != nil {
 		e.Uint32(TCACakeNAT, uint32(*s.NAT))
-	}
-	if s.Raw != nil {
-		e.Uint32(TCACakeRaw, uint32(*s.Raw))
 	}
 	if s.Wash != nil {
 		e.Uint32(TCACakeWash, uint32(*s.Wash))
 	}
-	if s.MPU != nil {
-		e.Uint32(TCACakeMPU, uint32(*s.MPU))
+	if s.SplitGSO != nil {
+		e.Uint32(TCACakeSplitGSO, uint32(*s.SplitGSO))
 	}
 	if s.Ingress != nil {
 		e.Uint32(TCACakeIngress, uint32(*s.Ingress))
 	}
 	if s.AckFilter != nil {
 		e.Uint32(TCACakeAckFilter, uint32(*s.AckFilter))
-	}
-	if s.SplitGSO != nil {
-		e.Uint32(TCACakeSplitGSO, uint32(*s.SplitGSO))
-	}
-	if s.Fwmark != nil {
-		e.Uint32(TCACakeFwmark, uint32(*s.Fwmark))
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -1267,9 +1267,9 @@ func (s *CakeStatsAttrs) Encode(e *Encoder) {
 		e.Uint32(TCACakeStatsMaxAdjlen, uint32(*s.MaxAdjlen))
 	}
 	if s.TinStats != nil {
-		e.Nest(TCACakeStatsTinStats, true, func(e *Encoder) {
+		e.Nest(TCACakeStatsTinStats, false, func(e *Encoder) {
 			for i := range s.TinStats {
-				e.Nest(uint16(i+1), true, s.TinStats[i].Encode)
+				e.Nest(uint16(i+1), false, s.TinStats[i].Encode)
 			}
 		})
 	}
@@ -1763,17 +1763,29 @@ func (s *DualPI2Attrs) Encode(e *Encoder) {
 	if s.MemoryLimit != nil {
 		e.Uint32(TCADualPI2MemoryLimit, uint32(*s.MemoryLimit))
 	}
-	if s.Target != nil {
-		e.Uint32(TCADualPI2Target, uint32(*s.Target))
-	}
 	if s.Tupdate != nil {
 		e.Uint32(TCADualPI2Tupdate, uint32(*s.Tupdate))
+	}
+	if s.Target != nil {
+		e.Uint32(TCADualPI2Target, uint32(*s.Target))
 	}
 	if s.Alpha != nil {
 		e.Uint32(TCADualPI2Alpha, uint32(*s.Alpha))
 	}
 	if s.Beta != nil {
 		e.Uint32(TCADualPI2Beta, uint32(*s.Beta))
+	}
+	if s.ECNMask != nil {
+		e.Uint8(TCADualPI2ECNMask, uint8(*s.ECNMask))
+	}
+	if s.DropOverload != nil {
+		e.Uint8(TCADualPI2DropOverload, uint8(*s.DropOverload))
+	}
+	if s.Coupling != nil {
+		e.Uint8(TCADualPI2Coupling, uint8(*s.Coupling))
+	}
+	if s.SplitGSO != nil {
+		e.Uint8(TCADualPI2SplitGSO, uint8(*s.SplitGSO))
 	}
 	if s.StepThreshPkts != nil {
 		e.Uint32(TCADualPI2StepThreshPkts, uint32(*s.StepThreshPkts))
@@ -1784,23 +1796,11 @@ func (s *DualPI2Attrs) Encode(e *Encoder) {
 	if s.MinQlenStep != nil {
 		e.Uint32(TCADualPI2MinQlenStep, uint32(*s.MinQlenStep))
 	}
-	if s.Coupling != nil {
-		e.Uint8(TCADualPI2Coupling, uint8(*s.Coupling))
-	}
-	if s.DropOverload != nil {
-		e.Uint8(TCADualPI2DropOverload, uint8(*s.DropOverload))
-	}
 	if s.DropEarly != nil {
 		e.Uint8(TCADualPI2DropEarly, uint8(*s.DropEarly))
 	}
 	if s.CProtection != nil {
 		e.Uint8(TCADualPI2CProtection, uint8(*s.CProtection))
-	}
-	if s.ECNMask != nil {
-		e.Uint8(TCADualPI2ECNMask, uint8(*s.ECNMask))
-	}
-	if s.SplitGSO != nil {
-		e.Uint8(TCADualPI2SplitGSO, uint8(*s.SplitGSO))
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -2060,7 +2060,7 @@ type TCOptionsMsgNest []byte
 
 func (r TCOptionsMsgNest) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
-func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -2113,7 +2113,7 @@ type TCXstatsMsgNest []byte
 
 func (r TCXstatsMsgNest) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
-func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -2154,7 +2154,7 @@ type StatsAppMsgNest []byte
 
 func (r StatsAppMsgNest) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
-func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 

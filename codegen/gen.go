@@ -141,31 +141,41 @@ func cName(prefix, name string) string {
 
 func (g *generator) structDef(d *Definition) {
 	typ := goName(d.Name)
-	size := 0
 	g.comment("", typ, d.Doc, "struct "+d.Name+".")
 	g.p("type %s struct {", typ)
 	for _, m := range d.Members {
 		if m.Type == "pad" {
-			size += m.Len
 			continue
 		}
 		g.comment("\t", "", m.Doc, "")
-		g.p("\t%s %s", goName(m.Name), scalarTypes[m.Type].goType)
-		size += scalarTypes[m.Type].size
+		switch {
+		case m.Struct != "":
+			g.p("\t%s %s", goName(m.Name), goName(m.Struct))
+		case m.Type == "binary":
+			g.p("\t%s [%d]byte", goName(m.Name), m.Len)
+		default:
+			g.p("\t%s %s", goName(m.Name), scalarTypes[m.Type].goType)
+		}
 	}
 	g.p("}")
 	g.p("")
 	g.p("// %sLen is the size of %s on the wire.", typ, typ)
-	g.p("const %sLen = %d", typ, size)
+	g.p("const %sLen = %d", typ, g.spec.structSize(d))
 	g.p("")
 	g.p("// Append appends s in the kernel's layout (host byte order) to b.")
 	g.p("func (s *%s) Append(b []byte) []byte {", typ)
 	for _, m := range d.Members {
-		if m.Type == "pad" {
+		field := "s." + goName(m.Name)
+		switch {
+		case m.Type == "pad":
 			g.p("b = append(b, make([]byte, %d)...)", m.Len)
-			continue
+		case m.Struct != "":
+			g.p("b = %s.Append(b)", field)
+		case m.Type == "binary":
+			g.p("b = append(b, %s[:]...)", field)
+		default:
+			g.p("%s", appendScalar(m.Type, field))
 		}
-		g.p("%s", appendScalar(m.Type, "s."+goName(m.Name)))
 	}
 	g.p("return b")
 	g.p("}")
@@ -177,12 +187,21 @@ func (g *generator) structDef(d *Definition) {
 	g.p("}")
 	off := 0
 	for _, m := range d.Members {
-		if m.Type == "pad" {
+		field := "s." + goName(m.Name)
+		switch {
+		case m.Type == "pad":
 			off += m.Len
-			continue
+		case m.Struct != "":
+			// The length check above covers the nested struct: it cannot fail.
+			g.p("_ = %s.Decode(b[%d:])", field, off)
+			off += g.spec.structSize(g.spec.structDef(m.Struct))
+		case m.Type == "binary":
+			g.p("copy(%s[:], b[%d:%d])", field, off, off+m.Len)
+			off += m.Len
+		default:
+			g.p("%s = %s", field, readScalar(m.Type, fmt.Sprintf("b[%d:]", off)))
+			off += scalarTypes[m.Type].size
 		}
-		g.p("s.%s = %s", goName(m.Name), readScalar(m.Type, fmt.Sprintf("b[%d:]", off)))
-		off += scalarTypes[m.Type].size
 	}
 	g.p("return nil")
 	g.p("}")
@@ -372,8 +391,7 @@ func (g *generator) encode(set *AttributeSet) {
 	typ := goName(set.Name)
 	g.p("// Encode appends the attributes of s that are set.")
 	g.p("func (s *%s) Encode(e *Encoder) {", typ)
-	for i := range set.Attributes {
-		a := &set.Attributes[i]
+	for _, a := range set.encodeOrder() {
 		field := "s." + goName(a.Name)
 		num := goName(set.NamePrefix + a.Name)
 		switch a.Type {
@@ -392,11 +410,12 @@ func (g *generator) encode(set *AttributeSet) {
 				g.p("if %s != nil { e.Attr(%s, %s) }", field, num, field)
 			}
 		case "nest":
-			g.p("if %s != nil { e.Nest(%s, true, %s.Encode) }", field, num, field)
+			g.p("if %s != nil { e.Nest(%s, %t, %s.Encode) }", field, num, g.nestFlag(a.NestedAttributes), field)
 		case "indexed-array":
+			flag := g.nestFlag(a.NestedAttributes)
 			g.p("if %s != nil {", field)
-			g.p("e.Nest(%s, true, func(e *Encoder) {", num)
-			g.p("for i := range %s { e.Nest(uint16(i+1), true, %s[i].Encode) }", field, field)
+			g.p("e.Nest(%s, %t, func(e *Encoder) {", num, flag)
+			g.p("for i := range %s { e.Nest(uint16(i+1), %t, %s[i].Encode) }", field, flag, field)
 			g.p("})")
 			g.p("}")
 		case "sub-message":
@@ -411,6 +430,9 @@ func (g *generator) encode(set *AttributeSet) {
 	g.p("}")
 	g.p("")
 }
+
+// nestFlag reports whether a nest of the named set carries NLA_F_NESTED.
+func (g *generator) nestFlag(setName string) bool { return g.spec.setByName[setName].NestFlag }
 
 func (g *generator) decode(set *AttributeSet) {
 	typ := goName(set.Name)
@@ -538,8 +560,15 @@ func (g *generator) subMessage(sm *SubMessage) {
 	targets := map[string][]string{}
 	var order []string
 	fixed := map[string]bool{}
+	nested := map[string]bool{}
 	for _, f := range sm.Formats {
+		if f.AttributeSet == "" && f.FixedHeader == "" {
+			continue // a kind without content: what it carries stays raw
+		}
 		target := goName(f.AttributeSet)
+		if f.AttributeSet != "" {
+			nested[target] = g.nestFlag(f.AttributeSet)
+		}
 		if f.FixedHeader != "" {
 			target = goName(f.FixedHeader)
 			fixed[target] = true
@@ -576,7 +605,7 @@ func (g *generator) subMessage(sm *SubMessage) {
 		if fixed[t] {
 			g.p("func (s *%s) %s(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }", t, method)
 		} else {
-			g.p("func (s *%s) %s(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }", t, method)
+			g.p("func (s *%s) %s(e *Encoder, typ uint16) { e.Nest(typ, %t, s.Encode) }", t, method, nested[t])
 		}
 		g.p("")
 	}

@@ -33,12 +33,14 @@ type Definition struct {
 	goUnderlying string
 }
 
-// Member is one field of a struct definition.
+// Member is one field of a struct definition: a scalar, padding, or binary,
+// which is either a nested struct (Struct) or an array of Len bytes.
 type Member struct {
-	Name string `yaml:"name"`
-	Type string `yaml:"type"`
-	Len  int    `yaml:"len"`
-	Doc  string `yaml:"doc"`
+	Name   string `yaml:"name"`
+	Type   string `yaml:"type"`
+	Len    int    `yaml:"len"`
+	Struct string `yaml:"struct"`
+	Doc    string `yaml:"doc"`
 }
 
 // EnumEntry is one value of an enum; a bare name in YAML takes the next value.
@@ -64,6 +66,16 @@ type AttributeSet struct {
 	NamePrefix string      `yaml:"name-prefix"`
 	Doc        string      `yaml:"doc"`
 	Attributes []Attribute `yaml:"attributes"`
+	// EncodeOrder names the attributes in the order Encode writes them (tc's
+	// order, which requests must keep to be byte-identical to tc's); the
+	// attributes it does not name follow in the set's order. A gotc extension
+	// of the schema.
+	EncodeOrder []string `yaml:"encode-order"`
+	// NestFlag sets NLA_F_NESTED on the attribute that carries the set as a
+	// nest, as tc does for the kinds whose kernel parser is strict. A gotc
+	// extension of the schema; without it the flag is clear, as tc and the
+	// kernel's dumps leave it for most sets.
+	NestFlag bool `yaml:"nest-flag"`
 }
 
 // Attribute is one attribute of a set; Value is assigned in order when absent.
@@ -125,8 +137,12 @@ func parseSpec(raw []byte) (*Spec, error) {
 		}
 		s.definitionByID[d.Name] = d
 		for _, m := range d.Members {
-			if _, ok := scalarTypes[m.Type]; !ok && m.Type != "pad" {
-				return nil, fmt.Errorf("struct %s member %s: type %q not supported", d.Name, m.Name, m.Type)
+			switch {
+			case m.Type == "pad" || m.Type == "binary" && m.Struct == "" && m.Len > 0:
+			case m.Type == "binary" && m.Struct != "" && m.Len == 0:
+			case m.Type != "binary" && m.Struct == "" && scalarTypes[m.Type].size > 0:
+			default:
+				return nil, fmt.Errorf("struct %s member %s: type %q not supported (binary needs a struct or a len)", d.Name, m.Name, m.Type)
 			}
 		}
 		next := int64(0)
@@ -156,6 +172,11 @@ func parseSpec(raw []byte) (*Spec, error) {
 			}
 			seen[a.number] = a.Name
 		}
+		for _, name := range set.EncodeOrder {
+			if set.attr(name) == nil {
+				return nil, fmt.Errorf("set %s: encode-order names %s, which the set lacks", set.Name, name)
+			}
+		}
 	}
 	s.subMsgByName = map[string]*SubMessage{}
 	for i := range s.SubMessages {
@@ -164,7 +185,61 @@ func parseSpec(raw []byte) (*Spec, error) {
 	return &s, s.check()
 }
 
+// attr returns the set's attribute of that name, or nil.
+func (set *AttributeSet) attr(name string) *Attribute {
+	for i := range set.Attributes {
+		if set.Attributes[i].Name == name {
+			return &set.Attributes[i]
+		}
+	}
+	return nil
+}
+
+// encodeOrder lists the set's attributes in the order Encode writes them.
+func (set *AttributeSet) encodeOrder() []*Attribute {
+	var out []*Attribute
+	listed := map[string]bool{}
+	for _, name := range set.EncodeOrder {
+		if !listed[name] {
+			listed[name] = true
+			out = append(out, set.attr(name))
+		}
+	}
+	for i := range set.Attributes {
+		if !listed[set.Attributes[i].Name] {
+			out = append(out, &set.Attributes[i])
+		}
+	}
+	return out
+}
+
+// structSize is the size of a struct definition on the wire.
+func (s *Spec) structSize(d *Definition) int {
+	size := 0
+	for _, m := range d.Members {
+		switch {
+		case m.Struct != "":
+			size += s.structSize(s.structDef(m.Struct))
+		case m.Type == "pad" || m.Type == "binary":
+			size += m.Len
+		default:
+			size += scalarTypes[m.Type].size
+		}
+	}
+	return size
+}
+
 func (s *Spec) check() error {
+	for _, d := range s.Definitions {
+		for _, m := range d.Members {
+			if m.Struct != "" && s.structDef(m.Struct) == nil {
+				return fmt.Errorf("struct %s member %s: unknown struct %q", d.Name, m.Name, m.Struct)
+			}
+		}
+	}
+	if err := s.checkStructCycles(); err != nil {
+		return err
+	}
 	for _, set := range s.AttributeSets {
 		for _, a := range set.Attributes {
 			where := fmt.Sprintf("set %s attribute %s", set.Name, a.Name)
@@ -220,8 +295,38 @@ func (s *Spec) check() error {
 				if s.structDef(f.FixedHeader) == nil {
 					return fmt.Errorf("sub-message %s format %s: unknown struct %q", sm.Name, f.Value, f.FixedHeader)
 				}
-			default:
-				return fmt.Errorf("sub-message %s format %s: empty", sm.Name, f.Value)
+			}
+		}
+	}
+	return nil
+}
+
+// checkStructCycles refuses a struct that contains itself, which has no size.
+func (s *Spec) checkStructCycles() error {
+	state := map[string]int{} // 1: being visited, 2: done
+	var visit func(d *Definition) error
+	visit = func(d *Definition) error {
+		switch state[d.Name] {
+		case 1:
+			return fmt.Errorf("struct %s contains itself", d.Name)
+		case 2:
+			return nil
+		}
+		state[d.Name] = 1
+		for _, m := range d.Members {
+			if m.Struct != "" {
+				if err := visit(s.structDef(m.Struct)); err != nil {
+					return err
+				}
+			}
+		}
+		state[d.Name] = 2
+		return nil
+	}
+	for i := range s.Definitions {
+		if s.Definitions[i].Type == "struct" {
+			if err := visit(&s.Definitions[i]); err != nil {
+				return err
 			}
 		}
 	}

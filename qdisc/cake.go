@@ -40,25 +40,18 @@ func CakeKind(name string) *Kind {
 // on a kernel without conntrack, and attributes of the wrong size; cake's
 // policy has no ranges (Linux 6.17 to 7.2).
 func cakeChangeAccepted(opts attrs.TCOptionsMsg, parentKind string) bool {
-	return parentKind != "cake_mq" && requestOptions("cake", opts, func(m attrs.TCOptionsMsg) bool {
-		o, ok := m.(*attrs.CakeAttrs)
-		return ok && len(o.Unknown) == 0 && o.NAT == nil
-	})
+	o, ok := opts.(*attrs.CakeAttrs)
+	return ok && parentKind != "cake_mq" && len(o.Unknown) == 0 && o.NAT == nil
 }
 
-// parseCakeQdisc is ParseCake for the Kind table. It returns the options
-// already encoded as tc encodes them (tc's attribute order, and no
-// NLA_F_NESTED on TCA_OPTIONS: cake parses leniently), so that gotc's
-// request bytes are tc's; the generated encoder would reorder them.
+// parseCakeQdisc is ParseCake for the Kind table. The options are never
+// nil: tc sends TCA_OPTIONS even when it is empty.
 func parseCakeQdisc(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
 	o, err := ParseCake(args)
 	if err != nil {
 		return nil, err
 	}
-	var e attrs.Encoder
-	EncodeCakeOptions(&e, o)
-	// Never nil: tc sends TCA_OPTIONS even when it is empty.
-	return attrs.TCOptionsMsgRaw(append([]byte{}, e.Bytes()...)), nil
+	return o, nil
 }
 
 // printCakeOptionsMsg prints decoded options; options that did not decode
@@ -204,8 +197,8 @@ func cakePtr[T any](v T) *T { return &v }
 
 // ParseCake turns the words after "cake" or "cake_mq" into the options tc
 // would send. Only what the words name is set; the caller sends the result
-// as TCA_OPTIONS (tc sends that nest even when it is empty), preferably with
-// EncodeCakeOptions, which keeps tc's attribute order and encoding.
+// as TCA_OPTIONS (tc sends that nest even when it is empty); the generated
+// encoder keeps tc's attribute order.
 //
 // Errors unwrap (errors.As) to *ParseError with tc's message; "help" gives
 // an empty Msg with ShowUsage set (tc prints only the usage and exits 1).
@@ -480,52 +473,6 @@ func errCakeDuplicate(key, prev string) error {
 // escaped backslash-n, so tc prints those two characters and no line feed.
 func errCakeRange(msg string) error {
 	return &ParseError{Msg: msg, NoNewline: true}
-}
-
-// EncodeCakeOptions appends o's attributes (the payload of TCA_OPTIONS) in
-// the order and encoding tc uses, so that requests match tc's bytes. It
-// differs from the generated CakeAttrs.Encode in its order, which is tc's
-// (rate, diffserv, atm, flow mode, overhead, raw, mpu, rtt, target,
-// autorate, memory, fwmark, nat, wash, split-gso, ingress, ack-filter)
-// rather than the attribute numbers'. Unknown attributes go last.
-func EncodeCakeOptions(e *attrs.Encoder, o *attrs.CakeAttrs) {
-	u32 := func(typ uint16, v *uint32) {
-		if v != nil {
-			e.Uint32(typ, *v)
-		}
-	}
-	if o.BaseRate64 != nil {
-		e.Uint64(attrs.TCACakeBaseRate64, *o.BaseRate64)
-	}
-	if o.DiffservMode != nil {
-		e.Uint32(attrs.TCACakeDiffservMode, uint32(*o.DiffservMode))
-	}
-	if o.ATM != nil {
-		e.Uint32(attrs.TCACakeATM, uint32(*o.ATM))
-	}
-	if o.FlowMode != nil {
-		e.Uint32(attrs.TCACakeFlowMode, uint32(*o.FlowMode))
-	}
-	if o.Overhead != nil {
-		e.Uint32(attrs.TCACakeOverhead, uint32(*o.Overhead))
-	}
-	u32(attrs.TCACakeRaw, o.Raw)
-	u32(attrs.TCACakeMPU, o.MPU)
-	u32(attrs.TCACakeRTT, o.RTT)
-	u32(attrs.TCACakeTarget, o.Target)
-	u32(attrs.TCACakeAutorate, o.Autorate)
-	u32(attrs.TCACakeMemory, o.Memory)
-	u32(attrs.TCACakeFwmark, o.Fwmark)
-	u32(attrs.TCACakeNAT, o.NAT)
-	u32(attrs.TCACakeWash, o.Wash)
-	u32(attrs.TCACakeSplitGSO, o.SplitGSO)
-	u32(attrs.TCACakeIngress, o.Ingress)
-	if o.AckFilter != nil {
-		e.Uint32(attrs.TCACakeAckFilter, uint32(*o.AckFilter))
-	}
-	for _, a := range o.Unknown {
-		e.Attr(a.Type, a.Data)
-	}
 }
 
 // cakeU32 reads an optional u32 attribute; tc treats an absent one as 0.

@@ -54,7 +54,7 @@ func loadCakeRequests(tb testing.TB) []cakeRequestCase {
 
 func encodeCake(o *attrs.CakeAttrs) []byte {
 	var e attrs.Encoder
-	EncodeCakeOptions(&e, o)
+	o.Encode(&e)
 	return e.Bytes()
 }
 

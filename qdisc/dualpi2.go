@@ -66,8 +66,8 @@ func DualPI2Usage() string { return dualpi2Usage }
 // 7.x does. Only the options the user named are set (nil fields are absent),
 // so that "change" and "replace" keep the others. The result is never nil on
 // success: tc always sends the TCA_OPTIONS nest (flagged NLA_F_NESTED, which
-// the kernel requires), empty when no option was given; EncodeDualPI2Options
-// writes it that way.
+// the kernel requires), empty when no option was given; the generated encoder
+// writes it that way, in tc's attribute order.
 //
 // Warnings and the "Auto-config ..." line of max_rtt/typical_rtt go to stderr
 // as tc prints them, before any error is returned. Errors are *ParseError
@@ -378,54 +378,6 @@ func dualpi2AutoConfig(rttMax, rttTyp uint32, overridden bool, stderr io.Writer)
 	return uint32(alphaF * dualpi2AlphaBetaScale), uint32(betaF * dualpi2AlphaBetaScale), target, tupdate, nil
 }
 
-// EncodeDualPI2Options appends o's attributes (the payload of TCA_OPTIONS)
-// in the order tc's dualpi2_parse_opt adds them, which is not the numeric
-// order, so that gotc's requests are byte-identical to tc's. Attributes in
-// o.Unknown follow at the end. The caller sends them as a nest flagged
-// NLA_F_NESTED, always, even when empty, as tc does (the kernel's strict
-// parser insists on the flag).
-func EncodeDualPI2Options(e *attrs.Encoder, o *attrs.DualPI2Attrs) {
-	if o == nil {
-		return
-	}
-	u32 := func(t uint16, v *uint32) {
-		if v != nil {
-			e.Uint32(t, *v)
-		}
-	}
-	u8 := func(t uint16, v *uint8) {
-		if v != nil {
-			e.Uint8(t, *v)
-		}
-	}
-	u32(attrs.TCADualPI2Limit, o.Limit)
-	u32(attrs.TCADualPI2MemoryLimit, o.MemoryLimit)
-	u32(attrs.TCADualPI2Tupdate, o.Tupdate)
-	u32(attrs.TCADualPI2Target, o.Target)
-	u32(attrs.TCADualPI2Alpha, o.Alpha)
-	u32(attrs.TCADualPI2Beta, o.Beta)
-	if o.ECNMask != nil {
-		e.Uint8(attrs.TCADualPI2ECNMask, uint8(*o.ECNMask))
-	}
-	if o.DropOverload != nil {
-		e.Uint8(attrs.TCADualPI2DropOverload, uint8(*o.DropOverload))
-	}
-	u8(attrs.TCADualPI2Coupling, o.Coupling)
-	if o.SplitGSO != nil {
-		e.Uint8(attrs.TCADualPI2SplitGSO, uint8(*o.SplitGSO))
-	}
-	u32(attrs.TCADualPI2StepThreshPkts, o.StepThreshPkts)
-	u32(attrs.TCADualPI2StepThreshUS, o.StepThreshUS)
-	u32(attrs.TCADualPI2MinQlenStep, o.MinQlenStep)
-	if o.DropEarly != nil {
-		e.Uint8(attrs.TCADualPI2DropEarly, uint8(*o.DropEarly))
-	}
-	u8(attrs.TCADualPI2CProtection, o.CProtection)
-	for _, a := range o.Unknown {
-		e.Attr(a.Type, a.Data)
-	}
-}
-
 // dualpi2Gain converts a wire alpha or beta back to Hz as tc does: the u32 is
 // first converted to a C float (losing precision above 2^24) and divided in
 // float arithmetic, then widened for printf.
@@ -572,13 +524,16 @@ func PrintDualPI2Xstats(p *tcfmt.Printer, x *attrs.TCDualPI2Xstats) {
 // refuses only empty options, values outside dualpi2_policy, and both step
 // thresholds at once (Linux 6.17 to 7.2).
 func dualpi2ChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
-	if b, ok := opts.(attrs.TCOptionsMsgNest); !ok || len(b) == 0 {
-		return false // what ParseQdisc did not encode, or no options at all
+	o, ok := opts.(*attrs.DualPI2Attrs)
+	if !ok || len(o.Unknown) != 0 {
+		return false
 	}
-	return requestOptions("dualpi2", opts, func(m attrs.TCOptionsMsg) bool {
-		o, ok := m.(*attrs.DualPI2Attrs)
-		return ok && len(o.Unknown) == 0 && dualpi2InPolicy(o)
-	})
+	// Empty options are refused. The encoding is the test for "empty" that
+	// needs no list of fields: a buffer on the stack holds all of them.
+	var buf [128]byte
+	e := attrs.NewEncoder(buf[:0])
+	o.Encode(e)
+	return len(e.Bytes()) != 0 && dualpi2InPolicy(o)
 }
 
 // dualpi2InPolicy reports whether dualpi2_change takes o.

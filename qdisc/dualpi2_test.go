@@ -382,11 +382,11 @@ func TestDualPI2Usage(t *testing.T) {
 	}
 }
 
-// TestEncodeDualPI2Options checks the request bytes: nothing for empty
+// TestDualPI2Encode checks the request bytes: nothing for empty
 // options (the caller sends the empty nest), attributes in tc's order.
-func TestEncodeDualPI2Options(t *testing.T) {
+func TestDualPI2Encode(t *testing.T) {
 	var e attrs.Encoder
-	EncodeDualPI2Options(&e, &attrs.DualPI2Attrs{})
+	(&attrs.DualPI2Attrs{}).Encode(&e)
 	if got := e.Bytes(); len(got) != 0 {
 		t.Errorf("empty options: % x, want nothing", got)
 	}
@@ -396,7 +396,7 @@ func TestEncodeDualPI2Options(t *testing.T) {
 		t.Fatal(err)
 	}
 	var e2 attrs.Encoder
-	EncodeDualPI2Options(&e2, o)
+	o.Encode(&e2)
 	b := e2.Bytes()
 	var order []uint16
 	if err := attrs.ForEach(b, func(typ uint16, _ []byte) { order = append(order, typ) }); err != nil {
@@ -647,7 +647,7 @@ func FuzzParseDualPI2(f *testing.F) {
 			t.Fatalf("%q: both step thresholds set", s)
 		}
 		var e attrs.Encoder
-		EncodeDualPI2Options(&e, o)
+		o.Encode(&e)
 		var back attrs.DualPI2Attrs
 		if err := back.Decode(e.Bytes()); err != nil {
 			t.Fatalf("%q: decode: %v", s, err)
@@ -719,7 +719,7 @@ func TestDualPI2AgainstReferenceTC(t *testing.T) {
 				continue
 			}
 			var e attrs.Encoder
-			EncodeDualPI2Options(&e, o)
+			o.Encode(&e)
 			got := fmt.Sprintf("%x", e.Bytes())
 			if wantHex := strings.ReplaceAll(string(m[1]), `\x`, ""); got != wantHex {
 				t.Errorf("%q: options %s, tc sent %s", args, got, wantHex)

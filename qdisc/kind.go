@@ -2,7 +2,6 @@ package qdisc
 
 import (
 	"io"
-	"sync"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
@@ -37,28 +36,6 @@ type Kind struct {
 	// such a change without waiting for its answer. Nil: never assumed.
 	ChangeAccepted func(opts attrs.TCOptionsMsg, parentKind string) bool
 }
-
-// requestOptions decodes options a ParseQdisc returned already encoded (nil
-// for anything else) and returns what check says of them, for
-// ChangeAccepted; the decoded options are valid only until check returns.
-func requestOptions(kind string, opts attrs.TCOptionsMsg, check func(attrs.TCOptionsMsg) bool) bool {
-	var b []byte
-	switch o := opts.(type) {
-	case attrs.TCOptionsMsgRaw:
-		b = o
-	case attrs.TCOptionsMsgNest:
-		b = o
-	default:
-		return check(nil)
-	}
-	d := optionDecoders.Get().(*attrs.Decoder)
-	defer optionDecoders.Put(d)
-	return check(d.DecodeTCOptionsMsg(kind, b))
-}
-
-// optionDecoders decode for requestOptions: a batch checks every line, and
-// what it decodes is forgotten once checked.
-var optionDecoders = sync.Pool{New: func() any { return new(attrs.Decoder) }}
 
 // Xstats is a kind's own statistics as a dump carries them.
 type Xstats struct {

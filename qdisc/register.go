@@ -18,9 +18,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			var e attrs.Encoder
-			EncodeDualPI2Options(&e, o)
-			return attrs.TCOptionsMsgNest(e.Bytes()), nil
+			return o, nil
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.DualPI2Attrs); ok {

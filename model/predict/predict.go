@@ -163,12 +163,9 @@ func Run(cfg Config, trace []traffic.Record) (*Result, error) {
 	}
 	kind := cfg.Kind
 	res.Attrs.Kind = &kind
-	// A parser may hand over options still encoded (to keep the order of
-	// its attributes); the models want them decoded.
-	switch o := cfg.Options.(type) {
-	case attrs.TCOptionsMsgRaw:
-		cfg.Options = attrs.DecodeTCOptionsMsg(kind, o)
-	case attrs.TCOptionsMsgNest:
+	// Options given as bytes (a kind gotc does not decode, or a caller's
+	// own encoding) are decoded for the models.
+	if o, ok := cfg.Options.(attrs.TCOptionsMsgRaw); ok {
 		cfg.Options = attrs.DecodeTCOptionsMsg(kind, o)
 	}
 	var err error
