@@ -35,23 +35,24 @@ func main() {
 		r.mustRun(r.ip, "link", "set", dev, "up")
 	}
 	total := map[string][2]int{}
-	for _, kind := range []string{"cake", "dualpi2"} {
-		for _, c := range combinations(kind) {
-			ok := r.check(kind, c)
-			counts := total[kind]
+	for i := range allCases {
+		k := &allCases[i]
+		for _, c := range k.combinations() {
+			ok := r.check(k, c)
+			counts := total[k.kind]
 			if ok {
 				counts[0]++
 			} else {
 				counts[1]++
 			}
-			total[kind] = counts
+			total[k.kind] = counts
 		}
 	}
 	bp, bf := r.checkBatches()
 	passed, failed := bp, bf
-	for _, kind := range []string{"cake", "dualpi2"} {
-		c := total[kind]
-		fmt.Printf("# %s: %d combinations identical, %d differ\n", kind, c[0], c[1])
+	for _, k := range allCases {
+		c := total[k.kind]
+		fmt.Printf("# %s: %d combinations identical, %d differ\n", k.kind, c[0], c[1])
 		passed += c[0]
 		failed += c[1]
 	}
@@ -73,35 +74,47 @@ func words(s string) []string { return strings.Fields(s) }
 
 // combinations lists every single keyword of a kind, some invalid values,
 // and seeded random mixes, each also followed by a change for some of them.
-func combinations(kind string) []combination {
-	var singles, changes []string
-	switch kind {
-	case "cake":
-		singles = []string{"", "bandwidth 100mbit", "bandwidth 97500kbit", "unlimited", "autorate-ingress", "rtt 50ms",
-			"datacentre", "lan", "metro", "regional", "internet", "oceanic", "satellite", "interplanetary",
-			"besteffort", "precedence", "diffserv8", "diffserv4", "diffserv3", "flowblind", "srchost", "dsthost",
-			"hosts", "flows", "dual-srchost", "dual-dsthost", "triple-isolate", "nonat", "wash", "nowash",
-			"split-gso", "no-split-gso", "ack-filter", "ack-filter-aggressive", "no-ack-filter", "ingress", "egress",
-			"memlimit 32mb", "fwmark 0xff", "ptm", "atm", "noatm", "overhead 18", "overhead -10", "mpu 64", "raw",
-			"conservative", "ipoa-vcmux", "ipoa-llcsnap", "bridged-vcmux", "bridged-llcsnap", "pppoa-vcmux",
-			"pppoa-llc", "pppoe-vcmux", "pppoe-llcsnap", "pppoe-ptm", "bridged-ptm", "via-ethernet", "ethernet",
-			"ether-vlan", "docsis", "bandwidth 1gbit diffserv4 dual-dsthost wash ack-filter rtt 30ms ptm overhead 30 mpu 64",
-			"bandwidth foo", "overhead 300", "mpu 300", "nosuchword", "rtt", "fwmark x"}
-		changes = []string{"mpu 128", "bandwidth 20mbit", "besteffort", "rtt 10ms", "overhead 4", "ack-filter", "wash"}
-	case "dualpi2":
-		singles = []string{"", "limit 1000", "memlimit 1000000", "target 10ms", "tupdate 20ms", "alpha 0.2", "beta 2",
-			"step_thresh 2ms", "step_thresh 5p", "step_thresh 7packets", "min_qlen_step 2", "coupling_factor 3",
-			"drop_on_overload", "overflow", "drop_enqueue", "drop_dequeue", "classic_protection 20", "l4s_ect", "any_ect",
-			"split_gso", "no_split_gso", "max_rtt 100ms", "max_rtt 200ms typical_rtt 20ms", "typical_rtt 10ms",
-			"limit x", "classic_protection 101", "coupling_factor 0", "alpha 0", "nosuchword", "limit", "target 4000s"}
-		changes = []string{"limit 200", "any_ect", "step_thresh 3p", "overflow", "classic_protection 50", "target 20ms"}
+// kindCases is what the differential test runs for one qdisc kind. Each
+// kind's cases live in a file of their own (cases_KIND.go) that registers
+// them.
+type kindCases struct {
+	kind string
+	// place is where the qdisc goes; "root handle 1:" when empty.
+	place []string
+	// valid are option lists tc accepts, invalid ones it refuses; changes
+	// are applied with "qdisc change" after some random combinations.
+	valid, invalid, changes []string
+}
+
+var allCases []kindCases
+
+// register adds a kind's cases; a kind registered twice is a mistake.
+func register(k kindCases) {
+	for _, c := range allCases {
+		if c.kind == k.kind {
+			panic("difftest: cases of " + k.kind + " registered twice")
+		}
 	}
+	allCases = append(allCases, k)
+}
+
+// combinations are each valid and invalid option list alone, then random
+// mixes of valid ones (half of them changed afterwards) up to 64 in all.
+func (k *kindCases) combinations() []combination {
 	var out []combination
-	for _, s := range singles {
+	for _, s := range append(append([]string{}, k.valid...), k.invalid...) {
 		out = append(out, combination{add: words(s)})
 	}
-	valid := singles[1 : len(singles)-7]
-	rng := rand.New(rand.NewSource(int64(len(kind))))
+	var valid []string
+	for _, s := range k.valid {
+		if s != "" {
+			valid = append(valid, s)
+		}
+	}
+	if len(valid) == 0 {
+		return out
+	}
+	rng := rand.New(rand.NewSource(int64(len(k.kind))))
 	for len(out) < 64 {
 		n := 2 + rng.Intn(4)
 		var mix []string
@@ -109,8 +122,8 @@ func combinations(kind string) []combination {
 			mix = append(mix, words(valid[rng.Intn(len(valid))])...)
 		}
 		c := combination{add: mix}
-		if rng.Intn(2) == 0 {
-			c.change = words(changes[rng.Intn(len(changes))])
+		if len(k.changes) > 0 && rng.Intn(2) == 0 {
+			c.change = words(k.changes[rng.Intn(len(k.changes))])
 		}
 		out = append(out, c)
 	}
@@ -157,8 +170,13 @@ var views = [][]string{
 }
 
 // check runs one combination and reports whether everything matched.
-func (r *runner) check(kind string, c combination) bool {
+func (r *runner) check(k *kindCases, c combination) bool {
 	r.n++
+	kind := k.kind
+	place := k.place
+	if place == nil {
+		place = []string{"root", "handle", "1:"}
+	}
 	name := strings.TrimSpace(kind + " " + strings.Join(c.add, " "))
 	if c.change != nil {
 		name += " / change " + strings.Join(c.change, " ")
@@ -166,9 +184,11 @@ func (r *runner) check(kind string, c combination) bool {
 	var problems []string
 	for _, dev := range []string{"dref", "dgot"} {
 		r.run(r.tc, "qdisc", "del", "dev", dev, "root")
+		r.run(r.tc, "qdisc", "del", "dev", dev, "ingress")
 	}
 	step := func(verb string, opts []string) bool {
-		args := append([]string{"qdisc", verb, "dev", "DEV", "root", "handle", "1:", kind}, opts...)
+		args := append(append([]string{"qdisc", verb, "dev", "DEV"}, place...), kind)
+		args = append(args, opts...)
 		ref := r.run(r.tc, withDev(args, "dref")...)
 		got := r.run(r.gotc, withDev(args, "dgot")...)
 		if ref.status != got.status {
