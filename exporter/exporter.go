@@ -26,9 +26,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )

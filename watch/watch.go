@@ -34,9 +34,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // Source is what a watch needs from the kernel; *netlink.Conn is one.

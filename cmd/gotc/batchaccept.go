@@ -5,9 +5,9 @@ import (
 	"io"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // Which requests of a batch may be sent before the previous answer is in.

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 const classUsage = `Usage: tc class [ add | del | change | replace | show ] dev STRING

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 const filterUsage = `Usage: tc filter [ add | del | change | replace | show ] [ dev STRING ]

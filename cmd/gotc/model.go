@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/model/predict"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/traffic"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/gotc/gotc/internal/cmdline"
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/watch"
 )
 

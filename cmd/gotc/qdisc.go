@@ -6,9 +6,9 @@ import (
 	"io"
 
 	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 const qdiscUsage = `Usage: tc qdisc [ add | del | replace | change | link | show ] dev STRING

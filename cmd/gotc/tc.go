@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/internal/cmdline"
-	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/tcfmt"
 )
 
 // conn is what the commands need from the kernel; tests replace it.
