@@ -18,7 +18,6 @@ package exporter
 
 import (
 	"errors"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,7 +64,8 @@ type Collector struct {
 	mu   sync.Mutex
 	src  Source
 	seen map[qdiscKey]struct{}
-	tins [][]*dto.LabelPair // scratch, reused between qdiscs
+	// kinds are the metrics of the kinds' statistics tables.
+	kinds map[*qdisc.StatsTable]*kindMetrics
 
 	decodeErrors atomic.Uint64
 	scrapeErrors atomic.Uint64
@@ -86,7 +86,7 @@ func New(opts Options) *Collector {
 			return netlink.Dial(&netlink.Config{NetNS: netns})
 		}
 	}
-	return &Collector{dial: dial, filter: opts.Filter, seen: map[qdiscKey]struct{}{}}
+	return &Collector{dial: dial, filter: opts.Filter, seen: map[qdiscKey]struct{}{}, kinds: kindDefs()}
 }
 
 // Close closes the netlink socket, if one is open. A later scrape opens a
@@ -215,7 +215,7 @@ func (c *Collector) export(ch chan<- prometheus.Metric, m *netlink.Msg, decodeEr
 		dev = "if" + strconv.Itoa(int(m.Header.Ifindex))
 	}
 	var hb, pb [24]byte
-	labels := newLabels(
+	labels := newLabels(&qdiscLabelNames,
 		validUTF8(dev),
 		string(tcfmt.AppendQdiscHandle(hb[:0], m.Header.Handle)),
 		validUTF8(m.Kind()),
@@ -261,127 +261,55 @@ func (c *Collector) export(ch chan<- prometheus.Metric, m *netlink.Msg, decodeEr
 		add(mBacklogP, float64(s.Qlen))
 	}
 
-	var cake *attrs.CakeStatsAttrs
-	switch x := kindStats(m.Kind(), a).(type) {
-	case *attrs.CakeStatsAttrs:
-		cake = x
-		opt32 := func(d *metricDef, v *uint32) {
-			if v != nil {
-				add(d, float64(*v))
+	var (
+		stats any
+		km    *kindMetrics
+		t     *qdisc.StatsTable
+	)
+	if k := qdisc.Lookup(m.Kind()); k != nil && k.Stats != nil {
+		t, km = k.Stats, c.kinds[k.Stats]
+		x := qdisc.XstatsOf(a)
+		if stats = t.Of(x); stats == nil && x.Present() {
+			c.decodeErrors.Add(1) // a kind gotc knows sent statistics that did not decode
+		}
+	}
+	if stats != nil && km != nil {
+		for i := range t.Fields {
+			f := &t.Fields[i]
+			if v, ok := f.Get(stats); ok && km.fields[i] != nil {
+				add(km.fields[i], f.Value(v))
 			}
 		}
-		opt32(mCakeMemUsed, x.MemoryUsed)
-		opt32(mCakeMemLimit, x.MemoryLimit)
-		if x.CapacityEstimate64 != nil {
-			add(mCakeCapacity, float64(*x.CapacityEstimate64))
-		}
-		opt32(mCakeMinNet, x.MinNetlen)
-		opt32(mCakeMaxNet, x.MaxNetlen)
-		opt32(mCakeMinAdj, x.MinAdjlen)
-		opt32(mCakeMaxAdj, x.MaxAdjlen)
-		opt32(mCakeNetoff, x.AvgNetoff)
-		opt32(mCakeActiveQ, x.ActiveQueues)
-	case *attrs.TCDualPI2Xstats:
-		add(mPI2Prob, float64(x.Prob)/math.MaxUint32)
-		add(mPI2DelayC, usec(x.DelayC))
-		add(mPI2DelayL, usec(x.DelayL))
-		add(mPI2PktsInC, float64(x.PacketsInC))
-		add(mPI2PktsInL, float64(x.PacketsInL))
-		add(mPI2Maxq, float64(x.Maxq))
-		add(mPI2ECNMark, float64(x.ECNMark))
-		add(mPI2StepMarks, float64(x.StepMarks))
-		add(mPI2Credit, float64(x.Credit))
-		add(mPI2MemUsed, float64(x.MemoryUsed))
-		add(mPI2MemMax, float64(x.MaxMemoryUsed))
-		add(mPI2MemLimit, float64(x.MemoryLimit))
-	case badKindStats:
-		c.decodeErrors.Add(1)
 	}
 	add(mUnknown, float64(a.UnknownCount()))
 
 	for i := range samples {
 		ch <- &samples[i]
 	}
-	if cake != nil {
-		c.exportTins(ch, labels, cake.TinStats)
+	if stats != nil && km != nil && t.Records != nil {
+		exportRecords(ch, labels, t.Records, km, stats)
 	}
 	return true
 }
 
-// exportTins sends the per-tin metrics of a CAKE qdisc.
-func (c *Collector) exportTins(ch chan<- prometheus.Metric, q []*dto.LabelPair, tins []attrs.CakeTinStatsAttrs) {
-	for i := range tins {
-		t := &tins[i]
-		labels := newLabels(q[0].GetValue(), q[1].GetValue(), q[2].GetValue(), q[3].GetValue(),
-			tinIndex(i), qdisc.CakeTinName(len(tins), i))
-		samples := make([]sample, 0, 24)
-		u32 := func(d *metricDef, v *uint32) {
-			if v != nil {
-				samples = append(samples, sample{def: d, val: float64(*v), labels: labels})
+// exportRecords sends the metrics of a kind's records (CAKE's tins).
+func exportRecords(ch chan<- prometheus.Metric, q []*dto.LabelPair, r *qdisc.StatRecords, km *kindMetrics, stats any) {
+	n := r.Len(stats)
+	for i := range n {
+		rec := r.Record(stats, i)
+		labels := newLabels(&km.recNames, q[0].GetValue(), q[1].GetValue(), q[2].GetValue(), q[3].GetValue(),
+			tinIndex(i), r.Name(n, i))
+		samples := make([]sample, 0, len(r.Fields))
+		for j := range r.Fields {
+			f := &r.Fields[j]
+			if v, ok := f.Get(rec); ok && km.recFields[j] != nil {
+				samples = append(samples, sample{def: km.recFields[j], val: f.Value(v), labels: labels})
 			}
 		}
-		u64 := func(d *metricDef, v *uint64) {
-			if v != nil {
-				samples = append(samples, sample{def: d, val: float64(*v), labels: labels})
-			}
-		}
-		us := func(d *metricDef, v *uint32) {
-			if v != nil {
-				samples = append(samples, sample{def: d, val: usec(*v), labels: labels})
-			}
-		}
-		u32(mTinSentP, t.SentPackets)
-		u64(mTinSentB, t.SentBytes64)
-		u32(mTinDropP, t.DroppedPackets)
-		u64(mTinDropB, t.DroppedBytes64)
-		u32(mTinECNP, t.ECNMarkedPackets)
-		u64(mTinECNB, t.ECNMarkedBytes64)
-		u32(mTinAckDropP, t.AcksDroppedPackets)
-		u64(mTinAckDropB, t.AcksDroppedBytes64)
-		u32(mTinWayHits, t.WayIndirectHits)
-		u32(mTinWayMisses, t.WayMisses)
-		u32(mTinWayCols, t.WayCollisions)
-		u32(mTinBacklogB, t.BacklogBytes)
-		u32(mTinBacklogP, t.BacklogPackets)
-		u64(mTinThreshold, t.ThresholdRate64)
-		us(mTinTarget, t.TargetUS)
-		us(mTinInterval, t.IntervalUS)
-		us(mTinPeakDelay, t.PeakDelayUS)
-		us(mTinAvgDelay, t.AvgDelayUS)
-		us(mTinBaseDelay, t.BaseDelayUS)
-		u32(mTinSparse, t.SparseFlows)
-		u32(mTinBulk, t.BulkFlows)
-		u32(mTinUnresp, t.UnresponsiveFlows)
-		u32(mTinMaxLen, t.MaxSkblen)
-		u32(mTinFlowQuanta, t.FlowQuantum)
 		for j := range samples {
 			ch <- &samples[j]
 		}
 	}
-}
-
-// badKindStats marks statistics of a kind gotc knows that did not decode.
-type badKindStats struct{}
-
-// kindStats returns the kind's own statistics: *attrs.CakeStatsAttrs,
-// *attrs.TCDualPI2Xstats, nil for none or a kind gotc does not know, or
-// badKindStats when a kind gotc knows sent statistics that did not decode.
-func kindStats(kind string, a *attrs.TCAttrs) any {
-	x := qdisc.XstatsOf(a)
-	if s, ok := x.Cake(); ok {
-		return s
-	}
-	if s, ok := x.DualPI2(); ok {
-		return s
-	}
-	if x.Present() && knownKind(kind) {
-		return badKindStats{}
-	}
-	return nil
-}
-
-func knownKind(kind string) bool {
-	return kind == "cake" || kind == "cake_mq" || kind == "dualpi2"
 }
 
 var tinIndexes = [...]string{"0", "1", "2", "3", "4", "5", "6", "7"}
@@ -392,8 +320,6 @@ func tinIndex(i int) string {
 	}
 	return strconv.Itoa(i)
 }
-
-func usec(v uint32) float64 { return float64(v) / 1e6 }
 
 // parentString formats a parent as tc does ("root", "ffff:fff1", "1:2"),
 // sparing the common root an allocation.

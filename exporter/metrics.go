@@ -2,7 +2,9 @@ package exporter
 
 import (
 	"strings"
+	"sync"
 
+	"github.com/gotc/gotc/qdisc"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -11,24 +13,21 @@ import (
 // metric must be sorted by name, and building them in that order once per
 // qdisc spares the registry a copy and a sort per sample.
 const (
-	labelDev     = "dev"
-	labelHandle  = "handle"
-	labelKind    = "kind"
-	labelParent  = "parent"
-	labelTin     = "tin"
-	labelTinName = "tin_name"
+	labelDev    = "dev"
+	labelHandle = "handle"
+	labelKind   = "kind"
+	labelParent = "parent"
 )
 
 var (
 	qdiscLabels = []string{labelDev, labelHandle, labelKind, labelParent}
-	tinLabels   = []string{labelDev, labelHandle, labelKind, labelParent, labelTin, labelTinName}
 
-	// labelNamePtrs are shared by every label pair: dto wants *string and the
-	// names never change, so one pointer per name serves all samples.
-	labelNamePtrs = func() [6]*string {
+	// qdiscLabelNames are shared by every label pair: dto wants *string and
+	// the names never change, so one pointer per name serves all samples.
+	qdiscLabelNames = func() [6]*string {
 		var p [6]*string
-		for i, n := range tinLabels {
-			p[i] = &n
+		for i := range qdiscLabels {
+			p[i] = &qdiscLabels[i]
 		}
 		return p
 	}()
@@ -40,7 +39,8 @@ type metricDef struct {
 	typ  prometheus.ValueType
 }
 
-// allDefs collects every definition made by newDef, for Describe.
+// allDefs collects every definition made by newDef, for Describe; the
+// kinds' metrics join it in kindDefs.
 var allDefs []*metricDef
 
 // newDef defines a metric with the given variable labels. The OpenMetrics
@@ -71,14 +71,6 @@ func qdiscGauge(name, help string) *metricDef {
 	return newDef(name, prometheus.GaugeValue, qdiscLabels, help)
 }
 
-func tinCounter(name, help string) *metricDef {
-	return newDef(name, prometheus.CounterValue, tinLabels, help)
-}
-
-func tinGauge(name, help string) *metricDef {
-	return newDef(name, prometheus.GaugeValue, tinLabels, help)
-}
-
 // Generic statistics of every qdisc (TCA_STATS2 basic and queue, or the
 // legacy TCA_STATS when a kernel sends no TCA_STATS2).
 var (
@@ -94,62 +86,54 @@ var (
 	mUnknown    = qdiscGauge("gotc_qdisc_unknown_attributes", "Netlink attributes of the qdisc's dump that gotc did not understand and did not export.")
 )
 
-// CAKE qdisc-level statistics.
-var (
-	mCakeMemUsed  = qdiscGauge("gotc_cake_memory_used_bytes", "Memory CAKE uses for queued packets.")
-	mCakeMemLimit = qdiscGauge("gotc_cake_memory_limit_bytes", "CAKE's memory limit.")
-	mCakeCapacity = qdiscGauge("gotc_cake_capacity_estimate_bytes_per_second", "CAKE's estimate of the link capacity (ingress autorate).")
-	mCakeMinNet   = qdiscGauge("gotc_cake_min_network_size_bytes", "Smallest network-layer packet size seen.")
-	mCakeMaxNet   = qdiscGauge("gotc_cake_max_network_size_bytes", "Largest network-layer packet size seen.")
-	mCakeMinAdj   = qdiscGauge("gotc_cake_min_adjusted_size_bytes", "Smallest overhead-adjusted packet size seen.")
-	mCakeMaxAdj   = qdiscGauge("gotc_cake_max_adjusted_size_bytes", "Largest overhead-adjusted packet size seen.")
-	mCakeNetoff   = qdiscGauge("gotc_cake_avg_network_header_offset_bytes", "Average offset of the network header.")
-	mCakeActiveQ  = qdiscGauge("gotc_cake_active_queues", "Active queues (cake_mq).")
-)
+// kindMetrics are the metrics of one kind's statistics table, one per
+// table field that names a metric (nil for those that do not), and the
+// label names of its records' metrics.
+type kindMetrics struct {
+	fields    []*metricDef
+	recFields []*metricDef
+	recNames  [6]*string
+}
 
-// CAKE per-tin statistics.
-var (
-	mTinSentP      = tinCounter("gotc_cake_tin_sent_packets_total", "Packets sent from the tin.")
-	mTinSentB      = tinCounter("gotc_cake_tin_sent_bytes_total", "Bytes sent from the tin.")
-	mTinDropP      = tinCounter("gotc_cake_tin_dropped_packets_total", "Packets dropped from the tin.")
-	mTinDropB      = tinCounter("gotc_cake_tin_dropped_bytes_total", "Bytes dropped from the tin.")
-	mTinECNP       = tinCounter("gotc_cake_tin_ecn_marked_packets_total", "Packets of the tin marked CE.")
-	mTinECNB       = tinCounter("gotc_cake_tin_ecn_marked_bytes_total", "Bytes of the tin marked CE.")
-	mTinAckDropP   = tinCounter("gotc_cake_tin_ack_dropped_packets_total", "ACKs of the tin dropped by the ACK filter.")
-	mTinAckDropB   = tinCounter("gotc_cake_tin_ack_dropped_bytes_total", "Bytes of ACKs of the tin dropped by the ACK filter.")
-	mTinWayHits    = tinCounter("gotc_cake_tin_way_indirect_hits_total", "Set-associative hash lookups that found their flow in another way.")
-	mTinWayMisses  = tinCounter("gotc_cake_tin_way_misses_total", "Set-associative hash lookups that found no queue for their flow.")
-	mTinWayCols    = tinCounter("gotc_cake_tin_way_collisions_total", "Set-associative hash collisions (flows sharing a queue).")
-	mTinBacklogB   = tinGauge("gotc_cake_tin_backlog_bytes", "Bytes queued in the tin now.")
-	mTinBacklogP   = tinGauge("gotc_cake_tin_backlog_packets", "Packets queued in the tin now.")
-	mTinThreshold  = tinGauge("gotc_cake_tin_threshold_rate_bytes_per_second", "Rate threshold of the tin.")
-	mTinTarget     = tinGauge("gotc_cake_tin_target_seconds", "COBALT target delay of the tin.")
-	mTinInterval   = tinGauge("gotc_cake_tin_interval_seconds", "COBALT interval of the tin.")
-	mTinPeakDelay  = tinGauge("gotc_cake_tin_peak_delay_seconds", "Peak queueing delay of the tin (decaying).")
-	mTinAvgDelay   = tinGauge("gotc_cake_tin_avg_delay_seconds", "Average queueing delay of the tin.")
-	mTinBaseDelay  = tinGauge("gotc_cake_tin_base_delay_seconds", "Base (sparse) queueing delay of the tin.")
-	mTinSparse     = tinGauge("gotc_cake_tin_sparse_flows", "Sparse flows in the tin now.")
-	mTinBulk       = tinGauge("gotc_cake_tin_bulk_flows", "Bulk flows in the tin now.")
-	mTinUnresp     = tinGauge("gotc_cake_tin_unresponsive_flows", "Unresponsive flows in the tin now.")
-	mTinMaxLen     = tinGauge("gotc_cake_tin_max_packet_size_bytes", "Largest packet seen in the tin (tc's max_len).")
-	mTinFlowQuanta = tinGauge("gotc_cake_tin_flow_quantum_bytes", "DRR quantum of the tin's flows.")
-)
+// kindDefs defines the metrics of every registered kind's statistics
+// table. Kinds sharing a table (cake and cake_mq) share its metrics.
+// It runs once, when the first Collector is made, so that kinds registered
+// in any package's init are included.
+var kindDefs = sync.OnceValue(func() map[*qdisc.StatsTable]*kindMetrics {
+	m := map[*qdisc.StatsTable]*kindMetrics{}
+	for _, k := range qdisc.Kinds() {
+		t := k.Stats
+		if t == nil || m[t] != nil {
+			continue
+		}
+		km := &kindMetrics{fields: defsOf(t.Fields, qdiscLabels)}
+		if r := t.Records; r != nil {
+			labels := append(append([]string{}, qdiscLabels...), r.Label, r.NameLabel)
+			km.recFields = defsOf(r.Fields, labels)
+			for i := range labels {
+				km.recNames[i] = &labels[i]
+			}
+		}
+		m[t] = km
+	}
+	return m
+})
 
-// DualPI2 statistics (struct tc_dualpi2_xstats).
-var (
-	mPI2Prob      = qdiscGauge("gotc_dualpi2_probability", "Base marking/drop probability p' as a fraction (0..1).")
-	mPI2DelayC    = qdiscGauge("gotc_dualpi2_delay_c_seconds", "Queueing delay of the C (classic) queue's head.")
-	mPI2DelayL    = qdiscGauge("gotc_dualpi2_delay_l_seconds", "Queueing delay of the L (L4S) queue's head.")
-	mPI2PktsInC   = qdiscCounter("gotc_dualpi2_packets_in_c_total", "Packets enqueued to the C queue.")
-	mPI2PktsInL   = qdiscCounter("gotc_dualpi2_packets_in_l_total", "Packets enqueued to the L queue.")
-	mPI2Maxq      = qdiscGauge("gotc_dualpi2_maxq_packets", "Largest queue length seen.")
-	mPI2ECNMark   = qdiscCounter("gotc_dualpi2_ecn_marked_packets_total", "Packets marked CE (both queues).")
-	mPI2StepMarks = qdiscCounter("gotc_dualpi2_step_marked_packets_total", "CE marks by the L queue's step threshold.")
-	mPI2Credit    = qdiscGauge("gotc_dualpi2_credit_bytes", "Scheduler credit; positive favours the C queue.")
-	mPI2MemUsed   = qdiscGauge("gotc_dualpi2_memory_used_bytes", "Memory (truesize) of the packets held now.")
-	mPI2MemMax    = qdiscGauge("gotc_dualpi2_max_memory_used_bytes", "Peak memory used.")
-	mPI2MemLimit  = qdiscGauge("gotc_dualpi2_memory_limit_bytes", "Memory limit.")
-)
+func defsOf(fields []qdisc.Stat, labels []string) []*metricDef {
+	defs := make([]*metricDef, len(fields))
+	for i := range fields {
+		f := &fields[i]
+		if f.Metric == "" {
+			continue
+		}
+		typ := prometheus.GaugeValue
+		if f.Counter {
+			typ = prometheus.CounterValue
+		}
+		defs[i] = newDef(f.Metric, typ, labels, f.Help)
+	}
+	return defs
+}
 
 // The exporter's own health.
 var (
@@ -198,13 +182,13 @@ type labelSet struct {
 	ptrs  [6]*dto.LabelPair
 }
 
-// newLabels returns the sorted label pairs for vals, which must be given in
-// the order of tinLabels (the first four for a qdisc).
-func newLabels(vals ...string) []*dto.LabelPair {
+// newLabels returns the sorted label pairs for vals, named by names (in
+// sorted order; a qdisc's are the first four of qdiscLabels).
+func newLabels(names *[6]*string, vals ...string) []*dto.LabelPair {
 	l := &labelSet{}
 	for i, v := range vals {
 		l.vals[i] = v
-		l.pairs[i].Name = labelNamePtrs[i]
+		l.pairs[i].Name = names[i]
 		l.pairs[i].Value = &l.vals[i]
 		l.ptrs[i] = &l.pairs[i]
 	}

@@ -16,10 +16,15 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
+func init() {
+	mustRegister(CakeKind("cake"))
+	mustRegister(CakeKind("cake_mq"))
+}
+
 // CakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only
-// in name). Its ParseQdisc returns the options already encoded as tc sends
-// them, and its printers accept the options and statistics in every form a
-// dump can bring them (decoded, raw, or in TCA_XSTATS only).
+// in name). Its ParseQdisc returns typed options, which the generated encoder
+// writes in tc's order, and its printers accept the options and statistics in
+// every form a dump can bring them (decoded, raw, or in TCA_XSTATS only).
 func CakeKind(name string) *Kind {
 	k := &Kind{
 		Name:             name,
@@ -28,6 +33,7 @@ func CakeKind(name string) *Kind {
 		PrintOptions:     printCakeOptionsMsg,
 		PrintXstats:      printCakeXstatsMsg,
 		PrintClassXstats: printCakeXstatsMsg,
+		Stats:            cakeStatsTable,
 	}
 	if name == "cake" {
 		k.ChangeAccepted = cakeChangeAccepted
@@ -70,9 +76,20 @@ func printCakeOptionsMsg(p *tcfmt.Printer, m attrs.TCOptionsMsg) {
 // printCakeXstatsMsg prints CAKE's statistics from TCA_STATS_APP, or from
 // TCA_XSTATS, where the kernel puts a copy of the same nest for old tools.
 func printCakeXstatsMsg(p *tcfmt.Printer, x Xstats) {
-	if s, ok := x.Cake(); ok {
+	if s := cakeStatsOf(x); s != nil {
 		PrintCakeXstats(p, s)
 	}
+}
+
+// cakeStatsOf returns CAKE's statistics from TCA_STATS_APP, which tc
+// prefers, or else from TCA_XSTATS (the copy the kernel sends for older
+// tools); nil when neither decoded as CAKE's.
+func cakeStatsOf(x Xstats) *attrs.CakeStatsAttrs {
+	if s, ok := x.App.(*attrs.CakeStatsAttrs); ok {
+		return s
+	}
+	s, _ := x.Legacy.(*attrs.CakeStatsAttrs)
+	return s
 }
 
 // cakeUsage is gotc's own wording of the cake usage text; the keywords and
@@ -690,108 +707,129 @@ func PrintCakeClassXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
 	PrintCakeXstats(p, s)
 }
 
-// cakeTinRow is one row of the tin table: its label, the JSON key, and how
-// to read and show the value of one tin.
-type cakeTinRow struct {
-	label string
-	key   tcfmt.Name
-	get   func(t *attrs.CakeTinStatsAttrs) (uint64, bool)
-	kind  byte // 'r' rate, 't' time (µs), 's' size, 'u' count
-}
-
-func tinU32(f func(t *attrs.CakeTinStatsAttrs) *uint32) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
-	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
-		if v := f(t); v != nil {
-			return uint64(*v), true
+// cakeStatsTable is CAKE's statistics for package watch and package
+// exporter, and its tins' table drives the tin table of -s.
+var cakeStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := cakeStatsOf(x); s != nil {
+			return s
 		}
-		return 0, false
-	}
+		return nil
+	},
+	Fields: []Stat{
+		cakeStat("memory_used", "gotc_cake_memory_used_bytes", "Memory CAKE uses for queued packets.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryUsed }),
+		cakeStat("memory_limit", "gotc_cake_memory_limit_bytes", "CAKE's memory limit.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryLimit }),
+		{Key: "capacity_estimate", Metric: "gotc_cake_capacity_estimate_bytes_per_second", Help: "CAKE's estimate of the link capacity (ingress autorate).",
+			Get: statU64(func(s *attrs.CakeStatsAttrs) *uint64 { return s.CapacityEstimate64 })},
+		cakeStat("min_network_size", "gotc_cake_min_network_size_bytes", "Smallest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinNetlen }),
+		cakeStat("max_network_size", "gotc_cake_max_network_size_bytes", "Largest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MaxNetlen }),
+		cakeStat("min_adj_size", "gotc_cake_min_adjusted_size_bytes", "Smallest overhead-adjusted packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinAdjlen }),
+		cakeStat("max_adj_size", "gotc_cake_max_adjusted_size_bytes", "Largest overhead-adjusted packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MaxAdjlen }),
+		cakeStat("active_queues", "gotc_cake_active_queues", "Active queues (cake_mq).", func(s *attrs.CakeStatsAttrs) *uint32 { return s.ActiveQueues }),
+		cakeStat("avg_hdr_offset", "gotc_cake_avg_network_header_offset_bytes", "Average offset of the network header.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.AvgNetoff }),
+	},
+	Records: &StatRecords{
+		Key:       "tins",
+		Label:     "tin",
+		NameLabel: "tin_name",
+		Name:      CakeTinName,
+		Len:       func(s any) int { return len(s.(*attrs.CakeStatsAttrs).TinStats) },
+		Record:    func(s any, i int) any { return &s.(*attrs.CakeStatsAttrs).TinStats[i] },
+		Fields:    cakeTinFields,
+	},
 }
 
-func tinU64(f func(t *attrs.CakeTinStatsAttrs) *uint64) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
-	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
-		if v := f(t); v != nil {
-			return *v, true
-		}
-		return 0, false
-	}
+// cakeStat is a gauge of CAKE's qdisc-level statistics.
+func cakeStat(key, metric, help string, f func(*attrs.CakeStatsAttrs) *uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Get: statU32(f)}
 }
 
-var (
-	tinThreshold = tinU64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.ThresholdRate64 })
-	tinSentBytes = tinU64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.SentBytes64 })
-	tinBacklog   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BacklogBytes })
-	tinTarget    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.TargetUS })
-	tinInterval  = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.IntervalUS })
-	tinPeak      = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.PeakDelayUS })
-	tinAvg       = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AvgDelayUS })
-	tinBase      = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BaseDelayUS })
-	tinPackets   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SentPackets })
-	tinWayHits   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayIndirectHits })
-	tinWayMiss   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayMisses })
-	tinWayCols   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayCollisions })
-	tinDrops     = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.DroppedPackets })
-	tinMarks     = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.ECNMarkedPackets })
-	tinAckDrops  = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AcksDroppedPackets })
-	tinSparse    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SparseFlows })
-	tinBulk      = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BulkFlows })
-	tinUnresp    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.UnresponsiveFlows })
-	tinMaxLen    = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.MaxSkblen })
-	tinQuantum   = tinU32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.FlowQuantum })
-)
+type tin = attrs.CakeTinStatsAttrs
 
-// cakeTinJSON lists a tin's JSON members in tc's order.
-var cakeTinJSON = []cakeTinRow{
-	{key: "threshold_rate", get: tinThreshold},
-	{key: "sent_bytes", get: tinSentBytes},
-	{key: "backlog_bytes", get: tinBacklog},
-	{key: "target_us", get: tinTarget},
-	{key: "interval_us", get: tinInterval},
-	{key: "peak_delay_us", get: tinPeak},
-	{key: "avg_delay_us", get: tinAvg},
-	{key: "base_delay_us", get: tinBase},
-	{key: "sent_packets", get: tinPackets},
-	{key: "way_indirect_hits", get: tinWayHits},
-	{key: "way_misses", get: tinWayMiss},
-	{key: "way_collisions", get: tinWayCols},
-	{key: "drops", get: tinDrops},
-	{key: "ecn_mark", get: tinMarks},
-	{key: "ack_drops", get: tinAckDrops},
-	{key: "sparse_flows", get: tinSparse},
-	{key: "bulk_flows", get: tinBulk},
-	{key: "unresponsive_flows", get: tinUnresp},
-	{key: "max_pkt_len", get: tinMaxLen},
-	{key: "flow_quantum", get: tinQuantum},
-}
-
-// cakeTinText lists the text table's rows in tc's order (which differs from
-// the JSON order).
-var cakeTinText = []cakeTinRow{
-	{label: "  thresh  ", get: tinThreshold, kind: 'r'},
-	{label: "  target  ", get: tinTarget, kind: 't'},
-	{label: "  interval", get: tinInterval, kind: 't'},
-	{label: "  pk_delay", get: tinPeak, kind: 't'},
-	{label: "  av_delay", get: tinAvg, kind: 't'},
-	{label: "  sp_delay", get: tinBase, kind: 't'},
-	{label: "  backlog ", get: tinBacklog, kind: 's'},
-	{label: "  pkts    ", get: tinPackets, kind: 'u'},
-	{label: "  bytes   ", get: tinSentBytes, kind: 'u'},
-	{label: "  way_inds", get: tinWayHits, kind: 'u'},
-	{label: "  way_miss", get: tinWayMiss, kind: 'u'},
-	{label: "  way_cols", get: tinWayCols, kind: 'u'},
-	{label: "  drops   ", get: tinDrops, kind: 'u'},
-	{label: "  marks   ", get: tinMarks, kind: 'u'},
-	{label: "  ack_drop", get: tinAckDrops, kind: 'u'},
-	{label: "  sp_flows", get: tinSparse, kind: 'u'},
-	{label: "  bk_flows", get: tinBulk, kind: 'u'},
-	{label: "  un_flows", get: tinUnresp, kind: 'u'},
-	{label: "  max_len ", get: tinMaxLen, kind: 'u'},
-	{label: "  quantum ", get: tinQuantum, kind: 'u'},
+// cakeTinFields are a tin's statistics: tc's JSON members in tc's order,
+// each with its row of tc's text table (whose order differs), then what the
+// kernel sends that tc does not print.
+var cakeTinFields = []Stat{
+	{Key: "threshold_rate", Text: "  thresh  ", TextRow: 1, TextFormat: TextRate, Wide: true,
+		Metric: "gotc_cake_tin_threshold_rate_bytes_per_second", Help: "Rate threshold of the tin.",
+		Get: statU64(func(t *tin) *uint64 { return t.ThresholdRate64 })},
+	{Key: "sent_bytes", Text: "  bytes   ", TextRow: 9, Counter: true, Wide: true,
+		Metric: "gotc_cake_tin_sent_bytes_total", Help: "Bytes sent from the tin.",
+		Get: statU64(func(t *tin) *uint64 { return t.SentBytes64 })},
+	{Key: "backlog_bytes", Text: "  backlog ", TextRow: 7, TextFormat: TextSize,
+		Metric: "gotc_cake_tin_backlog_bytes", Help: "Bytes queued in the tin now.",
+		Get: statU32(func(t *tin) *uint32 { return t.BacklogBytes })},
+	{Key: "target_us", Text: "  target  ", TextRow: 2, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Metric: "gotc_cake_tin_target_seconds", Help: "COBALT target delay of the tin.",
+		Get: statU32(func(t *tin) *uint32 { return t.TargetUS })},
+	{Key: "interval_us", Text: "  interval", TextRow: 3, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Metric: "gotc_cake_tin_interval_seconds", Help: "COBALT interval of the tin.",
+		Get: statU32(func(t *tin) *uint32 { return t.IntervalUS })},
+	{Key: "peak_delay_us", Text: "  pk_delay", TextRow: 4, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Metric: "gotc_cake_tin_peak_delay_seconds", Help: "Peak queueing delay of the tin (decaying).",
+		Get: statU32(func(t *tin) *uint32 { return t.PeakDelayUS })},
+	{Key: "avg_delay_us", Text: "  av_delay", TextRow: 5, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Metric: "gotc_cake_tin_avg_delay_seconds", Help: "Average queueing delay of the tin.",
+		Get: statU32(func(t *tin) *uint32 { return t.AvgDelayUS })},
+	{Key: "base_delay_us", Text: "  sp_delay", TextRow: 6, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Metric: "gotc_cake_tin_base_delay_seconds", Help: "Base (sparse) queueing delay of the tin.",
+		Get: statU32(func(t *tin) *uint32 { return t.BaseDelayUS })},
+	{Key: "sent_packets", Text: "  pkts    ", TextRow: 8, Counter: true,
+		Metric: "gotc_cake_tin_sent_packets_total", Help: "Packets sent from the tin.",
+		Get: statU32(func(t *tin) *uint32 { return t.SentPackets })},
+	{Key: "way_indirect_hits", Text: "  way_inds", TextRow: 10, Counter: true,
+		Metric: "gotc_cake_tin_way_indirect_hits_total", Help: "Set-associative hash lookups that found their flow in another way.",
+		Get: statU32(func(t *tin) *uint32 { return t.WayIndirectHits })},
+	{Key: "way_misses", Text: "  way_miss", TextRow: 11, Counter: true,
+		Metric: "gotc_cake_tin_way_misses_total", Help: "Set-associative hash lookups that found no queue for their flow.",
+		Get: statU32(func(t *tin) *uint32 { return t.WayMisses })},
+	{Key: "way_collisions", Text: "  way_cols", TextRow: 12, Counter: true,
+		Metric: "gotc_cake_tin_way_collisions_total", Help: "Set-associative hash collisions (flows sharing a queue).",
+		Get: statU32(func(t *tin) *uint32 { return t.WayCollisions })},
+	{Key: "drops", Text: "  drops   ", TextRow: 13, Counter: true,
+		Metric: "gotc_cake_tin_dropped_packets_total", Help: "Packets dropped from the tin.",
+		Get: statU32(func(t *tin) *uint32 { return t.DroppedPackets })},
+	{Key: "ecn_mark", Text: "  marks   ", TextRow: 14, Counter: true,
+		Metric: "gotc_cake_tin_ecn_marked_packets_total", Help: "Packets of the tin marked CE.",
+		Get: statU32(func(t *tin) *uint32 { return t.ECNMarkedPackets })},
+	{Key: "ack_drops", Text: "  ack_drop", TextRow: 15, Counter: true,
+		Metric: "gotc_cake_tin_ack_dropped_packets_total", Help: "ACKs of the tin dropped by the ACK filter.",
+		Get: statU32(func(t *tin) *uint32 { return t.AcksDroppedPackets })},
+	{Key: "sparse_flows", Text: "  sp_flows", TextRow: 16,
+		Metric: "gotc_cake_tin_sparse_flows", Help: "Sparse flows in the tin now.",
+		Get: statU32(func(t *tin) *uint32 { return t.SparseFlows })},
+	{Key: "bulk_flows", Text: "  bk_flows", TextRow: 17,
+		Metric: "gotc_cake_tin_bulk_flows", Help: "Bulk flows in the tin now.",
+		Get: statU32(func(t *tin) *uint32 { return t.BulkFlows })},
+	{Key: "unresponsive_flows", Text: "  un_flows", TextRow: 18,
+		Metric: "gotc_cake_tin_unresponsive_flows", Help: "Unresponsive flows in the tin now.",
+		Get: statU32(func(t *tin) *uint32 { return t.UnresponsiveFlows })},
+	{Key: "max_pkt_len", Text: "  max_len ", TextRow: 19,
+		Metric: "gotc_cake_tin_max_packet_size_bytes", Help: "Largest packet seen in the tin (tc's max_len).",
+		Get: statU32(func(t *tin) *uint32 { return t.MaxSkblen })},
+	{Key: "flow_quantum", Text: "  quantum ", TextRow: 20,
+		Metric: "gotc_cake_tin_flow_quantum_bytes", Help: "DRR quantum of the tin's flows.",
+		Get: statU32(func(t *tin) *uint32 { return t.FlowQuantum })},
+	// Not printed by tc.
+	{Key: "backlog_packets",
+		Metric: "gotc_cake_tin_backlog_packets", Help: "Packets queued in the tin now.",
+		Get: statU32(func(t *tin) *uint32 { return t.BacklogPackets })},
+	{Key: "dropped_bytes", Counter: true, Wide: true,
+		Metric: "gotc_cake_tin_dropped_bytes_total", Help: "Bytes dropped from the tin.",
+		Get: statU64(func(t *tin) *uint64 { return t.DroppedBytes64 })},
+	{Key: "ecn_marked_bytes", Counter: true, Wide: true,
+		Metric: "gotc_cake_tin_ecn_marked_bytes_total", Help: "Bytes of the tin marked CE.",
+		Get: statU64(func(t *tin) *uint64 { return t.ECNMarkedBytes64 })},
+	{Key: "ack_dropped_bytes", Counter: true, Wide: true,
+		Metric: "gotc_cake_tin_ack_dropped_bytes_total", Help: "Bytes of ACKs of the tin dropped by the ACK filter.",
+		Get: statU64(func(t *tin) *uint64 { return t.AcksDroppedBytes64 })},
 }
 
 // cakeMaxTins is TC_CAKE_MAX_TINS: tc reads at most eight tins.
 const cakeMaxTins = 8
 
+// cakePrintTins prints the tin table from cakeTinFields: in JSON a "tins"
+// array of the members tc prints, in text tc's rows.
 func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 	if len(tins) > cakeMaxTins {
 		tins = tins[:cakeMaxTins]
@@ -803,9 +841,13 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 		p.OpenArray(tcfmt.JSON, "tins")
 		for i := range tins {
 			p.OpenObject("")
-			for _, r := range cakeTinJSON {
-				if v, ok := r.get(&tins[i]); ok {
-					p.Uint(tcfmt.JSON, r.key, "", v)
+			for j := range cakeTinFields {
+				f := &cakeTinFields[j]
+				if f.Text == "" {
+					continue // not tc's
+				}
+				if v, ok := f.Get(&tins[i]); ok {
+					p.Uint(tcfmt.JSON, tcfmt.Name(f.Key), "", v)
 				}
 			}
 			p.CloseObject()
@@ -828,22 +870,22 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 		}
 		b.WriteString(p.SL())
 	}
-	for _, r := range cakeTinText {
-		if _, ok := r.get(&tins[0]); !ok {
+	for _, f := range cakeStatsTable.Records.TextRows() {
+		if _, ok := f.Get(&tins[0]); !ok {
 			continue
 		}
-		b.WriteString(r.label)
+		b.WriteString(f.Text)
 		for i := range tins {
 			// A later tin missing the value would make tc read a null
 			// attribute; print 0 instead.
-			v, _ := r.get(&tins[i])
+			v, _ := f.Get(&tins[i])
 			var cell string
-			switch r.kind {
-			case 'r':
+			switch f.TextFormat {
+			case TextRate:
 				cell = tcfmt.FormatRate(v, p.IEC())
-			case 't':
+			case TextTime:
 				cell = tcfmt.FormatTime(uint32(v))
-			case 's':
+			case TextSize:
 				cell = tcfmt.FormatSize(v)
 			default:
 				cell = tcfmt.Sprintf("%llu", v)

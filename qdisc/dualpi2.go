@@ -43,6 +43,94 @@ const (
 	dualpi2MaxProb = float64(math.MaxUint32)
 )
 
+func init() {
+	mustRegister(&Kind{
+		Name:  "dualpi2",
+		Usage: DualPI2Usage(),
+		ParseQdisc: func(args []string, stderr io.Writer) (attrs.TCOptionsMsg, error) {
+			o, err := ParseDualPI2(args, stderr)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.DualPI2Attrs); ok {
+				PrintDualPI2Options(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+			if s := dualpi2StatsOf(x); s != nil {
+				PrintDualPI2Xstats(p, s)
+			}
+		},
+		ChangeAccepted: dualpi2ChangeAccepted,
+		Stats:          dualpi2StatsTable,
+	})
+}
+
+// dualpi2StatsOf returns DualPI2's xstats from TCA_STATS_APP or else
+// TCA_XSTATS; nil when neither decoded as DualPI2's.
+func dualpi2StatsOf(x Xstats) *attrs.TCDualPI2Xstats {
+	if s, ok := x.App.(*attrs.TCDualPI2Xstats); ok {
+		return s
+	}
+	s, _ := x.Legacy.(*attrs.TCDualPI2Xstats)
+	return s
+}
+
+type pi2x = attrs.TCDualPI2Xstats
+
+// dualpi2StatsTable is DualPI2's statistics (struct tc_dualpi2_xstats, all
+// always present) under the keys of tc -s -j, for package watch and package
+// exporter.
+var dualpi2StatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := dualpi2StatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: []Stat{
+		{Key: "prob", Unit: UnitProbability,
+			Metric: "gotc_dualpi2_probability", Help: "Base marking/drop probability p' as a fraction (0..1).",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.Prob) })},
+		{Key: "delay-c", Unit: UnitMicroseconds,
+			Metric: "gotc_dualpi2_delay_c_seconds", Help: "Queueing delay of the C (classic) queue's head.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.DelayC) })},
+		{Key: "delay-l", Unit: UnitMicroseconds,
+			Metric: "gotc_dualpi2_delay_l_seconds", Help: "Queueing delay of the L (L4S) queue's head.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.DelayL) })},
+		{Key: "pkts-in-c", Counter: true,
+			Metric: "gotc_dualpi2_packets_in_c_total", Help: "Packets enqueued to the C queue.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInC) })},
+		{Key: "pkts-in-l", Counter: true,
+			Metric: "gotc_dualpi2_packets_in_l_total", Help: "Packets enqueued to the L queue.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInL) })},
+		{Key: "maxq",
+			Metric: "gotc_dualpi2_maxq_packets", Help: "Largest queue length seen.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.Maxq) })},
+		{Key: "ecn-mark", Counter: true,
+			Metric: "gotc_dualpi2_ecn_marked_packets_total", Help: "Packets marked CE (both queues).",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.ECNMark) })},
+		{Key: "step-mark", Counter: true,
+			Metric: "gotc_dualpi2_step_marked_packets_total", Help: "CE marks by the L queue's step threshold.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.StepMarks) })},
+		{Key: "credit", Signed: true,
+			Metric: "gotc_dualpi2_credit_bytes", Help: "Scheduler credit; positive favours the C queue.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(int64(x.Credit)) })},
+		{Key: "memory-used",
+			Metric: "gotc_dualpi2_memory_used_bytes", Help: "Memory (truesize) of the packets held now.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.MemoryUsed) })},
+		{Key: "max-memory-used",
+			Metric: "gotc_dualpi2_max_memory_used_bytes", Help: "Peak memory used.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.MaxMemoryUsed) })},
+		{Key: "memory-limit",
+			Metric: "gotc_dualpi2_memory_limit_bytes", Help: "Memory limit.",
+			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.MemoryLimit) })},
+	},
+}
+
 // dualpi2Usage is gotc's own wording of the DualPI2 options; tc prints its
 // usage to stderr after an unknown keyword and for "help".
 const dualpi2Usage = `Usage: ... dualpi2 [ limit PACKETS ] [ memlimit BYTES ]

@@ -10,6 +10,7 @@ import (
 // Kind is what gotc knows of one qdisc kind. Fields a kind has no use for are
 // nil: a kind without ParseQdisc takes no options.
 type Kind struct {
+	// Name is the kind as TCA_KIND carries it.
 	Name string
 	// Usage is the kind's keyword summary, printed for "help" and after some
 	// parse errors.
@@ -35,6 +36,9 @@ type Kind struct {
 	// fate depends on how the kernel was built. A batch sends the lines after
 	// such a change without waiting for its answer. Nil: never assumed.
 	ChangeAccepted func(opts attrs.TCOptionsMsg, parentKind string) bool
+	// Stats describes the kind's statistics for samplers and exporters; nil
+	// for a kind without statistics of its own.
+	Stats *StatsTable
 }
 
 // Xstats is a kind's own statistics as a dump carries them.
@@ -58,44 +62,14 @@ func XstatsOf(a *attrs.TCAttrs) Xstats {
 // Present reports whether the message carried kind statistics at all.
 func (x Xstats) Present() bool { return x.App != nil || x.Legacy != nil }
 
-// Cake returns CAKE's statistics from TCA_STATS_APP, which tc prefers, or
-// else from TCA_XSTATS (the copy the kernel sends for older tools).
-func (x Xstats) Cake() (*attrs.CakeStatsAttrs, bool) {
-	if s, ok := x.App.(*attrs.CakeStatsAttrs); ok {
-		return s, true
-	}
-	s, ok := x.Legacy.(*attrs.CakeStatsAttrs)
-	return s, ok
-}
-
-// DualPI2 returns DualPI2's xstats from TCA_STATS_APP or else TCA_XSTATS.
-func (x Xstats) DualPI2() (*attrs.TCDualPI2Xstats, bool) {
-	if s, ok := x.App.(*attrs.TCDualPI2Xstats); ok {
-		return s, true
-	}
-	s, ok := x.Legacy.(*attrs.TCDualPI2Xstats)
-	return s, ok
-}
-
-var kinds = map[string]*Kind{}
-
-// register adds a kind; each kind's file registers itself in init.
-func register(k *Kind) { kinds[k.Name] = k }
-
-// Lookup returns what gotc knows of a qdisc kind, or nil.
-func Lookup(name string) *Kind { return kinds[name] }
-
 // FilterKind is what gotc knows of one filter kind.
 type FilterKind struct {
-	Name  string
+	// Name is the kind as TCA_KIND carries it.
+	Name string
+	// Usage is the kind's keyword summary.
 	Usage string
 	// Parse builds the filter's TCA_OPTIONS from tc keywords.
 	Parse func(args []string) (attrs.TCOptionsMsg, error)
 	// PrintOptions prints a decoded filter's options as tc does.
 	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg)
 }
-
-var filterKinds = map[string]*FilterKind{}
-
-// LookupFilter returns what gotc knows of a filter kind, or nil.
-func LookupFilter(name string) *FilterKind { return filterKinds[name] }

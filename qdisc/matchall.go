@@ -20,12 +20,12 @@ const matchallUsage = `Usage: ... matchall [ skip_sw | skip_hw ] [ classid CLASS
        actions are not supported by gotc`
 
 func init() {
-	filterKinds["matchall"] = &FilterKind{
+	mustRegisterFilter(&FilterKind{
 		Name:         "matchall",
 		Usage:        matchallUsage,
 		Parse:        parseMatchall,
 		PrintOptions: printMatchall,
-	}
+	})
 }
 
 func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {

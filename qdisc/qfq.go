@@ -15,7 +15,7 @@ const qfqUsage = `Usage: ... qfq
        ... class add ... qfq [ weight N ] [ maxpkt BYTES ]`
 
 func init() {
-	register(&Kind{
+	mustRegister(&Kind{
 		Name:              "qfq",
 		Usage:             qfqUsage,
 		ParseQdisc:        parseNoOptions,
@@ -23,9 +23,10 @@ func init() {
 		PrintClassOptions: printQFQClass,
 	})
 	// fq, pfifo and friends appear in tests around the kinds gotc is for;
-	// gotc creates them without options and prints their first line.
+	// gotc creates them without options and prints their first line. A kind
+	// that gets its own file must leave this list, or init fails.
 	for _, name := range []string{"fq", "fq_codel", "pfifo", "bfifo", "pfifo_fast", "prio", "ingress", "clsact", "noqueue", "mq"} {
-		register(&Kind{Name: name, ParseQdisc: parseNoOptions})
+		mustRegister(&Kind{Name: name, ParseQdisc: parseNoOptions})
 	}
 }
 

@@ -3,6 +3,7 @@ package tcfmt
 import (
 	"io"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Target selects the output a Printer call is meant for, like iproute2's
@@ -235,10 +236,27 @@ func (p *Printer) value(key Name) {
 
 const hexDigits = "0123456789abcdef"
 
-// needsEscape reports whether appendJSONString must escape a byte of s.
-func needsEscape(s string) bool {
+// JSONEscaping selects how AppendJSONString writes the bytes it escapes.
+type JSONEscaping uint8
+
+const (
+	// EscapeAsTc escapes as iproute2's json_writer: \t \n \r \f \b \\ \"
+	// in short form, other control bytes and DEL as \u00XX, bytes >= 0x80
+	// unchanged (invalid UTF-8 passes through, as tc's does).
+	EscapeAsTc JSONEscaping = iota
+	// EscapeValidUTF8 writes valid JSON whatever bytes the string holds
+	// (device names are bytes), for consumers of gotc's own JSON: \\ and \"
+	// in short form, every other control byte as \u00XX, DEL unchanged, and
+	// each byte of invalid UTF-8 as \ufffd.
+	EscapeValidUTF8
+)
+
+// needsEscape reports whether AppendJSONString must escape a byte of s
+// with escaping e.
+func needsEscape(s string, e JSONEscaping) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || (c == 0x7f && e == EscapeAsTc) || (c >= utf8.RuneSelf && e == EscapeValidUTF8) {
 			return true
 		}
 	}
@@ -247,8 +265,15 @@ func needsEscape(s string) bool {
 
 // appendJSONString appends s quoted and escaped as json_writer does.
 func appendJSONString(dst []byte, s string) []byte {
+	return AppendJSONString(dst, s, EscapeAsTc)
+}
+
+// AppendJSONString appends s to dst as a quoted JSON string, escaped as e
+// says. It is the one JSON string escaper of gotc: the Printer's (tc's
+// escaping) and package watch's (valid UTF-8).
+func AppendJSONString(dst []byte, s string, e JSONEscaping) []byte {
 	dst = append(dst, '"')
-	if !needsEscape(s) { // member names and most values
+	if !needsEscape(s, e) { // member names and most values
 		dst = append(dst, s...)
 		return append(dst, '"')
 	}
@@ -256,25 +281,21 @@ func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		var esc string
-		switch c {
-		case '\t':
-			esc = `\t`
-		case '\n':
-			esc = `\n`
-		case '\r':
-			esc = `\r`
-		case '\f':
-			esc = `\f`
-		case '\b':
-			esc = `\b`
-		case '\\':
+		switch {
+		case c == '\\':
 			esc = `\\`
-		case '"':
+		case c == '"':
 			esc = `\"`
-		default:
-			if c >= 0x20 && c != 0x7f {
+		case c >= utf8.RuneSelf && e == EscapeValidUTF8:
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size - 1 // valid: copied as it is
 				continue
 			}
+			esc = `\ufffd`
+		case c < 0x20 && e == EscapeAsTc:
+			esc = tcShortEscapes[c]
+		case c >= 0x20 && (c != 0x7f || e == EscapeValidUTF8):
+			continue
 		}
 		dst = append(dst, s[start:i]...)
 		if esc != "" {
@@ -287,6 +308,9 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// tcShortEscapes are the control bytes json_writer writes in short form.
+var tcShortEscapes = [0x20]string{'\t': `\t`, '\n': `\n`, '\r': `\r`, '\f': `\f`, '\b': `\b`}
 
 // --- print_* family ----------------------------------------------------------
 

@@ -2,10 +2,12 @@ package tcfmt
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // The expected JSON bytes below follow lib/json_writer.c: jsonw_name,
@@ -525,5 +527,28 @@ func TestJSONListingIsWrittenAsItGoes(t *testing.T) {
 	}
 	if want := 2 + records*one; w.Len() != want { // "[" + records with commas (the last without) + "]\n"
 		t.Errorf("listing is %d bytes, want %d", w.Len(), want)
+	}
+}
+
+func TestAppendJSONStringEscapings(t *testing.T) {
+	for _, tc := range []struct{ in, asTc, valid string }{
+		{"eth0", `"eth0"`, `"eth0"`},
+		{`a"b\c`, `"a\"b\\c"`, `"a\"b\\c"`},
+		{"tab\there\n", `"tab\there\n"`, `"tab\u0009here\u000a"`},
+		{"\x01\x7f", `"\u0001\u007f"`, "\"\\u0001\x7f\""},
+		{"bad\xffdev", "\"bad\xffdev\"", `"bad\ufffddev"`},
+		{"wlan-ü\xe2\x82", "\"wlan-ü\xe2\x82\"", `"wlan-ü\ufffd\ufffd"`},
+	} {
+		if got := string(AppendJSONString(nil, tc.in, EscapeAsTc)); got != tc.asTc {
+			t.Errorf("EscapeAsTc %q = %s, want %s", tc.in, got, tc.asTc)
+		}
+		got := string(AppendJSONString([]byte("x"), tc.in, EscapeValidUTF8))
+		if got != "x"+tc.valid {
+			t.Errorf("EscapeValidUTF8 %q = %s, want %s", tc.in, got, tc.valid)
+		}
+		var s string
+		if err := json.Unmarshal([]byte(got[1:]), &s); err != nil || (utf8.ValidString(tc.in) && s != tc.in) {
+			t.Errorf("EscapeValidUTF8 %q decodes to %q, %v", tc.in, s, err)
+		}
 	}
 }

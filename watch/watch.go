@@ -31,7 +31,6 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
@@ -183,10 +182,10 @@ func (w *Watcher) qdisc(m *netlink.Msg, decodeErr error) error {
 	}
 	var cur prevSample
 	if prev != nil {
-		// The tins are double-buffered so that a long watch of CAKE qdiscs
-		// allocates nothing per sample: the new values go to the spare
-		// slice while the previous ones are still read for the deltas.
-		cur.tins, cur.spare = prev.spare[:0], prev.tins
+		// The records (CAKE's tins) are double-buffered so that a long
+		// watch allocates nothing per sample: the new values go to the
+		// spare slice while the previous ones are still read for the deltas.
+		cur.recs, cur.spare = prev.spare[:0], prev.recs
 	}
 	b := w.line[:0]
 	b = w.appendSample(b, m, decodeErr, prev, &cur)
@@ -211,11 +210,13 @@ type prevSample struct {
 	seen uint64 // number of the sample it is from
 	t    time.Time
 	gen  genValues
-	pi2  [len(pi2Counters)]uint64
-	has  bool // pi2 is set
-	tins []tinValues
-	// spare is the tin storage of the sample before, reused for the next.
-	spare []tinValues
+	// table is the kind's statistics table, nil for none; kind and recs
+	// hold its fields' and its records' values.
+	table *qdisc.StatsTable
+	kind  statValues
+	recs  []statValues
+	// spare is the record storage of the sample before, reused for the next.
+	spare []statValues
 }
 
 // Generic statistics, by index.
@@ -291,72 +292,10 @@ func genOf(a *attrs.TCAttrs) genValues {
 	return g
 }
 
-// tinField is one member of a CAKE tin's JSON object.
-type tinField struct {
-	key     string
-	counter bool // a counter: in deltas and rates
-	wide    bool // 64-bit in the kernel
-	get     func(t *attrs.CakeTinStatsAttrs) (uint64, bool)
-}
-
-func u32(f func(t *attrs.CakeTinStatsAttrs) *uint32) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
-	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
-		if v := f(t); v != nil {
-			return uint64(*v), true
-		}
-		return 0, false
-	}
-}
-
-func u64(f func(t *attrs.CakeTinStatsAttrs) *uint64) func(*attrs.CakeTinStatsAttrs) (uint64, bool) {
-	return func(t *attrs.CakeTinStatsAttrs) (uint64, bool) {
-		if v := f(t); v != nil {
-			return *v, true
-		}
-		return 0, false
-	}
-}
-
-// tinFields are tc's tin members in tc's order (qdisc/cake.go cakeTinJSON),
-// then the values the kernel sends that tc does not print.
-var tinFields = [...]tinField{
-	{"threshold_rate", false, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.ThresholdRate64 })},
-	{"sent_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.SentBytes64 })},
-	{"backlog_bytes", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BacklogBytes })},
-	{"target_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.TargetUS })},
-	{"interval_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.IntervalUS })},
-	{"peak_delay_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.PeakDelayUS })},
-	{"avg_delay_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AvgDelayUS })},
-	{"base_delay_us", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BaseDelayUS })},
-	{"sent_packets", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SentPackets })},
-	{"way_indirect_hits", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayIndirectHits })},
-	{"way_misses", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayMisses })},
-	{"way_collisions", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.WayCollisions })},
-	{"drops", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.DroppedPackets })},
-	{"ecn_mark", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.ECNMarkedPackets })},
-	{"ack_drops", true, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.AcksDroppedPackets })},
-	{"sparse_flows", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.SparseFlows })},
-	{"bulk_flows", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BulkFlows })},
-	{"unresponsive_flows", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.UnresponsiveFlows })},
-	{"max_pkt_len", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.MaxSkblen })},
-	{"flow_quantum", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.FlowQuantum })},
-	// Not printed by tc.
-	{"backlog_packets", false, false, u32(func(t *attrs.CakeTinStatsAttrs) *uint32 { return t.BacklogPackets })},
-	{"dropped_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.DroppedBytes64 })},
-	{"ecn_marked_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.ECNMarkedBytes64 })},
-	{"ack_dropped_bytes", true, true, u64(func(t *attrs.CakeTinStatsAttrs) *uint64 { return t.AcksDroppedBytes64 })},
-}
-
-type tinValues struct {
-	v  [len(tinFields)]uint64
-	ok uint32
-}
-
-// pi2Counters are DualPI2's counters, with tc's JSON keys.
-var pi2Counters = [...]string{"pkts-in-c", "pkts-in-l", "ecn-mark", "step-mark"}
-
-func pi2CounterValues(x *attrs.TCDualPI2Xstats) [len(pi2Counters)]uint64 {
-	return [...]uint64{uint64(x.PacketsInC), uint64(x.PacketsInL), uint64(x.ECNMark), uint64(x.StepMarks)}
+// statValues are the values of a statistics table's fields in one sample.
+type statValues struct {
+	v  [qdisc.MaxStats]uint64
+	ok uint32 // bit i: v[i] present
 }
 
 // appendSample appends the JSON object of one qdisc (without the newline)
@@ -395,12 +334,11 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 		}
 	}
 
-	switch x := kindStats(a).(type) {
-	case *attrs.CakeStatsAttrs:
-		b = appendCake(b, x, cur)
-	case *attrs.TCDualPI2Xstats:
-		b = appendDualPI2(b, x)
-		cur.pi2, cur.has = pi2CounterValues(x), true
+	if k := qdisc.Lookup(m.Kind()); k != nil && k.Stats != nil {
+		if s := k.Stats.Of(qdisc.XstatsOf(a)); s != nil {
+			cur.table = k.Stats
+			b = appendKindStats(b, k.Stats, s, cur)
+		}
 	}
 	if n := a.UnknownCount(); n > 0 {
 		b = appendKey(b, "unknown_attributes")
@@ -427,80 +365,60 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 	return append(b, '}')
 }
 
-// appendCake appends CAKE's statistics under tc's keys and records its tins
-// in cur.
-func appendCake(b []byte, s *attrs.CakeStatsAttrs, cur *prevSample) []byte {
-	opt := func(key string, v *uint32) {
-		if v != nil {
-			b = appendKey(b, key)
-			b = strconv.AppendUint(b, uint64(*v), 10)
-		}
-	}
-	opt("memory_used", s.MemoryUsed)
-	opt("memory_limit", s.MemoryLimit)
-	if s.CapacityEstimate64 != nil {
-		b = appendKey(b, "capacity_estimate")
-		b = strconv.AppendUint(b, *s.CapacityEstimate64, 10)
-	}
-	opt("min_network_size", s.MinNetlen)
-	opt("max_network_size", s.MaxNetlen)
-	opt("min_adj_size", s.MinAdjlen)
-	opt("max_adj_size", s.MaxAdjlen)
-	opt("active_queues", s.ActiveQueues)
-	opt("avg_hdr_offset", s.AvgNetoff)
-	if len(s.TinStats) == 0 {
+// appendKindStats appends the members of a kind's statistics s, read
+// through its table t, and records their values in cur.
+func appendKindStats(b []byte, t *qdisc.StatsTable, s any, cur *prevSample) []byte {
+	b = appendFields(b, t.Fields, s, &cur.kind, false)
+	r := t.Records
+	if r == nil {
 		return b
 	}
-	b = appendKey(b, "tins")
+	n := r.Len(s)
+	if n == 0 {
+		return b
+	}
+	b = appendKey(b, r.Key)
 	b = append(b, '[')
-	for i := range s.TinStats {
+	for i := range n {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var tv tinValues
+		var sv statValues
 		b = append(b, '{')
-		first := true
-		for j, f := range &tinFields {
-			v, ok := f.get(&s.TinStats[i])
-			if !ok {
-				continue
-			}
-			tv.v[j], tv.ok = v, tv.ok|1<<j
-			if !first {
-				b = append(b, ',')
-			}
-			first = false
-			b = append(b, '"')
-			b = append(b, f.key...)
-			b = append(b, `":`...)
-			b = strconv.AppendUint(b, v, 10)
-		}
+		b = appendFields(b, r.Fields, r.Record(s, i), &sv, true)
 		b = append(b, '}')
-		cur.tins = append(cur.tins, tv)
+		cur.recs = append(cur.recs, sv)
 	}
 	return append(b, ']')
 }
 
-// appendDualPI2 appends DualPI2's statistics under tc's keys.
-func appendDualPI2(b []byte, x *attrs.TCDualPI2Xstats) []byte {
-	b = appendKey(b, "prob")
-	b = appendFloat(b, float64(x.Prob)/math.MaxUint32)
-	u := func(key string, v uint32) {
-		b = appendKey(b, key)
-		b = strconv.AppendUint(b, uint64(v), 10)
+// appendFields appends the present fields of s as JSON members (the first
+// without a comma when first) and records their values in sv.
+func appendFields(b []byte, fields []qdisc.Stat, s any, sv *statValues, first bool) []byte {
+	for i := range fields {
+		f := &fields[i]
+		v, ok := f.Get(s)
+		if !ok {
+			continue
+		}
+		sv.v[i], sv.ok = v, sv.ok|1<<i
+		if first {
+			b = append(b, '"')
+			b = append(b, f.Key...)
+			b = append(b, `":`...)
+			first = false
+		} else {
+			b = appendKey(b, f.Key)
+		}
+		switch {
+		case f.Unit == qdisc.UnitProbability:
+			b = appendFloat(b, f.Value(v))
+		case f.Signed:
+			b = strconv.AppendInt(b, int64(v), 10)
+		default:
+			b = strconv.AppendUint(b, v, 10)
+		}
 	}
-	u("delay-c", x.DelayC)
-	u("delay-l", x.DelayL)
-	u("pkts-in-c", x.PacketsInC)
-	u("pkts-in-l", x.PacketsInL)
-	u("maxq", x.Maxq)
-	u("ecn-mark", x.ECNMark)
-	u("step-mark", x.StepMarks)
-	b = appendKey(b, "credit")
-	b = strconv.AppendInt(b, int64(x.Credit), 10)
-	u("memory-used", x.MemoryUsed)
-	u("max-memory-used", x.MaxMemoryUsed)
-	u("memory-limit", x.MemoryLimit)
 	return b
 }
 
@@ -530,28 +448,32 @@ func appendDeltas(b []byte, prev, cur *prevSample, secs float64) []byte {
 			put(genKeys[i], delta(prev.gen.v[i], cur.gen.v[i], cur.gen.wide&bit != 0))
 		}
 	}
-	if cur.has && prev.has {
-		for i, key := range pi2Counters {
-			put(key, delta(prev.pi2[i], cur.pi2[i], false))
+	t := cur.table
+	if t == nil || t != prev.table {
+		return append(b, '}') // no statistics of the kind, or another kind's before
+	}
+	counters := func(fields []qdisc.Stat, p, c *statValues) {
+		for j := range fields {
+			if f, bit := &fields[j], uint32(1)<<j; f.Counter && p.ok&c.ok&bit != 0 {
+				put(f.Key, delta(p.v[j], c.v[j], f.Wide))
+			}
 		}
 	}
-	if n := min(len(cur.tins), len(prev.tins)); n > 0 {
+	counters(t.Fields, &prev.kind, &cur.kind)
+	if n := min(len(cur.recs), len(prev.recs)); n > 0 {
 		if !first {
 			b = append(b, ',')
 		}
-		b = append(b, `"tins":[`...)
-		for t := range n {
-			if t > 0 {
+		b = append(b, '"')
+		b = append(b, t.Records.Key...)
+		b = append(b, `":[`...)
+		for i := range n {
+			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, '{')
 			first = true
-			p, c := &prev.tins[t], &cur.tins[t]
-			for j, f := range &tinFields {
-				if bit := uint32(1) << j; f.counter && p.ok&c.ok&bit != 0 {
-					put(f.key, delta(p.v[j], c.v[j], f.wide))
-				}
-			}
+			counters(t.Records.Fields, &prev.recs[i], &cur.recs[i])
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -571,19 +493,6 @@ func delta(prev, cur uint64, wide bool) uint64 {
 	return cur - prev
 }
 
-// kindStats returns the kind's own statistics, *attrs.CakeStatsAttrs or
-// *attrs.TCDualPI2Xstats, or nil for none or a kind gotc does not know.
-func kindStats(a *attrs.TCAttrs) any {
-	x := qdisc.XstatsOf(a)
-	if s, ok := x.Cake(); ok {
-		return s
-	}
-	if s, ok := x.DualPI2(); ok {
-		return s
-	}
-	return nil
-}
-
 func appendKey(b []byte, key string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, key...)
@@ -601,29 +510,5 @@ func appendFloat(b []byte, f float64) []byte {
 // appendString appends s as a JSON string. Device names and kinds are bytes
 // from the kernel, so invalid UTF-8 becomes U+FFFD rather than bad JSON.
 func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
+	return tcfmt.AppendJSONString(b, s, tcfmt.EscapeValidUTF8)
 }

@@ -9,12 +9,21 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-const filterUsage = `Usage: tc filter [ add | del | change | replace | show ] [ dev STRING ]
+// filterUsage lists the filter kinds the registry holds.
+var filterUsage = `Usage: tc filter [ add | del | change | replace | show ] [ dev STRING ]
        [ pref PRIO ] [ protocol PROTO ] [ chain CHAIN_INDEX ]
        [ root | ingress | egress | parent CLASSID ]
        [ handle FILTERID ] [ [ FILTER_TYPE ] [ help | OPTIONS ] ]
-FILTER_TYPE := { matchall }
+FILTER_TYPE := ` + kindList(filterKindNames()) + `
 `
+
+func filterKindNames() []string {
+	var names []string
+	for _, k := range qdisc.FilterKinds() {
+		names = append(names, k.Name)
+	}
+	return names
+}
 
 func (t *tc) filterCmd(args []string) error {
 	if len(args) == 0 {

@@ -240,7 +240,7 @@ where  OBJECT := { qdisc | class | filter }
        OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] | -r[aw] |
 		    -o[neline] | -j[son] | -p[retty] | -iec |
 		    -b[atch] [filename] | -n[etns] name | -force }
-gotc speaks to the kernel's CAKE, cake_mq and DualPI2 qdiscs; see "gotc qdisc help".
+The qdisc kinds gotc knows are listed by "gotc qdisc help".
 `
 
 // exitCoder is an error that carries the status tc exits with.

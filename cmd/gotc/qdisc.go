@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
@@ -11,16 +12,50 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-const qdiscUsage = `Usage: tc qdisc [ add | del | replace | change | link | show ] dev STRING
+// qdiscUsage lists the kinds the registry holds, so that a new kind's file
+// is all it takes to appear here.
+var qdiscUsage = `Usage: tc qdisc [ add | del | replace | change | link | show ] dev STRING
        [ handle QHANDLE ] [ root | ingress | clsact | parent CLASSID ]
        [ ingress_block BLOCK_INDEX ] [ egress_block BLOCK_INDEX ]
        [ [ QDISC_KIND ] [ help | OPTIONS ] ]
 
        tc qdisc { show | list } [ dev STRING ] [ root | ingress | clsact | parent CLASSID | handle QHANDLE ] [ invisible ]
 Where:
-QDISC_KIND := { cake | cake_mq | dualpi2 | qfq | fq | ... }
+QDISC_KIND := ` + kindList(qdiscKindNames()) + `
 OPTIONS := ... try tc qdisc add <desired QDISC_KIND> help
 `
+
+func qdiscKindNames() []string {
+	var names []string
+	for _, k := range qdisc.Kinds() {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
+// kindList writes names as a usage text's "{ a | b | ... }", wrapped
+// before 80 columns with the continuation lines indented past the brace.
+func kindList(names []string) string {
+	const indent = "               "
+	var b strings.Builder
+	b.WriteString("{ ")
+	col := len("QDISC_KIND := { ")
+	for i, n := range names {
+		if i > 0 {
+			if col+len(" | ")+len(n) > 78 {
+				b.WriteString(" |\n" + indent)
+				col = len(indent)
+			} else {
+				b.WriteString(" | ")
+				col += len(" | ")
+			}
+		}
+		b.WriteString(n)
+		col += len(n)
+	}
+	b.WriteString(" }")
+	return b.String()
+}
 
 func (t *tc) qdiscCmd(args []string) error {
 	if len(args) == 0 {
