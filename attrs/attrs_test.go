@@ -137,7 +137,7 @@ func TestCakeStatsIndexedTins(t *testing.T) {
 	}
 	b := encode((&StatsAttrs{App: &want}).Encode)
 	var got StatsAttrs
-	if err := got.decode(b, &selectors{Kind: "cake"}); err != nil {
+	if err := got.decode(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: "cake"}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(&want, got.App); diff != "" {

@@ -78,6 +78,25 @@ func (e *Encoder) Uint32(typ uint16, v uint32) {
 	e.end(start)
 }
 
+// BigUint16 appends a 16-bit attribute in network (big-endian) byte order.
+func (e *Encoder) BigUint16(typ uint16, v uint16) {
+	e.Attr(typ, binary.BigEndian.AppendUint16(nil, v))
+}
+
+// BigUint32 appends a 32-bit attribute in network (big-endian) byte order.
+func (e *Encoder) BigUint32(typ uint16, v uint32) {
+	start := e.begin(typ)
+	e.buf = binary.BigEndian.AppendUint32(e.buf, v)
+	e.end(start)
+}
+
+// BigUint64 appends a 64-bit attribute in network (big-endian) byte order.
+func (e *Encoder) BigUint64(typ uint16, v uint64) {
+	start := e.begin(typ)
+	e.buf = binary.BigEndian.AppendUint64(e.buf, v)
+	e.end(start)
+}
+
 // Uint64 appends a 64-bit attribute in host byte order.
 func (e *Encoder) Uint64(typ uint16, v uint64) {
 	start := e.begin(typ)
@@ -283,16 +302,105 @@ func selectorString(sel *selectors, b []byte) (string, bool) {
 // maxSelectorStrings bounds the values a Decoder keeps (kinds: a handful).
 const maxSelectorStrings = 32
 
-func getBitfield32(b []byte) (*Bitfield32, bool) {
+func getBitfield32(b []byte) (Bitfield32, bool) {
 	if len(b) != 8 {
-		return nil, false
+		return Bitfield32{}, false
 	}
-	return &Bitfield32{Value: binary.NativeEndian.Uint32(b), Selector: binary.NativeEndian.Uint32(b[4:])}, true
+	return Bitfield32{Value: binary.NativeEndian.Uint32(b), Selector: binary.NativeEndian.Uint32(b[4:])}, true
 }
 
-func putBitfield32(e *Encoder, typ uint16, v *Bitfield32) {
+func putBitfield32(e *Encoder, typ uint16, v Bitfield32) {
 	b := binary.NativeEndian.AppendUint32(nil, v.Value)
 	e.Attr(typ, binary.NativeEndian.AppendUint32(b, v.Selector))
+}
+
+func getBigUint16(b []byte) (uint16, bool) {
+	if len(b) != 2 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint16(b), true
+}
+
+func getBigUint32(b []byte) (uint32, bool) {
+	if len(b) != 4 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(b), true
+}
+
+func getBigUint64(b []byte) (uint64, bool) {
+	if len(b) != 8 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(b), true
+}
+
+// appendInts appends the elements of v, an array of integers (a binary
+// attribute with a sub-type), in host or big-endian byte order.
+func appendInts[T scalar](b []byte, v []T, big bool) []byte {
+	var order binary.AppendByteOrder = binary.NativeEndian
+	if big {
+		order = binary.BigEndian
+	}
+	for _, x := range v {
+		switch unsafe.Sizeof(x) {
+		case 1:
+			b = append(b, byte(x))
+		case 2:
+			b = order.AppendUint16(b, uint16(x))
+		case 4:
+			b = order.AppendUint32(b, uint32(x))
+		default:
+			b = order.AppendUint64(b, uint64(x))
+		}
+	}
+	return b
+}
+
+// getInts reads an array of integers; ok is false when b is not a whole
+// number of them.
+func getInts[T scalar](b []byte, big bool) (v []T, ok bool) {
+	var order binary.ByteOrder = binary.NativeEndian
+	if big {
+		order = binary.BigEndian
+	}
+	var x T
+	size := int(unsafe.Sizeof(x))
+	if len(b)%size != 0 {
+		return nil, false
+	}
+	v = make([]T, 0, len(b)/size)
+	for ; len(b) > 0; b = b[size:] {
+		switch size {
+		case 1:
+			x = T(b[0])
+		case 2:
+			x = T(order.Uint16(b))
+		case 4:
+			x = T(order.Uint32(b))
+		default:
+			x = T(order.Uint64(b))
+		}
+		v = append(v, x)
+	}
+	return v, true
+}
+
+// CheckError reports an attribute whose value the kernel's policy, as the
+// spec's checks give it, refuses.
+type CheckError struct {
+	// Set and Attribute are the spec's names (dualpi2-attrs, limit).
+	Set, Attribute string
+	// Check is the spec's check: min, max, min-len, max-len, exact-len or
+	// flags-mask (Bound is then the mask).
+	Check string
+	Bound int64
+	// Value is the attribute's value, or its length for a length check.
+	Value string
+}
+
+func (e *CheckError) Error() string {
+	return fmt.Sprintf("attrs: %s %s: %s is outside %s %d", e.Set, e.Attribute, e.Value, e.Check, e.Bound)
 }
 
 // errShort reports a fixed-size struct given fewer bytes than it has.
@@ -341,14 +449,35 @@ func (p *slicePool[T]) get(n int) []T {
 
 func (p *slicePool[T]) reset() { p.used = 0 }
 
+// decodeState is what every scope of one Decode shares.
+type decodeState struct {
+	// scalars holds the integer fields decoded under one Decode.
+	scalars scalarArena
+	// pool, when set, hands out the memory of the Decoder's last message.
+	pool *decodePool
+}
+
+// scope opens the scope of a set that declares the given selectors.
+func (s *selectors) scope(declared uint64) *selectors {
+	var in *selectors
+	if s.pool != nil {
+		in = s.pool.scopes.get()
+	} else {
+		in = new(selectors)
+	}
+	in.decodeState, in.parent, in.declared = s.decodeState, s, declared
+	return in
+}
+
 // A Decoder decodes one message after another into memory it reuses: what a
 // call decoded stays valid only until the next call. It is for a listing that
 // prints each message and forgets it, which then allocates next to nothing
 // (no garbage: no collector work or, with the collector off, no memory
 // growth). The zero Decoder is ready to use; it is not safe for concurrent use.
 type Decoder struct {
-	pool decodePool
-	sel  selectors
+	pool  decodePool
+	state decodeState
+	sel   selectors
 }
 
 // DecodeTCAttrs is s.Decode(b) into the Decoder's memory.
@@ -360,8 +489,8 @@ func (d *Decoder) DecodeTCAttrs(s *TCAttrs, b []byte) error {
 // reuse hands out the Decoder's memory again.
 func (d *Decoder) reuse() {
 	d.pool.reset()
-	arena := d.sel.scalars
-	arena.rewind()
-	arena.reuse = true
-	d.sel = selectors{scalars: arena, pool: &d.pool}
+	d.state.scalars.rewind()
+	d.state.scalars.reuse = true
+	d.state.pool = &d.pool
+	d.sel = selectors{decodeState: &d.state}
 }

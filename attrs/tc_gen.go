@@ -23,7 +23,7 @@ type TCMsg struct {
 // TCMsgLen is the size of TCMsg on the wire.
 const TCMsgLen = 20
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *TCMsg) Append(b []byte) []byte {
 	b = append(b, byte(s.Family))
 	b = append(b, make([]byte, 3)...)
@@ -62,7 +62,7 @@ type TCStats struct {
 // TCStatsLen is the size of TCStats on the wire.
 const TCStatsLen = 36
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *TCStats) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.Bytes))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Packets))
@@ -100,7 +100,7 @@ type GnetStatsBasic struct {
 // GnetStatsBasicLen is the size of GnetStatsBasic on the wire.
 const GnetStatsBasicLen = 12
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *GnetStatsBasic) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.Bytes))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Packets))
@@ -126,7 +126,7 @@ type GnetStatsRateEst struct {
 // GnetStatsRateEstLen is the size of GnetStatsRateEst on the wire.
 const GnetStatsRateEstLen = 8
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *GnetStatsRateEst) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bps))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Pps))
@@ -152,7 +152,7 @@ type GnetStatsRateEst64 struct {
 // GnetStatsRateEst64Len is the size of GnetStatsRateEst64 on the wire.
 const GnetStatsRateEst64Len = 16
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *GnetStatsRateEst64) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.Bps))
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.Pps))
@@ -181,7 +181,7 @@ type GnetStatsQueue struct {
 // GnetStatsQueueLen is the size of GnetStatsQueue on the wire.
 const GnetStatsQueueLen = 20
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *GnetStatsQueue) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Qlen))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Backlog))
@@ -235,7 +235,7 @@ type TCDualPI2Xstats struct {
 // TCDualPI2XstatsLen is the size of TCDualPI2Xstats on the wire.
 const TCDualPI2XstatsLen = 48
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *TCDualPI2Xstats) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Prob))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.DelayC))
@@ -280,7 +280,7 @@ type TCMatchallPcnt struct {
 // TCMatchallPcntLen is the size of TCMatchallPcnt on the wire.
 const TCMatchallPcntLen = 8
 
-// Append appends s in the kernel's layout (host byte order) to b.
+// Append appends s in the kernel's layout to b.
 func (s *TCMatchallPcnt) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rhit))
 	return b
@@ -294,6 +294,107 @@ func (s *TCMatchallPcnt) Decode(b []byte) error {
 	s.Rhit = uint64(binary.NativeEndian.Uint64(b[0:]))
 	return nil
 }
+
+// TCFT: Times of an action, in jiffies (struct tcf_t).
+type TCFT struct {
+	Install  uint64
+	Lastuse  uint64
+	Expires  uint64
+	Firstuse uint64
+}
+
+// TCFTLen is the size of TCFT on the wire.
+const TCFTLen = 32
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFT) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Install))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Lastuse))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Expires))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Firstuse))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFTLen, which a newer kernel may append, are ignored.
+func (s *TCFT) Decode(b []byte) error {
+	if len(b) < TCFTLen {
+		return errShort("tcf-t", TCFTLen, len(b))
+	}
+	s.Install = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Lastuse = uint64(binary.NativeEndian.Uint64(b[8:]))
+	s.Expires = uint64(binary.NativeEndian.Uint64(b[16:]))
+	s.Firstuse = uint64(binary.NativeEndian.Uint64(b[24:]))
+	return nil
+}
+
+// TCGact: Parameters of a gact action (struct tc_gact, the members of tc_gen).
+type TCGact struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict (ok 0, shot 2, pipe 3, ...).
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCGactLen is the size of TCGact on the wire.
+const TCGactLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCGact) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCGactLen, which a newer kernel may append, are ignored.
+func (s *TCGact) Decode(b []byte) error {
+	if len(b) < TCGactLen {
+		return errShort("tc-gact", TCGactLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCGactP: Random verdict of a gact action (struct tc_gact_p).
+type TCGactP struct {
+	Ptype   uint16
+	Pval    uint16
+	Paction int32
+}
+
+// TCGactPLen is the size of TCGactP on the wire.
+const TCGactPLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *TCGactP) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Ptype))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Pval))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Paction))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCGactPLen, which a newer kernel may append, are ignored.
+func (s *TCGactP) Decode(b []byte) error {
+	if len(b) < TCGactPLen {
+		return errShort("tc-gact-p", TCGactPLen, len(b))
+	}
+	s.Ptype = uint16(binary.NativeEndian.Uint16(b[0:]))
+	s.Pval = uint16(binary.NativeEndian.Uint16(b[2:]))
+	s.Paction = int32(binary.NativeEndian.Uint32(b[4:]))
+	return nil
+}
+
+// DualPI2AlphaBetaMax: Largest alpha and beta (Hz scaled by 256) dualpi2_policy
+// takes (the kernel's ALPHA_BETA_MAX, not in its UAPI headers).
+const DualPI2AlphaBetaMax = 2147483647
 
 // CakeDiffservMode: How CAKE maps DSCP to tins.
 type CakeDiffservMode uint32
@@ -491,20 +592,39 @@ func (v DualPI2SplitGSO) String() string {
 	return "DualPI2SplitGSO(" + strconv.FormatInt(int64(v), 10) + ")"
 }
 
-// selectors carries the attributes that choose a sub-message's format down
-// into nested sets while decoding.
+// Bits of selectors.declared, one per attribute that selects a sub-message.
+const (
+	selKind uint64 = 1 << 0
+)
+
+// selectors is the scope of one set being decoded: the values of the
+// selector attributes the set declares. A sub-message takes its selector
+// from the innermost scope whose set declares it, as YNL resolves them.
 type selectors struct {
-	Kind string
-	// scalars holds the integer fields decoded under one Decode.
-	scalars scalarArena
-	// pool, when set, hands out the memory of the Decoder's last message.
-	pool *decodePool
+	*decodeState
+	// parent is the scope of the enclosing set, nil at the top.
+	parent *selectors
+	// declared has the bits of the selectors this scope's set has.
+	declared uint64
+	Kind     string
+}
+
+// selectorKind is the value of selector kind in the innermost scope that
+// declares it, "" if none does or the attribute was absent.
+func (s *selectors) selectorKind() string {
+	for ; s != nil; s = s.parent {
+		if s.declared&selKind != 0 {
+			return s.Kind
+		}
+	}
+	return ""
 }
 
 // decodePool is the memory a Decoder reuses: one pool per type that
 // decoding allocates.
 type decodePool struct {
 	strings                 []string // selector values seen, each kept once
+	scopes                  pool[selectors]
 	TCMsg                   pool[TCMsg]
 	TCStats                 pool[TCStats]
 	GnetStatsBasic          pool[GnetStatsBasic]
@@ -513,6 +633,9 @@ type decodePool struct {
 	GnetStatsQueue          pool[GnetStatsQueue]
 	TCDualPI2Xstats         pool[TCDualPI2Xstats]
 	TCMatchallPcnt          pool[TCMatchallPcnt]
+	TCFT                    pool[TCFT]
+	TCGact                  pool[TCGact]
+	TCGactP                 pool[TCGactP]
 	TCAttrs                 pool[TCAttrs]
 	StatsAttrs              pool[StatsAttrs]
 	CakeAttrs               pool[CakeAttrs]
@@ -521,10 +644,14 @@ type decodePool struct {
 	DualPI2Attrs            pool[DualPI2Attrs]
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
+	ActAttrs                pool[ActAttrs]
+	ActGactAttrs            pool[ActGactAttrs]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
+	ActAttrsSlices          slicePool[ActAttrs]
 }
 
 func (p *decodePool) reset() {
+	p.scopes.reset()
 	p.TCMsg.reset()
 	p.TCStats.reset()
 	p.GnetStatsBasic.reset()
@@ -533,6 +660,9 @@ func (p *decodePool) reset() {
 	p.GnetStatsQueue.reset()
 	p.TCDualPI2Xstats.reset()
 	p.TCMatchallPcnt.reset()
+	p.TCFT.reset()
+	p.TCGact.reset()
+	p.TCGactP.reset()
 	p.TCAttrs.reset()
 	p.StatsAttrs.reset()
 	p.CakeAttrs.reset()
@@ -541,7 +671,10 @@ func (p *decodePool) reset() {
 	p.DualPI2Attrs.reset()
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
+	p.ActAttrs.reset()
+	p.ActGactAttrs.reset()
 	p.CakeTinStatsAttrsSlices.reset()
+	p.ActAttrsSlices.reset()
 }
 
 func newTCMsg(sel *selectors) *TCMsg {
@@ -600,6 +733,27 @@ func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
 	return sel.pool.TCMatchallPcnt.get()
 }
 
+func newTCFT(sel *selectors) *TCFT {
+	if sel.pool == nil {
+		return new(TCFT)
+	}
+	return sel.pool.TCFT.get()
+}
+
+func newTCGact(sel *selectors) *TCGact {
+	if sel.pool == nil {
+		return new(TCGact)
+	}
+	return sel.pool.TCGact.get()
+}
+
+func newTCGactP(sel *selectors) *TCGactP {
+	if sel.pool == nil {
+		return new(TCGactP)
+	}
+	return sel.pool.TCGactP.get()
+}
+
 func newTCAttrs(sel *selectors) *TCAttrs {
 	if sel.pool == nil {
 		return new(TCAttrs)
@@ -656,6 +810,20 @@ func newMatchallAttrs(sel *selectors) *MatchallAttrs {
 	return sel.pool.MatchallAttrs.get()
 }
 
+func newActAttrs(sel *selectors) *ActAttrs {
+	if sel.pool == nil {
+		return new(ActAttrs)
+	}
+	return sel.pool.ActAttrs.get()
+}
+
+func newActGactAttrs(sel *selectors) *ActGactAttrs {
+	if sel.pool == nil {
+		return new(ActGactAttrs)
+	}
+	return sel.pool.ActGactAttrs.get()
+}
+
 // Attribute types of set tc-attrs (TCA_*).
 const (
 	TCAUnspec        uint16 = 0
@@ -702,25 +870,25 @@ type TCAttrs struct {
 // Encode appends the attributes of s that are set.
 func (s *TCAttrs) Encode(e *Encoder) {
 	if s.Kind != nil {
-		e.String(TCAKind, *s.Kind)
+		e.String(TCAKind, (*s.Kind))
 	}
 	if s.Options != nil {
 		s.Options.encodeTCOptionsMsg(e, TCAOptions)
 	}
 	if s.Stats != nil {
-		e.Attr(TCAStats, s.Stats.Append(nil))
+		e.Attr(TCAStats, (*s.Stats).Append(nil))
 	}
 	if s.Xstats != nil {
 		s.Xstats.encodeTCXstatsMsg(e, TCAXstats)
 	}
 	if s.Rate != nil {
-		e.Attr(TCARate, s.Rate.Append(nil))
+		e.Attr(TCARate, (*s.Rate).Append(nil))
 	}
 	if s.Fcnt != nil {
-		e.Uint32(TCAFcnt, uint32(*s.Fcnt))
+		e.Uint32(TCAFcnt, uint32((*s.Fcnt)))
 	}
 	if s.Stats2 != nil {
-		e.Nest(TCAStats2, false, s.Stats2.Encode)
+		e.Nest(TCAStats2, false, (*s.Stats2).Encode)
 	}
 	if s.Stab != nil {
 		e.Attr(TCAStab, s.Stab)
@@ -729,32 +897,33 @@ func (s *TCAttrs) Encode(e *Encoder) {
 		e.Flag(TCADumpInvisible)
 	}
 	if s.Chain != nil {
-		e.Uint32(TCAChain, uint32(*s.Chain))
+		e.Uint32(TCAChain, uint32((*s.Chain)))
 	}
 	if s.HWOffload != nil {
-		e.Uint8(TCAHWOffload, uint8(*s.HWOffload))
+		e.Uint8(TCAHWOffload, uint8((*s.HWOffload)))
 	}
 	if s.IngressBlock != nil {
-		e.Uint32(TCAIngressBlock, uint32(*s.IngressBlock))
+		e.Uint32(TCAIngressBlock, uint32((*s.IngressBlock)))
 	}
 	if s.EgressBlock != nil {
-		e.Uint32(TCAEgressBlock, uint32(*s.EgressBlock))
+		e.Uint32(TCAEgressBlock, uint32((*s.EgressBlock)))
 	}
 	if s.DumpFlags != nil {
-		putBitfield32(e, TCADumpFlags, s.DumpFlags)
+		putBitfield32(e, TCADumpFlags, (*s.DumpFlags))
 	}
 	if s.ExtWarnMsg != nil {
-		e.String(TCAExtWarnMsg, *s.ExtWarnMsg)
+		e.String(TCAExtWarnMsg, (*s.ExtWarnMsg))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *TCAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *TCAttrs) Decode(b []byte) error { return s.decode(b, &selectors{decodeState: &decodeState{}}) }
 
 func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 	*s = TCAttrs{}
+	sel = sel.scope(selKind)
 	_ = forEach(b, func(typ, _ uint16, data []byte) {
 		if typ != TCAKind || sel.Kind != "" {
 			return
@@ -828,7 +997,7 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 			}
 		case TCADumpFlags:
 			if v, ok := getBitfield32(data); ok {
-				s.DumpFlags = v
+				s.DumpFlags = &v
 				return
 			}
 		case TCAExtWarnMsg:
@@ -839,6 +1008,27 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 		}
 		keep(&s.Unknown, rawType, data)
 	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TCAttrs) Validate() error {
+	if v, ok := s.Options.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	if v, ok := s.Xstats.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Stats2 != nil {
+		if err := s.Stats2.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
@@ -887,32 +1077,34 @@ type StatsAttrs struct {
 // Encode appends the attributes of s that are set.
 func (s *StatsAttrs) Encode(e *Encoder) {
 	if s.Basic != nil {
-		e.Attr(TCAStatsBasic, s.Basic.Append(nil))
+		e.Attr(TCAStatsBasic, (*s.Basic).Append(nil))
 	}
 	if s.RateEst != nil {
-		e.Attr(TCAStatsRateEst, s.RateEst.Append(nil))
+		e.Attr(TCAStatsRateEst, (*s.RateEst).Append(nil))
 	}
 	if s.Queue != nil {
-		e.Attr(TCAStatsQueue, s.Queue.Append(nil))
+		e.Attr(TCAStatsQueue, (*s.Queue).Append(nil))
 	}
 	if s.App != nil {
 		s.App.encodeStatsAppMsg(e, TCAStatsApp)
 	}
 	if s.RateEst64 != nil {
-		e.Attr(TCAStatsRateEst64, s.RateEst64.Append(nil))
+		e.Attr(TCAStatsRateEst64, (*s.RateEst64).Append(nil))
 	}
 	if s.BasicHW != nil {
-		e.Attr(TCAStatsBasicHW, s.BasicHW.Append(nil))
+		e.Attr(TCAStatsBasicHW, (*s.BasicHW).Append(nil))
 	}
 	if s.Pkt64 != nil {
-		e.Uint64(TCAStatsPkt64, uint64(*s.Pkt64))
+		e.Uint64(TCAStatsPkt64, uint64((*s.Pkt64)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *StatsAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *StatsAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
 
 func (s *StatsAttrs) decode(b []byte, sel *selectors) error {
 	*s = StatsAttrs{}
@@ -956,6 +1148,17 @@ func (s *StatsAttrs) decode(b []byte, sel *selectors) error {
 		}
 		keep(&s.Unknown, rawType, data)
 	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *StatsAttrs) Validate() error {
+	if v, ok := s.App.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
@@ -1033,62 +1236,64 @@ type CakeAttrs struct {
 // Encode appends the attributes of s that are set.
 func (s *CakeAttrs) Encode(e *Encoder) {
 	if s.BaseRate64 != nil {
-		e.Uint64(TCACakeBaseRate64, uint64(*s.BaseRate64))
+		e.Uint64(TCACakeBaseRate64, uint64((*s.BaseRate64)))
 	}
 	if s.DiffservMode != nil {
-		e.Uint32(TCACakeDiffservMode, uint32(*s.DiffservMode))
+		e.Uint32(TCACakeDiffservMode, uint32((*s.DiffservMode)))
 	}
 	if s.ATM != nil {
-		e.Uint32(TCACakeATM, uint32(*s.ATM))
+		e.Uint32(TCACakeATM, uint32((*s.ATM)))
 	}
 	if s.FlowMode != nil {
-		e.Uint32(TCACakeFlowMode, uint32(*s.FlowMode))
+		e.Uint32(TCACakeFlowMode, uint32((*s.FlowMode)))
 	}
 	if s.Overhead != nil {
-		e.Uint32(TCACakeOverhead, uint32(*s.Overhead))
+		e.Uint32(TCACakeOverhead, uint32((*s.Overhead)))
 	}
 	if s.Raw != nil {
-		e.Uint32(TCACakeRaw, uint32(*s.Raw))
+		e.Uint32(TCACakeRaw, uint32((*s.Raw)))
 	}
 	if s.MPU != nil {
-		e.Uint32(TCACakeMPU, uint32(*s.MPU))
+		e.Uint32(TCACakeMPU, uint32((*s.MPU)))
 	}
 	if s.RTT != nil {
-		e.Uint32(TCACakeRTT, uint32(*s.RTT))
+		e.Uint32(TCACakeRTT, uint32((*s.RTT)))
 	}
 	if s.Target != nil {
-		e.Uint32(TCACakeTarget, uint32(*s.Target))
+		e.Uint32(TCACakeTarget, uint32((*s.Target)))
 	}
 	if s.Autorate != nil {
-		e.Uint32(TCACakeAutorate, uint32(*s.Autorate))
+		e.Uint32(TCACakeAutorate, uint32((*s.Autorate)))
 	}
 	if s.Memory != nil {
-		e.Uint32(TCACakeMemory, uint32(*s.Memory))
+		e.Uint32(TCACakeMemory, uint32((*s.Memory)))
 	}
 	if s.Fwmark != nil {
-		e.Uint32(TCACakeFwmark, uint32(*s.Fwmark))
+		e.Uint32(TCACakeFwmark, uint32((*s.Fwmark)))
 	}
 	if s.NAT != nil {
-		e.Uint32(TCACakeNAT, uint32(*s.NAT))
+		e.Uint32(TCACakeNAT, uint32((*s.NAT)))
 	}
 	if s.Wash != nil {
-		e.Uint32(TCACakeWash, uint32(*s.Wash))
+		e.Uint32(TCACakeWash, uint32((*s.Wash)))
 	}
 	if s.SplitGSO != nil {
-		e.Uint32(TCACakeSplitGSO, uint32(*s.SplitGSO))
+		e.Uint32(TCACakeSplitGSO, uint32((*s.SplitGSO)))
 	}
 	if s.Ingress != nil {
-		e.Uint32(TCACakeIngress, uint32(*s.Ingress))
+		e.Uint32(TCACakeIngress, uint32((*s.Ingress)))
 	}
 	if s.AckFilter != nil {
-		e.Uint32(TCACakeAckFilter, uint32(*s.AckFilter))
+		e.Uint32(TCACakeAckFilter, uint32((*s.AckFilter)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *CakeAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *CakeAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
 
 func (s *CakeAttrs) decode(b []byte, sel *selectors) error {
 	*s = CakeAttrs{}
@@ -1186,6 +1391,12 @@ func (s *CakeAttrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *CakeAttrs) Validate() error {
+	return nil
+}
+
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *CakeAttrs) UnknownCount() int {
@@ -1243,28 +1454,28 @@ type CakeStatsAttrs struct {
 // Encode appends the attributes of s that are set.
 func (s *CakeStatsAttrs) Encode(e *Encoder) {
 	if s.CapacityEstimate64 != nil {
-		e.Uint64(TCACakeStatsCapacityEstimate64, uint64(*s.CapacityEstimate64))
+		e.Uint64(TCACakeStatsCapacityEstimate64, uint64((*s.CapacityEstimate64)))
 	}
 	if s.MemoryLimit != nil {
-		e.Uint32(TCACakeStatsMemoryLimit, uint32(*s.MemoryLimit))
+		e.Uint32(TCACakeStatsMemoryLimit, uint32((*s.MemoryLimit)))
 	}
 	if s.MemoryUsed != nil {
-		e.Uint32(TCACakeStatsMemoryUsed, uint32(*s.MemoryUsed))
+		e.Uint32(TCACakeStatsMemoryUsed, uint32((*s.MemoryUsed)))
 	}
 	if s.AvgNetoff != nil {
-		e.Uint32(TCACakeStatsAvgNetoff, uint32(*s.AvgNetoff))
+		e.Uint32(TCACakeStatsAvgNetoff, uint32((*s.AvgNetoff)))
 	}
 	if s.MinNetlen != nil {
-		e.Uint32(TCACakeStatsMinNetlen, uint32(*s.MinNetlen))
+		e.Uint32(TCACakeStatsMinNetlen, uint32((*s.MinNetlen)))
 	}
 	if s.MaxNetlen != nil {
-		e.Uint32(TCACakeStatsMaxNetlen, uint32(*s.MaxNetlen))
+		e.Uint32(TCACakeStatsMaxNetlen, uint32((*s.MaxNetlen)))
 	}
 	if s.MinAdjlen != nil {
-		e.Uint32(TCACakeStatsMinAdjlen, uint32(*s.MinAdjlen))
+		e.Uint32(TCACakeStatsMinAdjlen, uint32((*s.MinAdjlen)))
 	}
 	if s.MaxAdjlen != nil {
-		e.Uint32(TCACakeStatsMaxAdjlen, uint32(*s.MaxAdjlen))
+		e.Uint32(TCACakeStatsMaxAdjlen, uint32((*s.MaxAdjlen)))
 	}
 	if s.TinStats != nil {
 		e.Nest(TCACakeStatsTinStats, false, func(e *Encoder) {
@@ -1274,32 +1485,34 @@ func (s *CakeStatsAttrs) Encode(e *Encoder) {
 		})
 	}
 	if s.Deficit != nil {
-		e.Uint32(TCACakeStatsDeficit, uint32(*s.Deficit))
+		e.Uint32(TCACakeStatsDeficit, uint32((*s.Deficit)))
 	}
 	if s.CobaltCount != nil {
-		e.Uint32(TCACakeStatsCobaltCount, uint32(*s.CobaltCount))
+		e.Uint32(TCACakeStatsCobaltCount, uint32((*s.CobaltCount)))
 	}
 	if s.Dropping != nil {
-		e.Uint32(TCACakeStatsDropping, uint32(*s.Dropping))
+		e.Uint32(TCACakeStatsDropping, uint32((*s.Dropping)))
 	}
 	if s.DropNextUS != nil {
-		e.Uint32(TCACakeStatsDropNextUS, uint32(*s.DropNextUS))
+		e.Uint32(TCACakeStatsDropNextUS, uint32((*s.DropNextUS)))
 	}
 	if s.PDrop != nil {
-		e.Uint32(TCACakeStatsPDrop, uint32(*s.PDrop))
+		e.Uint32(TCACakeStatsPDrop, uint32((*s.PDrop)))
 	}
 	if s.BlueTimerUS != nil {
-		e.Uint32(TCACakeStatsBlueTimerUS, uint32(*s.BlueTimerUS))
+		e.Uint32(TCACakeStatsBlueTimerUS, uint32((*s.BlueTimerUS)))
 	}
 	if s.ActiveQueues != nil {
-		e.Uint32(TCACakeStatsActiveQueues, uint32(*s.ActiveQueues))
+		e.Uint32(TCACakeStatsActiveQueues, uint32((*s.ActiveQueues)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *CakeStatsAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *CakeStatsAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
 
 func (s *CakeStatsAttrs) decode(b []byte, sel *selectors) error {
 	*s = CakeStatsAttrs{}
@@ -1392,6 +1605,17 @@ func (s *CakeStatsAttrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *CakeStatsAttrs) Validate() error {
+	for i := range s.TinStats {
+		if err := s.TinStats[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *CakeStatsAttrs) UnknownCount() int {
@@ -1465,83 +1689,85 @@ type CakeTinStatsAttrs struct {
 // Encode appends the attributes of s that are set.
 func (s *CakeTinStatsAttrs) Encode(e *Encoder) {
 	if s.SentPackets != nil {
-		e.Uint32(TCACakeTinStatsSentPackets, uint32(*s.SentPackets))
+		e.Uint32(TCACakeTinStatsSentPackets, uint32((*s.SentPackets)))
 	}
 	if s.SentBytes64 != nil {
-		e.Uint64(TCACakeTinStatsSentBytes64, uint64(*s.SentBytes64))
+		e.Uint64(TCACakeTinStatsSentBytes64, uint64((*s.SentBytes64)))
 	}
 	if s.DroppedPackets != nil {
-		e.Uint32(TCACakeTinStatsDroppedPackets, uint32(*s.DroppedPackets))
+		e.Uint32(TCACakeTinStatsDroppedPackets, uint32((*s.DroppedPackets)))
 	}
 	if s.DroppedBytes64 != nil {
-		e.Uint64(TCACakeTinStatsDroppedBytes64, uint64(*s.DroppedBytes64))
+		e.Uint64(TCACakeTinStatsDroppedBytes64, uint64((*s.DroppedBytes64)))
 	}
 	if s.AcksDroppedPackets != nil {
-		e.Uint32(TCACakeTinStatsAcksDroppedPackets, uint32(*s.AcksDroppedPackets))
+		e.Uint32(TCACakeTinStatsAcksDroppedPackets, uint32((*s.AcksDroppedPackets)))
 	}
 	if s.AcksDroppedBytes64 != nil {
-		e.Uint64(TCACakeTinStatsAcksDroppedBytes64, uint64(*s.AcksDroppedBytes64))
+		e.Uint64(TCACakeTinStatsAcksDroppedBytes64, uint64((*s.AcksDroppedBytes64)))
 	}
 	if s.ECNMarkedPackets != nil {
-		e.Uint32(TCACakeTinStatsECNMarkedPackets, uint32(*s.ECNMarkedPackets))
+		e.Uint32(TCACakeTinStatsECNMarkedPackets, uint32((*s.ECNMarkedPackets)))
 	}
 	if s.ECNMarkedBytes64 != nil {
-		e.Uint64(TCACakeTinStatsECNMarkedBytes64, uint64(*s.ECNMarkedBytes64))
+		e.Uint64(TCACakeTinStatsECNMarkedBytes64, uint64((*s.ECNMarkedBytes64)))
 	}
 	if s.BacklogPackets != nil {
-		e.Uint32(TCACakeTinStatsBacklogPackets, uint32(*s.BacklogPackets))
+		e.Uint32(TCACakeTinStatsBacklogPackets, uint32((*s.BacklogPackets)))
 	}
 	if s.BacklogBytes != nil {
-		e.Uint32(TCACakeTinStatsBacklogBytes, uint32(*s.BacklogBytes))
+		e.Uint32(TCACakeTinStatsBacklogBytes, uint32((*s.BacklogBytes)))
 	}
 	if s.ThresholdRate64 != nil {
-		e.Uint64(TCACakeTinStatsThresholdRate64, uint64(*s.ThresholdRate64))
+		e.Uint64(TCACakeTinStatsThresholdRate64, uint64((*s.ThresholdRate64)))
 	}
 	if s.TargetUS != nil {
-		e.Uint32(TCACakeTinStatsTargetUS, uint32(*s.TargetUS))
+		e.Uint32(TCACakeTinStatsTargetUS, uint32((*s.TargetUS)))
 	}
 	if s.IntervalUS != nil {
-		e.Uint32(TCACakeTinStatsIntervalUS, uint32(*s.IntervalUS))
+		e.Uint32(TCACakeTinStatsIntervalUS, uint32((*s.IntervalUS)))
 	}
 	if s.WayIndirectHits != nil {
-		e.Uint32(TCACakeTinStatsWayIndirectHits, uint32(*s.WayIndirectHits))
+		e.Uint32(TCACakeTinStatsWayIndirectHits, uint32((*s.WayIndirectHits)))
 	}
 	if s.WayMisses != nil {
-		e.Uint32(TCACakeTinStatsWayMisses, uint32(*s.WayMisses))
+		e.Uint32(TCACakeTinStatsWayMisses, uint32((*s.WayMisses)))
 	}
 	if s.WayCollisions != nil {
-		e.Uint32(TCACakeTinStatsWayCollisions, uint32(*s.WayCollisions))
+		e.Uint32(TCACakeTinStatsWayCollisions, uint32((*s.WayCollisions)))
 	}
 	if s.PeakDelayUS != nil {
-		e.Uint32(TCACakeTinStatsPeakDelayUS, uint32(*s.PeakDelayUS))
+		e.Uint32(TCACakeTinStatsPeakDelayUS, uint32((*s.PeakDelayUS)))
 	}
 	if s.AvgDelayUS != nil {
-		e.Uint32(TCACakeTinStatsAvgDelayUS, uint32(*s.AvgDelayUS))
+		e.Uint32(TCACakeTinStatsAvgDelayUS, uint32((*s.AvgDelayUS)))
 	}
 	if s.BaseDelayUS != nil {
-		e.Uint32(TCACakeTinStatsBaseDelayUS, uint32(*s.BaseDelayUS))
+		e.Uint32(TCACakeTinStatsBaseDelayUS, uint32((*s.BaseDelayUS)))
 	}
 	if s.SparseFlows != nil {
-		e.Uint32(TCACakeTinStatsSparseFlows, uint32(*s.SparseFlows))
+		e.Uint32(TCACakeTinStatsSparseFlows, uint32((*s.SparseFlows)))
 	}
 	if s.BulkFlows != nil {
-		e.Uint32(TCACakeTinStatsBulkFlows, uint32(*s.BulkFlows))
+		e.Uint32(TCACakeTinStatsBulkFlows, uint32((*s.BulkFlows)))
 	}
 	if s.UnresponsiveFlows != nil {
-		e.Uint32(TCACakeTinStatsUnresponsiveFlows, uint32(*s.UnresponsiveFlows))
+		e.Uint32(TCACakeTinStatsUnresponsiveFlows, uint32((*s.UnresponsiveFlows)))
 	}
 	if s.MaxSkblen != nil {
-		e.Uint32(TCACakeTinStatsMaxSkblen, uint32(*s.MaxSkblen))
+		e.Uint32(TCACakeTinStatsMaxSkblen, uint32((*s.MaxSkblen)))
 	}
 	if s.FlowQuantum != nil {
-		e.Uint32(TCACakeTinStatsFlowQuantum, uint32(*s.FlowQuantum))
+		e.Uint32(TCACakeTinStatsFlowQuantum, uint32((*s.FlowQuantum)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *CakeTinStatsAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *CakeTinStatsAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
 
 func (s *CakeTinStatsAttrs) decode(b []byte, sel *selectors) error {
 	*s = CakeTinStatsAttrs{}
@@ -1693,6 +1919,12 @@ func decodeIndexedCakeTinStatsAttrs(b []byte, sel *selectors) (out []CakeTinStat
 	return out, ok && err == nil
 }
 
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *CakeTinStatsAttrs) Validate() error {
+	return nil
+}
+
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *CakeTinStatsAttrs) UnknownCount() int {
@@ -1758,56 +1990,58 @@ type DualPI2Attrs struct {
 // Encode appends the attributes of s that are set.
 func (s *DualPI2Attrs) Encode(e *Encoder) {
 	if s.Limit != nil {
-		e.Uint32(TCADualPI2Limit, uint32(*s.Limit))
+		e.Uint32(TCADualPI2Limit, uint32((*s.Limit)))
 	}
 	if s.MemoryLimit != nil {
-		e.Uint32(TCADualPI2MemoryLimit, uint32(*s.MemoryLimit))
+		e.Uint32(TCADualPI2MemoryLimit, uint32((*s.MemoryLimit)))
 	}
 	if s.Tupdate != nil {
-		e.Uint32(TCADualPI2Tupdate, uint32(*s.Tupdate))
+		e.Uint32(TCADualPI2Tupdate, uint32((*s.Tupdate)))
 	}
 	if s.Target != nil {
-		e.Uint32(TCADualPI2Target, uint32(*s.Target))
+		e.Uint32(TCADualPI2Target, uint32((*s.Target)))
 	}
 	if s.Alpha != nil {
-		e.Uint32(TCADualPI2Alpha, uint32(*s.Alpha))
+		e.Uint32(TCADualPI2Alpha, uint32((*s.Alpha)))
 	}
 	if s.Beta != nil {
-		e.Uint32(TCADualPI2Beta, uint32(*s.Beta))
+		e.Uint32(TCADualPI2Beta, uint32((*s.Beta)))
 	}
 	if s.ECNMask != nil {
-		e.Uint8(TCADualPI2ECNMask, uint8(*s.ECNMask))
+		e.Uint8(TCADualPI2ECNMask, uint8((*s.ECNMask)))
 	}
 	if s.DropOverload != nil {
-		e.Uint8(TCADualPI2DropOverload, uint8(*s.DropOverload))
+		e.Uint8(TCADualPI2DropOverload, uint8((*s.DropOverload)))
 	}
 	if s.Coupling != nil {
-		e.Uint8(TCADualPI2Coupling, uint8(*s.Coupling))
+		e.Uint8(TCADualPI2Coupling, uint8((*s.Coupling)))
 	}
 	if s.SplitGSO != nil {
-		e.Uint8(TCADualPI2SplitGSO, uint8(*s.SplitGSO))
+		e.Uint8(TCADualPI2SplitGSO, uint8((*s.SplitGSO)))
 	}
 	if s.StepThreshPkts != nil {
-		e.Uint32(TCADualPI2StepThreshPkts, uint32(*s.StepThreshPkts))
+		e.Uint32(TCADualPI2StepThreshPkts, uint32((*s.StepThreshPkts)))
 	}
 	if s.StepThreshUS != nil {
-		e.Uint32(TCADualPI2StepThreshUS, uint32(*s.StepThreshUS))
+		e.Uint32(TCADualPI2StepThreshUS, uint32((*s.StepThreshUS)))
 	}
 	if s.MinQlenStep != nil {
-		e.Uint32(TCADualPI2MinQlenStep, uint32(*s.MinQlenStep))
+		e.Uint32(TCADualPI2MinQlenStep, uint32((*s.MinQlenStep)))
 	}
 	if s.DropEarly != nil {
-		e.Uint8(TCADualPI2DropEarly, uint8(*s.DropEarly))
+		e.Uint8(TCADualPI2DropEarly, uint8((*s.DropEarly)))
 	}
 	if s.CProtection != nil {
-		e.Uint8(TCADualPI2CProtection, uint8(*s.CProtection))
+		e.Uint8(TCADualPI2CProtection, uint8((*s.CProtection)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *DualPI2Attrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *DualPI2Attrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
 
 func (s *DualPI2Attrs) decode(b []byte, sel *selectors) error {
 	*s = DualPI2Attrs{}
@@ -1895,6 +2129,87 @@ func (s *DualPI2Attrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *DualPI2Attrs) Validate() error {
+	if s.Limit != nil {
+		v := *s.Limit
+		if v < 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "limit", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.MemoryLimit != nil {
+		v := *s.MemoryLimit
+		if v < 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "memory-limit", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.Tupdate != nil {
+		v := *s.Tupdate
+		if v < 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "tupdate", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.Alpha != nil {
+		v := *s.Alpha
+		if v < 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "alpha", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+		if v > DualPI2AlphaBetaMax {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "alpha", Check: "max", Bound: 2147483647, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.Beta != nil {
+		v := *s.Beta
+		if v < 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "beta", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+		if v > DualPI2AlphaBetaMax {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "beta", Check: "max", Bound: 2147483647, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.Coupling != nil {
+		v := *s.Coupling
+		if v < 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "coupling", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.DropOverload != nil {
+		v := *s.DropOverload
+		if v > 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "drop-overload", Check: "max", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.DropEarly != nil {
+		v := *s.DropEarly
+		if v > 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "drop-early", Check: "max", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.CProtection != nil {
+		v := *s.CProtection
+		if v > 100 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "c-protection", Check: "max", Bound: 100, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.ECNMask != nil {
+		v := *s.ECNMask
+		if v < 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "ecn-mask", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+		if v > 3 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "ecn-mask", Check: "max", Bound: 3, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.SplitGSO != nil {
+		v := *s.SplitGSO
+		if v > 1 {
+			return &CheckError{Set: "dualpi2-attrs", Attribute: "split-gso", Check: "max", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	return nil
+}
+
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *DualPI2Attrs) UnknownCount() int {
@@ -1923,17 +2238,19 @@ type QFQAttrs struct {
 // Encode appends the attributes of s that are set.
 func (s *QFQAttrs) Encode(e *Encoder) {
 	if s.Weight != nil {
-		e.Uint32(TCAQFQWeight, uint32(*s.Weight))
+		e.Uint32(TCAQFQWeight, uint32((*s.Weight)))
 	}
 	if s.Lmax != nil {
-		e.Uint32(TCAQFQLmax, uint32(*s.Lmax))
+		e.Uint32(TCAQFQLmax, uint32((*s.Lmax)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *QFQAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *QFQAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
 
 func (s *QFQAttrs) decode(b []byte, sel *selectors) error {
 	*s = QFQAttrs{}
@@ -1952,6 +2269,12 @@ func (s *QFQAttrs) decode(b []byte, sel *selectors) error {
 		}
 		keep(&s.Unknown, rawType, data)
 	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *QFQAttrs) Validate() error {
+	return nil
 }
 
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
@@ -1975,8 +2298,8 @@ const (
 type MatchallAttrs struct {
 	// Class that matching packets go to.
 	Classid *uint32
-	// Actions, kept as bytes (gotc does not build or decode actions).
-	Act []byte
+	// Actions, in the order they run.
+	Act []ActAttrs
 	// TCA_CLS_FLAGS_* (skip_hw 1, skip_sw 2, in_hw 4, not_in_hw 8).
 	Flags *uint32
 	Pcnt  *TCMatchallPcnt
@@ -1988,23 +2311,29 @@ type MatchallAttrs struct {
 // Encode appends the attributes of s that are set.
 func (s *MatchallAttrs) Encode(e *Encoder) {
 	if s.Classid != nil {
-		e.Uint32(TCAMatchallClassid, uint32(*s.Classid))
+		e.Uint32(TCAMatchallClassid, uint32((*s.Classid)))
 	}
 	if s.Act != nil {
-		e.Attr(TCAMatchallAct, s.Act)
+		e.Nest(TCAMatchallAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
 	}
 	if s.Flags != nil {
-		e.Uint32(TCAMatchallFlags, uint32(*s.Flags))
+		e.Uint32(TCAMatchallFlags, uint32((*s.Flags)))
 	}
 	if s.Pcnt != nil {
-		e.Attr(TCAMatchallPcnt, s.Pcnt.Append(nil))
+		e.Attr(TCAMatchallPcnt, (*s.Pcnt).Append(nil))
 	}
 	encodeUnknown(e, s.Unknown)
 }
 
 // Decode replaces s with the attributes in b. It fails only when b is not a
 // well-formed attribute stream; attributes it cannot interpret go to Unknown.
-func (s *MatchallAttrs) Decode(b []byte) error { return s.decode(b, &selectors{}) }
+func (s *MatchallAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
 
 func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 	*s = MatchallAttrs{}
@@ -2016,8 +2345,10 @@ func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAMatchallAct:
-			s.Act = clone(data)
-			return
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
 		case TCAMatchallFlags:
 			if v, ok := getUint32(data); ok {
 				s.Flags = arenaPtr(&sel.scalars, uint32(v))
@@ -2035,9 +2366,285 @@ func (s *MatchallAttrs) decode(b []byte, sel *selectors) error {
 	})
 }
 
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *MatchallAttrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *MatchallAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-attrs (TCA_ACT_*).
+const (
+	TCAActUnspec      uint16 = 0
+	TCAActKind        uint16 = 1
+	TCAActOptions     uint16 = 2
+	TCAActIndex       uint16 = 3
+	TCAActStats       uint16 = 4
+	TCAActPad         uint16 = 5
+	TCAActCookie      uint16 = 6
+	TCAActFlags       uint16 = 7
+	TCAActHWStats     uint16 = 8
+	TCAActUsedHWStats uint16 = 9
+	TCAActInHWCount   uint16 = 10
+)
+
+// ActAttrs: One action (TCA_ACT_*): its kind chooses its options, as a filter's or
+// a qdisc's kind chooses theirs.
+type ActAttrs struct {
+	Kind        *string
+	Options     ActOptionsMsg
+	Index       *uint32
+	Stats       *StatsAttrs
+	Cookie      []byte
+	Flags       *Bitfield32
+	HWStats     *Bitfield32
+	UsedHWStats *Bitfield32
+	InHWCount   *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActAttrs) Encode(e *Encoder) {
+	if s.Kind != nil {
+		e.String(TCAActKind, (*s.Kind))
+	}
+	if s.Options != nil {
+		s.Options.encodeActOptionsMsg(e, TCAActOptions)
+	}
+	if s.Index != nil {
+		e.Uint32(TCAActIndex, uint32((*s.Index)))
+	}
+	if s.Stats != nil {
+		e.Nest(TCAActStats, false, (*s.Stats).Encode)
+	}
+	if s.Cookie != nil {
+		e.Attr(TCAActCookie, s.Cookie)
+	}
+	if s.Flags != nil {
+		putBitfield32(e, TCAActFlags, (*s.Flags))
+	}
+	if s.HWStats != nil {
+		putBitfield32(e, TCAActHWStats, (*s.HWStats))
+	}
+	if s.UsedHWStats != nil {
+		putBitfield32(e, TCAActUsedHWStats, (*s.UsedHWStats))
+	}
+	if s.InHWCount != nil {
+		e.Uint32(TCAActInHWCount, uint32((*s.InHWCount)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActAttrs{}
+	sel = sel.scope(selKind)
+	_ = forEach(b, func(typ, _ uint16, data []byte) {
+		if typ != TCAActKind || sel.Kind != "" {
+			return
+		}
+		if v, ok := selectorString(sel, data); ok {
+			sel.Kind = v
+		}
+	})
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAActKind:
+			if s.Kind == nil && sameString(data, sel.Kind) {
+				s.Kind = &sel.Kind
+				return
+			}
+		case TCAActOptions:
+			s.Options = decodeActOptionsMsg(data, sel)
+			return
+		case TCAActIndex:
+			if v, ok := getUint32(data); ok {
+				s.Index = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAActStats:
+			if v := newStatsAttrs(sel); v.decode(data, sel) == nil {
+				s.Stats = v
+				return
+			}
+		case TCAActPad:
+			return
+		case TCAActCookie:
+			s.Cookie = clone(data)
+			return
+		case TCAActFlags:
+			if v, ok := getBitfield32(data); ok {
+				s.Flags = &v
+				return
+			}
+		case TCAActHWStats:
+			if v, ok := getBitfield32(data); ok {
+				s.HWStats = &v
+				return
+			}
+		case TCAActUsedHWStats:
+			if v, ok := getBitfield32(data); ok {
+				s.UsedHWStats = &v
+				return
+			}
+		case TCAActInHWCount:
+			if v, ok := getUint32(data); ok {
+				s.InHWCount = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// decodeIndexedActAttrs decodes a nest of ActAttrs nests numbered from 1; ok is false
+// if any of them is malformed.
+func decodeIndexedActAttrs(b []byte, sel *selectors) (out []ActAttrs, ok bool) {
+	ok = true
+	if sel.pool != nil {
+		out = sel.pool.ActAttrsSlices.get(countAttrs(b))
+	} else {
+		out = make([]ActAttrs, 0, countAttrs(b))
+	}
+	err := forEach(b, func(_, _ uint16, data []byte) {
+		var v ActAttrs
+		if v.decode(data, sel) != nil {
+			ok = false
+		}
+		out = append(out, v)
+	})
+	return out, ok && err == nil
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActAttrs) Validate() error {
+	if v, ok := s.Options.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Stats != nil {
+		if err := s.Stats.Validate(); err != nil {
+			return err
+		}
+	}
+	if v := s.Cookie; v != nil {
+		if len(v) > 16 {
+			return &CheckError{Set: "act-attrs", Attribute: "cookie", Check: "max-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if c, ok := s.Options.(interface{ UnknownCount() int }); ok {
+		n += c.UnknownCount()
+	}
+	if s.Stats != nil {
+		n += s.Stats.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-gact-attrs (TCA_GACT_*).
+const (
+	TCAGactUnspec uint16 = 0
+	TCAGactTm     uint16 = 1
+	TCAGactParms  uint16 = 2
+	TCAGactProb   uint16 = 3
+	TCAGactPad    uint16 = 4
+)
+
+// ActGactAttrs: Options of a gact action (TCA_ACT_OPTIONS).
+type ActGactAttrs struct {
+	Tm    *TCFT
+	Parms *TCGact
+	Prob  *TCGactP
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActGactAttrs) Encode(e *Encoder) {
+	if s.Tm != nil {
+		e.Attr(TCAGactTm, (*s.Tm).Append(nil))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAGactParms, (*s.Parms).Append(nil))
+	}
+	if s.Prob != nil {
+		e.Attr(TCAGactProb, (*s.Prob).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActGactAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActGactAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActGactAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAGactTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAGactParms:
+			if v := newTCGact(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAGactProb:
+			if v := newTCGactP(sel); v.Decode(data) == nil {
+				s.Prob = v
+				return
+			}
+		case TCAGactPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActGactAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActGactAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	return n
 }
@@ -2070,11 +2677,11 @@ func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true
 
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
-	return decodeTCOptionsMsg(b, &selectors{Kind: kind})
+	return decodeTCOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
 }
 
 func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
-	switch sel.Kind {
+	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -2119,11 +2726,11 @@ func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ
 
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
 func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
-	return decodeTCXstatsMsg(b, &selectors{Kind: kind})
+	return decodeTCXstatsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
 }
 
 func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
-	switch sel.Kind {
+	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -2160,11 +2767,11 @@ func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ
 
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
 func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
-	return decodeStatsAppMsg(b, &selectors{Kind: kind})
+	return decodeStatsAppMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
 }
 
 func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
-	switch sel.Kind {
+	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -2175,4 +2782,39 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	}
 	return StatsAppMsgRaw(clone(b))
+}
+
+// ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
+// *ActGactAttrs (gact), or ActOptionsMsgRaw for a kind the spec does not describe.
+type ActOptionsMsg interface {
+	encodeActOptionsMsg(e *Encoder, typ uint16)
+}
+
+// ActOptionsMsgRaw is a act-options-msg payload of a kind the spec does not describe, or one that
+// did not decode, kept as received.
+type ActOptionsMsgRaw []byte
+
+func (r ActOptionsMsgRaw) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, r) }
+
+// ActOptionsMsgNest is a act-options-msg payload of attributes encoded by the caller (to keep
+// an order of its choosing), sent as a nest flagged NLA_F_NESTED.
+type ActOptionsMsgNest []byte
+
+func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
+
+func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+// DecodeActOptionsMsg decodes b as the act-options-msg payload of the given kind.
+func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
+	return decodeActOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
+}
+
+func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
+	switch sel.selectorKind() {
+	case "gact":
+		if v := newActGactAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	}
+	return ActOptionsMsgRaw(clone(b))
 }

@@ -44,7 +44,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		t.Skipf("%s is not set: the spec is not checked against kernel headers (the test bed sets it)", uapiEnv)
 	}
 	var headers strings.Builder
-	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h"} {
+	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h"} {
 		b, err := os.ReadFile(filepath.Join(dir, "linux", name))
 		if err != nil {
 			t.Fatalf("%s=%s: %v", uapiEnv, dir, err)
@@ -181,6 +181,10 @@ func parseEnums(src string) map[string]int64 {
 // parseStruct returns the members of a C struct as "type name".
 func parseStruct(src, name string) []string {
 	src = comments.ReplaceAllString(src, "")
+	// tc_gact_p declares its constants between its members.
+	src = regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAllString(src, "")
+	// The actions' structs begin with pkt_cls.h's tc_gen macro.
+	src = strings.ReplaceAll(src, "tc_gen;", "__u32 index; __u32 capab; int action; int refcnt; int bindcnt;")
 	m := regexp.MustCompile(strings.Replace(structBody, "%s", regexp.QuoteMeta(name), 1)).FindStringSubmatch(src)
 	if m == nil {
 		return nil
@@ -189,6 +193,9 @@ func parseStruct(src, name string) []string {
 	for _, decl := range strings.Split(m[1], ";") {
 		fields := strings.Fields(decl)
 		if len(fields) == 2 {
+			if fields[0] == "int" {
+				fields[0] = "__s32"
+			}
 			members = append(members, fields[0]+" "+fields[1])
 		}
 	}

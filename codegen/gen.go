@@ -8,19 +8,14 @@ import (
 	"unicode"
 )
 
-// initialisms are name parts written in capitals in Go names.
-var initialisms = map[string]string{
-	"tc": "TC", "tca": "TCA", "ecn": "ECN", "gso": "GSO", "atm": "ATM", "ptm": "PTM",
-	"rtt": "RTT", "us": "US", "ip": "IP", "hw": "HW", "mq": "MQ", "mpu": "MPU",
-	"nat": "NAT", "id": "ID", "dualpi2": "DualPI2", "msg": "Msg", "tcmsg": "TCMsg", "ect": "ECT", "l4s": "L4S", "qfq": "QFQ",
-}
-
-// goName turns a spec name such as "tca-cake-base-rate64" into "TCACakeBaseRate64".
-func goName(name string) string {
+// goName turns a spec name such as "tca-cake-base-rate64" into
+// "TCACakeBaseRate64", writing the parts of the spec's go-initialisms table as
+// it says.
+func (s *Spec) goName(name string) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' }) {
-		if s, ok := initialisms[part]; ok {
-			b.WriteString(s)
+		if v, ok := s.GoInitialisms[part]; ok {
+			b.WriteString(v)
 			continue
 		}
 		r := []rune(part)
@@ -39,6 +34,8 @@ func (g *generator) p(format string, args ...any) {
 	fmt.Fprintf(&g.buf, format, args...)
 	g.buf.WriteByte('\n')
 }
+
+func (g *generator) goName(name string) string { return g.spec.goName(name) }
 
 // comment writes doc as a Go comment, prefixed by the declared name when given.
 func (g *generator) comment(indent, name, doc, fallback string) {
@@ -87,10 +84,12 @@ func generate(spec *Spec, pkg, specPath string) ([]byte, error) {
 	g.p("var _ = binary.NativeEndian")
 	g.p("")
 	for i := range spec.Definitions {
-		d := &spec.Definitions[i]
-		if d.Type == "enum" {
+		switch d := &spec.Definitions[i]; d.Type {
+		case "const":
+			g.constDef(d)
+		case "enum", "flags":
 			g.enum(d)
-		} else {
+		default:
 			g.structDef(d)
 		}
 	}
@@ -104,28 +103,55 @@ func generate(spec *Spec, pkg, specPath string) ([]byte, error) {
 	return g.buf.Bytes(), nil
 }
 
+func (g *generator) constDef(d *Definition) {
+	g.comment("", g.goName(d.Name), d.Doc, "constant "+d.Name+" of the spec.")
+	g.p("const %s = %d", g.goName(d.Name), *d.Value)
+	g.p("")
+}
+
+// enum writes an enum's type and values; the values of a flags definition
+// are bits (1 << the entry's value).
 func (g *generator) enum(d *Definition) {
-	typ := goName(d.Name)
+	typ := g.goName(d.Name)
 	under := d.goUnderlying
 	if under == "" {
 		under = "uint32"
 	}
-	g.comment("", typ, d.Doc, "values of enum "+d.Name+".")
+	g.comment("", typ, d.Doc, d.Type+" "+d.Name+".")
 	g.p("type %s %s", typ, under)
 	g.p("")
 	g.p("// Values of %s (C names %s*).", typ, cName(d.NamePrefix, ""))
 	g.p("const (")
 	for _, e := range d.Entries {
 		g.comment("\t", "", e.Doc, "")
-		g.p("\t%s%s %s = %d", typ, goName(e.Name), typ, *e.Value)
+		if d.Type == "flags" {
+			g.p("\t%s%s %s = 1 << %d", typ, g.goName(e.Name), typ, *e.Value)
+		} else {
+			g.p("\t%s%s %s = %d", typ, g.goName(e.Name), typ, *e.Value)
+		}
 	}
 	g.p(")")
 	g.p("")
+	if d.Type == "flags" {
+		g.p("// String returns the spec's names of the bits set, joined by '|', with")
+		g.p("// the bits it does not name in hex.")
+		g.p("func (v %s) String() string {", typ)
+		g.p("var s string")
+		g.p("add := func(name string) { if s != \"\" { s += \"|\" }; s += name }")
+		for _, e := range d.Entries {
+			g.p("if v&%s%s != 0 { add(%q); v &^= %s%s }", typ, g.goName(e.Name), e.Name, typ, g.goName(e.Name))
+		}
+		g.p(`if v != 0 || s == "" { add("0x" + strconv.FormatUint(uint64(v), 16)) }`)
+		g.p("return s")
+		g.p("}")
+		g.p("")
+		return
+	}
 	g.p("// String returns the spec's name of the value, or its number if it has none.")
 	g.p("func (v %s) String() string {", typ)
 	g.p("switch v {")
 	for _, e := range d.Entries {
-		g.p("case %s%s:", typ, goName(e.Name))
+		g.p("case %s%s:", typ, g.goName(e.Name))
 		g.p("return %q", e.Name)
 	}
 	g.p("}")
@@ -140,21 +166,28 @@ func cName(prefix, name string) string {
 }
 
 func (g *generator) structDef(d *Definition) {
-	typ := goName(d.Name)
+	typ := g.goName(d.Name)
 	g.comment("", typ, d.Doc, "struct "+d.Name+".")
 	g.p("type %s struct {", typ)
 	for _, m := range d.Members {
 		if m.Type == "pad" {
 			continue
 		}
-		g.comment("\t", "", m.Doc, "")
+		doc := m.Doc
+		if m.ByteOrder == "big-endian" {
+			doc = strings.TrimSpace(doc + " Big-endian on the wire.")
+		}
+		if m.Enum != "" {
+			doc = strings.TrimSpace(doc + " Values of " + g.goName(m.Enum) + ".")
+		}
+		g.comment("\t", "", doc, "")
 		switch {
 		case m.Struct != "":
-			g.p("\t%s %s", goName(m.Name), goName(m.Struct))
+			g.p("\t%s %s", g.goName(m.Name), g.goName(m.Struct))
 		case m.Type == "binary":
-			g.p("\t%s [%d]byte", goName(m.Name), m.Len)
+			g.p("\t%s [%d]byte", g.goName(m.Name), m.Len)
 		default:
-			g.p("\t%s %s", goName(m.Name), scalarTypes[m.Type].goType)
+			g.p("\t%s %s", g.goName(m.Name), scalarTypes[m.Type].goType)
 		}
 	}
 	g.p("}")
@@ -162,10 +195,10 @@ func (g *generator) structDef(d *Definition) {
 	g.p("// %sLen is the size of %s on the wire.", typ, typ)
 	g.p("const %sLen = %d", typ, g.spec.structSize(d))
 	g.p("")
-	g.p("// Append appends s in the kernel's layout (host byte order) to b.")
+	g.p("// Append appends s in the kernel's layout to b.")
 	g.p("func (s *%s) Append(b []byte) []byte {", typ)
 	for _, m := range d.Members {
-		field := "s." + goName(m.Name)
+		field := "s." + g.goName(m.Name)
 		switch {
 		case m.Type == "pad":
 			g.p("b = append(b, make([]byte, %d)...)", m.Len)
@@ -174,7 +207,7 @@ func (g *generator) structDef(d *Definition) {
 		case m.Type == "binary":
 			g.p("b = append(b, %s[:]...)", field)
 		default:
-			g.p("%s", appendScalar(m.Type, field))
+			g.p("%s", appendScalar(m.Type, m.ByteOrder, field))
 		}
 	}
 	g.p("return b")
@@ -187,7 +220,7 @@ func (g *generator) structDef(d *Definition) {
 	g.p("}")
 	off := 0
 	for _, m := range d.Members {
-		field := "s." + goName(m.Name)
+		field := "s." + g.goName(m.Name)
 		switch {
 		case m.Type == "pad":
 			off += m.Len
@@ -199,7 +232,7 @@ func (g *generator) structDef(d *Definition) {
 			g.p("copy(%s[:], b[%d:%d])", field, off, off+m.Len)
 			off += m.Len
 		default:
-			g.p("%s = %s", field, readScalar(m.Type, fmt.Sprintf("b[%d:]", off)))
+			g.p("%s = %s", field, readScalar(m.Type, m.ByteOrder, fmt.Sprintf("b[%d:]", off)))
 			off += scalarTypes[m.Type].size
 		}
 	}
@@ -208,64 +241,113 @@ func (g *generator) structDef(d *Definition) {
 	g.p("")
 }
 
-func appendScalar(typ, expr string) string {
-	switch scalarTypes[typ].size {
+// order is the encoding/binary byte order of a spec's byte-order.
+func order(byteOrder string) string {
+	if byteOrder == "big-endian" {
+		return "binary.BigEndian"
+	}
+	return "binary.NativeEndian"
+}
+
+func appendScalar(typ, byteOrder, expr string) string {
+	switch size := scalarTypes[typ].size; size {
 	case 1:
 		return fmt.Sprintf("b = append(b, byte(%s))", expr)
-	case 2:
-		return fmt.Sprintf("b = binary.NativeEndian.AppendUint16(b, uint16(%s))", expr)
-	case 4:
-		return fmt.Sprintf("b = binary.NativeEndian.AppendUint32(b, uint32(%s))", expr)
 	default:
-		return fmt.Sprintf("b = binary.NativeEndian.AppendUint64(b, uint64(%s))", expr)
+		return fmt.Sprintf("b = %s.AppendUint%d(b, uint%d(%s))", order(byteOrder), size*8, size*8, expr)
 	}
 }
 
-func readScalar(typ, slice string) string {
+func readScalar(typ, byteOrder, slice string) string {
 	goType := scalarTypes[typ].goType
-	switch scalarTypes[typ].size {
+	switch size := scalarTypes[typ].size; size {
 	case 1:
 		return fmt.Sprintf("%s(%s[0])", goType, slice)
-	case 2:
-		return fmt.Sprintf("%s(binary.NativeEndian.Uint16(%s))", goType, slice)
-	case 4:
-		return fmt.Sprintf("%s(binary.NativeEndian.Uint32(%s))", goType, slice)
 	default:
-		return fmt.Sprintf("%s(binary.NativeEndian.Uint64(%s))", goType, slice)
+		return fmt.Sprintf("%s(%s.Uint%d(%s))", goType, order(byteOrder), size*8, slice)
 	}
 }
 
-// selectors declares the values that choose sub-message formats while decoding.
-func (g *generator) selectors() {
-	g.p("// selectors carries the attributes that choose a sub-message's format down")
-	g.p("// into nested sets while decoding.")
-	g.p("type selectors struct {")
+// selectorBit is the constant of a selector's bit in selectors.declared.
+func (g *generator) selectorBit(name string) string { return "sel" + g.goName(name) }
+
+// scopeSelectors lists the selectors a set declares: decoding it opens a
+// scope where a sub-message finds them before those of the enclosing sets.
+func (g *generator) scopeSelectors(set *AttributeSet) []string {
+	var names []string
 	for _, name := range g.spec.selectors() {
-		g.p("%s string", goName(name))
+		if set.attr(name) != nil {
+			names = append(names, name)
+		}
 	}
-	g.p("// scalars holds the integer fields decoded under one Decode.")
-	g.p("scalars scalarArena")
-	g.p("// pool, when set, hands out the memory of the Decoder's last message.")
-	g.p("pool *decodePool")
+	return names
+}
+
+// formatType is the Go type of a sub-message format, "" for one without
+// content.
+func (g *generator) formatType(sm *SubMessage, f Format) string {
+	switch {
+	case f.FixedHeader != "" && f.AttributeSet != "":
+		// The first format with this header and set names the type.
+		for _, first := range sm.Formats {
+			if first.FixedHeader == f.FixedHeader && first.AttributeSet == f.AttributeSet {
+				return g.goName(sm.Name + "-" + first.Value)
+			}
+		}
+	case f.FixedHeader != "":
+		return g.goName(f.FixedHeader)
+	case f.AttributeSet != "":
+		return g.goName(f.AttributeSet)
+	}
+	return ""
+}
+
+// selectors declares the scopes of selector values that choose sub-message
+// formats while decoding, and the memory a Decoder reuses.
+func (g *generator) selectors() {
+	names := g.spec.selectors()
+	g.p("// Bits of selectors.declared, one per attribute that selects a sub-message.")
+	g.p("const (")
+	for i, name := range names {
+		g.p("%s uint64 = 1 << %d", g.selectorBit(name), i)
+	}
+	g.p(")")
+	g.p("")
+	g.p("// selectors is the scope of one set being decoded: the values of the")
+	g.p("// selector attributes the set declares. A sub-message takes its selector")
+	g.p("// from the innermost scope whose set declares it, as YNL resolves them.")
+	g.p("type selectors struct {")
+	g.p("*decodeState")
+	g.p("// parent is the scope of the enclosing set, nil at the top.")
+	g.p("parent *selectors")
+	g.p("// declared has the bits of the selectors this scope's set has.")
+	g.p("declared uint64")
+	for _, name := range names {
+		g.p("%s string", g.goName(name))
+	}
 	g.p("}")
 	g.p("")
+	for _, name := range names {
+		g.p("// selector%s is the value of selector %s in the innermost scope that", g.goName(name), name)
+		g.p("// declares it, \"\" if none does or the attribute was absent.")
+		g.p("func (s *selectors) selector%s() string {", g.goName(name))
+		g.p("for ; s != nil; s = s.parent {")
+		g.p("if s.declared&%s != 0 { return s.%s }", g.selectorBit(name), g.goName(name))
+		g.p("}")
+		g.p(`return ""`)
+		g.p("}")
+		g.p("")
+	}
 	g.p("// decodePool is the memory a Decoder reuses: one pool per type that")
 	g.p("// decoding allocates.")
 	g.p("type decodePool struct {")
 	g.p("strings []string // selector values seen, each kept once")
-	var types []string
-	for i := range g.spec.Definitions {
-		if d := &g.spec.Definitions[i]; d.Type != "enum" {
-			types = append(types, goName(d.Name))
-		}
-	}
-	for i := range g.spec.AttributeSets {
-		types = append(types, goName(g.spec.AttributeSets[i].Name))
-	}
+	g.p("scopes pool[selectors]")
+	types := g.pooledTypes()
 	var slices []string // the element types of indexed arrays
 	for i := range g.spec.AttributeSets {
 		if set := &g.spec.AttributeSets[i]; g.usedAsIndexedArray(set.Name) {
-			slices = append(slices, goName(set.Name))
+			slices = append(slices, g.goName(set.Name))
 		}
 	}
 	for _, t := range types {
@@ -277,6 +359,7 @@ func (g *generator) selectors() {
 	g.p("}")
 	g.p("")
 	g.p("func (p *decodePool) reset() {")
+	g.p("p.scopes.reset()")
 	for _, t := range types {
 		g.p("p.%s.reset()", t)
 	}
@@ -294,50 +377,93 @@ func (g *generator) selectors() {
 	}
 }
 
-func (g *generator) isSelector(name string) bool {
-	for _, s := range g.spec.selectors() {
-		if s == name {
+// pooledTypes lists the types decoding allocates: structs, sets, and the
+// formats of a fixed header with attributes.
+func (g *generator) pooledTypes() []string {
+	var types []string
+	for i := range g.spec.Definitions {
+		if d := &g.spec.Definitions[i]; d.Type == "struct" {
+			types = append(types, g.goName(d.Name))
+		}
+	}
+	for i := range g.spec.AttributeSets {
+		types = append(types, g.goName(g.spec.AttributeSets[i].Name))
+	}
+	for i := range g.spec.SubMessages {
+		sm := &g.spec.SubMessages[i]
+		for _, f := range sm.Formats {
+			if t := g.formatType(sm, f); f.FixedHeader != "" && f.AttributeSet != "" && !contains(types, t) {
+				types = append(types, t)
+			}
+		}
+	}
+	return types
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
 			return true
 		}
 	}
 	return false
 }
 
-// fieldType is the Go type of an attribute's field, "" for attributes without one.
-func (g *generator) fieldType(a *Attribute) string {
+func (g *generator) isSelector(name string) bool { return contains(g.spec.selectors(), name) }
+
+// elemType is the Go type of one value of an attribute, "" for attributes
+// that hold none (unused, pad).
+func (g *generator) elemType(a *Attribute) string {
 	switch a.Type {
 	case "unused", "pad":
 		return ""
 	case "flag":
 		return "bool"
 	case "string":
-		return "*string"
+		return "string"
 	case "bitfield32":
-		return "*Bitfield32"
+		return "Bitfield32"
 	case "binary":
-		if a.Struct != "" {
-			return "*" + goName(a.Struct)
+		switch {
+		case a.Struct != "":
+			return g.goName(a.Struct)
+		case a.SubType != "":
+			return "[]" + scalarTypes[a.SubType].goType
 		}
 		return "[]byte"
-	case "nest":
-		return "*" + goName(a.NestedAttributes)
-	case "indexed-array":
-		return "[]" + goName(a.NestedAttributes)
+	case "nest", "indexed-array":
+		return g.goName(a.NestedAttributes)
 	case "sub-message":
-		return goName(a.SubMessage)
+		return g.goName(a.SubMessage)
 	}
-	if a.Enum != "" {
-		return "*" + goName(a.Enum)
+	if a.Enum != "" && (!a.EnumAsFlags || g.spec.definitionByID[a.Enum].Type == "flags") {
+		return g.goName(a.Enum)
 	}
-	return "*" + scalarTypes[a.Type].goType
+	return scalarTypes[a.Type].goType
+}
+
+// fieldType is the Go type of an attribute's field, "" for attributes without
+// one: a slice of values for multi-attr, else a pointer (nil: absent) except
+// for types that have their own absence.
+func (g *generator) fieldType(a *Attribute) string {
+	elem := g.elemType(a)
+	switch {
+	case elem == "":
+		return ""
+	case a.Type == "indexed-array" || a.MultiAttr:
+		return "[]" + elem
+	case a.Type == "flag" || a.Type == "sub-message" || strings.HasPrefix(elem, "[]"):
+		return elem
+	}
+	return "*" + elem
 }
 
 func (g *generator) set(set *AttributeSet) {
-	typ := goName(set.Name)
+	typ := g.goName(set.Name)
 	g.p("// Attribute types of set %s (%s*).", set.Name, cName(set.NamePrefix, ""))
 	g.p("const (")
 	for _, a := range set.Attributes {
-		g.p("%s uint16 = %d", goName(set.NamePrefix+a.Name), a.number)
+		g.p("%s uint16 = %d", g.goName(set.NamePrefix+a.Name), a.number)
 	}
 	g.p(")")
 	g.p("")
@@ -349,8 +475,18 @@ func (g *generator) set(set *AttributeSet) {
 		if ft == "" {
 			continue
 		}
-		g.comment("\t", "", a.Doc, "")
-		g.p("\t%s %s", goName(a.Name), ft)
+		doc := a.Doc
+		if a.ByteOrder == "big-endian" {
+			doc = strings.TrimSpace(doc + " Big-endian on the wire.")
+		}
+		if a.EnumAsFlags && g.spec.definitionByID[a.Enum].Type == "enum" {
+			doc = strings.TrimSpace(doc + " Bits 1 << " + g.goName(a.Enum) + ".")
+		}
+		if a.MultiAttr {
+			doc = strings.TrimSpace(doc + " Repeated: one attribute per element, in order.")
+		}
+		g.comment("\t", "", doc, "")
+		g.p("\t%s %s", g.goName(a.Name), ft)
 	}
 	g.p("\t// Unknown holds attributes the spec does not describe, or that came with an")
 	g.p("\t// unexpected size, as they were received.")
@@ -359,26 +495,27 @@ func (g *generator) set(set *AttributeSet) {
 	g.p("")
 	g.encode(set)
 	g.decode(set)
+	g.validate(set)
 	g.unknownCount(set)
 }
 
 // unknownCount writes a method counting what decoding kept in Unknown, in
 // the set and every set nested in it, so users can tell what they miss.
 func (g *generator) unknownCount(set *AttributeSet) {
-	typ := goName(set.Name)
+	typ := g.goName(set.Name)
 	g.p("// UnknownCount returns how many attributes decoding kept in Unknown fields,")
 	g.p("// in s and in every set nested in it.")
 	g.p("func (s *%s) UnknownCount() int {", typ)
 	g.p("n := len(s.Unknown)")
 	for i := range set.Attributes {
 		a := &set.Attributes[i]
-		field := "s." + goName(a.Name)
-		switch a.Type {
-		case "nest":
-			g.p("if %s != nil { n += %s.UnknownCount() }", field, field)
-		case "indexed-array":
+		field := "s." + g.goName(a.Name)
+		switch {
+		case a.Type == "indexed-array" || a.Type == "nest" && a.MultiAttr:
 			g.p("for i := range %s { n += %s[i].UnknownCount() }", field, field)
-		case "sub-message":
+		case a.Type == "nest":
+			g.p("if %s != nil { n += %s.UnknownCount() }", field, field)
+		case a.Type == "sub-message":
 			g.p("if c, ok := %s.(interface{ UnknownCount() int }); ok { n += c.UnknownCount() }", field)
 		}
 	}
@@ -387,43 +524,68 @@ func (g *generator) unknownCount(set *AttributeSet) {
 	g.p("")
 }
 
+// encodeValue writes the statement that encodes one value v (addressable,
+// of the attribute's elemType) as attribute num.
+func (g *generator) encodeValue(a *Attribute, v, num string) {
+	switch a.Type {
+	case "string":
+		g.p("e.String(%s, %s)", num, v)
+	case "bitfield32":
+		g.p("putBitfield32(e, %s, %s)", num, v)
+	case "binary":
+		switch {
+		case a.Struct != "":
+			g.p("e.Attr(%s, %s.Append(nil))", num, v)
+		case a.SubType != "":
+			g.p("e.Attr(%s, appendInts(nil, %s, %t))", num, v, a.ByteOrder == "big-endian")
+		default:
+			g.p("e.Attr(%s, %s)", num, v)
+		}
+	case "nest":
+		g.p("e.Nest(%s, %t, %s.Encode)", num, g.nestFlag(a.NestedAttributes), v)
+	default:
+		size := scalarTypes[a.Type].size
+		method := fmt.Sprintf("Uint%d", size*8)
+		if a.ByteOrder == "big-endian" {
+			method = "Big" + method
+		}
+		g.p("e.%s(%s, uint%d(%s))", method, num, size*8, v)
+	}
+}
+
 func (g *generator) encode(set *AttributeSet) {
-	typ := goName(set.Name)
+	typ := g.goName(set.Name)
 	g.p("// Encode appends the attributes of s that are set.")
 	g.p("func (s *%s) Encode(e *Encoder) {", typ)
 	for _, a := range set.encodeOrder() {
-		field := "s." + goName(a.Name)
-		num := goName(set.NamePrefix + a.Name)
-		switch a.Type {
-		case "unused", "pad":
+		field := "s." + g.goName(a.Name)
+		num := g.goName(set.NamePrefix + a.Name)
+		switch {
+		case a.Type == "unused" || a.Type == "pad":
 			continue
-		case "flag":
+		case a.Type == "flag":
 			g.p("if %s { e.Flag(%s) }", field, num)
-		case "string":
-			g.p("if %s != nil { e.String(%s, *%s) }", field, num, field)
-		case "bitfield32":
-			g.p("if %s != nil { putBitfield32(e, %s, %s) }", field, num, field)
-		case "binary":
-			if a.Struct != "" {
-				g.p("if %s != nil { e.Attr(%s, %s.Append(nil)) }", field, num, field)
-			} else {
-				g.p("if %s != nil { e.Attr(%s, %s) }", field, num, field)
-			}
-		case "nest":
-			g.p("if %s != nil { e.Nest(%s, %t, %s.Encode) }", field, num, g.nestFlag(a.NestedAttributes), field)
-		case "indexed-array":
+		case a.Type == "indexed-array":
 			flag := g.nestFlag(a.NestedAttributes)
 			g.p("if %s != nil {", field)
 			g.p("e.Nest(%s, %t, func(e *Encoder) {", num, flag)
 			g.p("for i := range %s { e.Nest(uint16(i+1), %t, %s[i].Encode) }", field, flag, field)
 			g.p("})")
 			g.p("}")
-		case "sub-message":
-			g.p("if %s != nil { %s.encode%s(e, %s) }", field, field, goName(a.SubMessage), num)
+		case a.Type == "sub-message":
+			g.p("if %s != nil { %s.encode%s(e, %s) }", field, field, g.goName(a.SubMessage), num)
+		case a.MultiAttr:
+			g.p("for i := range %s {", field)
+			g.encodeValue(a, field+"[i]", num)
+			g.p("}")
+		case strings.HasPrefix(g.fieldType(a), "*"):
+			g.p("if %s != nil {", field)
+			g.encodeValue(a, "(*"+field+")", num)
+			g.p("}")
 		default:
-			method := map[int]string{1: "Uint8", 2: "Uint16", 4: "Uint32", 8: "Uint64"}[scalarTypes[a.Type].size]
-			cast := map[int]string{1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}[scalarTypes[a.Type].size]
-			g.p("if %s != nil { e.%s(%s, %s(*%s)) }", field, method, num, cast, field)
+			g.p("if %s != nil {", field)
+			g.encodeValue(a, field, num)
+			g.p("}")
 		}
 	}
 	g.p("encodeUnknown(e, s.Unknown)")
@@ -434,23 +596,66 @@ func (g *generator) encode(set *AttributeSet) {
 // nestFlag reports whether a nest of the named set carries NLA_F_NESTED.
 func (g *generator) nestFlag(setName string) bool { return g.spec.setByName[setName].NestFlag }
 
+// decodeValue writes the statements of one case that decode data into a
+// value v and, when it decodes, store(v) and return.
+func (g *generator) decodeValue(a *Attribute, store func(v string) string) {
+	switch a.Type {
+	case "flag":
+		g.p("if len(data) == 0 { %s; return }", store("true"))
+	case "string":
+		g.p("if v, ok := getString(data); ok { %s; return }", store("v"))
+	case "bitfield32":
+		g.p("if v, ok := getBitfield32(data); ok { %s; return }", store("v"))
+	case "binary":
+		switch {
+		case a.Struct != "":
+			g.p("var v %s", g.goName(a.Struct))
+			g.p("if v.Decode(data) == nil { %s; return }", store("v"))
+		case a.SubType != "":
+			g.p("if v, ok := getInts[%s](data, %t); ok { %s; return }", scalarTypes[a.SubType].goType, a.ByteOrder == "big-endian", store("v"))
+		default:
+			g.p("%s", store("clone(data)"))
+			g.p("return")
+		}
+	case "nest":
+		g.p("var v %s", g.goName(a.NestedAttributes))
+		g.p("if v.decode(data, sel) == nil { %s; return }", store("v"))
+	default:
+		g.p("if v, ok := %s(data); ok { %s; return }", getter(a), store(g.elemType(a)+"(v)"))
+	}
+}
+
+// getter is the runtime function that reads one integer attribute.
+func getter(a *Attribute) string {
+	size := scalarTypes[a.Type].size
+	if a.ByteOrder == "big-endian" {
+		return fmt.Sprintf("getBigUint%d", size*8)
+	}
+	return fmt.Sprintf("getUint%d", size*8)
+}
+
 func (g *generator) decode(set *AttributeSet) {
-	typ := goName(set.Name)
+	typ := g.goName(set.Name)
 	g.p("// Decode replaces s with the attributes in b. It fails only when b is not a")
 	g.p("// well-formed attribute stream; attributes it cannot interpret go to Unknown.")
-	g.p("func (s *%s) Decode(b []byte) error { return s.decode(b, &selectors{}) }", typ)
+	g.p("func (s *%s) Decode(b []byte) error { return s.decode(b, &selectors{decodeState: &decodeState{}}) }", typ)
 	g.p("")
 	g.p("func (s *%s) decode(b []byte, sel *selectors) error {", typ)
 	g.p("*s = %s{}", typ)
-	for i := range set.Attributes {
-		a := &set.Attributes[i]
-		if a.Type == "string" && g.isSelector(a.Name) {
-			// Find the selector first: sub-messages may precede it.
-			g.p("_ = forEach(b, func(typ, _ uint16, data []byte) {")
-			// The type is checked first: getString copies, and the other
+	if scope := g.scopeSelectors(set); len(scope) > 0 {
+		bits := make([]string, len(scope))
+		for i, name := range scope {
+			bits[i] = g.selectorBit(name)
+		}
+		g.p("sel = sel.scope(%s)", strings.Join(bits, "|"))
+		for _, name := range scope {
+			a := set.attr(name)
+			// Find the selector first: sub-messages may precede it. The
+			// type is checked first: getString copies, and the other
 			// attributes (statistics, options) are the big ones.
-			g.p("if typ != %s || sel.%s != \"\" { return }", goName(set.NamePrefix+a.Name), goName(a.Name))
-			g.p("if v, ok := selectorString(sel, data); ok { sel.%s = v }", goName(a.Name))
+			g.p("_ = forEach(b, func(typ, _ uint16, data []byte) {")
+			g.p("if typ != %s || sel.%s != \"\" { return }", g.goName(set.NamePrefix+a.Name), g.goName(a.Name))
+			g.p("if v, ok := selectorString(sel, data); ok { sel.%s = v }", g.goName(a.Name))
 			g.p("})")
 		}
 	}
@@ -458,62 +663,49 @@ func (g *generator) decode(set *AttributeSet) {
 	g.p("switch typ {")
 	for i := range set.Attributes {
 		a := &set.Attributes[i]
-		field := "s." + goName(a.Name)
-		num := goName(set.NamePrefix + a.Name)
-		switch a.Type {
-		case "unused":
+		field := "s." + g.goName(a.Name)
+		num := g.goName(set.NamePrefix + a.Name)
+		switch {
+		case a.Type == "unused":
 			continue
-		case "pad":
+		case a.Type == "pad":
 			g.p("case %s:", num)
 			g.p("return")
-		case "flag":
+		case a.Type == "string" && g.isSelector(a.Name):
+			// A selector seen twice stays as first given: the sub-messages
+			// already decoded with it; a repeat goes to Unknown. The field
+			// points at the selector (the pre-pass found the same value)
+			// instead of a copy.
 			g.p("case %s:", num)
-			g.p("if len(data) == 0 { %s = true; return }", field)
-		case "string":
-			g.p("case %s:", num)
-			if g.isSelector(a.Name) {
-				// A selector seen twice stays as first given: the sub-messages
-				// already decoded with it; a repeat goes to Unknown. The
-				// field points at the selector (the pre-pass found the same
-				// value) instead of a copy.
-				g.p("if %s == nil && sameString(data, sel.%s) {", field, goName(a.Name))
-				g.p("%s = &sel.%s", field, goName(a.Name))
-			} else {
-				g.p("if v, ok := getString(data); ok {")
-				g.p("%s = &v", field)
-			}
+			g.p("if %s == nil && sameString(data, sel.%s) {", field, g.goName(a.Name))
+			g.p("%s = &sel.%s", field, g.goName(a.Name))
 			g.p("return")
 			g.p("}")
-		case "bitfield32":
+		case a.Type == "indexed-array":
 			g.p("case %s:", num)
-			g.p("if v, ok := getBitfield32(data); ok { %s = v; return }", field)
-		case "binary":
+			g.p("if v, ok := decodeIndexed%s(data, sel); ok { %s = v; return }", g.goName(a.NestedAttributes), field)
+		case a.Type == "sub-message":
 			g.p("case %s:", num)
-			if a.Struct != "" {
-				g.p("if v := new%s(sel); v.Decode(data) == nil { %s = v; return }", goName(a.Struct), field)
-			} else {
-				g.p("%s = clone(data)", field)
-				g.p("return")
-			}
-		case "nest":
-			g.p("case %s:", num)
-			g.p("if v := new%s(sel); v.decode(data, sel) == nil { %s = v; return }", goName(a.NestedAttributes), field)
-		case "indexed-array":
-			g.p("case %s:", num)
-			g.p("if v, ok := decodeIndexed%s(data, sel); ok { %s = v; return }", goName(a.NestedAttributes), field)
-		case "sub-message":
-			g.p("case %s:", num)
-			g.p("%s = decode%s(data, sel)", field, goName(a.SubMessage))
+			g.p("%s = decode%s(data, sel)", field, g.goName(a.SubMessage))
 			g.p("return")
-		default:
-			size := scalarTypes[a.Type].size
-			getter := map[int]string{1: "getUint8", 2: "getUint16", 4: "getUint32", 8: "getUint64"}[size]
-			conv := scalarTypes[a.Type].goType
-			if a.Enum != "" {
-				conv = goName(a.Enum)
-			}
+		case a.MultiAttr:
 			g.p("case %s:", num)
-			g.p("if v, ok := %s(data); ok { %s = arenaPtr(&sel.scalars, %s(v)); return }", getter, field, conv)
+			g.decodeValue(a, func(v string) string { return fmt.Sprintf("%s = append(%s, %s)", field, field, v) })
+		case a.Type == "nest":
+			g.p("case %s:", num)
+			g.p("if v := new%s(sel); v.decode(data, sel) == nil { %s = v; return }", g.goName(a.NestedAttributes), field)
+		case a.Type == "binary" && a.Struct != "":
+			g.p("case %s:", num)
+			g.p("if v := new%s(sel); v.Decode(data) == nil { %s = v; return }", g.goName(a.Struct), field)
+		case a.Type == "string" || a.Type == "bitfield32":
+			g.p("case %s:", num)
+			g.decodeValue(a, func(v string) string { return fmt.Sprintf("%s = &%s", field, v) })
+		case strings.HasPrefix(g.fieldType(a), "*"):
+			g.p("case %s:", num)
+			g.decodeValue(a, func(v string) string { return fmt.Sprintf("%s = arenaPtr(&sel.scalars, %s)", field, v) })
+		default:
+			g.p("case %s:", num)
+			g.decodeValue(a, func(v string) string { return fmt.Sprintf("%s = %s", field, v) })
 		}
 	}
 	g.p("}")
@@ -542,6 +734,91 @@ func (g *generator) decode(set *AttributeSet) {
 	}
 }
 
+// validate writes the set's Validate method: the spec's checks, which are the
+// kernel's policy, on the attributes that are set and in every nested set.
+func (g *generator) validate(set *AttributeSet) {
+	typ := g.goName(set.Name)
+	g.p("// Validate returns a *CheckError for the first attribute, in s or in a set")
+	g.p("// nested in it, whose value the kernel's policy refuses.")
+	g.p("func (s *%s) Validate() error {", typ)
+	for i := range set.Attributes {
+		a := &set.Attributes[i]
+		field := "s." + g.goName(a.Name)
+		switch {
+		case a.Type == "indexed-array" || a.Type == "nest" && a.MultiAttr:
+			g.p("for i := range %s {", field)
+			g.p("if err := %s[i].Validate(); err != nil { return err }", field)
+			g.p("}")
+		case a.Type == "nest":
+			g.p("if %s != nil {", field)
+			g.p("if err := %s.Validate(); err != nil { return err }", field)
+			g.p("}")
+		case a.Type == "sub-message":
+			g.p("if v, ok := %s.(interface{ Validate() error }); ok {", field)
+			g.p("if err := v.Validate(); err != nil { return err }")
+			g.p("}")
+		case a.Checks != nil && a.MultiAttr:
+			g.p("for _, v := range %s {", field)
+			g.checks(set, a, "v")
+			g.p("}")
+		case a.Checks != nil && strings.HasPrefix(g.fieldType(a), "*"):
+			g.p("if %s != nil {", field)
+			g.p("v := *%s", field)
+			g.checks(set, a, "v")
+			g.p("}")
+		case a.Checks != nil:
+			g.p("if v := %s; v != nil {", field)
+			g.checks(set, a, "v")
+			g.p("}")
+		}
+	}
+	g.p("return nil")
+	g.p("}")
+	g.p("")
+}
+
+// checks writes the tests of one value v of an attribute against its checks.
+func (g *generator) checks(set *AttributeSet, a *Attribute, v string) {
+	c := a.Checks
+	fail := func(cond, check string, b *Bound, value string) {
+		g.p("if %s {", cond)
+		g.p("return &CheckError{Set: %q, Attribute: %q, Check: %q, Bound: %d, Value: %s}", set.Name, a.Name, check, b.value, value)
+		g.p("}")
+	}
+	if _, integer := scalarTypes[a.Type]; integer {
+		value := fmt.Sprintf("strconv.FormatInt(int64(%s), 10)", v)
+		if a.Type[0] == 'u' {
+			value = fmt.Sprintf("strconv.FormatUint(uint64(%s), 10)", v)
+		}
+		if c.Min != nil && !(a.Type[0] == 'u' && c.Min.value == 0) {
+			fail(fmt.Sprintf("%s < %s", v, c.Min.goExpr), "min", c.Min, value)
+		}
+		if c.Max != nil {
+			fail(fmt.Sprintf("%s > %s", v, c.Max.goExpr), "max", c.Max, value)
+		}
+		if c.FlagsMask != "" {
+			d := g.spec.definitionByID[c.FlagsMask]
+			var mask uint64
+			for _, e := range d.Entries {
+				mask |= 1 << *e.Value
+			}
+			mb := &Bound{value: int64(mask)}
+			fail(fmt.Sprintf("uint64(%s)&^%#x != 0", v, mask), "flags-mask", mb, value)
+		}
+		return
+	}
+	length := fmt.Sprintf("strconv.Itoa(len(%s))", v)
+	if c.ExactLen != nil {
+		fail(fmt.Sprintf("len(%s) != %s", v, c.ExactLen.goExpr), "exact-len", c.ExactLen, length)
+	}
+	if c.MinLen != nil {
+		fail(fmt.Sprintf("len(%s) < %s", v, c.MinLen.goExpr), "min-len", c.MinLen, length)
+	}
+	if c.MaxLen != nil {
+		fail(fmt.Sprintf("len(%s) > %s", v, c.MaxLen.goExpr), "max-len", c.MaxLen, length)
+	}
+}
+
 func (g *generator) usedAsIndexedArray(setName string) bool {
 	for _, set := range g.spec.AttributeSets {
 		for _, a := range set.Attributes {
@@ -553,28 +830,35 @@ func (g *generator) usedAsIndexedArray(setName string) bool {
 	return false
 }
 
+// selectorOf returns the selector the sub-message's attributes name: parseSpec
+// refuses a sub-message chosen by two selectors.
+func (g *generator) selectorOf(sm *SubMessage) string {
+	for _, set := range g.spec.AttributeSets {
+		for _, a := range set.Attributes {
+			if a.Type == "sub-message" && a.SubMessage == sm.Name {
+				return a.Selector
+			}
+		}
+	}
+	return "kind"
+}
+
 func (g *generator) subMessage(sm *SubMessage) {
-	typ := goName(sm.Name)
+	typ := g.goName(sm.Name)
 	method := "encode" + typ
+	selector := g.selectorOf(sm)
 	// Group the selector values by the Go type they decode to.
 	targets := map[string][]string{}
 	var order []string
-	fixed := map[string]bool{}
-	nested := map[string]bool{}
+	formatOf := map[string]Format{}
 	for _, f := range sm.Formats {
-		if f.AttributeSet == "" && f.FixedHeader == "" {
+		target := g.formatType(sm, f)
+		if target == "" {
 			continue // a kind without content: what it carries stays raw
-		}
-		target := goName(f.AttributeSet)
-		if f.AttributeSet != "" {
-			nested[target] = g.nestFlag(f.AttributeSet)
-		}
-		if f.FixedHeader != "" {
-			target = goName(f.FixedHeader)
-			fixed[target] = true
 		}
 		if _, seen := targets[target]; !seen {
 			order = append(order, target)
+			formatOf[target] = f
 		}
 		targets[target] = append(targets[target], f.Value)
 	}
@@ -582,13 +866,13 @@ func (g *generator) subMessage(sm *SubMessage) {
 	for _, t := range order {
 		kinds = append(kinds, fmt.Sprintf("*%s (%s)", t, strings.Join(targets[t], ", ")))
 	}
-	g.p("// %s is the payload of sub-message %s, whose layout the kind chooses:", typ, sm.Name)
-	g.p("// %s, or %sRaw for a kind the spec does not describe.", strings.Join(kinds, ", "), typ)
+	g.p("// %s is the payload of sub-message %s, whose layout the %s chooses:", typ, sm.Name, selector)
+	g.p("// %s, or %sRaw for a %s the spec does not describe.", strings.Join(kinds, ", "), typ, selector)
 	g.p("type %s interface {", typ)
 	g.p("%s(e *Encoder, typ uint16)", method)
 	g.p("}")
 	g.p("")
-	g.p("// %sRaw is a %s payload of a kind the spec does not describe, or one that", typ, sm.Name)
+	g.p("// %sRaw is a %s payload of a %s the spec does not describe, or one that", typ, sm.Name, selector)
 	g.p("// did not decode, kept as received.")
 	g.p("type %sRaw []byte", typ)
 	g.p("")
@@ -602,27 +886,33 @@ func (g *generator) subMessage(sm *SubMessage) {
 	g.p("")
 	sort.Strings(order)
 	for _, t := range order {
-		if fixed[t] {
+		f := formatOf[t]
+		switch {
+		case f.AttributeSet != "" && f.FixedHeader != "":
+			g.headerFormat(t, f)
+			g.p("func (s *%s) %s(e *Encoder, typ uint16) { e.Nest(typ, %t, s.Encode) }", t, method, g.nestFlag(f.AttributeSet))
+		case f.FixedHeader != "":
 			g.p("func (s *%s) %s(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }", t, method)
-		} else {
-			g.p("func (s *%s) %s(e *Encoder, typ uint16) { e.Nest(typ, %t, s.Encode) }", t, method, nested[t])
+		default:
+			g.p("func (s *%s) %s(e *Encoder, typ uint16) { e.Nest(typ, %t, s.Encode) }", t, method, g.nestFlag(f.AttributeSet))
 		}
 		g.p("")
 	}
-	g.p("// Decode%s decodes b as the %s payload of the given kind.", typ, sm.Name)
-	g.p("func Decode%s(kind string, b []byte) %s {", typ, typ)
-	g.p("return decode%s(b, &selectors{Kind: kind})", typ)
+	param := strings.ToLower(g.goName(selector)[:1]) + g.goName(selector)[1:]
+	g.p("// Decode%s decodes b as the %s payload of the given %s.", typ, sm.Name, selector)
+	g.p("func Decode%s(%s string, b []byte) %s {", typ, param, typ)
+	g.p("return decode%s(b, &selectors{decodeState: &decodeState{}, declared: %s, %s: %s})", typ, g.selectorBit(selector), g.goName(selector), param)
 	g.p("}")
 	g.p("")
 	g.p("func decode%s(b []byte, sel *selectors) %s {", typ, typ)
-	g.p("switch sel.Kind {")
+	g.p("switch sel.selector%s() {", g.goName(selector))
 	for _, t := range order {
 		quoted := make([]string, len(targets[t]))
 		for i, v := range targets[t] {
 			quoted[i] = fmt.Sprintf("%q", v)
 		}
 		g.p("case %s:", strings.Join(quoted, ", "))
-		if fixed[t] {
+		if f := formatOf[t]; f.FixedHeader != "" && f.AttributeSet == "" {
 			g.p("if v := new%s(sel); v.Decode(b) == nil { return v }", t)
 		} else {
 			g.p("if v := new%s(sel); v.decode(b, sel) == nil { return v }", t)
@@ -631,5 +921,41 @@ func (g *generator) subMessage(sm *SubMessage) {
 	g.p("}")
 	g.p("return %sRaw(clone(b))", typ)
 	g.p("}")
+	g.p("")
+}
+
+// headerFormat writes the type of a format that is a fixed header followed by
+// attributes (netem's options: tc_netem_qopt, then its attributes).
+func (g *generator) headerFormat(typ string, f Format) {
+	hdr, set := g.goName(f.FixedHeader), g.goName(f.AttributeSet)
+	g.p("// %s is struct %s followed by the attributes of set %s.", typ, f.FixedHeader, f.AttributeSet)
+	g.p("type %s struct {", typ)
+	g.p("Header %s", hdr)
+	g.p("Attrs %s", set)
+	g.p("}")
+	g.p("")
+	g.p("// Encode appends the header, padded to 4 bytes, and the attributes.")
+	g.p("func (s *%s) Encode(e *Encoder) {", typ)
+	g.p("e.buf = s.Header.Append(e.buf)")
+	if pad := (4 - g.spec.structSize(g.spec.structDef(f.FixedHeader))%4) % 4; pad != 0 {
+		g.p("e.buf = append(e.buf, make([]byte, %d)...)", pad)
+	}
+	g.p("s.Attrs.Encode(e)")
+	g.p("}")
+	g.p("")
+	g.p("// Decode replaces s with the header and the attributes in b.")
+	g.p("func (s *%s) Decode(b []byte) error { return s.decode(b, &selectors{decodeState: &decodeState{}}) }", typ)
+	g.p("")
+	g.p("func (s *%s) decode(b []byte, sel *selectors) error {", typ)
+	g.p("if err := s.Header.Decode(b); err != nil { return err }")
+	g.p("// The attributes start at the header's size rounded up to 4 (NLA_ALIGN).")
+	g.p("return s.Attrs.decode(b[min(len(b), (%sLen+3)&^3):], sel)", hdr)
+	g.p("}")
+	g.p("")
+	g.p("// Validate is s.Attrs.Validate: the header has no checks.")
+	g.p("func (s *%s) Validate() error { return s.Attrs.Validate() }", typ)
+	g.p("")
+	g.p("// UnknownCount is s.Attrs.UnknownCount.")
+	g.p("func (s *%s) UnknownCount() int { return s.Attrs.UnknownCount() }", typ)
 	g.p("")
 }

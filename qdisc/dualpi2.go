@@ -609,8 +609,9 @@ func PrintDualPI2Xstats(p *tcfmt.Printer, x *attrs.TCDualPI2Xstats) {
 }
 
 // dualpi2ChangeAccepted is Kind.ChangeAccepted for dualpi2: dualpi2_change
-// refuses only empty options, values outside dualpi2_policy, and both step
-// thresholds at once (Linux 6.17 to 7.2).
+// refuses only empty options, values outside dualpi2_policy (the spec's
+// checks, which Validate runs), and both step thresholds at once (Linux 6.17
+// to 7.2).
 func dualpi2ChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	o, ok := opts.(*attrs.DualPI2Attrs)
 	if !ok || len(o.Unknown) != 0 {
@@ -621,24 +622,8 @@ func dualpi2ChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	var buf [128]byte
 	e := attrs.NewEncoder(buf[:0])
 	o.Encode(e)
-	return len(e.Bytes()) != 0 && dualpi2InPolicy(o)
+	// The step thresholds exclude each other in dualpi2_change's code, not
+	// in its policy.
+	bothSteps := o.StepThreshPkts != nil && o.StepThreshUS != nil
+	return len(e.Bytes()) != 0 && !bothSteps && o.Validate() == nil
 }
-
-// dualpi2InPolicy reports whether dualpi2_change takes o.
-func dualpi2InPolicy(o *attrs.DualPI2Attrs) bool {
-	atLeastOne := func(v *uint32) bool { return v == nil || *v >= 1 }
-	gain := func(v *uint32) bool { return v == nil || (*v >= 1 && *v <= dualpi2MaxGain) }
-	return atLeastOne(o.Limit) && atLeastOne(o.MemoryLimit) && atLeastOne(o.Tupdate) &&
-		gain(o.Alpha) && gain(o.Beta) &&
-		(o.StepThreshPkts == nil || o.StepThreshUS == nil) &&
-		(o.Coupling == nil || *o.Coupling >= 1) &&
-		(o.DropOverload == nil || *o.DropOverload <= attrs.DualPI2DropOverloadDrop) &&
-		(o.DropEarly == nil || *o.DropEarly <= attrs.DualPI2DropEarlyDropEnqueue) &&
-		(o.CProtection == nil || *o.CProtection <= 100) &&
-		(o.ECNMask == nil || (*o.ECNMask >= attrs.DualPI2ECNMaskL4SECT && *o.ECNMask <= attrs.DualPI2ECNMaskAnyECT)) &&
-		(o.SplitGSO == nil || *o.SplitGSO <= attrs.DualPI2SplitGSOSplitGSO)
-}
-
-// dualpi2MaxGain is the kernel's ALPHA_BETA_MAX, the largest alpha and beta
-// (Hz scaled by 256) dualpi2_policy lets through.
-const dualpi2MaxGain = 1<<31 - 1

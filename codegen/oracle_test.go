@@ -1,0 +1,171 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// uapiEnv names the include/uapi directory of the test bed's kernel source
+// (test.sh sets it); the kernel's own tc.yaml is beside it.
+const uapiEnv = "GOTC_KERNEL_UAPI"
+
+// deviations are where our spec differs from the kernel's tc.yaml: "prefix
+// attribute" or "struct layout", with the reason (mostly: it follows the C
+// code). The test fails if one no longer differs, so the list stays true.
+var deviations = map[string]string{
+	"tca-cake- overhead": "the policy (sch_cake.c) is NLA_S32 and tc sends negative values; tc.yaml says u32",
+	"tca-dualpi2- pad":   "TCA_DUALPI2_PAD is in pkt_sched.h (the kernel pads u64 statistics with it); tc.yaml omits it",
+	"tca- stab":          "a nest of TCA_STAB_* in C; gotc keeps the size table as bytes, as it neither builds nor decodes one",
+	"tca- rate": "not reviewed: our spec describes what dumps carry (gnet_stats_rate_est), tc.yaml what " +
+		"requests carry (struct tc_estimator, as gen_new_estimator reads it)",
+}
+
+// kernelSpec reads and parses the kernel's tc.yaml with our parser, which
+// must read all of it.
+func kernelSpec(t *testing.T) *Spec {
+	t.Helper()
+	dir := os.Getenv(uapiEnv)
+	if dir == "" {
+		t.Skipf("%s is not set: the spec is not checked against the kernel's tc.yaml (test.sh sets it)", uapiEnv)
+	}
+	path := filepath.Join(dir, "..", "..", "Documentation", "netlink", "specs", "tc.yaml")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s=%s: %v", uapiEnv, dir, err)
+	}
+	spec, err := parseSpec(raw)
+	if err != nil {
+		t.Fatalf("the kernel's %s: %v", path, err)
+	}
+	return spec
+}
+
+// TestKernelSpecGenerates: the generator takes the kernel's whole tc.yaml.
+func TestKernelSpecGenerates(t *testing.T) {
+	spec := kernelSpec(t)
+	if _, err := generate(spec, "attrs", "tc.yaml"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSpecMatchesKernelSpec holds our spec against the kernel's tc.yaml: sets
+// matched by their C name-prefix must agree on every attribute's number, type
+// and the set or struct it refers to; structs of the same name on their
+// members' types and layout.
+func TestSpecMatchesKernelSpec(t *testing.T) {
+	kernel := kernelSpec(t)
+	raw, err := os.ReadFile("../specs/tc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := parseSpec(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	differ := func(key, format string, args ...any) {
+		t.Helper()
+		if _, ok := deviations[key]; ok {
+			seen[key] = true
+			return
+		}
+		t.Errorf("%s: %s", key, fmt.Sprintf(format, args...))
+	}
+	byPrefix := map[string]*AttributeSet{}
+	for i := range kernel.AttributeSets {
+		set := &kernel.AttributeSets[i]
+		if byPrefix[set.NamePrefix] == nil {
+			byPrefix[set.NamePrefix] = set
+		}
+	}
+	prefixOf := func(s *Spec, set string) string { return s.setByName[set].NamePrefix }
+	covered := map[string]bool{}
+	checked := 0
+	for _, set := range ours.AttributeSets {
+		k := byPrefix[set.NamePrefix]
+		if k == nil {
+			t.Errorf("set %s (%s*): not in the kernel's tc.yaml", set.Name, cName(set.NamePrefix, ""))
+			continue
+		}
+		covered[k.Name] = true
+		for _, a := range set.Attributes {
+			key := set.NamePrefix + " " + a.Name
+			var ka *Attribute
+			for i := range k.Attributes {
+				if k.Attributes[i].number == a.number {
+					ka = &k.Attributes[i]
+				}
+			}
+			switch {
+			case ka == nil && a.Type == "unused":
+				continue // the kernel's sets leave *_UNSPEC out
+			case ka == nil:
+				differ(key, "number %d is not in the kernel's set %s", a.number, k.Name)
+				continue
+			case ka.Name != a.Name:
+				differ(key, "number %d is %s in the kernel's set %s", a.number, ka.Name, k.Name)
+			case ka.Type != a.Type:
+				differ(key, "type %s, the kernel's tc.yaml says %s", a.Type, ka.Type)
+			case a.NestedAttributes != "" && prefixOf(ours, a.NestedAttributes) != prefixOf(kernel, ka.NestedAttributes):
+				differ(key, "nests %s, the kernel's tc.yaml %s", a.NestedAttributes, ka.NestedAttributes)
+			case a.Struct != ka.Struct:
+				differ(key, "struct %q, the kernel's tc.yaml %q", a.Struct, ka.Struct)
+			case a.MultiAttr != ka.MultiAttr || a.ByteOrder != ka.ByteOrder || a.SubType != ka.SubType:
+				differ(key, "multi-attr/byte-order/sub-type %v/%q/%q, the kernel's %v/%q/%q",
+					a.MultiAttr, a.ByteOrder, a.SubType, ka.MultiAttr, ka.ByteOrder, ka.SubType)
+			}
+			checked++
+		}
+	}
+	for _, d := range ours.Definitions {
+		if d.Type != "struct" {
+			continue
+		}
+		k := kernel.structDef(d.Name)
+		if k == nil {
+			t.Logf("struct %s: not in the kernel's tc.yaml", d.Name)
+			continue
+		}
+		if a, b := layout(ours, &d), layout(kernel, k); a != b {
+			differ(d.Name+" layout", "\n ours:   %s\n kernel: %s", a, b)
+		}
+		checked++
+	}
+	for key, why := range deviations {
+		if !seen[key] {
+			t.Errorf("deviation %q (%s) no longer differs: drop it from the list", key, why)
+		}
+	}
+	var missing []string
+	for _, set := range kernel.AttributeSets {
+		if !covered[set.Name] {
+			missing = append(missing, set.Name)
+		}
+	}
+	sort.Strings(missing)
+	t.Logf("checked %d attributes and structs; the kernel's sets we do not cover yet (%d): %s",
+		checked, len(missing), strings.Join(missing, " "))
+}
+
+// layout describes a struct's members: types, sizes, byte order, nesting.
+func layout(s *Spec, d *Definition) string {
+	var parts []string
+	for _, m := range d.Members {
+		p := m.Type
+		switch {
+		case m.Struct != "":
+			p = "struct{" + layout(s, s.structDef(m.Struct)) + "}"
+		case m.Len != 0:
+			p += fmt.Sprintf("[%d]", m.Len)
+		}
+		if m.ByteOrder != "" {
+			p += " " + m.ByteOrder
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
