@@ -108,7 +108,7 @@ func TestActionKindIsScopedToTheAction(t *testing.T) {
 
 // TestActionOptionsWireLayout pins the encoding of a gact action: the
 // indexed array numbers the actions from 1, and the action's options are a
-// nest of TCA_GACT_PARMS.
+// nest of TCA_GACT_PARMS, the only nest of the three that carries NLA_F_NESTED.
 func TestActionOptionsWireLayout(t *testing.T) {
 	b := encode((&MatchallAttrs{Act: []ActAttrs{{Kind: ptr("gact"), Options: &ActGactAttrs{Parms: &TCGact{Action: 2}}}}}).Encode)
 	le16 := func(v uint16) []byte { return []byte{byte(v), byte(v >> 8)} }
@@ -121,7 +121,7 @@ func TestActionOptionsWireLayout(t *testing.T) {
 	add(le16(4+4+12+4+4+20), le16(TCAMatchallAct))                 // TCA_MATCHALL_ACT
 	add(le16(4+12+4+4+20), le16(1))                                // action 1
 	add(le16(9), le16(TCAActKind), []byte("gact\x00\x00\x00\x00")) // "gact", NUL, padding
-	add(le16(4+4+20), le16(TCAActOptions))                         // TCA_ACT_OPTIONS
+	add(le16(4+4+20), le16(TCAActOptions|FlagNested))              // TCA_ACT_OPTIONS, NLA_F_NESTED as tc sets it
 	add(le16(4+20), le16(TCAGactParms))                            // TCA_GACT_PARMS
 	add(make([]byte, 8), []byte{2, 0, 0, 0}, make([]byte, 8))
 	if diff := cmp.Diff(want, b); diff != "" {

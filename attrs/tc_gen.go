@@ -2294,7 +2294,8 @@ const (
 	TCAMatchallPad     uint16 = 5
 )
 
-// MatchallAttrs: Options of a matchall filter (TCA_OPTIONS).
+// MatchallAttrs: Options of a matchall filter (TCA_OPTIONS). tc's f_matchall.c
+// opens the nest without NLA_F_NESTED (checked against tc 7.3's requests).
 type MatchallAttrs struct {
 	// Class that matching packets go to.
 	Classid *uint32
@@ -2403,7 +2404,8 @@ const (
 )
 
 // ActAttrs: One action (TCA_ACT_*): its kind chooses its options, as a filter's or
-// a qdisc's kind chooses theirs.
+// a qdisc's kind chooses theirs. tc's parse_action opens the list and each action
+// without NLA_F_NESTED, and the options with it.
 type ActAttrs struct {
 	Kind        *string
 	Options     ActOptionsMsg
@@ -2430,17 +2432,17 @@ func (s *ActAttrs) Encode(e *Encoder) {
 	if s.Index != nil {
 		e.Uint32(TCAActIndex, uint32((*s.Index)))
 	}
-	if s.Stats != nil {
-		e.Nest(TCAActStats, false, (*s.Stats).Encode)
-	}
 	if s.Cookie != nil {
 		e.Attr(TCAActCookie, s.Cookie)
+	}
+	if s.HWStats != nil {
+		putBitfield32(e, TCAActHWStats, (*s.HWStats))
 	}
 	if s.Flags != nil {
 		putBitfield32(e, TCAActFlags, (*s.Flags))
 	}
-	if s.HWStats != nil {
-		putBitfield32(e, TCAActHWStats, (*s.HWStats))
+	if s.Stats != nil {
+		e.Nest(TCAActStats, false, (*s.Stats).Encode)
 	}
 	if s.UsedHWStats != nil {
 		putBitfield32(e, TCAActUsedHWStats, (*s.UsedHWStats))
@@ -2580,7 +2582,8 @@ const (
 	TCAGactPad    uint16 = 4
 )
 
-// ActGactAttrs: Options of a gact action (TCA_ACT_OPTIONS).
+// ActGactAttrs: Options of a gact action (TCA_ACT_OPTIONS), parms before prob as
+// m_gact.c writes them.
 type ActGactAttrs struct {
 	Tm    *TCFT
 	Parms *TCGact
@@ -2671,7 +2674,7 @@ func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fal
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
-func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -2802,7 +2805,7 @@ type ActOptionsMsgNest []byte
 
 func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
-func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 // DecodeActOptionsMsg decodes b as the act-options-msg payload of the given kind.
 func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {

@@ -71,5 +71,14 @@ type FilterKind struct {
 	// Parse builds the filter's TCA_OPTIONS from tc keywords.
 	Parse func(args []string) (attrs.TCOptionsMsg, error)
 	// PrintOptions prints a decoded filter's options as tc does.
-	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg)
+	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint)
+}
+
+// FilterPrint is what a filter kind's printer needs beyond its options.
+type FilterPrint struct {
+	// Handle is the filter's handle (tcm_handle), which tc's filter kinds
+	// print among their options.
+	Handle uint32
+	// Stats is tc's -s.
+	Stats bool
 }

@@ -1,7 +1,7 @@
 package qdisc
 
-// The matchall filter (net/sched/cls_matchall.c): it sends every packet to one
-// class. gotc supports the keywords the kernel's DualPI2 tests use.
+// The matchall filter (net/sched/cls_matchall.c): every packet matches; it
+// goes to one class, or through a list of actions.
 
 import (
 	"github.com/gotc/gotc/attrs"
@@ -16,8 +16,14 @@ const (
 	clsFlagNotHW  = 1 << 3
 )
 
-const matchallUsage = `Usage: ... matchall [ skip_sw | skip_hw ] [ classid CLASSID ]
-       actions are not supported by gotc`
+const matchallUsage = `Usage: ... matchall [skip_sw | skip_hw]
+                 [ action ACTION_SPEC ] [ classid CLASSID ]
+
+Where: SELECTOR := SAMPLE SAMPLE ...
+       FILTERID := X:Y:Z
+       ACTION_SPEC := ... look at individual actions
+
+NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
 	mustRegisterFilter(&FilterKind{
@@ -28,12 +34,19 @@ func init() {
 	})
 }
 
+// parseMatchall is f_matchall.c's matchall_parse_opt. As there, skip_hw and
+// skip_sw must be followed by another word, and "action" starts a list
+// that runs to "classid", "flowid" or the end.
 func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {
+	if len(args) == 0 {
+		// No TCA_OPTIONS at all, as tc sends a delete naming the kind.
+		return nil, nil
+	}
 	o := &attrs.MatchallAttrs{}
 	var flags uint32
 	for len(args) > 0 {
 		switch {
-		case tcfmt.Matches(args[0], "classid"), tcfmt.Matches(args[0], "flowid"):
+		case tcfmt.Matches(args[0], "classid"), args[0] == "flowid":
 			if len(args) < 2 {
 				return nil, incompleteCommand()
 			}
@@ -43,19 +56,34 @@ func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {
 			}
 			o.Classid = &id
 			args = args[2:]
-			continue
-		case args[0] == "skip_hw":
-			flags |= clsFlagSkipHW
-		case args[0] == "skip_sw":
-			flags |= clsFlagSkipSW
+		case tcfmt.Matches(args[0], "action"):
+			if len(args) < 2 {
+				return nil, incompleteCommand()
+			}
+			acts, rest, err := ParseActions(args[1:])
+			if err != nil {
+				return nil, err
+			}
+			o.Act = append(o.Act, acts...)
+			args = rest
+		case args[0] == "skip_hw", args[0] == "skip_sw":
+			if len(args) < 2 {
+				return nil, incompleteCommand()
+			}
+			if args[0] == "skip_hw" {
+				flags |= clsFlagSkipHW
+			} else {
+				flags |= clsFlagSkipSW
+			}
+			args = args[1:]
 		case args[0] == "help":
 			return nil, &ParseError{Msg: matchallUsage}
-		case tcfmt.Matches(args[0], "action"):
-			return nil, errorf("gotc does not support matchall actions")
 		default:
 			return nil, usageErrorf("What is %q?", args[0])
 		}
-		args = args[1:]
+	}
+	if flags == clsFlagSkipHW|clsFlagSkipSW {
+		return nil, errorf("skip_hw and skip_sw are mutually exclusive")
 	}
 	if flags != 0 {
 		o.Flags = &flags
@@ -63,24 +91,36 @@ func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {
 	return o, nil
 }
 
-func printMatchall(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+// printMatchall is f_matchall.c's matchall_print_opt.
+func printMatchall(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	o, ok := opts.(*attrs.MatchallAttrs)
 	if !ok {
 		return
+	}
+	if f.Handle != 0 {
+		p.Uint(tcfmt.Any, "handle", "handle 0x%x ", uint64(f.Handle))
 	}
 	if o.Classid != nil {
 		p.String(tcfmt.Any, "flowid", "flowid %s ", tcfmt.FormatClassID(*o.Classid))
 	}
 	if o.Flags != nil {
-		f := *o.Flags
-		p.NL()
-		for _, flag := range []struct {
-			bit  uint32
-			name tcfmt.Name
-		}{{clsFlagSkipHW, "skip_hw"}, {clsFlagSkipSW, "skip_sw"}, {clsFlagInHW, "in_hw"}, {clsFlagNotHW, "not_in_hw"}} {
-			if f&flag.bit != 0 {
-				p.Bool(tcfmt.Any, flag.name, "  "+string(flag.name), true)
-			}
+		fl := *o.Flags
+		if fl&clsFlagSkipHW != 0 {
+			p.Bool(tcfmt.Any, "skip_hw", "\n  skip_hw", true)
 		}
+		if fl&clsFlagSkipSW != 0 {
+			p.Bool(tcfmt.Any, "skip_sw", "\n  skip_sw", true)
+		}
+		if fl&clsFlagInHW != 0 {
+			p.Bool(tcfmt.Any, "in_hw", "\n  in_hw", true)
+		} else if fl&clsFlagNotHW != 0 {
+			p.Bool(tcfmt.Any, "not_in_hw", "\n  not_in_hw", true)
+		}
+	}
+	if f.Stats && o.Pcnt != nil {
+		p.Uint(tcfmt.Any, "rule_hit", " (rule hit %llu)", o.Pcnt.Rhit)
+	}
+	if o.Act != nil {
+		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true})
 	}
 }

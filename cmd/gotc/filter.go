@@ -41,6 +41,8 @@ func (t *tc) filterCmd(args []string) error {
 		return t.filterModify(netlink.Delete, rest)
 	case tcfmt.Matches(cmd, "list"), tcfmt.Matches(cmd, "show"), tcfmt.Matches(cmd, "lst"):
 		return t.filterList(rest)
+	case tcfmt.Matches(cmd, "get"):
+		return t.filterListOrGet(rest, true)
 	case tcfmt.Matches(cmd, "help"):
 		fmt.Fprint(t.stderr, filterUsage)
 		return nil
@@ -207,28 +209,84 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 	return nil
 }
 
-// filterList is "tc filter show dev DEV [parent ID]".
+// filterShown is what a listing names, which tc leaves out of each
+// filter's line (print_filter's filter_* globals).
+type filterShown struct {
+	parent             uint32
+	protocol, prio     uint32
+	chain              uint32
+	chainSet           bool
+	handle             uint32
+	handleSet, getting bool
+}
+
+// filterList is "tc filter show dev DEV [root|ingress|egress|parent ID]
+// [protocol P] [pref N] [chain N]", and with get set "tc filter get", which
+// gotc answers from a dump of the parent's filters: the one whose
+// protocol, priority and handle the command names.
 func (t *tc) filterList(args []string) error {
+	return t.filterListOrGet(args, false)
+}
+
+func (t *tc) filterListOrGet(args []string, get bool) error {
 	var dev string
-	var parent uint32
+	var shown filterShown
+	shown.getting = get
 	for len(args) > 0 {
-		switch args[0] {
-		case "dev", "parent":
+		w := args[0]
+		switch {
+		case w == "dev", w == "parent", w == "handle", tcfmt.Matches(w, "protocol"),
+			tcfmt.Matches(w, "preference"), tcfmt.Matches(w, "priority"), tcfmt.Matches(w, "chain"):
 			if err := t.needArg(args); err != nil {
 				return err
 			}
-			if args[0] == "dev" {
-				dev = args[1]
-			} else {
-				p, err := tcfmt.ParseClassID(args[1])
+			v := args[1]
+			switch {
+			case w == "dev":
+				dev = v
+			case w == "parent":
+				p, err := tcfmt.ParseClassID(v)
 				if err != nil {
-					return t.invarg("invalid parent ID", args[1])
+					return t.invarg("invalid parent ID", v)
 				}
-				parent = p
+				shown.parent = p
+			case w == "handle":
+				h, err := tcfmt.ParseUint(v, 0, 32)
+				if err != nil {
+					fmt.Fprintf(t.stderr, "Illegal \"handle\"\n")
+					return errStatus(exitBadOption)
+				}
+				shown.handle, shown.handleSet = uint32(h), true
+			case tcfmt.Matches(w, "protocol"):
+				p, ok := parseProtocol(v)
+				if !ok {
+					return t.invarg("invalid protocol", v)
+				}
+				shown.protocol = uint32(p)
+			case tcfmt.Matches(w, "chain"):
+				c, err := tcfmt.ParseUint(v, 0, 32)
+				if err != nil {
+					return t.invarg("invalid chain index value", v)
+				}
+				shown.chain, shown.chainSet = uint32(c), true
+			default:
+				pr, err := tcfmt.ParseUint(v, 0, 32)
+				if err != nil || pr > 0xffff {
+					return t.invarg("invalid priority value", v)
+				}
+				shown.prio = uint32(pr)
 			}
 			args = args[2:]
-		case "root":
-			parent = netlink.HandleRoot
+		case w == "root":
+			shown.parent = netlink.HandleRoot
+			args = args[1:]
+		case w == "ingress":
+			shown.parent = netlink.HandleIngress&0xffff0000 | 0xfff2
+			args = args[1:]
+		case w == "egress":
+			shown.parent = netlink.HandleIngress&0xffff0000 | 0xfff3
+			args = args[1:]
+		case get && qdisc.LookupFilter(w) != nil:
 			args = args[1:]
 		default:
 			fmt.Fprintf(t.stderr, "What is %q? Try \"tc filter help\"\n", args[0])
@@ -243,31 +301,81 @@ func (t *tc) filterList(args []string) error {
 	if err != nil {
 		return err
 	}
-	all := func(*netlink.Msg) bool { return true }
-	return t.list(netlink.Filter, netlink.DumpFilter{Ifindex: idx, Parent: parent}, all, t.printFilter)
+	keep := func(m *netlink.Msg) bool {
+		if shown.chainSet && (m.Attrs.Chain == nil || *m.Attrs.Chain != shown.chain) {
+			return false
+		}
+		if get {
+			return m.Header.Handle == shown.handle && m.Header.Info>>16 == shown.prio &&
+				uint32(htons(uint16(m.Header.Info))) == shown.protocol
+		}
+		return true
+	}
+	print := func(p *tcfmt.Printer, m *netlink.Msg) { t.printFilter(p, m, &shown) }
+	if !get {
+		return t.list(netlink.Filter, netlink.DumpFilter{Ifindex: idx, Parent: shown.parent}, keep, print)
+	}
+	found := false
+	err = t.list(netlink.Filter, netlink.DumpFilter{Ifindex: idx, Parent: shown.parent}, func(m *netlink.Msg) bool {
+		if found || !keep(m) {
+			return false
+		}
+		found = true
+		return true
+	}, print)
+	if err == nil && !found {
+		fmt.Fprintln(t.stderr, "Error: Specified filter handle not found.")
+		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
+		return errStatus(2)
+	}
+	return err
 }
 
-// printFilter prints a filter's identifying line and the options gotc knows.
-func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg) {
+// printFilter prints a filter as tc's print_filter does, leaving out what
+// the command named.
+func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 	p.OpenObject("")
 	p.Text("filter ")
-	if m.Header.Parent != 0 {
-		p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(m.Header.Parent))
+	if shown.getting || shown.parent == 0 || shown.parent != m.Header.Parent {
+		switch par := m.Header.Parent; par {
+		case netlink.HandleRoot:
+			p.Bool(tcfmt.Any, "root", "root ", true)
+		case netlink.HandleIngress&0xffff0000 | 0xfff2:
+			p.Bool(tcfmt.Any, "ingress", "ingress ", true)
+		case netlink.HandleIngress&0xffff0000 | 0xfff3:
+			p.Bool(tcfmt.Any, "egress", "egress ", true)
+		default:
+			p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(par))
+		}
 	}
-	p.String(tcfmt.Any, "protocol", "protocol %s ", protocolName(htons(uint16(m.Header.Info))))
-	p.Uint(tcfmt.Any, "pref", "pref %u ", uint64(m.Header.Info>>16))
-	p.String(tcfmt.Any, "kind", "%s ", m.Kind())
-	if m.Attrs.Chain != nil {
+	if m.Header.Info != 0 {
+		proto := uint32(htons(uint16(m.Header.Info)))
+		prio := m.Header.Info >> 16
+		if proto != 0 && (shown.getting || shown.protocol == 0 || shown.protocol != proto) {
+			p.String(tcfmt.Any, "protocol", "protocol %s ", protocolName(uint16(proto)))
+		}
+		if prio != 0 && (shown.getting || shown.prio == 0 || shown.prio != prio) {
+			p.Uint(tcfmt.Any, "pref", "pref %u ", uint64(prio))
+		}
+	}
+	if m.Attrs.Kind != nil {
+		p.String(tcfmt.Any, "kind", "%s ", m.Kind())
+	}
+	if m.Attrs.Chain != nil && (shown.getting || !shown.chainSet || shown.chain != *m.Attrs.Chain) {
 		p.Uint(tcfmt.Any, "chain", "chain %u ", uint64(*m.Attrs.Chain))
 	}
-	if m.Header.Handle != 0 {
-		p.Hex0x(tcfmt.Any, "handle", "handle %s ", uint64(m.Header.Handle))
-	}
-	if kind := qdisc.LookupFilter(m.Kind()); kind != nil && m.Attrs.Options != nil {
+	if m.Attrs.Options != nil {
 		p.OpenObject("options")
-		kind.PrintOptions(p, m.Attrs.Options)
+		if kind := qdisc.LookupFilter(m.Kind()); kind != nil {
+			kind.PrintOptions(p, m.Attrs.Options, qdisc.FilterPrint{Handle: m.Header.Handle, Stats: t.stats})
+		} else {
+			fmt.Fprintln(t.stderr, "cannot parse option parameters")
+		}
 		p.CloseObject()
 	}
 	p.NL()
+	if t.stats && (m.Attrs.Stats2 != nil || m.Attrs.Stats != nil) {
+		t.printStats(p, &m.Attrs)
+	}
 	p.CloseObject()
 }

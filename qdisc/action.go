@@ -1,0 +1,524 @@
+package qdisc
+
+// Action kinds and tc's action list (tc/m_action.c): the registry, the
+// grammar every filter's "action ..." and "tc actions add" share, and the
+// printing of a list as tc_print_action does.
+
+import (
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// ActionKind is what gotc knows of one action kind.
+type ActionKind struct {
+	// Name is the kind as TCA_ACT_KIND carries it.
+	Name string
+	// Usage is the kind's keyword summary, printed for "help" and after
+	// some parse errors.
+	Usage string
+	// Parse builds the action's TCA_ACT_OPTIONS from tc keywords. args
+	// starts at the word that chose the kind (its name, or for gact a
+	// verb such as "drop"); Parse returns the words after its own, since
+	// an action list goes on after them.
+	Parse func(args []string) (opts attrs.ActOptionsMsg, rest []string, err error)
+	// Print prints decoded options as the kind's print_aopt does, up to
+	// the end of its last line without the line end; opts may be nil.
+	Print func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+	// PrintStats prints what -s adds to that last line (the action's
+	// times); nil when -s adds nothing of the kind's own.
+	PrintStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+}
+
+var (
+	actionKinds           = map[string]*ActionKind{}
+	actionKindRegistrants = map[string]string{}
+)
+
+// RegisterAction adds an action kind to the registry, for LookupAction and
+// ActionKinds, with Register's rules for names.
+func RegisterAction(k *ActionKind) error {
+	return registerAction(k, registrant(1))
+}
+
+// mustRegisterAction is RegisterAction for the action kinds' init functions.
+func mustRegisterAction(k *ActionKind) {
+	if err := registerAction(k, registrant(1)); err != nil {
+		panic(err)
+	}
+}
+
+func registerAction(k *ActionKind, by string) error {
+	if k == nil || k.Name == "" {
+		return fmt.Errorf("qdisc: registering an action kind without a name (by %s)", by)
+	}
+	if first, dup := actionKindRegistrants[k.Name]; dup {
+		return fmt.Errorf("qdisc: action kind %q registered twice: by %s and by %s", k.Name, first, by)
+	}
+	actionKinds[k.Name] = k
+	actionKindRegistrants[k.Name] = by
+	return nil
+}
+
+// LookupAction returns what gotc knows of an action kind, or nil.
+func LookupAction(name string) *ActionKind { return actionKinds[name] }
+
+// ActionKinds returns every registered action kind, sorted by name.
+func ActionKinds() []*ActionKind {
+	ks := make([]*ActionKind, 0, len(actionKinds))
+	for _, k := range actionKinds {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b *ActionKind) int { return strings.Compare(a.Name, b.Name) })
+	return ks
+}
+
+// tcActionKinds are the action kinds tc 7.3 has built in. A word naming one
+// that gotc does not know is refused as unsupported; any other word is, as
+// in tc, handed to gact (tc's fallback for a kind it cannot load), which
+// sends it as the kind's name.
+var tcActionKinds = []string{
+	"bpf", "connmark", "csum", "ct", "ctinfo", "gact", "gate", "ife", "ipt",
+	"mirred", "mpls", "nat", "pedit", "police", "sample", "simple",
+	"skbedit", "skbmod", "tunnel_key", "vlan", "xt",
+}
+
+// TCA_ACT_FLAGS_* and TCA_ACT_HW_STATS_* (linux/pkt_cls.h).
+const (
+	actFlagNoPercpuStats = 1 << 0
+	actFlagSkipHW        = 1 << 1
+	actFlagSkipSW        = 1 << 2
+
+	actHWStatsImmediate = 1 << 0
+	actHWStatsDelayed   = 1 << 1
+)
+
+// cookieMax is TC_COOKIE_MAX_SIZE, in bytes.
+const cookieMax = 16
+
+var hwStatsItems = []struct {
+	name string
+	bits uint32
+}{{"immediate", actHWStatsImmediate}, {"delayed", actHWStatsDelayed}, {"disabled", 0}}
+
+// isNewCmd is m_action.c's new_cmd: a word that starts the next command of
+// "tc actions" ends an action list.
+func isNewCmd(w string) bool {
+	for _, c := range []string{"change", "replace", "delete", "get", "add"} {
+		if tcfmt.Matches(w, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseActions parses an action list as tc's parse_action does, from the
+// word after the first "action" (or "actions"): KIND ARGS [cookie HEX]
+// [hw_stats TYPE] [no_percpu] [skip_sw|skip_hw] ["action" KIND ARGS ...].
+// A control verb (drop, pass, goto chain N, ...) stands for gact. The list
+// ends at "classid" or "flowid", at a word that starts a command of "tc
+// actions", or at the end; the rest is returned. The actions are numbered
+// from 1 (tc's "order") by their place in the slice.
+//
+// As tc, a cookie given to one action is given to every action after it
+// that names none (parse_action never forgets it).
+func ParseActions(args []string) ([]attrs.ActAttrs, []string, error) {
+	if len(args) == 0 {
+		return nil, args, errorf(`Illegal "action"`)
+	}
+	acts := []attrs.ActAttrs{}
+	var cookie []byte
+	expectParams := false
+	for len(args) > 0 {
+		w := args[0]
+		switch {
+		case w == "action":
+			args = args[1:]
+			expectParams = true
+			continue
+		case w == "flowid", w == "classid":
+			return finishActions(acts, args, expectParams)
+		case w == "help":
+			return nil, args, errorf(`Illegal "action"`)
+		case isNewCmd(w):
+			return acts, args, nil
+		}
+		expectParams = false
+		name := w
+		if _, ok := actionControl(w); ok {
+			name = "gact"
+		}
+		kind := LookupAction(name)
+		if kind == nil && slices.Contains(tcActionKinds, name) {
+			return nil, args, errorf("gotc does not support action kind %q", name)
+		}
+		if kind == nil {
+			kind = LookupAction("gact")
+		}
+		opts, rest, err := kind.Parse(args)
+		if err != nil {
+			if pe, ok := err.(*ParseError); ok && pe.Code == 0 && !pe.ShowUsage {
+				// A kind's own refusal: parse_action adds its two lines and
+				// the filter its own.
+				return nil, args, errorf("%s\nbad action parsing\nparse_action: bad value (%d:%s)!\nIllegal \"action\"", pe.Msg, len(args), w)
+			}
+			return nil, args, err
+		}
+		act := attrs.ActAttrs{Kind: &name, Options: opts}
+		args = rest
+		if len(args) > 0 && args[0] == "cookie" {
+			if len(args) < 2 {
+				return nil, args, incompleteCommand()
+			}
+			s := args[1]
+			if len(s) > cookieMax*2 {
+				return nil, args, invalidArgument(s, fmt.Sprintf("%d Max allowed size %d", len(s), cookieMax*2))
+			}
+			b, err := hex.DecodeString(s)
+			if len(s)%2 != 0 || err != nil {
+				return nil, args, invalidArgument(s, "cookie must be a hex string\n")
+			}
+			cookie = b
+			args = args[2:]
+		}
+		if len(cookie) > 0 {
+			act.Cookie = cookie
+		}
+		if len(args) > 0 && tcfmt.Matches(args[0], "hw_stats") {
+			if len(args) < 2 {
+				return nil, args, incompleteCommand()
+			}
+			i := slices.IndexFunc(hwStatsItems, func(it struct {
+				name string
+				bits uint32
+			}) bool {
+				return tcfmt.Matches(args[1], it.name)
+			})
+			if i < 0 {
+				return nil, args, invalidArgument(args[1], "value is invalid\n")
+			}
+			b := hwStatsItems[i].bits
+			act.HWStats = &attrs.Bitfield32{Value: b, Selector: b}
+			args = args[2:]
+		}
+		var flags uint32
+		if len(args) > 0 && args[0] == "no_percpu" {
+			flags |= actFlagNoPercpuStats
+			args = args[1:]
+		}
+		// Twice, so that "skip_hw skip_sw" reads as well as "skip_sw skip_hw".
+		for range 2 {
+			switch {
+			case len(args) > 0 && args[0] == "skip_sw":
+				flags |= actFlagSkipSW
+				args = args[1:]
+			case len(args) > 0 && args[0] == "skip_hw":
+				flags |= actFlagSkipHW
+				args = args[1:]
+			}
+		}
+		if flags != 0 {
+			act.Flags = &attrs.Bitfield32{Value: flags, Selector: flags}
+		}
+		acts = append(acts, act)
+	}
+	return finishActions(acts, args, expectParams)
+}
+
+// finishActions refuses a list whose last "action" has no kind after it.
+func finishActions(acts []attrs.ActAttrs, args []string, expectParams bool) ([]attrs.ActAttrs, []string, error) {
+	if expectParams {
+		w := "(null)"
+		if len(args) > 0 {
+			w = args[0]
+		}
+		return nil, args, errorf("bad action empty 1\nparse_action: bad value (%d:%s)!\nIllegal \"action\"", len(args), w)
+	}
+	return acts, args, nil
+}
+
+// invalidArgument is tc's invarg: the message and exit status 255.
+func invalidArgument(arg, msg string) *ParseError {
+	return &ParseError{Msg: fmt.Sprintf("Error: argument %q is wrong: %s", arg, msg), Code: 255}
+}
+
+// TC_ACT_* verdicts (linux/pkt_cls.h) and the opcodes that carry a value
+// in their low bits.
+const (
+	actUnspec     = -1
+	actOK         = 0
+	actReclassify = 1
+	actShot       = 2
+	actPipe       = 3
+	actStolen     = 4
+	actTrap       = 8
+
+	actExtShift   = 28
+	actExtValMask = 1<<actExtShift - 1
+	actJump       = 1 << actExtShift
+	actGotoChain  = 2 << actExtShift
+)
+
+var actionVerbs = []struct {
+	name string
+	code int32
+}{
+	{"continue", actUnspec}, {"drop", actShot}, {"shot", actShot}, {"pass", actOK},
+	{"ok", actOK}, {"reclassify", actReclassify}, {"pipe", actPipe},
+	{"goto", actGotoChain}, {"jump", actJump}, {"trap", actTrap},
+}
+
+// actionControl is tc's action_a2n without numbers: the verdict a word
+// (or an abbreviation, first match in tc's order) names.
+func actionControl(w string) (int32, bool) {
+	for _, v := range actionVerbs {
+		if tcfmt.Matches(w, v.name) {
+			return v.code, true
+		}
+	}
+	return 0, false
+}
+
+// parseActionControl is tc's parse_action_control: a verdict, with the
+// chain of "goto chain N" or the count of "jump N". Its errors end tc
+// with the kind's usage (usage says which).
+func parseActionControl(args []string, usage string) (int32, []string, error) {
+	if len(args) == 0 {
+		return 0, args, &ParseError{Msg: usage, Code: 255}
+	}
+	code, ok := actionControl(args[0])
+	if !ok {
+		return 0, args, &ParseError{Msg: fmt.Sprintf("Bad action type %s\n%s", args[0], usage), Code: 255}
+	}
+	switch code {
+	case actGotoChain:
+		if len(args) < 2 {
+			return 0, args, incompleteCommand()
+		}
+		if !tcfmt.Matches(args[1], "chain") {
+			return 0, args, &ParseError{Msg: "\"chain index\" expected\n" + usage, Code: 255}
+		}
+		if len(args) < 3 {
+			return 0, args, incompleteCommand()
+		}
+		v, err := tcfmt.ParseUint(args[2], 10, 32)
+		if err != nil || v > actExtValMask {
+			return 0, args, &ParseError{Msg: "Illegal \"chain index\"\n" + usage, Code: 255}
+		}
+		return code | int32(v), args[3:], nil
+	case actJump:
+		if len(args) < 2 {
+			return 0, args, incompleteCommand()
+		}
+		v, err := tcfmt.ParseUint(args[1], 10, 32)
+		if err != nil || v > actExtValMask {
+			return 0, args, &ParseError{Msg: fmt.Sprintf("Invalid \"jump count\" (%s)\n%s", args[1], usage), Code: 255}
+		}
+		return code | int32(v), args[2:], nil
+	}
+	return code, args[1:], nil
+}
+
+// actionControlName is tc's action_n2a.
+func actionControlName(code int32) string {
+	switch {
+	case code&^actExtValMask == actGotoChain:
+		return "goto"
+	case code&^actExtValMask == actJump:
+		return "jump"
+	}
+	switch code {
+	case actUnspec:
+		return "continue"
+	case actOK:
+		return "pass"
+	case actShot:
+		return "drop"
+	case actReclassify:
+		return "reclassify"
+	case actPipe:
+		return "pipe"
+	case actStolen:
+		return "stolen"
+	case actTrap:
+		return "trap"
+	}
+	return fmt.Sprint(code)
+}
+
+// printActionControl is tc's print_action_control.
+func printActionControl(p *tcfmt.Printer, prefix string, code int32, suffix string) {
+	p.Text(prefix)
+	p.OpenObject("control_action")
+	p.String(tcfmt.Any, "type", "%s", actionControlName(code))
+	switch code &^ actExtValMask {
+	case actGotoChain:
+		p.Uint(tcfmt.Any, "chain", " chain %u", uint64(code&actExtValMask))
+	case actJump:
+		p.Uint(tcfmt.Any, "jump", " %u", uint64(code&actExtValMask))
+	}
+	p.CloseObject()
+	p.Text(suffix)
+}
+
+// userHZ is the unit of struct tcf_t's times (the kernel reports them in
+// clock_t, USER_HZ per second; tc divides by get_user_hz(), 100 on Linux).
+const userHZ = 100
+
+// printTm is tc's print_tm: an action's times in whole seconds.
+func printTm(p *tcfmt.Printer, tm *attrs.TCFT) {
+	if tm.Install != 0 {
+		p.Uint(tcfmt.Any, "installed", " installed %u sec", tm.Install/userHZ)
+	}
+	if tm.Lastuse != 0 {
+		p.Uint(tcfmt.Any, "last_used", " used %u sec", tm.Lastuse/userHZ)
+	}
+	if tm.Firstuse != 0 {
+		p.Uint(tcfmt.Any, "first_used", " firstused %u sec", tm.Firstuse/userHZ)
+	}
+	if tm.Expires != 0 {
+		p.Uint(tcfmt.Any, "expires", " expires %u sec", tm.Expires/userHZ)
+	}
+}
+
+// ActionPrint says how a list of actions is printed.
+type ActionPrint struct {
+	// Stats is tc's -s: the actions' statistics and times.
+	Stats bool
+	// Bind is set for the actions of a filter (tc_print_action), whose
+	// skip and hardware flags tc leaves out; clear for "tc actions".
+	Bind bool
+}
+
+// PrintActions prints a list of actions as tc_dump_action does: a JSON
+// array "actions", in text each action on a new line after "\taction
+// order N: ".
+func PrintActions(p *tcfmt.Printer, acts []attrs.ActAttrs, how ActionPrint) {
+	p.OpenArray(tcfmt.JSON, "actions")
+	for i := range acts {
+		p.OpenObject("")
+		p.NL()
+		p.Uint(tcfmt.Any, "order", "\taction order %u: ", uint64(i+1))
+		printAction(p, &acts[i], how)
+		p.CloseObject()
+	}
+	p.CloseArray(tcfmt.JSON, "")
+}
+
+// printAction is tc_print_one_action.
+func printAction(p *tcfmt.Printer, a *attrs.ActAttrs, how ActionPrint) {
+	if a.Kind == nil {
+		return
+	}
+	kind := LookupAction(*a.Kind)
+	if kind == nil {
+		// tc prints an unknown kind's options length on stderr only.
+		p.String(tcfmt.Any, "kind", "%s ", *a.Kind)
+	} else {
+		kind.Print(p, a.Options)
+		if how.Stats && kind.PrintStats != nil {
+			kind.PrintStats(p, a.Options)
+		}
+		p.NL()
+	}
+	if how.Stats && a.Stats != nil {
+		p.Text("\tAction statistics:")
+		p.NL()
+		p.OpenObject("stats")
+		printActionStats(p, a.Stats)
+		p.CloseObject()
+		p.NL()
+	}
+	if a.Cookie != nil {
+		p.String(tcfmt.Any, "cookie", "\tcookie %s", hex.EncodeToString(a.Cookie))
+		p.NL()
+	}
+	if a.Flags != nil || a.InHWCount != nil {
+		printActionFlags(p, a, how.Bind)
+	}
+	if a.HWStats != nil {
+		printHWStats(p, "hw_stats", *a.HWStats)
+	}
+	if a.UsedHWStats != nil {
+		printHWStats(p, "used_hw_stats", *a.UsedHWStats)
+	}
+}
+
+func printActionFlags(p *tcfmt.Printer, a *attrs.ActAttrs, bind bool) {
+	skipHW, newline := false, false
+	if f := a.Flags; f != nil {
+		if f.Selector&actFlagNoPercpuStats != 0 {
+			newline = true
+			p.Bool(tcfmt.Any, "no_percpu", "\tno_percpu", f.Value&actFlagNoPercpuStats != 0)
+		}
+		if !bind {
+			if f.Selector&actFlagSkipHW != 0 {
+				newline = true
+				skipHW = f.Value&actFlagSkipHW != 0
+				p.Bool(tcfmt.Any, "skip_hw", "\tskip_hw", skipHW)
+			}
+			if f.Selector&actFlagSkipSW != 0 {
+				newline = true
+				p.Bool(tcfmt.Any, "skip_sw", "\tskip_sw", f.Value&actFlagSkipSW != 0)
+			}
+		}
+	}
+	if a.InHWCount != nil && !bind && !skipHW {
+		newline = true
+		if n := *a.InHWCount; n != 0 {
+			p.Bool(tcfmt.Any, "in_hw", "\tin_hw", true)
+			p.Uint(tcfmt.Any, "in_hw_count", " in_hw_count %u", uint64(n))
+		} else {
+			p.Bool(tcfmt.Any, "not_in_hw", "\tnot_in_hw", true)
+		}
+	}
+	if newline {
+		p.NL()
+	}
+}
+
+// printHWStats is m_action.c's print_hw_stats.
+func printHWStats(p *tcfmt.Printer, key tcfmt.Name, bf attrs.Bitfield32) {
+	bits := bf.Value & bf.Selector
+	p.Text("\t")
+	p.OpenArray(tcfmt.Any, key)
+	for _, it := range hwStatsItems {
+		if (bits == 0 && it.bits == 0) || bits&it.bits != 0 {
+			p.String(tcfmt.Any, "", " %s", it.name)
+		}
+	}
+	p.CloseArray(tcfmt.JSON, "")
+	p.NL()
+}
+
+// printActionStats is print_tcstats2_attr with prefix "\t". An action's
+// TCA_STATS_BASIC_HW is zero unless a driver offloads it, and tc prints it
+// only when nonzero: gotc, which runs no offloading driver, leaves it out.
+func printActionStats(p *tcfmt.Printer, s *attrs.StatsAttrs) {
+	var st tcfmt.Stats2
+	if s.Basic != nil {
+		st.HasBasic = true
+		st.Basic = tcfmt.BasicStats{Bytes: s.Basic.Bytes, Packets: s.Basic.Packets}
+	}
+	if s.Pkt64 != nil {
+		st.Packets64 = *s.Pkt64
+	}
+	if s.Queue != nil {
+		q := s.Queue
+		st.HasQueue = true
+		st.Queue = tcfmt.QueueStats{Qlen: q.Qlen, Backlog: q.Backlog, Drops: q.Drops, Requeues: q.Requeues, Overlimits: q.Overlimits}
+	}
+	if s.RateEst != nil {
+		st.HasRateEst = true
+		st.RateEst = tcfmt.RateEst{BPS: uint64(s.RateEst.Bps), PPS: uint64(s.RateEst.Pps)}
+	}
+	if s.RateEst64 != nil {
+		st.HasRateEst64 = true
+		st.RateEst64 = tcfmt.RateEst{BPS: s.RateEst64.Bps, PPS: s.RateEst64.Pps}
+	}
+	p.Stats(&st, "\t")
+}
