@@ -369,14 +369,13 @@ func printActionControl(p *tcfmt.Printer, prefix string, code int32, suffix stri
 // clock_t, USER_HZ per second; tc divides by get_user_hz(), 100 on Linux).
 const userHZ = 100
 
-// printTm is tc's print_tm: an action's times in whole seconds.
+// printTm is tc's print_tm: an action's times in whole seconds. tc 7.3
+// prints the install and last-use times even when they are zero (as the
+// recorded goldens in testdata/golden-filters show, where the kernel
+// reports 0), the first-use and expiry times only when they are not.
 func printTm(p *tcfmt.Printer, tm *attrs.TCFT) {
-	if tm.Install != 0 {
-		p.Uint(tcfmt.Any, "installed", " installed %u sec", tm.Install/userHZ)
-	}
-	if tm.Lastuse != 0 {
-		p.Uint(tcfmt.Any, "last_used", " used %u sec", tm.Lastuse/userHZ)
-	}
+	p.Uint(tcfmt.Any, "installed", " installed %u sec", tm.Install/userHZ)
+	p.Uint(tcfmt.Any, "last_used", " used %u sec", tm.Lastuse/userHZ)
 	if tm.Firstuse != 0 {
 		p.Uint(tcfmt.Any, "first_used", " firstused %u sec", tm.Firstuse/userHZ)
 	}

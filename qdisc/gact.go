@@ -92,7 +92,7 @@ func parseGact(args []string) (attrs.ActOptionsMsg, []string, error) {
 
 // parseGactRandom reads TYPE VERB VAL after "random".
 func parseGactRandom(args []string) (*attrs.TCGactP, []string, error) {
-	if len(args) < 2 {
+	if len(args) < 1 {
 		return nil, args, incompleteCommand()
 	}
 	pp := &attrs.TCGactP{}
@@ -104,13 +104,17 @@ func parseGactRandom(args []string) (*attrs.TCGactP, []string, error) {
 	default:
 		return nil, args, errorf(`Illegal "random type"`)
 	}
+	if len(args) < 2 {
+		return nil, args, incompleteCommand()
+	}
 	code, rest, err := parseActionControl(args[1:], gactUsage)
 	if err != nil {
 		return nil, args, err
 	}
 	pp.Paction = code
+	// For a missing or bad value tc prints the uninitialised struct's pval
+	// (tc 7.3 printed 0x1000 in our runs); gotc prints 0.
 	if len(rest) == 0 {
-		// tc reads the value past the end of its words and fails there.
 		return nil, args, errorf("Illegal probability val 0x0")
 	}
 	v, err := tcfmt.ParseUint(rest[0], 10, 16)

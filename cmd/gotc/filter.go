@@ -51,10 +51,18 @@ func (t *tc) filterCmd(args []string) error {
 	return errStatus(exitUsage)
 }
 
-// Ethernet protocol numbers tc knows by name (linux/if_ether.h).
+// Ethernet protocol numbers tc knows by name (linux/if_ether.h, and the
+// aliases at the end of iproute2's ll_proto.c table, such as "ipv4").
 var ethProtocols = map[string]uint16{
-	"all": 0x0003, "ip": 0x0800, "ipv6": 0x86dd, "arp": 0x0806,
+	"all": 0x0003, "ip": 0x0800, "ipv4": 0x0800, "ipv6": 0x86dd, "arp": 0x0806,
 	"802.1q": 0x8100, "802.1ad": 0x88a8, "mpls_uc": 0x8847,
+}
+
+// protocolNames are the names tc prints: the first of ll_proto.c's table
+// for each number.
+var protocolNames = map[uint16]string{
+	0x0003: "all", 0x0800: "ip", 0x86dd: "ipv6", 0x0806: "arp",
+	0x8100: "802.1Q", 0x88a8: "802.1ad", 0x8847: "mpls_uc",
 }
 
 func parseProtocol(s string) (uint16, bool) {
@@ -66,10 +74,8 @@ func parseProtocol(s string) (uint16, bool) {
 }
 
 func protocolName(p uint16) string {
-	for name, v := range ethProtocols {
-		if v == p && name != "mpls_uc" {
-			return name
-		}
+	if name, ok := protocolNames[p]; ok {
+		return name
 	}
 	return fmt.Sprintf("[%04x]", p)
 }

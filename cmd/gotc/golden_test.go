@@ -14,8 +14,9 @@ import (
 // golden is one scenario recorded by selftests/capture on a real kernel: the
 // kernel's raw dump messages and what the reference tc printed of them.
 type golden struct {
-	dump  map[netlink.Object][]*netlink.Msg
-	views [][2]string // command line, tc's output
+	dump    map[netlink.Object][]*netlink.Msg
+	ifindex int32       // the scenario's device, from its first message
+	views   [][2]string // command line, tc's output
 }
 
 var deviceName = regexp.MustCompile(`dev (gd[0-9]+)`)
@@ -50,9 +51,12 @@ func readGolden(t testing.TB, path string) (*golden, string) {
 			if err := m.UnmarshalBinary(b); err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			obj := netlink.Qdisc
-			if f[1] == "class" {
-				obj = netlink.Class
+			obj, ok := map[string]netlink.Object{"qdisc": netlink.Qdisc, "class": netlink.Class, "filter": netlink.Filter}[f[1]]
+			if !ok {
+				t.Fatalf("%s: raw message of unknown object %q", path, f[1])
+			}
+			if g.ifindex == 0 {
+				g.ifindex = m.Header.Ifindex
 			}
 			g.dump[obj] = append(g.dump[obj], m)
 		case strings.HasPrefix(head, "view "):
@@ -69,14 +73,20 @@ func TestOutputGoldens(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no output goldens in testdata/golden (record them with selftests/capture.sh)")
 	}
+	// Filters, recorded with capture -filters (see selftests/capture).
+	filterFiles, _ := filepath.Glob("../../testdata/golden-filters/*.golden")
+	if len(filterFiles) == 0 {
+		t.Fatal("no filter goldens in testdata/golden-filters")
+	}
+	files = append(files, filterFiles...)
 	compared := 0
 	for _, file := range files {
 		g, dev := readGolden(t, file)
 		for _, v := range g.views {
 			k := newFake()
 			k.dump = g.dump
-			if len(g.dump[netlink.Qdisc]) > 0 {
-				k.links[dev] = g.dump[netlink.Qdisc][0].Header.Ifindex
+			if g.ifindex != 0 {
+				k.links[dev] = g.ifindex
 			}
 			line := strings.ReplaceAll(v[0], "DEV", dev)
 			status, stdout, stderr := gotc(k, line)

@@ -9,11 +9,17 @@
 //
 // Scenario file: one scenario per line, "NAME: ARGS; ARGS; ..." where each ARGS
 // is a tc command line run with DEV replaced by the scenario's device.
+//
+// With -filters PARENT it records the filters below PARENT instead (their raw
+// dump and FilterViews), for the filter goldens in testdata/golden-filters:
+//
+//	selftests/vm/run --build ./selftests/capture -- /gotc/bin/capture -filters ffff: testdata/golden-filters/scenarios.txt
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"flag"
 	"fmt"
@@ -22,6 +28,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/tcfmt"
 	mnl "github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
@@ -41,10 +48,35 @@ var Views = []string{
 	"-s -j class show dev DEV",
 }
 
+// FilterViews are the output modes recorded for each filter scenario; PARENT
+// is the -filters parent.
+var FilterViews = []string{
+	"filter show dev DEV parent PARENT",
+	"-s filter show dev DEV parent PARENT",
+	"-j filter show dev DEV parent PARENT",
+	"-s -j -p filter show dev DEV parent PARENT",
+	"filter get dev DEV parent PARENT protocol all pref 1 handle 1 matchall",
+	"-s -j filter get dev DEV parent PARENT protocol all pref 1 handle 1 matchall",
+}
+
 func main() {
 	tc := flag.String("tc", "/ref/bin/tc", "reference tc")
 	ip := flag.String("ip", "/ref/bin/ip", "reference ip")
+	filters := flag.String("filters", "", "record the filters below this parent instead of qdiscs and classes")
 	flag.Parse()
+	objects, views := []netlink.Object{netlink.Qdisc, netlink.Class}, Views
+	var parent uint32
+	if *filters != "" {
+		p, err := tcfmt.ParseClassID(*filters)
+		if err != nil {
+			fail(err)
+		}
+		objects, parent = []netlink.Object{netlink.Filter}, p
+		views = nil
+		for _, v := range FilterViews {
+			views = append(views, strings.ReplaceAll(v, "PARENT", *filters))
+		}
+	}
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: capture [-tc PATH] [-ip PATH] SCENARIOS")
 		os.Exit(2)
@@ -75,12 +107,12 @@ func main() {
 			run(*tc, args...)
 		}
 		idx := ifindex(dev)
-		for _, obj := range []netlink.Object{netlink.Qdisc, netlink.Class} {
-			for _, m := range rawDump(obj, idx) {
+		for _, obj := range objects {
+			for _, m := range rawDump(obj, idx, parent) {
 				fmt.Printf("--- raw %s %s\n", obj, hex.EncodeToString(m))
 			}
 		}
-		for _, v := range Views {
+		for _, v := range views {
 			args := strings.Fields(strings.ReplaceAll(v, "DEV", dev))
 			out := run(*tc, args...)
 			fmt.Printf("--- view %s\n%s", v, out)
@@ -124,17 +156,18 @@ func ifindex(dev string) int32 {
 	return idx
 }
 
-// rawDump returns the payloads of the kernel's dump messages for one device,
-// exactly as received.
-func rawDump(obj netlink.Object, ifindex int32) [][]byte {
+// rawDump returns the payloads of the kernel's dump messages for one device
+// (and for filters, one parent), exactly as received.
+func rawDump(obj netlink.Object, ifindex int32, parent uint32) [][]byte {
 	nl, err := mnl.Dial(unix.NETLINK_ROUTE, nil)
 	if err != nil {
 		fail(err)
 	}
 	defer nl.Close()
-	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: unix.RTM_GETQDISC, netlink.Class: unix.RTM_GETTCLASS}[obj]
+	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: unix.RTM_GETQDISC, netlink.Class: unix.RTM_GETTCLASS, netlink.Filter: unix.RTM_GETTFILTER}[obj]
 	req := make([]byte, 20)
-	req[4], req[5], req[6], req[7] = byte(ifindex), byte(ifindex>>8), byte(ifindex>>16), byte(ifindex>>24)
+	binary.NativeEndian.PutUint32(req[4:], uint32(ifindex))
+	binary.NativeEndian.PutUint32(req[12:], parent)
 	msgs, err := nl.Execute(mnl.Message{Header: mnl.Header{Type: getType, Flags: mnl.Request | mnl.Dump}, Data: req})
 	if err != nil {
 		fail(err)
