@@ -645,6 +645,7 @@ type decodePool struct {
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
 	ActAttrs                pool[ActAttrs]
+	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
 	ActAttrsSlices          slicePool[ActAttrs]
@@ -672,6 +673,7 @@ func (p *decodePool) reset() {
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
 	p.ActAttrs.reset()
+	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
 	p.CakeTinStatsAttrsSlices.reset()
 	p.ActAttrsSlices.reset()
@@ -815,6 +817,13 @@ func newActAttrs(sel *selectors) *ActAttrs {
 		return new(ActAttrs)
 	}
 	return sel.pool.ActAttrs.get()
+}
+
+func newActRootAttrs(sel *selectors) *ActRootAttrs {
+	if sel.pool == nil {
+		return new(ActRootAttrs)
+	}
+	return sel.pool.ActRootAttrs.get()
 }
 
 func newActGactAttrs(sel *selectors) *ActGactAttrs {
@@ -2569,6 +2578,118 @@ func (s *ActAttrs) UnknownCount() int {
 	}
 	if s.Stats != nil {
 		n += s.Stats.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-root-attrs (TCA_ROOT_*).
+const (
+	TCARootUnspec     uint16 = 0
+	TCARootTab        uint16 = 1
+	TCARootFlags      uint16 = 2
+	TCARootCount      uint16 = 3
+	TCARootTimeDelta  uint16 = 4
+	TCARootExtWarnMsg uint16 = 5
+)
+
+// ActRootAttrs: A message about standalone actions (RTM_NEWACTION, RTM_DELACTION,
+// RTM_GETACTION), after struct tcamsg: "tc actions".
+type ActRootAttrs struct {
+	// The actions (TCA_ACT_TAB), numbered from 1.
+	Tab []ActAttrs
+	// TCA_ACT_FLAG_LARGE_DUMP_ON 1, TCA_ACT_FLAG_TERSE_DUMP 2.
+	Flags *Bitfield32
+	// How many actions a dump message holds.
+	Count *uint32
+	// Dump only the actions used in the last this many milliseconds.
+	TimeDelta  *uint32
+	ExtWarnMsg *string
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActRootAttrs) Encode(e *Encoder) {
+	if s.Tab != nil {
+		e.Nest(TCARootTab, false, func(e *Encoder) {
+			for i := range s.Tab {
+				e.Nest(uint16(i+1), false, s.Tab[i].Encode)
+			}
+		})
+	}
+	if s.Flags != nil {
+		putBitfield32(e, TCARootFlags, (*s.Flags))
+	}
+	if s.Count != nil {
+		e.Uint32(TCARootCount, uint32((*s.Count)))
+	}
+	if s.TimeDelta != nil {
+		e.Uint32(TCARootTimeDelta, uint32((*s.TimeDelta)))
+	}
+	if s.ExtWarnMsg != nil {
+		e.String(TCARootExtWarnMsg, (*s.ExtWarnMsg))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActRootAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActRootAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActRootAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCARootTab:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Tab = v
+				return
+			}
+		case TCARootFlags:
+			if v, ok := getBitfield32(data); ok {
+				s.Flags = &v
+				return
+			}
+		case TCARootCount:
+			if v, ok := getUint32(data); ok {
+				s.Count = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCARootTimeDelta:
+			if v, ok := getUint32(data); ok {
+				s.TimeDelta = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCARootExtWarnMsg:
+			if v, ok := getString(data); ok {
+				s.ExtWarnMsg = &v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActRootAttrs) Validate() error {
+	for i := range s.Tab {
+		if err := s.Tab[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActRootAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Tab {
+		n += s.Tab[i].UnknownCount()
 	}
 	return n
 }

@@ -391,6 +391,11 @@ type ActionPrint struct {
 	// Bind is set for the actions of a filter (tc_print_action), whose
 	// skip and hardware flags tc leaves out; clear for "tc actions".
 	Bind bool
+	// FirstOrder is the number of the first action, which tc prints as
+	// its "order" (the attribute type of its nest): 1 in a filter and in
+	// the answer to a get (the kernel's tcf_action_dump), 0 in each
+	// message of an action dump (tcf_dump_walker).
+	FirstOrder uint32
 }
 
 // PrintActions prints a list of actions as tc_dump_action does: a JSON
@@ -401,7 +406,7 @@ func PrintActions(p *tcfmt.Printer, acts []attrs.ActAttrs, how ActionPrint) {
 	for i := range acts {
 		p.OpenObject("")
 		p.NL()
-		p.Uint(tcfmt.Any, "order", "\taction order %u: ", uint64(i+1))
+		p.Uint(tcfmt.Any, "order", "\taction order %u: ", uint64(how.FirstOrder)+uint64(i))
 		printAction(p, &acts[i], how)
 		p.CloseObject()
 	}

@@ -146,7 +146,7 @@ func TestPrintActionControlJSON(t *testing.T) {
 	p := tcfmt.NewPrinter(&b, tcfmt.Options{JSON: true})
 	p.Start()
 	p.OpenObject("")
-	PrintActions(p, []attrs.ActAttrs{gact(actGotoChain|4, 2), gact(actJump|1, 3)}, ActionPrint{Bind: true})
+	PrintActions(p, []attrs.ActAttrs{gact(actGotoChain|4, 2), gact(actJump|1, 3)}, ActionPrint{Bind: true, FirstOrder: 1})
 	p.CloseObject()
 	if err := p.Finish(); err != nil {
 		t.Fatal(err)

@@ -121,6 +121,6 @@ func printMatchall(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 		p.Uint(tcfmt.Any, "rule_hit", " (rule hit %llu)", o.Pcnt.Rhit)
 	}
 	if o.Act != nil {
-		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true})
+		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1})
 	}
 }

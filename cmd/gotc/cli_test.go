@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/netlink"
+	"golang.org/x/sys/unix"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/requests")
@@ -23,6 +24,7 @@ type fakeKernel struct {
 	requests []string
 	refuse   error
 	dump     map[netlink.Object][]*netlink.Msg
+	actions  []*netlink.ActionMsg // answers to action gets and dumps
 	links    map[string]int32
 }
 
@@ -37,6 +39,43 @@ func (f *fakeKernel) Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error {
 	}
 	f.requests = append(f.requests, fmt.Sprintf("type=%d flags=%#x %s\n  %s", req.Header.Type, uint16(req.Header.Flags), hex.EncodeToString(req.Data), describe(reflect.ValueOf(back))))
 	return f.refuse
+}
+
+func (f *fakeKernel) recordAction(typ uint16, flags uint16, m *netlink.ActionMsg) {
+	data, _ := m.AppendBinary(nil)
+	var back netlink.ActionMsg
+	if err := back.UnmarshalBinary(data); err != nil {
+		panic(err)
+	}
+	f.requests = append(f.requests, fmt.Sprintf("type=%d flags=%#x %s\n  %s", typ, flags, hex.EncodeToString(data), describe(reflect.ValueOf(back))))
+}
+
+func (f *fakeKernel) DoAction(op netlink.ActionOp, m *netlink.ActionMsg) error {
+	req := netlink.ActionRequest(op, m)
+	f.recordAction(uint16(req.Header.Type), uint16(req.Header.Flags), m)
+	return f.refuse
+}
+
+// GetAction answers with the first canned action message.
+func (f *fakeKernel) GetAction(m *netlink.ActionMsg) (*netlink.ActionMsg, error) {
+	f.recordAction(unix.RTM_GETACTION, unix.NLM_F_REQUEST, m)
+	if f.refuse != nil {
+		return nil, f.refuse
+	}
+	if len(f.actions) == 0 {
+		return nil, &netlink.Error{Errno: unix.ENOENT}
+	}
+	return f.actions[0], nil
+}
+
+func (f *fakeKernel) DumpActions(m *netlink.ActionMsg, fn func(*netlink.ActionMsg, error) error) error {
+	f.recordAction(unix.RTM_GETACTION, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, m)
+	for _, a := range f.actions {
+		if err := fn(a, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (f *fakeKernel) Dump(o netlink.Object, filter netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {

@@ -210,7 +210,10 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 		return err
 	}
 	if err := c.Do(netlink.Filter, op, m); err != nil {
-		return t.kernelRefused(err)
+		err = t.kernelRefused(err)
+		// tc_filter_modify adds this line to every refusal.
+		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
+		return err
 	}
 	return nil
 }

@@ -15,8 +15,9 @@ import (
 // kernel's raw dump messages and what the reference tc printed of them.
 type golden struct {
 	dump    map[netlink.Object][]*netlink.Msg
-	ifindex int32       // the scenario's device, from its first message
-	views   [][2]string // command line, tc's output
+	actions []*netlink.ActionMsg // the messages of an action dump
+	ifindex int32                // the scenario's device, from its first message
+	views   [][2]string          // command line, tc's output
 }
 
 var deviceName = regexp.MustCompile(`dev (gd[0-9]+)`)
@@ -41,6 +42,16 @@ func readGolden(t testing.TB, path string) (*golden, string) {
 			if m := deviceName.FindStringSubmatch(head); m != nil {
 				dev = m[1]
 			}
+		case strings.HasPrefix(head, "raw action "):
+			b, err := hex.DecodeString(strings.TrimPrefix(head, "raw action "))
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			m := &netlink.ActionMsg{}
+			if err := m.UnmarshalBinary(b); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			g.actions = append(g.actions, m)
 		case strings.HasPrefix(head, "raw "):
 			f := strings.Fields(head)
 			b, err := hex.DecodeString(f[2])
@@ -78,13 +89,19 @@ func TestOutputGoldens(t *testing.T) {
 	if len(filterFiles) == 0 {
 		t.Fatal("no filter goldens in testdata/golden-filters")
 	}
-	files = append(files, filterFiles...)
+	// Standalone actions, recorded with capture -actions.
+	actionFiles, _ := filepath.Glob("../../testdata/golden-actions/*.golden")
+	if len(actionFiles) == 0 {
+		t.Fatal("no action goldens in testdata/golden-actions")
+	}
+	files = append(append(files, filterFiles...), actionFiles...)
 	compared := 0
 	for _, file := range files {
 		g, dev := readGolden(t, file)
 		for _, v := range g.views {
 			k := newFake()
 			k.dump = g.dump
+			k.actions = g.actions
 			if g.ifindex != 0 {
 				k.links[dev] = g.ifindex
 			}

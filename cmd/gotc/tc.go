@@ -175,6 +175,8 @@ func (t *tc) do(args []string) int {
 		err = t.classCmd(rest)
 	case tcfmt.Matches(obj, "filter"):
 		err = t.filterCmd(rest)
+	case tcfmt.Matches(obj, "actions"):
+		err = t.actionsCmd(rest)
 	case tcfmt.Matches(obj, "help"):
 		fmt.Fprint(t.stderr, usageText)
 		return exitOK

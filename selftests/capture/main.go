@@ -14,6 +14,11 @@
 // dump and FilterViews), for the filter goldens in testdata/golden-filters:
 //
 //	selftests/vm/run --build ./selftests/capture -- /gotc/bin/capture -filters ffff: testdata/golden-filters/scenarios.txt
+//
+// With -actions KIND it records the standalone actions of KIND (their raw
+// dump and ActionViews) and flushes them after each scenario:
+//
+//	selftests/vm/run --build ./selftests/capture -- /gotc/bin/capture -actions gact testdata/golden-actions/scenarios.txt
 package main
 
 import (
@@ -27,6 +32,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	mnl "github.com/mdlayher/netlink"
@@ -59,10 +65,20 @@ var FilterViews = []string{
 	"-s -j filter get dev DEV parent PARENT protocol all pref 1 handle 1 matchall",
 }
 
+// ActionViews are the output modes recorded for each action scenario; KIND
+// is the -actions kind.
+var ActionViews = []string{
+	"actions list action KIND",
+	"-s actions list action KIND",
+	"-j actions list action KIND",
+	"-s -j -p actions ls action KIND",
+}
+
 func main() {
 	tc := flag.String("tc", "/ref/bin/tc", "reference tc")
 	ip := flag.String("ip", "/ref/bin/ip", "reference ip")
 	filters := flag.String("filters", "", "record the filters below this parent instead of qdiscs and classes")
+	actions := flag.String("actions", "", "record the standalone actions of this kind instead of qdiscs and classes")
 	flag.Parse()
 	objects, views := []netlink.Object{netlink.Qdisc, netlink.Class}, Views
 	var parent uint32
@@ -75,6 +91,12 @@ func main() {
 		views = nil
 		for _, v := range FilterViews {
 			views = append(views, strings.ReplaceAll(v, "PARENT", *filters))
+		}
+	}
+	if *actions != "" {
+		objects, views = nil, nil
+		for _, v := range ActionViews {
+			views = append(views, strings.ReplaceAll(v, "KIND", *actions))
 		}
 	}
 	if flag.NArg() != 1 {
@@ -112,6 +134,11 @@ func main() {
 				fmt.Printf("--- raw %s %s\n", obj, hex.EncodeToString(m))
 			}
 		}
+		if *actions != "" {
+			for _, m := range rawActionDump(*actions) {
+				fmt.Printf("--- raw action %s\n", hex.EncodeToString(m))
+			}
+		}
 		for _, v := range views {
 			args := strings.Fields(strings.ReplaceAll(v, "DEV", dev))
 			out := run(*tc, args...)
@@ -122,6 +149,9 @@ func main() {
 		}
 		fmt.Printf("--- end\n")
 		run(*ip, "link", "del", dev)
+		if *actions != "" {
+			run(*tc, "actions", "flush", "action", *actions)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		fail(err)
@@ -178,6 +208,30 @@ func rawDump(obj netlink.Object, ifindex int32, parent uint32) [][]byte {
 		if err := msg.UnmarshalBinary(m.Data); err == nil && msg.Header.Ifindex == ifindex {
 			out = append(out, m.Data)
 		}
+	}
+	return out
+}
+
+// rawActionDump returns the payloads of the kernel's dump of the actions of
+// one kind, requested as tc requests it.
+func rawActionDump(kind string) [][]byte {
+	nl, err := mnl.Dial(unix.NETLINK_ROUTE, nil)
+	if err != nil {
+		fail(err)
+	}
+	defer nl.Close()
+	req := netlink.ActionMsg{Attrs: attrs.ActRootAttrs{
+		Tab:   []attrs.ActAttrs{{Kind: &kind}},
+		Flags: &attrs.Bitfield32{Value: 1, Selector: 1}, // TCA_ACT_FLAG_LARGE_DUMP_ON
+	}}
+	payload, _ := req.AppendBinary(nil)
+	msgs, err := nl.Execute(mnl.Message{Header: mnl.Header{Type: unix.RTM_GETACTION, Flags: mnl.Request | mnl.Dump}, Data: payload})
+	if err != nil {
+		fail(err)
+	}
+	var out [][]byte
+	for _, m := range msgs {
+		out = append(out, m.Data)
 	}
 	return out
 }
