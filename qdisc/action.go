@@ -100,10 +100,13 @@ const (
 // cookieMax is TC_COOKIE_MAX_SIZE, in bytes.
 const cookieMax = 16
 
-var hwStatsItems = []struct {
+// hwStatsItem is a word of "hw_stats" and its TCA_ACT_HW_STATS bits.
+type hwStatsItem struct {
 	name string
 	bits uint32
-}{{"immediate", actHWStatsImmediate}, {"delayed", actHWStatsDelayed}, {"disabled", 0}}
+}
+
+var hwStatsItems = []hwStatsItem{{"immediate", actHWStatsImmediate}, {"delayed", actHWStatsDelayed}, {"disabled", 0}}
 
 // isNewCmd is m_action.c's new_cmd: a word that starts the next command of
 // "tc actions" ends an action list.
@@ -192,12 +195,7 @@ func ParseActions(args []string) ([]attrs.ActAttrs, []string, error) {
 			if len(args) < 2 {
 				return nil, args, incompleteCommand()
 			}
-			i := slices.IndexFunc(hwStatsItems, func(it struct {
-				name string
-				bits uint32
-			}) bool {
-				return tcfmt.Matches(args[1], it.name)
-			})
+			i := slices.IndexFunc(hwStatsItems, func(it hwStatsItem) bool { return tcfmt.Matches(args[1], it.name) })
 			if i < 0 {
 				return nil, args, invalidArgument(args[1], "value is invalid\n")
 			}
