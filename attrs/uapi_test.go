@@ -142,15 +142,18 @@ func cType(ynl string) string {
 }
 
 var (
-	enumBody   = regexp.MustCompile(`(?s)enum\s*\w*\s*\{(.*?)\}`)
-	comments   = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	enumBody = regexp.MustCompile(`(?s)enum\s*\w*\s*\{(.*?)\}`)
+	comments = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	// Preprocessor lines inside an enum (rtnetlink.h's TCA_ROOT_* has
+	// "#define TCA_ACT_TAB TCA_ROOT_TAB" among its enumerators).
+	directives = regexp.MustCompile(`(?m)^[ \t]*#.*$`)
 	structBody = `(?s)struct\s+%s\s*\{(.*?)\}`
 )
 
 // parseEnums evaluates the enumerators of every enum in C source: explicit
 // values are decimal, hex or a previous enumerator; others count on.
 func parseEnums(src string) map[string]int64 {
-	src = comments.ReplaceAllString(src, "")
+	src = directives.ReplaceAllString(comments.ReplaceAllString(src, ""), "")
 	out := map[string]int64{}
 	for _, m := range enumBody.FindAllStringSubmatch(src, -1) {
 		next := int64(0)
