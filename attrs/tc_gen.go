@@ -396,6 +396,213 @@ func (s *TCGactP) Decode(b []byte) error {
 // takes (the kernel's ALPHA_BETA_MAX, not in its UAPI headers).
 const DualPI2AlphaBetaMax = 2147483647
 
+// TCRatespec: A rate as the older shaping qdiscs (htb, tbf) carry it (struct
+// tc_ratespec). tc fills in the cell size of its rate table and the link layer;
+// the kernel dumps the rate, overhead, mpu and link layer back (cell-log and
+// cell-align read 0).
+type TCRatespec struct {
+	// Log2 of the rate table's cell size in bytes.
+	CellLog uint8
+	// Link layer in the low 4 bits (0 unaware, 1 ethernet, 2 atm).
+	Linklayer uint8
+	// Bytes added to each packet's length before the rate applies.
+	Overhead uint16
+	// Cell alignment of the table; tc sends -1.
+	CellAlign int16
+	// Minimum packet size the rate accounts.
+	MPU uint16
+	// Bytes per second, saturated at 2^32-1 (the 64-bit value travels apart).
+	Rate uint32
+}
+
+// TCRatespecLen is the size of TCRatespec on the wire.
+const TCRatespecLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCRatespec) Append(b []byte) []byte {
+	b = append(b, byte(s.CellLog))
+	b = append(b, byte(s.Linklayer))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Overhead))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.CellAlign))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.MPU))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Rate))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCRatespecLen, which a newer kernel may append, are ignored.
+func (s *TCRatespec) Decode(b []byte) error {
+	if len(b) < TCRatespecLen {
+		return errShort("tc-ratespec", TCRatespecLen, len(b))
+	}
+	s.CellLog = uint8(b[0:][0])
+	s.Linklayer = uint8(b[1:][0])
+	s.Overhead = uint16(binary.NativeEndian.Uint16(b[2:]))
+	s.CellAlign = int16(binary.NativeEndian.Uint16(b[4:]))
+	s.MPU = uint16(binary.NativeEndian.Uint16(b[6:]))
+	s.Rate = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
+// TCHTBOpt: Parameters of an htb class (struct tc_htb_opt).
+type TCHTBOpt struct {
+	Rate TCRatespec
+	Ceil TCRatespec
+	// Burst of the rate, as transmission time in psched ticks.
+	Buffer uint32
+	// Burst of the ceil, as transmission time in psched ticks.
+	Cbuffer uint32
+	// Bytes a leaf sends per round; 0 derives it from rate and r2q.
+	Quantum uint32
+	// Depth from the leaves (0 for a leaf); dumped only.
+	Level uint32
+	Prio  uint32
+}
+
+// TCHTBOptLen is the size of TCHTBOpt on the wire.
+const TCHTBOptLen = 44
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHTBOpt) Append(b []byte) []byte {
+	b = s.Rate.Append(b)
+	b = s.Ceil.Append(b)
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Buffer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Cbuffer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Quantum))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Level))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Prio))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHTBOptLen, which a newer kernel may append, are ignored.
+func (s *TCHTBOpt) Decode(b []byte) error {
+	if len(b) < TCHTBOptLen {
+		return errShort("tc-htb-opt", TCHTBOptLen, len(b))
+	}
+	_ = s.Rate.Decode(b[0:])
+	_ = s.Ceil.Decode(b[12:])
+	s.Buffer = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Cbuffer = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.Quantum = uint32(binary.NativeEndian.Uint32(b[32:]))
+	s.Level = uint32(binary.NativeEndian.Uint32(b[36:]))
+	s.Prio = uint32(binary.NativeEndian.Uint32(b[40:]))
+	return nil
+}
+
+// TCHTBGlob: Parameters of the htb qdisc (struct tc_htb_glob).
+type TCHTBGlob struct {
+	// Protocol version; requests carry 3, dumps 3.17 (0x30011).
+	Version uint32
+	// Divisor turning a class's rate in bytes/s into its quantum.
+	Rate2quantum uint32
+	// Minor number of the class unclassified packets go to.
+	Defcls uint32
+	Debug  uint32
+	// Packets sent without shaping (dumped only).
+	DirectPkts uint32
+}
+
+// TCHTBGlobLen is the size of TCHTBGlob on the wire.
+const TCHTBGlobLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHTBGlob) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Version))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Rate2quantum))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Defcls))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Debug))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DirectPkts))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHTBGlobLen, which a newer kernel may append, are ignored.
+func (s *TCHTBGlob) Decode(b []byte) error {
+	if len(b) < TCHTBGlobLen {
+		return errShort("tc-htb-glob", TCHTBGlobLen, len(b))
+	}
+	s.Version = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Rate2quantum = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Defcls = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Debug = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.DirectPkts = uint32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCHTBXstats: An htb class's extended statistics (struct tc_htb_xstats).
+type TCHTBXstats struct {
+	Lends   uint32
+	Borrows uint32
+	// Unused by the kernel since it handles TSO packets.
+	Giants uint32
+	// Tokens of the rate bucket, in psched ticks.
+	Tokens int32
+	// Tokens of the ceil bucket, in psched ticks.
+	Ctokens int32
+}
+
+// TCHTBXstatsLen is the size of TCHTBXstats on the wire.
+const TCHTBXstatsLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHTBXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Lends))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Borrows))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Giants))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Tokens))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ctokens))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHTBXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCHTBXstats) Decode(b []byte) error {
+	if len(b) < TCHTBXstatsLen {
+		return errShort("tc-htb-xstats", TCHTBXstatsLen, len(b))
+	}
+	s.Lends = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Borrows = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Giants = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Tokens = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Ctokens = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCTBFQopt: Parameters of the tbf qdisc (struct tc_tbf_qopt).
+type TCTBFQopt struct {
+	Rate     TCRatespec
+	Peakrate TCRatespec
+	// Bytes the queue holds.
+	Limit uint32
+	// Bucket size as transmission time at rate, in psched ticks.
+	Buffer uint32
+	// Peak-rate bucket size as transmission time at peakrate, in psched ticks.
+	Mtu uint32
+}
+
+// TCTBFQoptLen is the size of TCTBFQopt on the wire.
+const TCTBFQoptLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCTBFQopt) Append(b []byte) []byte {
+	b = s.Rate.Append(b)
+	b = s.Peakrate.Append(b)
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Buffer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Mtu))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCTBFQoptLen, which a newer kernel may append, are ignored.
+func (s *TCTBFQopt) Decode(b []byte) error {
+	if len(b) < TCTBFQoptLen {
+		return errShort("tc-tbf-qopt", TCTBFQoptLen, len(b))
+	}
+	_ = s.Rate.Decode(b[0:])
+	_ = s.Peakrate.Decode(b[12:])
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Buffer = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.Mtu = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
 // CakeDiffservMode: How CAKE maps DSCP to tins.
 type CakeDiffservMode uint32
 
@@ -636,6 +843,11 @@ type decodePool struct {
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
 	TCGactP                 pool[TCGactP]
+	TCRatespec              pool[TCRatespec]
+	TCHTBOpt                pool[TCHTBOpt]
+	TCHTBGlob               pool[TCHTBGlob]
+	TCHTBXstats             pool[TCHTBXstats]
+	TCTBFQopt               pool[TCTBFQopt]
 	TCAttrs                 pool[TCAttrs]
 	StatsAttrs              pool[StatsAttrs]
 	CakeAttrs               pool[CakeAttrs]
@@ -646,6 +858,8 @@ type decodePool struct {
 	MatchallAttrs           pool[MatchallAttrs]
 	ActAttrs                pool[ActAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
+	HTBAttrs                pool[HTBAttrs]
+	TBFAttrs                pool[TBFAttrs]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
 	ActAttrsSlices          slicePool[ActAttrs]
 }
@@ -663,6 +877,11 @@ func (p *decodePool) reset() {
 	p.TCFT.reset()
 	p.TCGact.reset()
 	p.TCGactP.reset()
+	p.TCRatespec.reset()
+	p.TCHTBOpt.reset()
+	p.TCHTBGlob.reset()
+	p.TCHTBXstats.reset()
+	p.TCTBFQopt.reset()
 	p.TCAttrs.reset()
 	p.StatsAttrs.reset()
 	p.CakeAttrs.reset()
@@ -673,6 +892,8 @@ func (p *decodePool) reset() {
 	p.MatchallAttrs.reset()
 	p.ActAttrs.reset()
 	p.ActGactAttrs.reset()
+	p.HTBAttrs.reset()
+	p.TBFAttrs.reset()
 	p.CakeTinStatsAttrsSlices.reset()
 	p.ActAttrsSlices.reset()
 }
@@ -754,6 +975,41 @@ func newTCGactP(sel *selectors) *TCGactP {
 	return sel.pool.TCGactP.get()
 }
 
+func newTCRatespec(sel *selectors) *TCRatespec {
+	if sel.pool == nil {
+		return new(TCRatespec)
+	}
+	return sel.pool.TCRatespec.get()
+}
+
+func newTCHTBOpt(sel *selectors) *TCHTBOpt {
+	if sel.pool == nil {
+		return new(TCHTBOpt)
+	}
+	return sel.pool.TCHTBOpt.get()
+}
+
+func newTCHTBGlob(sel *selectors) *TCHTBGlob {
+	if sel.pool == nil {
+		return new(TCHTBGlob)
+	}
+	return sel.pool.TCHTBGlob.get()
+}
+
+func newTCHTBXstats(sel *selectors) *TCHTBXstats {
+	if sel.pool == nil {
+		return new(TCHTBXstats)
+	}
+	return sel.pool.TCHTBXstats.get()
+}
+
+func newTCTBFQopt(sel *selectors) *TCTBFQopt {
+	if sel.pool == nil {
+		return new(TCTBFQopt)
+	}
+	return sel.pool.TCTBFQopt.get()
+}
+
 func newTCAttrs(sel *selectors) *TCAttrs {
 	if sel.pool == nil {
 		return new(TCAttrs)
@@ -822,6 +1078,20 @@ func newActGactAttrs(sel *selectors) *ActGactAttrs {
 		return new(ActGactAttrs)
 	}
 	return sel.pool.ActGactAttrs.get()
+}
+
+func newHTBAttrs(sel *selectors) *HTBAttrs {
+	if sel.pool == nil {
+		return new(HTBAttrs)
+	}
+	return sel.pool.HTBAttrs.get()
+}
+
+func newTBFAttrs(sel *selectors) *TBFAttrs {
+	if sel.pool == nil {
+		return new(TBFAttrs)
+	}
+	return sel.pool.TBFAttrs.get()
 }
 
 // Attribute types of set tc-attrs (TCA_*).
@@ -2649,8 +2919,261 @@ func (s *ActGactAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set htb-attrs (TCA_HTB_*).
+const (
+	TCAHTBUnspec     uint16 = 0
+	TCAHTBParms      uint16 = 1
+	TCAHTBInit       uint16 = 2
+	TCAHTBCtab       uint16 = 3
+	TCAHTBRtab       uint16 = 4
+	TCAHTBDirectQlen uint16 = 5
+	TCAHTBRate64     uint16 = 6
+	TCAHTBCeil64     uint16 = 7
+	TCAHTBPad        uint16 = 8
+	TCAHTBOffload    uint16 = 9
+)
+
+// HTBAttrs: Options of the htb qdisc (init, direct-qlen, offload) and of its
+// classes (parms, the rate tables, rate64, ceil64), in TCA_OPTIONS. tc nests them
+// without NLA_F_NESTED.
+type HTBAttrs struct {
+	Parms *TCHTBOpt
+	Init  *TCHTBGlob
+	// The ceil's rate table, 256 transmission times (the kernel ignores it).
+	Ctab []byte
+	// The rate's rate table, 256 transmission times (the kernel ignores it).
+	Rtab []byte
+	// Limit of the direct queue, in packets.
+	DirectQlen *uint32
+	// The class's rate in bytes/s when it does not fit in 32 bits.
+	Rate64 *uint64
+	// The class's ceil in bytes/s when it does not fit in 32 bits.
+	Ceil64 *uint64
+	// Hardware offload of the whole htb tree.
+	Offload bool
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *HTBAttrs) Encode(e *Encoder) {
+	if s.Init != nil {
+		e.Attr(TCAHTBInit, (*s.Init).Append(nil))
+	}
+	if s.DirectQlen != nil {
+		e.Uint32(TCAHTBDirectQlen, uint32((*s.DirectQlen)))
+	}
+	if s.Offload {
+		e.Flag(TCAHTBOffload)
+	}
+	if s.Rate64 != nil {
+		e.Uint64(TCAHTBRate64, uint64((*s.Rate64)))
+	}
+	if s.Ceil64 != nil {
+		e.Uint64(TCAHTBCeil64, uint64((*s.Ceil64)))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAHTBParms, (*s.Parms).Append(nil))
+	}
+	if s.Rtab != nil {
+		e.Attr(TCAHTBRtab, s.Rtab)
+	}
+	if s.Ctab != nil {
+		e.Attr(TCAHTBCtab, s.Ctab)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *HTBAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *HTBAttrs) decode(b []byte, sel *selectors) error {
+	*s = HTBAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAHTBParms:
+			if v := newTCHTBOpt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAHTBInit:
+			if v := newTCHTBGlob(sel); v.Decode(data) == nil {
+				s.Init = v
+				return
+			}
+		case TCAHTBCtab:
+			s.Ctab = clone(data)
+			return
+		case TCAHTBRtab:
+			s.Rtab = clone(data)
+			return
+		case TCAHTBDirectQlen:
+			if v, ok := getUint32(data); ok {
+				s.DirectQlen = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHTBRate64:
+			if v, ok := getUint64(data); ok {
+				s.Rate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAHTBCeil64:
+			if v, ok := getUint64(data); ok {
+				s.Ceil64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAHTBPad:
+			return
+		case TCAHTBOffload:
+			if len(data) == 0 {
+				s.Offload = true
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *HTBAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *HTBAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set tbf-attrs (TCA_TBF_*).
+const (
+	TCATBFUnspec  uint16 = 0
+	TCATBFParms   uint16 = 1
+	TCATBFRtab    uint16 = 2
+	TCATBFPtab    uint16 = 3
+	TCATBFRate64  uint16 = 4
+	TCATBFPrate64 uint16 = 5
+	TCATBFBurst   uint16 = 6
+	TCATBFPburst  uint16 = 7
+	TCATBFPad     uint16 = 8
+)
+
+// TBFAttrs: Options of the tbf qdisc (TCA_OPTIONS); tc nests them without
+// NLA_F_NESTED.
+type TBFAttrs struct {
+	Parms *TCTBFQopt
+	// The rate's rate table, 256 transmission times.
+	Rtab []byte
+	// The peak rate's rate table, 256 transmission times.
+	Ptab []byte
+	// The rate in bytes/s when it does not fit in 32 bits.
+	Rate64 *uint64
+	// The peak rate in bytes/s when it does not fit in 32 bits.
+	Prate64 *uint64
+	// Bucket size in bytes (the kernel prefers it to parms' buffer).
+	Burst *uint32
+	// Peak-rate bucket size in bytes (the mtu).
+	Pburst *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TBFAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCATBFParms, (*s.Parms).Append(nil))
+	}
+	if s.Burst != nil {
+		e.Uint32(TCATBFBurst, uint32((*s.Burst)))
+	}
+	if s.Rate64 != nil {
+		e.Uint64(TCATBFRate64, uint64((*s.Rate64)))
+	}
+	if s.Rtab != nil {
+		e.Attr(TCATBFRtab, s.Rtab)
+	}
+	if s.Prate64 != nil {
+		e.Uint64(TCATBFPrate64, uint64((*s.Prate64)))
+	}
+	if s.Pburst != nil {
+		e.Uint32(TCATBFPburst, uint32((*s.Pburst)))
+	}
+	if s.Ptab != nil {
+		e.Attr(TCATBFPtab, s.Ptab)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TBFAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TBFAttrs) decode(b []byte, sel *selectors) error {
+	*s = TBFAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATBFParms:
+			if v := newTCTBFQopt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCATBFRtab:
+			s.Rtab = clone(data)
+			return
+		case TCATBFPtab:
+			s.Ptab = clone(data)
+			return
+		case TCATBFRate64:
+			if v, ok := getUint64(data); ok {
+				s.Rate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCATBFPrate64:
+			if v, ok := getUint64(data); ok {
+				s.Prate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCATBFBurst:
+			if v, ok := getUint32(data); ok {
+				s.Burst = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATBFPburst:
+			if v, ok := getUint32(data); ok {
+				s.Pburst = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATBFPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TBFAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TBFAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *MatchallAttrs (matchall), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -2671,9 +3194,13 @@ func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fal
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *HTBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
@@ -2690,6 +3217,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newDualPI2Attrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "htb":
+		if v := newHTBAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "matchall":
 		if v := newMatchallAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -2698,12 +3229,16 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newQFQAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "tbf":
+		if v := newTBFAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	}
 	return TCOptionsMsgRaw(clone(b))
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -2724,6 +3259,8 @@ func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCHTBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
 func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
 	return decodeTCXstatsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -2739,12 +3276,16 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "htb":
+		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCXstatsMsgRaw(clone(b))
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -2765,6 +3306,8 @@ func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ,
 
 func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCHTBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
 func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
 	return decodeStatsAppMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -2778,6 +3321,10 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	case "dualpi2":
 		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "htb":
+		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	}

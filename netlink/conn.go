@@ -101,6 +101,24 @@ func (c *Conn) Do(o Object, op Op, m *Msg) error {
 	return err
 }
 
+// DoWarning is Do that also returns the warning the kernel's acknowledgement
+// of a success carried ("" without one), which tc prints as "Warning: ...".
+func (c *Conn) DoWarning(o Object, op Op, m *Msg) (string, error) {
+	msgType, flags, err := o.request(op)
+	if err != nil {
+		return "", err
+	}
+	payload, err := m.MarshalBinary()
+	if err != nil {
+		return "", err
+	}
+	typ, data, err := c.exchange(msgType, unix.NLM_F_ACK|flags, payload)
+	if err != nil || typ != unix.NLMSG_ERROR {
+		return "", err
+	}
+	return string(data), nil
+}
+
 // Request builds the netlink message of a change request, as Do sends it.
 func Request(o Object, op Op, m *Msg) (mnl.Message, error) {
 	msgType, flags, err := o.request(op)

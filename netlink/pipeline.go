@@ -277,8 +277,15 @@ func ackError(data []byte, flags uint16) error {
 		return nil
 	}
 	e := &Error{Errno: syscall.Errno(errno)}
+	e.Message, _ = ackMessage(data, flags)
+	return e
+}
+
+// ackMessage is the extended-ack message of an NLMSG_ERROR payload: the
+// kernel's reason for a refusal, or a warning that came with a success.
+func ackMessage(data []byte, flags uint16) (string, bool) {
 	if flags&unix.NLM_F_ACK_TLVS == 0 || len(data) < 4+unix.NLMSG_HDRLEN {
-		return e
+		return "", false
 	}
 	// The request's header follows the errno; its payload too unless capped.
 	off := 4 + unix.NLMSG_HDRLEN
@@ -287,12 +294,12 @@ func ackError(data []byte, flags uint16) error {
 	}
 	off = (off + 3) &^ 3
 	if off > len(data) {
-		return e
+		return "", false
 	}
 	if msg, ok := findAttr(data[off:], unix.NLMSGERR_ATTR_MSG); ok {
-		e.Message = cString(msg)
+		return cString(msg), true
 	}
-	return e
+	return "", false
 }
 
 // mnlTransport pipelines through mdlayher's Conn: one SendMessages per burst

@@ -304,7 +304,12 @@ func (c *Conn) exchange(reqType, flags uint16, payload []byte) (uint16, []byte, 
 				if len(m.data) < 4 {
 					return 0, nil, errors.New("netlink: short error message")
 				}
-				return m.typ, nil, ackError(m.data, m.flags)
+				if err := ackError(m.data, m.flags); err != nil {
+					return m.typ, nil, err
+				}
+				// A success: the acknowledgement may carry a warning.
+				msg, _ := ackMessage(m.data, m.flags)
+				return m.typ, []byte(msg), nil
 			}
 			return m.typ, m.data, nil
 		}

@@ -3,6 +3,8 @@ package qdisc
 import (
 	"encoding/json"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -94,9 +96,8 @@ func TestKindsSorted(t *testing.T) {
 	for _, k := range Kinds() {
 		names = append(names, k.Name)
 	}
-	got := strings.Join(names, " ")
-	if !strings.Contains(got, "bfifo cake cake_mq clsact dualpi2") || !strings.HasSuffix(got, "qfq") {
-		t.Errorf("Kinds() = %s", got)
+	if !sort.StringsAreSorted(names) || !slices.Contains(names, "cake") || !slices.Contains(names, "dualpi2") {
+		t.Errorf("Kinds() = %s", strings.Join(names, " "))
 	}
 	if fs := FilterKinds(); len(fs) != 1 || fs[0].Name != "matchall" {
 		t.Errorf("FilterKinds() = %v", fs)

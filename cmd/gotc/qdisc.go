@@ -212,10 +212,30 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 	if err != nil {
 		return err
 	}
+	if wc, ok := c.(warningDoer); ok {
+		warning, err := wc.DoWarning(obj, op, m)
+		if err != nil {
+			return t.kernelRefused(err)
+		}
+		if warning != "" {
+			// tc ends the message with a full stop when the kernel did not.
+			if !strings.HasSuffix(warning, ".") {
+				warning += "."
+			}
+			fmt.Fprintf(t.stderr, "Warning: %s\n", warning)
+		}
+		return nil
+	}
 	if err := c.Do(obj, op, m); err != nil {
 		return t.kernelRefused(err)
 	}
 	return nil
+}
+
+// warningDoer is a connection that reports the warnings of accepted
+// requests (htb's "quantum of class ... is big", for one).
+type warningDoer interface {
+	DoWarning(o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
 }
 
 // parseKindOptions fills m's options from a kind's keywords, printing tc's

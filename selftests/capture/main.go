@@ -36,9 +36,14 @@ var Views = []string{
 	"-j -p qdisc show dev DEV",
 	"-s -j qdisc show dev DEV",
 	"-s -d -j -p qdisc show dev DEV",
+	"-raw qdisc show dev DEV",
 	"class show dev DEV",
 	"-s class show dev DEV",
 	"-s -j class show dev DEV",
+	"-d class show dev DEV",
+	"-s -d class show dev DEV",
+	"-s -d -j -p class show dev DEV",
+	"-raw class show dev DEV",
 }
 
 func main() {
