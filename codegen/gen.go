@@ -13,6 +13,7 @@ var initialisms = map[string]string{
 	"tc": "TC", "tca": "TCA", "ecn": "ECN", "gso": "GSO", "atm": "ATM", "ptm": "PTM",
 	"rtt": "RTT", "us": "US", "ip": "IP", "hw": "HW", "mq": "MQ", "mpu": "MPU",
 	"nat": "NAT", "id": "ID", "dualpi2": "DualPI2", "msg": "Msg", "tcmsg": "TCMsg", "ect": "ECT", "l4s": "L4S", "qfq": "QFQ",
+	"fq": "FQ", "ce": "CE",
 }
 
 // goName turns a spec name such as "tca-cake-base-rate64" into "TCACakeBaseRate64".

@@ -24,7 +24,7 @@ func init() {
 	})
 	// fq, pfifo and friends appear in tests around the kinds gotc is for;
 	// gotc creates them without options and prints their first line.
-	for _, name := range []string{"fq", "fq_codel", "pfifo", "bfifo", "pfifo_fast", "prio", "ingress", "clsact", "noqueue", "mq"} {
+	for _, name := range []string{"fq", "pfifo", "bfifo", "prio", "mq"} {
 		register(&Kind{Name: name, ParseQdisc: parseNoOptions})
 	}
 }
