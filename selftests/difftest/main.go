@@ -185,6 +185,7 @@ func (r *runner) check(k *kindCases, c combination) bool {
 	for _, dev := range []string{"dref", "dgot"} {
 		r.run(r.tc, "qdisc", "del", "dev", dev, "root")
 		r.run(r.tc, "qdisc", "del", "dev", dev, "ingress")
+		r.run(r.tc, "qdisc", "del", "dev", dev, "clsact")
 	}
 	step := func(verb string, opts []string) bool {
 		args := append(append([]string{"qdisc", verb, "dev", "DEV"}, place...), kind)
