@@ -29,13 +29,23 @@ func TestPrintPfifoFast(t *testing.T) {
 	}
 }
 
-// TestOptionlessKinds: tc has no parser for pfifo_fast and noqueue, so the
-// command line refuses their options with its generic message.
+// TestOptionlessKinds: tc has a pfifo_fast module without a parser, which
+// refuses every option, and no noqueue module at all, so the command line
+// refuses noqueue's options with its generic message.
 func TestOptionlessKinds(t *testing.T) {
-	for _, name := range []string{"pfifo_fast", "noqueue"} {
-		if k := Lookup(name); k == nil || k.ParseQdisc != nil {
-			t.Errorf("%s: want a kind without a parser, got %+v", name, k)
+	pf := Lookup("pfifo_fast")
+	if opts, err := pf.ParseQdisc(nil, nil); opts != nil || err != nil {
+		t.Errorf("pfifo_fast without options: %v, %v", opts, err)
+	}
+	for _, args := range [][]string{{"bands", "3"}, {"help"}} {
+		_, err := pf.ParseQdisc(args, nil)
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Msg != "qdisc 'pfifo_fast' does not support option parsing" || pe.ExitCode() != 255 || pe.ShowUsage {
+			t.Errorf("pfifo_fast %q: got %v", args, err)
 		}
+	}
+	if k := Lookup("noqueue"); k == nil || k.ParseQdisc != nil {
+		t.Errorf("noqueue: want a kind without a parser, got %+v", k)
 	}
 	print := func(opts attrs.TCOptionsMsg) string {
 		return printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { Lookup("noqueue").PrintOptions(p, opts) })

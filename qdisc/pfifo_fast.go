@@ -2,12 +2,14 @@ package qdisc
 
 // pfifo_fast (net/sched/sch_generic.c), the default qdisc of a device's
 // queues: three bands chosen by the packet's priority. Its options cannot
-// be set: tc has no parser for pfifo_fast, so any option is "unparsable"
-// (the command line's generic message, exit 1), and the kernel ignores
-// what it is given. The kernel dumps its fixed struct tc_prio_qopt, which
-// tc prints with prio's printer.
+// be set: tc's module for pfifo_fast (in q_fifo.c) has a printer but no
+// parser, so tc refuses any word after the kind (exit 255), and the kernel
+// ignores what it is given. The kernel dumps its fixed struct
+// tc_prio_qopt, which tc prints with prio's printer.
 
 import (
+	"io"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -18,7 +20,8 @@ const prioMaxPriority = 15
 
 func init() {
 	register(&Kind{
-		Name: "pfifo_fast",
+		Name:       "pfifo_fast",
+		ParseQdisc: parsePfifoFast,
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			// Options too short for the struct stay raw; tc then prints
 			// nothing of them.
@@ -27,6 +30,15 @@ func init() {
 			}
 		},
 	})
+}
+
+// parsePfifoFast is tc's answer for a module without a parser: no option,
+// not even "help", and tc_qdisc_modify's -1 (exit 255).
+func parsePfifoFast(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+	if len(args) > 0 {
+		return nil, &ParseError{Msg: "qdisc 'pfifo_fast' does not support option parsing", Code: 255}
+	}
+	return nil, nil
 }
 
 // PrintPrioOptions prints a struct tc_prio_qopt as tc's prio printer does:
