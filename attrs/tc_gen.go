@@ -272,6 +272,164 @@ func (s *TCDualPI2Xstats) Decode(b []byte) error {
 	return nil
 }
 
+// TCFQCodelXstats: fq_codel's extended statistics (struct tc_fq_codel_xstats): a
+// type, then a union whose member the type chooses, tc-fq-codel-qd-stats for the
+// qdisc (type 0) or tc-fq-codel-cl-stats for a class, one flow (type 1). The
+// kernel sends the whole union (36 bytes) either way.
+type TCFQCodelXstats struct {
+	// 0 for a qdisc's statistics, 1 for a class's.
+	Type uint32
+	// The union's bytes, to decode as the type says.
+	Union [36]byte
+}
+
+// TCFQCodelXstatsLen is the size of TCFQCodelXstats on the wire.
+const TCFQCodelXstatsLen = 40
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQCodelXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Type))
+	b = append(b, s.Union[:]...)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQCodelXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQCodelXstats) Decode(b []byte) error {
+	if len(b) < TCFQCodelXstatsLen {
+		return errShort("tc-fq-codel-xstats", TCFQCodelXstatsLen, len(b))
+	}
+	s.Type = uint32(binary.NativeEndian.Uint32(b[0:]))
+	copy(s.Union[:], b[4:40])
+	return nil
+}
+
+// TCFQCodelQdStats: fq_codel's statistics of the qdisc (struct
+// tc_fq_codel_qd_stats).
+type TCFQCodelQdStats struct {
+	// Largest packet seen, in bytes.
+	Maxpacket uint32
+	// Times the packet limit was hit.
+	DropOverlimit uint32
+	// Packets marked CE instead of dropped.
+	ECNMark uint32
+	// Times a packet created a new flow.
+	NewFlowCount uint32
+	// Flows in the new list now.
+	NewFlowsLen uint32
+	// Flows in the old list now.
+	OldFlowsLen uint32
+	// Packets marked above ce_threshold.
+	CEMark uint32
+	// Bytes (truesize) held now.
+	MemoryUsage uint32
+	// Packets dropped because the memory limit was hit.
+	DropOvermemory uint32
+}
+
+// TCFQCodelQdStatsLen is the size of TCFQCodelQdStats on the wire.
+const TCFQCodelQdStatsLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQCodelQdStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Maxpacket))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropOverlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ECNMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.NewFlowCount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.NewFlowsLen))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.OldFlowsLen))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.CEMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MemoryUsage))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropOvermemory))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQCodelQdStatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQCodelQdStats) Decode(b []byte) error {
+	if len(b) < TCFQCodelQdStatsLen {
+		return errShort("tc-fq-codel-qd-stats", TCFQCodelQdStatsLen, len(b))
+	}
+	s.Maxpacket = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.DropOverlimit = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.ECNMark = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.NewFlowCount = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.NewFlowsLen = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.OldFlowsLen = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.CEMark = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.MemoryUsage = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.DropOvermemory = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
+// TCFQCodelClStats: fq_codel's statistics of a class, one flow (struct
+// tc_fq_codel_cl_stats).
+type TCFQCodelClStats struct {
+	Deficit int32
+	// Queueing delay of the last dequeued packet, in microseconds.
+	Ldelay    uint32
+	Count     uint32
+	Lastcount uint32
+	// Non-zero while CoDel is in its dropping state.
+	Dropping uint32
+	// Microseconds to the next drop (negative when overdue).
+	DropNext int32
+}
+
+// TCFQCodelClStatsLen is the size of TCFQCodelClStats on the wire.
+const TCFQCodelClStatsLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQCodelClStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Deficit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ldelay))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Count))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Lastcount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Dropping))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropNext))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQCodelClStatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQCodelClStats) Decode(b []byte) error {
+	if len(b) < TCFQCodelClStatsLen {
+		return errShort("tc-fq-codel-cl-stats", TCFQCodelClStatsLen, len(b))
+	}
+	s.Deficit = int32(binary.NativeEndian.Uint32(b[0:]))
+	s.Ldelay = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Count = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Lastcount = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Dropping = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.DropNext = int32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCPrioQopt: Options of prio and pfifo_fast (struct tc_prio_qopt); pfifo_fast
+// dumps it as the whole TCA_OPTIONS payload.
+type TCPrioQopt struct {
+	Bands int32
+	// Band of each of the 16 priorities (TC_PRIO_MAX+1).
+	Priomap [16]byte
+}
+
+// TCPrioQoptLen is the size of TCPrioQopt on the wire.
+const TCPrioQoptLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCPrioQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bands))
+	b = append(b, s.Priomap[:]...)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCPrioQoptLen, which a newer kernel may append, are ignored.
+func (s *TCPrioQopt) Decode(b []byte) error {
+	if len(b) < TCPrioQoptLen {
+		return errShort("tc-prio-qopt", TCPrioQoptLen, len(b))
+	}
+	s.Bands = int32(binary.NativeEndian.Uint32(b[0:]))
+	copy(s.Priomap[:], b[4:20])
+	return nil
+}
+
 // TCMatchallPcnt: Hit counter of a matchall filter (TCA_MATCHALL_PCNT).
 type TCMatchallPcnt struct {
 	Rhit uint64
@@ -839,6 +997,10 @@ type decodePool struct {
 	GnetStatsRateEst64      pool[GnetStatsRateEst64]
 	GnetStatsQueue          pool[GnetStatsQueue]
 	TCDualPI2Xstats         pool[TCDualPI2Xstats]
+	TCFQCodelXstats         pool[TCFQCodelXstats]
+	TCFQCodelQdStats        pool[TCFQCodelQdStats]
+	TCFQCodelClStats        pool[TCFQCodelClStats]
+	TCPrioQopt              pool[TCPrioQopt]
 	TCMatchallPcnt          pool[TCMatchallPcnt]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
@@ -854,6 +1016,7 @@ type decodePool struct {
 	CakeStatsAttrs          pool[CakeStatsAttrs]
 	CakeTinStatsAttrs       pool[CakeTinStatsAttrs]
 	DualPI2Attrs            pool[DualPI2Attrs]
+	FQCodelAttrs            pool[FQCodelAttrs]
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
 	ActAttrs                pool[ActAttrs]
@@ -873,6 +1036,10 @@ func (p *decodePool) reset() {
 	p.GnetStatsRateEst64.reset()
 	p.GnetStatsQueue.reset()
 	p.TCDualPI2Xstats.reset()
+	p.TCFQCodelXstats.reset()
+	p.TCFQCodelQdStats.reset()
+	p.TCFQCodelClStats.reset()
+	p.TCPrioQopt.reset()
 	p.TCMatchallPcnt.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
@@ -888,6 +1055,7 @@ func (p *decodePool) reset() {
 	p.CakeStatsAttrs.reset()
 	p.CakeTinStatsAttrs.reset()
 	p.DualPI2Attrs.reset()
+	p.FQCodelAttrs.reset()
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
 	p.ActAttrs.reset()
@@ -945,6 +1113,34 @@ func newTCDualPI2Xstats(sel *selectors) *TCDualPI2Xstats {
 		return new(TCDualPI2Xstats)
 	}
 	return sel.pool.TCDualPI2Xstats.get()
+}
+
+func newTCFQCodelXstats(sel *selectors) *TCFQCodelXstats {
+	if sel.pool == nil {
+		return new(TCFQCodelXstats)
+	}
+	return sel.pool.TCFQCodelXstats.get()
+}
+
+func newTCFQCodelQdStats(sel *selectors) *TCFQCodelQdStats {
+	if sel.pool == nil {
+		return new(TCFQCodelQdStats)
+	}
+	return sel.pool.TCFQCodelQdStats.get()
+}
+
+func newTCFQCodelClStats(sel *selectors) *TCFQCodelClStats {
+	if sel.pool == nil {
+		return new(TCFQCodelClStats)
+	}
+	return sel.pool.TCFQCodelClStats.get()
+}
+
+func newTCPrioQopt(sel *selectors) *TCPrioQopt {
+	if sel.pool == nil {
+		return new(TCPrioQopt)
+	}
+	return sel.pool.TCPrioQopt.get()
 }
 
 func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
@@ -1050,6 +1246,13 @@ func newDualPI2Attrs(sel *selectors) *DualPI2Attrs {
 		return new(DualPI2Attrs)
 	}
 	return sel.pool.DualPI2Attrs.get()
+}
+
+func newFQCodelAttrs(sel *selectors) *FQCodelAttrs {
+	if sel.pool == nil {
+		return new(FQCodelAttrs)
+	}
+	return sel.pool.FQCodelAttrs.get()
 }
 
 func newQFQAttrs(sel *selectors) *QFQAttrs {
@@ -2487,6 +2690,174 @@ func (s *DualPI2Attrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set fq-codel-attrs (TCA_FQ_CODEL_*).
+const (
+	TCAFQCodelUnspec              uint16 = 0
+	TCAFQCodelTarget              uint16 = 1
+	TCAFQCodelLimit               uint16 = 2
+	TCAFQCodelInterval            uint16 = 3
+	TCAFQCodelECN                 uint16 = 4
+	TCAFQCodelFlows               uint16 = 5
+	TCAFQCodelQuantum             uint16 = 6
+	TCAFQCodelCEThreshold         uint16 = 7
+	TCAFQCodelDropBatchSize       uint16 = 8
+	TCAFQCodelMemoryLimit         uint16 = 9
+	TCAFQCodelCEThresholdSelector uint16 = 10
+	TCAFQCodelCEThresholdMask     uint16 = 11
+)
+
+// FQCodelAttrs: Options of fq_codel (TCA_OPTIONS). The kernel parses them
+// leniently (nla_parse_nested_deprecated), and tc sends the nest without
+// NLA_F_NESTED.
+type FQCodelAttrs struct {
+	// CoDel target delay, in microseconds.
+	Target *uint32
+	// Queue limit in packets.
+	Limit *uint32
+	// CoDel interval, in microseconds.
+	Interval *uint32
+	// Non-zero to mark ECN-capable packets instead of dropping them.
+	ECN *uint32
+	// Number of flow queues; only settable when the qdisc is created.
+	Flows *uint32
+	// Bytes a flow may dequeue per round.
+	Quantum *uint32
+	// Delay above which packets are CE-marked, in microseconds; absent when off.
+	CEThreshold *uint32
+	// Packets dropped at once when the limit is hit.
+	DropBatchSize *uint32
+	// Memory limit in bytes.
+	MemoryLimit *uint32
+	// DSCP/ECN bits (under the mask) of packets that ce_threshold applies to.
+	CEThresholdSelector *uint8
+	// Mask of the TOS byte for ce-threshold-selector.
+	CEThresholdMask *uint8
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FQCodelAttrs) Encode(e *Encoder) {
+	if s.Limit != nil {
+		e.Uint32(TCAFQCodelLimit, uint32((*s.Limit)))
+	}
+	if s.Flows != nil {
+		e.Uint32(TCAFQCodelFlows, uint32((*s.Flows)))
+	}
+	if s.Quantum != nil {
+		e.Uint32(TCAFQCodelQuantum, uint32((*s.Quantum)))
+	}
+	if s.Interval != nil {
+		e.Uint32(TCAFQCodelInterval, uint32((*s.Interval)))
+	}
+	if s.Target != nil {
+		e.Uint32(TCAFQCodelTarget, uint32((*s.Target)))
+	}
+	if s.ECN != nil {
+		e.Uint32(TCAFQCodelECN, uint32((*s.ECN)))
+	}
+	if s.CEThreshold != nil {
+		e.Uint32(TCAFQCodelCEThreshold, uint32((*s.CEThreshold)))
+	}
+	if s.CEThresholdMask != nil {
+		e.Uint8(TCAFQCodelCEThresholdMask, uint8((*s.CEThresholdMask)))
+	}
+	if s.CEThresholdSelector != nil {
+		e.Uint8(TCAFQCodelCEThresholdSelector, uint8((*s.CEThresholdSelector)))
+	}
+	if s.MemoryLimit != nil {
+		e.Uint32(TCAFQCodelMemoryLimit, uint32((*s.MemoryLimit)))
+	}
+	if s.DropBatchSize != nil {
+		e.Uint32(TCAFQCodelDropBatchSize, uint32((*s.DropBatchSize)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FQCodelAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *FQCodelAttrs) decode(b []byte, sel *selectors) error {
+	*s = FQCodelAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFQCodelTarget:
+			if v, ok := getUint32(data); ok {
+				s.Target = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelLimit:
+			if v, ok := getUint32(data); ok {
+				s.Limit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelInterval:
+			if v, ok := getUint32(data); ok {
+				s.Interval = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelECN:
+			if v, ok := getUint32(data); ok {
+				s.ECN = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelFlows:
+			if v, ok := getUint32(data); ok {
+				s.Flows = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelQuantum:
+			if v, ok := getUint32(data); ok {
+				s.Quantum = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelCEThreshold:
+			if v, ok := getUint32(data); ok {
+				s.CEThreshold = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelDropBatchSize:
+			if v, ok := getUint32(data); ok {
+				s.DropBatchSize = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelMemoryLimit:
+			if v, ok := getUint32(data); ok {
+				s.MemoryLimit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelCEThresholdSelector:
+			if v, ok := getUint8(data); ok {
+				s.CEThresholdSelector = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFQCodelCEThresholdMask:
+			if v, ok := getUint8(data); ok {
+				s.CEThresholdMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FQCodelAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FQCodelAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set qfq-attrs (TCA_QFQ_*).
 const (
 	TCAQFQUnspec uint16 = 0
@@ -3173,7 +3544,7 @@ func (s *TBFAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *TCPrioQopt (pfifo_fast), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -3194,6 +3565,8 @@ func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fal
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *FQCodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *HTBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
@@ -3201,6 +3574,8 @@ func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
@@ -3215,6 +3590,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "dualpi2":
 		if v := newDualPI2Attrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "fq_codel":
+		if v := newFQCodelAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "htb":
@@ -3233,12 +3612,16 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newTBFAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "pfifo_fast":
+		if v := newTCPrioQopt(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCOptionsMsgRaw(clone(b))
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -3259,6 +3642,8 @@ func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCFQCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 func (s *TCHTBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
@@ -3276,6 +3661,10 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "fq_codel":
+		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	case "htb":
 		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
 			return v
@@ -3285,7 +3674,7 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -3306,6 +3695,8 @@ func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ,
 
 func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCFQCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 func (s *TCHTBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
@@ -3321,6 +3712,10 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	case "dualpi2":
 		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "fq_codel":
+		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "htb":

@@ -42,20 +42,23 @@ func TestRegisterRefusesADuplicate(t *testing.T) {
 }
 
 // A kind file that registers a name another file has (an option-less name
-// left in qfq.go) fails at init, naming both files.
+// left in qfq.go, say) fails at init, naming both places.
 func TestMustRegisterPanicsOnADuplicate(t *testing.T) {
+	const name = "test-duplicate"
+	mustRegister(&Kind{Name: name})
+	defer unregister(name)
 	defer func() {
 		r := recover()
 		err, ok := r.(error)
 		if !ok {
 			t.Fatalf("recovered %v, want an error", r)
 		}
-		if msg := err.Error(); !strings.Contains(msg, `kind "fq_codel" registered twice: by qdisc/qfq.go:`) ||
+		if msg := err.Error(); !strings.Contains(msg, `kind "test-duplicate" registered twice: by qdisc/register_test.go:`) ||
 			!strings.Contains(msg, "and by qdisc/register_test.go:") {
 			t.Errorf("panic %q", msg)
 		}
 	}()
-	mustRegister(&Kind{Name: "fq_codel"})
+	mustRegister(&Kind{Name: name})
 }
 
 func TestRegisterFilterRefusesADuplicate(t *testing.T) {

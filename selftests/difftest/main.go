@@ -226,6 +226,7 @@ func (r *runner) check(k *kindCases, c combination) bool {
 	for _, dev := range []string{"dref", "dgot"} {
 		r.run(r.tc, "qdisc", "del", "dev", dev, "root")
 		r.run(r.tc, "qdisc", "del", "dev", dev, "ingress")
+		r.run(r.tc, "qdisc", "del", "dev", dev, "clsact")
 	}
 	// same runs one command line with both tools and compares the outcome.
 	same := func(verb string, args []string) bool {
