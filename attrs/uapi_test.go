@@ -161,8 +161,8 @@ var cIntegers = map[string]string{
 }
 
 var (
-	enumBody   = regexp.MustCompile(`(?s)enum\s*\w*\s*\{(.*?)\}`)
-	comments   = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	enumBody    = regexp.MustCompile(`(?s)enum\s*\w*\s*\{(.*?)\}`)
+	comments    = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
 	structStart = `struct\s+%s\s*\{`
 )
 
