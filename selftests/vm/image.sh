@@ -20,8 +20,12 @@ REF_PKGS="libc6 libgcc-s1 iproute2 libbpf1 libcap2 libdb5.3t64 libelf1t64 libmnl
  libbz2-1.0 liblzma5 libncursesw6 libtinfo6 libreadline8t64 libuuid1 libsqlite3-0"
 BUSYBOX=/bin/busybox # from the host's busybox-static: statically linked
 
-need cpio:cpio gzip:gzip dpkg-deb:dpkg sha256sum:coreutils
-[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || die "missing host packages; run: apt-get install busybox-static"
+need cpio:cpio gzip:gzip dpkg-deb:dpkg sha256sum:coreutils flock:util-linux
+# The dynamic busybox (Debian's default) would not run in the VM, which has no
+# host libc; busybox-static replaces it.
+static_busybox() { [ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1; }
+static_busybox || host_install "a static $BUSYBOX:busybox-static"
+static_busybox || die "busybox-static is installed but $BUSYBOX is not a static executable"
 
 lock
 sid_update
