@@ -39,7 +39,8 @@ mapfile -t debs <<<"$deblist"
 key=$( { printf '%s\n' "${debs[@]##*/}"; cat "$BUSYBOX" "${BASH_SOURCE[0]}" | sha256sum;
 	find "$tct" -type f -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-12)
 img=$CACHE/image/base-$key.cpio.gz
-if [ -s "$img" ]; then ln -sfn "ref-$key" "$CACHE/image/current"; echo "$img"; exit 0; fi
+# An image's mtime is its last use (see the clean-up at the end).
+if [ -s "$img" ]; then touch "$img"; ln -sfn "ref-$key" "$CACHE/image/current"; echo "$img"; exit 0; fi
 
 log "building base image $key"
 st=$CACHE/image/ref-$key
@@ -91,6 +92,13 @@ EOF
 
 (cd "$st" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -6 >"$img.tmp") && mv "$img.tmp" "$img"
 ln -sfn "ref-$key" "$CACHE/image/current"
-find "$CACHE/image" -maxdepth 1 \( -name 'base-*' -o -name 'ref-*' \) ! -name "*-$key*" -exec rm -rf {} + # older builds
+# Other keys' images go once unused for a day, not at once: checkouts of
+# different branches on one host share the cache, each with its own key, and
+# deleting the other's image made each rebuild it (or pulled it from under a
+# starting run).
+for old in "$CACHE"/image/base-*.cpio.gz; do
+	k=${old##*/base-} && k=${k%.cpio.gz}
+	[ "$k" = "$key" ] || [ -z "$(find "$old" -mmin +1440)" ] || rm -rf "$old" "$CACHE/image/ref-$k"
+done
 log "base image: $img ($(du -h "$img" | cut -f1))"
 echo "$img"
