@@ -21,9 +21,9 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	mnl "github.com/mdlayher/netlink"
-	"golang.org/x/sys/unix"
 )
 
 // Views are the output modes recorded for each scenario.
@@ -132,12 +132,12 @@ func ifindex(dev string) int32 {
 // rawDump returns the payloads of the kernel's dump messages for one device,
 // exactly as received.
 func rawDump(obj netlink.Object, ifindex int32) [][]byte {
-	nl, err := mnl.Dial(unix.NETLINK_ROUTE, nil)
+	nl, err := mnl.Dial(nlabi.NETLINK_ROUTE, nil)
 	if err != nil {
 		fail(err)
 	}
 	defer nl.Close()
-	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: unix.RTM_GETQDISC, netlink.Class: unix.RTM_GETTCLASS}[obj]
+	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: nlabi.RTM_GETQDISC, netlink.Class: nlabi.RTM_GETTCLASS}[obj]
 	req := make([]byte, 20)
 	req[4], req[5], req[6], req[7] = byte(ifindex), byte(ifindex>>8), byte(ifindex>>16), byte(ifindex>>24)
 	msgs, err := nl.Execute(mnl.Message{Header: mnl.Header{Type: getType, Flags: mnl.Request | mnl.Dump}, Data: req})
