@@ -3,17 +3,31 @@
 # static checks, generated-code drift, unit tests, a short fuzzing round, and
 # the real-kernel suite in the test bed's VM (built on first use, ~10 min).
 # It never skips the real-kernel tests: without a kernel it fails and says why.
+# Host packages it lacks are installed on first use (as root; otherwise it
+# prints the apt-get line); Go itself must be on PATH.
 #
 #   ./test.sh                     everything
 #   FUZZEXECS=2000000 ./test.sh   longer fuzzing (default 200000 inputs per target)
+#   CI=true ./test.sh             the same, with apt's whole output when it installs
 set -euo pipefail
 cd "$(dirname "$0")"
+source selftests/vm/lib.sh # need, need_file: install what the host lacks
 section() { printf '\n=== %s\n' "$*"; }
 
-section "static checks: gofmt, go vet"
+command -v go >/dev/null || die "go is not on PATH: install Go $(sed -n 's/^go //p' go.mod) or newer (https://go.dev/dl/)"
+# git ls-files below; the Go module proxy is reached over HTTPS.
+need git:git
+need_file /etc/ssl/certs/ca-certificates.crt:ca-certificates
+
+section "static checks: gofmt, go vet (Linux and macOS), staticcheck"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 [ -z "$unformatted" ] || { echo "not gofmt-formatted:"; echo "$unformatted"; exit 1; }
 go vet ./...
+# The library builds elsewhere too: what needs Linux fails at run time there.
+GOOS=darwin go vet ./...
+# Pinned, as a new release may add checks: v0.8.2 is the newest release the
+# module proxy serves, and it analyses go1.26 code.
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 section "generated code: go generate reproduces attrs/ byte for byte"
 before=$(mktemp -d) && trap 'rm -rf "$before"' EXIT

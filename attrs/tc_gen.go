@@ -272,6 +272,164 @@ func (s *TCDualPI2Xstats) Decode(b []byte) error {
 	return nil
 }
 
+// TCFQCodelXstats: fq_codel's extended statistics (struct tc_fq_codel_xstats): a
+// type, then a union whose member the type chooses, tc-fq-codel-qd-stats for the
+// qdisc (type 0) or tc-fq-codel-cl-stats for a class, one flow (type 1). The
+// kernel sends the whole union (36 bytes) either way.
+type TCFQCodelXstats struct {
+	// 0 for a qdisc's statistics, 1 for a class's.
+	Type uint32
+	// The union's bytes, to decode as the type says.
+	Union [36]byte
+}
+
+// TCFQCodelXstatsLen is the size of TCFQCodelXstats on the wire.
+const TCFQCodelXstatsLen = 40
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQCodelXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Type))
+	b = append(b, s.Union[:]...)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQCodelXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQCodelXstats) Decode(b []byte) error {
+	if len(b) < TCFQCodelXstatsLen {
+		return errShort("tc-fq-codel-xstats", TCFQCodelXstatsLen, len(b))
+	}
+	s.Type = uint32(binary.NativeEndian.Uint32(b[0:]))
+	copy(s.Union[:], b[4:40])
+	return nil
+}
+
+// TCFQCodelQdStats: fq_codel's statistics of the qdisc (struct
+// tc_fq_codel_qd_stats).
+type TCFQCodelQdStats struct {
+	// Largest packet seen, in bytes.
+	Maxpacket uint32
+	// Times the packet limit was hit.
+	DropOverlimit uint32
+	// Packets marked CE instead of dropped.
+	ECNMark uint32
+	// Times a packet created a new flow.
+	NewFlowCount uint32
+	// Flows in the new list now.
+	NewFlowsLen uint32
+	// Flows in the old list now.
+	OldFlowsLen uint32
+	// Packets marked above ce_threshold.
+	CEMark uint32
+	// Bytes (truesize) held now.
+	MemoryUsage uint32
+	// Packets dropped because the memory limit was hit.
+	DropOvermemory uint32
+}
+
+// TCFQCodelQdStatsLen is the size of TCFQCodelQdStats on the wire.
+const TCFQCodelQdStatsLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQCodelQdStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Maxpacket))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropOverlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ECNMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.NewFlowCount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.NewFlowsLen))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.OldFlowsLen))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.CEMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MemoryUsage))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropOvermemory))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQCodelQdStatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQCodelQdStats) Decode(b []byte) error {
+	if len(b) < TCFQCodelQdStatsLen {
+		return errShort("tc-fq-codel-qd-stats", TCFQCodelQdStatsLen, len(b))
+	}
+	s.Maxpacket = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.DropOverlimit = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.ECNMark = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.NewFlowCount = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.NewFlowsLen = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.OldFlowsLen = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.CEMark = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.MemoryUsage = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.DropOvermemory = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
+// TCFQCodelClStats: fq_codel's statistics of a class, one flow (struct
+// tc_fq_codel_cl_stats).
+type TCFQCodelClStats struct {
+	Deficit int32
+	// Queueing delay of the last dequeued packet, in microseconds.
+	Ldelay    uint32
+	Count     uint32
+	Lastcount uint32
+	// Non-zero while CoDel is in its dropping state.
+	Dropping uint32
+	// Microseconds to the next drop (negative when overdue).
+	DropNext int32
+}
+
+// TCFQCodelClStatsLen is the size of TCFQCodelClStats on the wire.
+const TCFQCodelClStatsLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQCodelClStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Deficit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ldelay))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Count))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Lastcount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Dropping))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropNext))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQCodelClStatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQCodelClStats) Decode(b []byte) error {
+	if len(b) < TCFQCodelClStatsLen {
+		return errShort("tc-fq-codel-cl-stats", TCFQCodelClStatsLen, len(b))
+	}
+	s.Deficit = int32(binary.NativeEndian.Uint32(b[0:]))
+	s.Ldelay = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Count = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Lastcount = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Dropping = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.DropNext = int32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCPrioQopt: Options of prio and pfifo_fast (struct tc_prio_qopt); pfifo_fast
+// dumps it as the whole TCA_OPTIONS payload.
+type TCPrioQopt struct {
+	Bands int32
+	// Band of each of the 16 priorities (TC_PRIO_MAX+1).
+	Priomap [16]byte
+}
+
+// TCPrioQoptLen is the size of TCPrioQopt on the wire.
+const TCPrioQoptLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCPrioQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bands))
+	b = append(b, s.Priomap[:]...)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCPrioQoptLen, which a newer kernel may append, are ignored.
+func (s *TCPrioQopt) Decode(b []byte) error {
+	if len(b) < TCPrioQoptLen {
+		return errShort("tc-prio-qopt", TCPrioQoptLen, len(b))
+	}
+	s.Bands = int32(binary.NativeEndian.Uint32(b[0:]))
+	copy(s.Priomap[:], b[4:20])
+	return nil
+}
+
 // TCMatchallPcnt: Hit counter of a matchall filter (TCA_MATCHALL_PCNT).
 type TCMatchallPcnt struct {
 	Rhit uint64
@@ -395,6 +553,213 @@ func (s *TCGactP) Decode(b []byte) error {
 // DualPI2AlphaBetaMax: Largest alpha and beta (Hz scaled by 256) dualpi2_policy
 // takes (the kernel's ALPHA_BETA_MAX, not in its UAPI headers).
 const DualPI2AlphaBetaMax = 2147483647
+
+// TCRatespec: A rate as the older shaping qdiscs (htb, tbf) carry it (struct
+// tc_ratespec). tc fills in the cell size of its rate table and the link layer;
+// the kernel dumps the rate, overhead, mpu and link layer back (cell-log and
+// cell-align read 0).
+type TCRatespec struct {
+	// Log2 of the rate table's cell size in bytes.
+	CellLog uint8
+	// Link layer in the low 4 bits (0 unaware, 1 ethernet, 2 atm).
+	Linklayer uint8
+	// Bytes added to each packet's length before the rate applies.
+	Overhead uint16
+	// Cell alignment of the table; tc sends -1.
+	CellAlign int16
+	// Minimum packet size the rate accounts.
+	MPU uint16
+	// Bytes per second, saturated at 2^32-1 (the 64-bit value travels apart).
+	Rate uint32
+}
+
+// TCRatespecLen is the size of TCRatespec on the wire.
+const TCRatespecLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCRatespec) Append(b []byte) []byte {
+	b = append(b, byte(s.CellLog))
+	b = append(b, byte(s.Linklayer))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Overhead))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.CellAlign))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.MPU))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Rate))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCRatespecLen, which a newer kernel may append, are ignored.
+func (s *TCRatespec) Decode(b []byte) error {
+	if len(b) < TCRatespecLen {
+		return errShort("tc-ratespec", TCRatespecLen, len(b))
+	}
+	s.CellLog = uint8(b[0:][0])
+	s.Linklayer = uint8(b[1:][0])
+	s.Overhead = uint16(binary.NativeEndian.Uint16(b[2:]))
+	s.CellAlign = int16(binary.NativeEndian.Uint16(b[4:]))
+	s.MPU = uint16(binary.NativeEndian.Uint16(b[6:]))
+	s.Rate = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
+// TCHTBOpt: Parameters of an htb class (struct tc_htb_opt).
+type TCHTBOpt struct {
+	Rate TCRatespec
+	Ceil TCRatespec
+	// Burst of the rate, as transmission time in psched ticks.
+	Buffer uint32
+	// Burst of the ceil, as transmission time in psched ticks.
+	Cbuffer uint32
+	// Bytes a leaf sends per round; 0 derives it from rate and r2q.
+	Quantum uint32
+	// Depth from the leaves (0 for a leaf); dumped only.
+	Level uint32
+	Prio  uint32
+}
+
+// TCHTBOptLen is the size of TCHTBOpt on the wire.
+const TCHTBOptLen = 44
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHTBOpt) Append(b []byte) []byte {
+	b = s.Rate.Append(b)
+	b = s.Ceil.Append(b)
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Buffer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Cbuffer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Quantum))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Level))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Prio))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHTBOptLen, which a newer kernel may append, are ignored.
+func (s *TCHTBOpt) Decode(b []byte) error {
+	if len(b) < TCHTBOptLen {
+		return errShort("tc-htb-opt", TCHTBOptLen, len(b))
+	}
+	_ = s.Rate.Decode(b[0:])
+	_ = s.Ceil.Decode(b[12:])
+	s.Buffer = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Cbuffer = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.Quantum = uint32(binary.NativeEndian.Uint32(b[32:]))
+	s.Level = uint32(binary.NativeEndian.Uint32(b[36:]))
+	s.Prio = uint32(binary.NativeEndian.Uint32(b[40:]))
+	return nil
+}
+
+// TCHTBGlob: Parameters of the htb qdisc (struct tc_htb_glob).
+type TCHTBGlob struct {
+	// Protocol version; requests carry 3, dumps 3.17 (0x30011).
+	Version uint32
+	// Divisor turning a class's rate in bytes/s into its quantum.
+	Rate2quantum uint32
+	// Minor number of the class unclassified packets go to.
+	Defcls uint32
+	Debug  uint32
+	// Packets sent without shaping (dumped only).
+	DirectPkts uint32
+}
+
+// TCHTBGlobLen is the size of TCHTBGlob on the wire.
+const TCHTBGlobLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHTBGlob) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Version))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Rate2quantum))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Defcls))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Debug))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DirectPkts))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHTBGlobLen, which a newer kernel may append, are ignored.
+func (s *TCHTBGlob) Decode(b []byte) error {
+	if len(b) < TCHTBGlobLen {
+		return errShort("tc-htb-glob", TCHTBGlobLen, len(b))
+	}
+	s.Version = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Rate2quantum = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Defcls = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Debug = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.DirectPkts = uint32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCHTBXstats: An htb class's extended statistics (struct tc_htb_xstats).
+type TCHTBXstats struct {
+	Lends   uint32
+	Borrows uint32
+	// Unused by the kernel since it handles TSO packets.
+	Giants uint32
+	// Tokens of the rate bucket, in psched ticks.
+	Tokens int32
+	// Tokens of the ceil bucket, in psched ticks.
+	Ctokens int32
+}
+
+// TCHTBXstatsLen is the size of TCHTBXstats on the wire.
+const TCHTBXstatsLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHTBXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Lends))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Borrows))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Giants))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Tokens))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ctokens))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHTBXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCHTBXstats) Decode(b []byte) error {
+	if len(b) < TCHTBXstatsLen {
+		return errShort("tc-htb-xstats", TCHTBXstatsLen, len(b))
+	}
+	s.Lends = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Borrows = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Giants = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Tokens = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Ctokens = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCTBFQopt: Parameters of the tbf qdisc (struct tc_tbf_qopt).
+type TCTBFQopt struct {
+	Rate     TCRatespec
+	Peakrate TCRatespec
+	// Bytes the queue holds.
+	Limit uint32
+	// Bucket size as transmission time at rate, in psched ticks.
+	Buffer uint32
+	// Peak-rate bucket size as transmission time at peakrate, in psched ticks.
+	Mtu uint32
+}
+
+// TCTBFQoptLen is the size of TCTBFQopt on the wire.
+const TCTBFQoptLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCTBFQopt) Append(b []byte) []byte {
+	b = s.Rate.Append(b)
+	b = s.Peakrate.Append(b)
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Buffer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Mtu))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCTBFQoptLen, which a newer kernel may append, are ignored.
+func (s *TCTBFQopt) Decode(b []byte) error {
+	if len(b) < TCTBFQoptLen {
+		return errShort("tc-tbf-qopt", TCTBFQoptLen, len(b))
+	}
+	_ = s.Rate.Decode(b[0:])
+	_ = s.Peakrate.Decode(b[12:])
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Buffer = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.Mtu = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
 
 // CakeDiffservMode: How CAKE maps DSCP to tins.
 type CakeDiffservMode uint32
@@ -632,21 +997,33 @@ type decodePool struct {
 	GnetStatsRateEst64      pool[GnetStatsRateEst64]
 	GnetStatsQueue          pool[GnetStatsQueue]
 	TCDualPI2Xstats         pool[TCDualPI2Xstats]
+	TCFQCodelXstats         pool[TCFQCodelXstats]
+	TCFQCodelQdStats        pool[TCFQCodelQdStats]
+	TCFQCodelClStats        pool[TCFQCodelClStats]
+	TCPrioQopt              pool[TCPrioQopt]
 	TCMatchallPcnt          pool[TCMatchallPcnt]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
 	TCGactP                 pool[TCGactP]
+	TCRatespec              pool[TCRatespec]
+	TCHTBOpt                pool[TCHTBOpt]
+	TCHTBGlob               pool[TCHTBGlob]
+	TCHTBXstats             pool[TCHTBXstats]
+	TCTBFQopt               pool[TCTBFQopt]
 	TCAttrs                 pool[TCAttrs]
 	StatsAttrs              pool[StatsAttrs]
 	CakeAttrs               pool[CakeAttrs]
 	CakeStatsAttrs          pool[CakeStatsAttrs]
 	CakeTinStatsAttrs       pool[CakeTinStatsAttrs]
 	DualPI2Attrs            pool[DualPI2Attrs]
+	FQCodelAttrs            pool[FQCodelAttrs]
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
 	ActAttrs                pool[ActAttrs]
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
+	HTBAttrs                pool[HTBAttrs]
+	TBFAttrs                pool[TBFAttrs]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
 	ActAttrsSlices          slicePool[ActAttrs]
 }
@@ -660,21 +1037,33 @@ func (p *decodePool) reset() {
 	p.GnetStatsRateEst64.reset()
 	p.GnetStatsQueue.reset()
 	p.TCDualPI2Xstats.reset()
+	p.TCFQCodelXstats.reset()
+	p.TCFQCodelQdStats.reset()
+	p.TCFQCodelClStats.reset()
+	p.TCPrioQopt.reset()
 	p.TCMatchallPcnt.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
 	p.TCGactP.reset()
+	p.TCRatespec.reset()
+	p.TCHTBOpt.reset()
+	p.TCHTBGlob.reset()
+	p.TCHTBXstats.reset()
+	p.TCTBFQopt.reset()
 	p.TCAttrs.reset()
 	p.StatsAttrs.reset()
 	p.CakeAttrs.reset()
 	p.CakeStatsAttrs.reset()
 	p.CakeTinStatsAttrs.reset()
 	p.DualPI2Attrs.reset()
+	p.FQCodelAttrs.reset()
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
 	p.ActAttrs.reset()
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
+	p.HTBAttrs.reset()
+	p.TBFAttrs.reset()
 	p.CakeTinStatsAttrsSlices.reset()
 	p.ActAttrsSlices.reset()
 }
@@ -728,6 +1117,34 @@ func newTCDualPI2Xstats(sel *selectors) *TCDualPI2Xstats {
 	return sel.pool.TCDualPI2Xstats.get()
 }
 
+func newTCFQCodelXstats(sel *selectors) *TCFQCodelXstats {
+	if sel.pool == nil {
+		return new(TCFQCodelXstats)
+	}
+	return sel.pool.TCFQCodelXstats.get()
+}
+
+func newTCFQCodelQdStats(sel *selectors) *TCFQCodelQdStats {
+	if sel.pool == nil {
+		return new(TCFQCodelQdStats)
+	}
+	return sel.pool.TCFQCodelQdStats.get()
+}
+
+func newTCFQCodelClStats(sel *selectors) *TCFQCodelClStats {
+	if sel.pool == nil {
+		return new(TCFQCodelClStats)
+	}
+	return sel.pool.TCFQCodelClStats.get()
+}
+
+func newTCPrioQopt(sel *selectors) *TCPrioQopt {
+	if sel.pool == nil {
+		return new(TCPrioQopt)
+	}
+	return sel.pool.TCPrioQopt.get()
+}
+
 func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
 	if sel.pool == nil {
 		return new(TCMatchallPcnt)
@@ -754,6 +1171,41 @@ func newTCGactP(sel *selectors) *TCGactP {
 		return new(TCGactP)
 	}
 	return sel.pool.TCGactP.get()
+}
+
+func newTCRatespec(sel *selectors) *TCRatespec {
+	if sel.pool == nil {
+		return new(TCRatespec)
+	}
+	return sel.pool.TCRatespec.get()
+}
+
+func newTCHTBOpt(sel *selectors) *TCHTBOpt {
+	if sel.pool == nil {
+		return new(TCHTBOpt)
+	}
+	return sel.pool.TCHTBOpt.get()
+}
+
+func newTCHTBGlob(sel *selectors) *TCHTBGlob {
+	if sel.pool == nil {
+		return new(TCHTBGlob)
+	}
+	return sel.pool.TCHTBGlob.get()
+}
+
+func newTCHTBXstats(sel *selectors) *TCHTBXstats {
+	if sel.pool == nil {
+		return new(TCHTBXstats)
+	}
+	return sel.pool.TCHTBXstats.get()
+}
+
+func newTCTBFQopt(sel *selectors) *TCTBFQopt {
+	if sel.pool == nil {
+		return new(TCTBFQopt)
+	}
+	return sel.pool.TCTBFQopt.get()
 }
 
 func newTCAttrs(sel *selectors) *TCAttrs {
@@ -798,6 +1250,13 @@ func newDualPI2Attrs(sel *selectors) *DualPI2Attrs {
 	return sel.pool.DualPI2Attrs.get()
 }
 
+func newFQCodelAttrs(sel *selectors) *FQCodelAttrs {
+	if sel.pool == nil {
+		return new(FQCodelAttrs)
+	}
+	return sel.pool.FQCodelAttrs.get()
+}
+
 func newQFQAttrs(sel *selectors) *QFQAttrs {
 	if sel.pool == nil {
 		return new(QFQAttrs)
@@ -831,6 +1290,20 @@ func newActGactAttrs(sel *selectors) *ActGactAttrs {
 		return new(ActGactAttrs)
 	}
 	return sel.pool.ActGactAttrs.get()
+}
+
+func newHTBAttrs(sel *selectors) *HTBAttrs {
+	if sel.pool == nil {
+		return new(HTBAttrs)
+	}
+	return sel.pool.HTBAttrs.get()
+}
+
+func newTBFAttrs(sel *selectors) *TBFAttrs {
+	if sel.pool == nil {
+		return new(TBFAttrs)
+	}
+	return sel.pool.TBFAttrs.get()
 }
 
 // Attribute types of set tc-attrs (TCA_*).
@@ -2226,6 +2699,174 @@ func (s *DualPI2Attrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set fq-codel-attrs (TCA_FQ_CODEL_*).
+const (
+	TCAFQCodelUnspec              uint16 = 0
+	TCAFQCodelTarget              uint16 = 1
+	TCAFQCodelLimit               uint16 = 2
+	TCAFQCodelInterval            uint16 = 3
+	TCAFQCodelECN                 uint16 = 4
+	TCAFQCodelFlows               uint16 = 5
+	TCAFQCodelQuantum             uint16 = 6
+	TCAFQCodelCEThreshold         uint16 = 7
+	TCAFQCodelDropBatchSize       uint16 = 8
+	TCAFQCodelMemoryLimit         uint16 = 9
+	TCAFQCodelCEThresholdSelector uint16 = 10
+	TCAFQCodelCEThresholdMask     uint16 = 11
+)
+
+// FQCodelAttrs: Options of fq_codel (TCA_OPTIONS). The kernel parses them
+// leniently (nla_parse_nested_deprecated), and tc sends the nest without
+// NLA_F_NESTED.
+type FQCodelAttrs struct {
+	// CoDel target delay, in microseconds.
+	Target *uint32
+	// Queue limit in packets.
+	Limit *uint32
+	// CoDel interval, in microseconds.
+	Interval *uint32
+	// Non-zero to mark ECN-capable packets instead of dropping them.
+	ECN *uint32
+	// Number of flow queues; only settable when the qdisc is created.
+	Flows *uint32
+	// Bytes a flow may dequeue per round.
+	Quantum *uint32
+	// Delay above which packets are CE-marked, in microseconds; absent when off.
+	CEThreshold *uint32
+	// Packets dropped at once when the limit is hit.
+	DropBatchSize *uint32
+	// Memory limit in bytes.
+	MemoryLimit *uint32
+	// DSCP/ECN bits (under the mask) of packets that ce_threshold applies to.
+	CEThresholdSelector *uint8
+	// Mask of the TOS byte for ce-threshold-selector.
+	CEThresholdMask *uint8
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FQCodelAttrs) Encode(e *Encoder) {
+	if s.Limit != nil {
+		e.Uint32(TCAFQCodelLimit, uint32((*s.Limit)))
+	}
+	if s.Flows != nil {
+		e.Uint32(TCAFQCodelFlows, uint32((*s.Flows)))
+	}
+	if s.Quantum != nil {
+		e.Uint32(TCAFQCodelQuantum, uint32((*s.Quantum)))
+	}
+	if s.Interval != nil {
+		e.Uint32(TCAFQCodelInterval, uint32((*s.Interval)))
+	}
+	if s.Target != nil {
+		e.Uint32(TCAFQCodelTarget, uint32((*s.Target)))
+	}
+	if s.ECN != nil {
+		e.Uint32(TCAFQCodelECN, uint32((*s.ECN)))
+	}
+	if s.CEThreshold != nil {
+		e.Uint32(TCAFQCodelCEThreshold, uint32((*s.CEThreshold)))
+	}
+	if s.CEThresholdMask != nil {
+		e.Uint8(TCAFQCodelCEThresholdMask, uint8((*s.CEThresholdMask)))
+	}
+	if s.CEThresholdSelector != nil {
+		e.Uint8(TCAFQCodelCEThresholdSelector, uint8((*s.CEThresholdSelector)))
+	}
+	if s.MemoryLimit != nil {
+		e.Uint32(TCAFQCodelMemoryLimit, uint32((*s.MemoryLimit)))
+	}
+	if s.DropBatchSize != nil {
+		e.Uint32(TCAFQCodelDropBatchSize, uint32((*s.DropBatchSize)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FQCodelAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *FQCodelAttrs) decode(b []byte, sel *selectors) error {
+	*s = FQCodelAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFQCodelTarget:
+			if v, ok := getUint32(data); ok {
+				s.Target = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelLimit:
+			if v, ok := getUint32(data); ok {
+				s.Limit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelInterval:
+			if v, ok := getUint32(data); ok {
+				s.Interval = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelECN:
+			if v, ok := getUint32(data); ok {
+				s.ECN = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelFlows:
+			if v, ok := getUint32(data); ok {
+				s.Flows = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelQuantum:
+			if v, ok := getUint32(data); ok {
+				s.Quantum = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelCEThreshold:
+			if v, ok := getUint32(data); ok {
+				s.CEThreshold = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelDropBatchSize:
+			if v, ok := getUint32(data); ok {
+				s.DropBatchSize = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelMemoryLimit:
+			if v, ok := getUint32(data); ok {
+				s.MemoryLimit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCodelCEThresholdSelector:
+			if v, ok := getUint8(data); ok {
+				s.CEThresholdSelector = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFQCodelCEThresholdMask:
+			if v, ok := getUint8(data); ok {
+				s.CEThresholdMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FQCodelAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FQCodelAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set qfq-attrs (TCA_QFQ_*).
 const (
 	TCAQFQUnspec uint16 = 0
@@ -2773,8 +3414,261 @@ func (s *ActGactAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set htb-attrs (TCA_HTB_*).
+const (
+	TCAHTBUnspec     uint16 = 0
+	TCAHTBParms      uint16 = 1
+	TCAHTBInit       uint16 = 2
+	TCAHTBCtab       uint16 = 3
+	TCAHTBRtab       uint16 = 4
+	TCAHTBDirectQlen uint16 = 5
+	TCAHTBRate64     uint16 = 6
+	TCAHTBCeil64     uint16 = 7
+	TCAHTBPad        uint16 = 8
+	TCAHTBOffload    uint16 = 9
+)
+
+// HTBAttrs: Options of the htb qdisc (init, direct-qlen, offload) and of its
+// classes (parms, the rate tables, rate64, ceil64), in TCA_OPTIONS. tc nests them
+// without NLA_F_NESTED.
+type HTBAttrs struct {
+	Parms *TCHTBOpt
+	Init  *TCHTBGlob
+	// The ceil's rate table, 256 transmission times (the kernel ignores it).
+	Ctab []byte
+	// The rate's rate table, 256 transmission times (the kernel ignores it).
+	Rtab []byte
+	// Limit of the direct queue, in packets.
+	DirectQlen *uint32
+	// The class's rate in bytes/s when it does not fit in 32 bits.
+	Rate64 *uint64
+	// The class's ceil in bytes/s when it does not fit in 32 bits.
+	Ceil64 *uint64
+	// Hardware offload of the whole htb tree.
+	Offload bool
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *HTBAttrs) Encode(e *Encoder) {
+	if s.Init != nil {
+		e.Attr(TCAHTBInit, (*s.Init).Append(nil))
+	}
+	if s.DirectQlen != nil {
+		e.Uint32(TCAHTBDirectQlen, uint32((*s.DirectQlen)))
+	}
+	if s.Offload {
+		e.Flag(TCAHTBOffload)
+	}
+	if s.Rate64 != nil {
+		e.Uint64(TCAHTBRate64, uint64((*s.Rate64)))
+	}
+	if s.Ceil64 != nil {
+		e.Uint64(TCAHTBCeil64, uint64((*s.Ceil64)))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAHTBParms, (*s.Parms).Append(nil))
+	}
+	if s.Rtab != nil {
+		e.Attr(TCAHTBRtab, s.Rtab)
+	}
+	if s.Ctab != nil {
+		e.Attr(TCAHTBCtab, s.Ctab)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *HTBAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *HTBAttrs) decode(b []byte, sel *selectors) error {
+	*s = HTBAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAHTBParms:
+			if v := newTCHTBOpt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAHTBInit:
+			if v := newTCHTBGlob(sel); v.Decode(data) == nil {
+				s.Init = v
+				return
+			}
+		case TCAHTBCtab:
+			s.Ctab = clone(data)
+			return
+		case TCAHTBRtab:
+			s.Rtab = clone(data)
+			return
+		case TCAHTBDirectQlen:
+			if v, ok := getUint32(data); ok {
+				s.DirectQlen = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHTBRate64:
+			if v, ok := getUint64(data); ok {
+				s.Rate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAHTBCeil64:
+			if v, ok := getUint64(data); ok {
+				s.Ceil64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAHTBPad:
+			return
+		case TCAHTBOffload:
+			if len(data) == 0 {
+				s.Offload = true
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *HTBAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *HTBAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set tbf-attrs (TCA_TBF_*).
+const (
+	TCATBFUnspec  uint16 = 0
+	TCATBFParms   uint16 = 1
+	TCATBFRtab    uint16 = 2
+	TCATBFPtab    uint16 = 3
+	TCATBFRate64  uint16 = 4
+	TCATBFPrate64 uint16 = 5
+	TCATBFBurst   uint16 = 6
+	TCATBFPburst  uint16 = 7
+	TCATBFPad     uint16 = 8
+)
+
+// TBFAttrs: Options of the tbf qdisc (TCA_OPTIONS); tc nests them without
+// NLA_F_NESTED.
+type TBFAttrs struct {
+	Parms *TCTBFQopt
+	// The rate's rate table, 256 transmission times.
+	Rtab []byte
+	// The peak rate's rate table, 256 transmission times.
+	Ptab []byte
+	// The rate in bytes/s when it does not fit in 32 bits.
+	Rate64 *uint64
+	// The peak rate in bytes/s when it does not fit in 32 bits.
+	Prate64 *uint64
+	// Bucket size in bytes (the kernel prefers it to parms' buffer).
+	Burst *uint32
+	// Peak-rate bucket size in bytes (the mtu).
+	Pburst *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TBFAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCATBFParms, (*s.Parms).Append(nil))
+	}
+	if s.Burst != nil {
+		e.Uint32(TCATBFBurst, uint32((*s.Burst)))
+	}
+	if s.Rate64 != nil {
+		e.Uint64(TCATBFRate64, uint64((*s.Rate64)))
+	}
+	if s.Rtab != nil {
+		e.Attr(TCATBFRtab, s.Rtab)
+	}
+	if s.Prate64 != nil {
+		e.Uint64(TCATBFPrate64, uint64((*s.Prate64)))
+	}
+	if s.Pburst != nil {
+		e.Uint32(TCATBFPburst, uint32((*s.Pburst)))
+	}
+	if s.Ptab != nil {
+		e.Attr(TCATBFPtab, s.Ptab)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TBFAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TBFAttrs) decode(b []byte, sel *selectors) error {
+	*s = TBFAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATBFParms:
+			if v := newTCTBFQopt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCATBFRtab:
+			s.Rtab = clone(data)
+			return
+		case TCATBFPtab:
+			s.Ptab = clone(data)
+			return
+		case TCATBFRate64:
+			if v, ok := getUint64(data); ok {
+				s.Rate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCATBFPrate64:
+			if v, ok := getUint64(data); ok {
+				s.Prate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCATBFBurst:
+			if v, ok := getUint32(data); ok {
+				s.Burst = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATBFPburst:
+			if v, ok := getUint32(data); ok {
+				s.Pburst = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATBFPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TBFAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TBFAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *MatchallAttrs (matchall), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *TCPrioQopt (pfifo_fast), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -2795,9 +3689,17 @@ func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fal
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *FQCodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *HTBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
@@ -2814,6 +3716,14 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newDualPI2Attrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "fq_codel":
+		if v := newFQCodelAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "htb":
+		if v := newHTBAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "matchall":
 		if v := newMatchallAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -2822,12 +3732,20 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newQFQAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "tbf":
+		if v := newTBFAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "pfifo_fast":
+		if v := newTCPrioQopt(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCOptionsMsgRaw(clone(b))
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -2848,6 +3766,10 @@ func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCFQCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCHTBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
 func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
 	return decodeTCXstatsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -2863,12 +3785,20 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "fq_codel":
+		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "htb":
+		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCXstatsMsgRaw(clone(b))
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -2889,6 +3819,10 @@ func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ,
 
 func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCFQCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCHTBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
 func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
 	return decodeStatsAppMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -2902,6 +3836,14 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	case "dualpi2":
 		if v := newTCDualPI2Xstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "fq_codel":
+		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "htb":
+		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	}

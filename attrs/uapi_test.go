@@ -23,8 +23,10 @@ type testSpec struct {
 		Type       string `yaml:"type"`
 		NamePrefix string `yaml:"name-prefix"`
 		Members    []struct {
-			Name string `yaml:"name"`
-			Type string `yaml:"type"`
+			Name   string `yaml:"name"`
+			Type   string `yaml:"type"`
+			Struct string `yaml:"struct"`
+			Len    int    `yaml:"len"`
 		} `yaml:"members"`
 		Entries []yaml.Node `yaml:"entries"`
 	} `yaml:"definitions"`
@@ -121,7 +123,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 			}
 			var ours []string
 			for _, m := range d.Members {
-				ours = append(ours, cType(m.Type)+" "+strings.ReplaceAll(m.Name, "-", "_"))
+				ours = append(ours, cMember(m.Type, m.Struct, m.Len, strings.ReplaceAll(m.Name, "-", "_")))
 			}
 			if strings.Join(ours, "; ") != strings.Join(members, "; ") {
 				t.Errorf("struct %s:\n spec:   %s\n kernel: %s", cStruct, strings.Join(ours, "; "), strings.Join(members, "; "))
@@ -134,20 +136,37 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 
 func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", "_")) }
 
-func cType(ynl string) string {
-	if strings.HasPrefix(ynl, "s") {
-		return "__s" + ynl[1:]
+// cMember is a spec struct member as parseStruct renders the C one: a
+// nested struct by its C name, a byte array without its size (C writes it
+// as an expression; the size is in the spec's layout), and a member named
+// "union" as the anonymous union it stands for.
+func cMember(typ, structName string, n int, name string) string {
+	switch {
+	case structName != "":
+		return "struct " + strings.ReplaceAll(structName, "-", "_") + " " + name
+	case typ == "binary" && name == "union":
+		return "union"
+	case typ == "binary":
+		return "__u8 " + name + "[]"
+	case strings.HasPrefix(typ, "s"):
+		return "__s" + typ[1:] + " " + name
 	}
-	return "__u" + ynl[1:]
+	return "__u" + typ[1:] + " " + name
+}
+
+// cIntegers are C's plain integer types as the UAPI headers' fixed ones.
+var cIntegers = map[string]string{
+	"int": "__s32", "unsigned int": "__u32", "unsigned": "__u32", "short": "__s16",
+	"unsigned short": "__u16", "char": "__s8", "unsigned char": "__u8", "signed char": "__s8",
 }
 
 var (
-	enumBody = regexp.MustCompile(`(?s)enum\s*\w*\s*\{(.*?)\}`)
-	comments = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	enumBody    = regexp.MustCompile(`(?s)enum\s*\w*\s*\{(.*?)\}`)
+	comments    = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	structStart = `struct\s+%s\s*\{`
 	// Preprocessor lines inside an enum (rtnetlink.h's TCA_ROOT_* has
 	// "#define TCA_ACT_TAB TCA_ROOT_TAB" among its enumerators).
 	directives = regexp.MustCompile(`(?m)^[ \t]*#.*$`)
-	structBody = `(?s)struct\s+%s\s*\{(.*?)\}`
 )
 
 // parseEnums evaluates the enumerators of every enum in C source: explicit
@@ -188,19 +207,42 @@ func parseStruct(src, name string) []string {
 	src = regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAllString(src, "")
 	// The actions' structs begin with pkt_cls.h's tc_gen macro.
 	src = strings.ReplaceAll(src, "tc_gen;", "__u32 index; __u32 capab; int action; int refcnt; int bindcnt;")
-	m := regexp.MustCompile(strings.Replace(structBody, "%s", regexp.QuoteMeta(name), 1)).FindStringSubmatch(src)
-	if m == nil {
+	loc := regexp.MustCompile(strings.Replace(structStart, "%s", regexp.QuoteMeta(name), 1)).FindStringIndex(src)
+	if loc == nil {
 		return nil
 	}
-	var members []string
-	for _, decl := range strings.Split(m[1], ";") {
-		fields := strings.Fields(decl)
-		if len(fields) == 2 {
-			if fields[0] == "int" {
-				fields[0] = "__s32"
-			}
-			members = append(members, fields[0]+" "+fields[1])
+	// The body ends at the brace that closes the struct's, past any union's.
+	depth, end := 1, loc[1]
+	for ; end < len(src) && depth > 0; end++ {
+		switch src[end] {
+		case '{':
+			depth++
+		case '}':
+			depth--
 		}
+	}
+	m := []string{"", src[loc[1] : end-1]}
+	// An anonymous union is one member, whatever it holds.
+	body := regexp.MustCompile(`(?s)union\s*\{.*?\}`).ReplaceAllString(m[1], "union")
+	var members []string
+	for _, decl := range strings.Split(body, ";") {
+		fields := strings.Fields(decl)
+		switch {
+		case len(fields) == 1 && fields[0] == "union":
+			members = append(members, "union")
+			continue
+		case len(fields) < 2:
+			continue
+		}
+		name := fields[len(fields)-1]
+		typ := strings.Join(fields[:len(fields)-1], " ")
+		if t, ok := cIntegers[typ]; ok {
+			typ = t
+		}
+		if i := strings.IndexByte(name, '['); i >= 0 {
+			name = name[:i] + "[]"
+		}
+		members = append(members, typ+" "+name)
 	}
 	return members
 }

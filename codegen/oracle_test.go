@@ -21,6 +21,13 @@ var deviations = map[string]string{
 	"tca-dualpi2- pad":   "TCA_DUALPI2_PAD is in pkt_sched.h (the kernel pads u64 statistics with it); tc.yaml omits it",
 	"tca- stab":          "a nest of TCA_STAB_* in C; gotc keeps the size table as bytes, as it neither builds nor decodes one",
 	"tca-root- set":      "tc.yaml has no message of standalone actions (RTM_*ACTION); the set is rtnetlink.h's TCA_ROOT_* enum",
+	"tc-ratespec layout": "struct tc_ratespec (pkt_sched.h) has u16 overhead, s16 cell_align and u16 mpu, " +
+		"12 bytes; tc.yaml lists them as u8 (9 bytes), which would misplace every member after them",
+	"tc-htb-opt layout":  "its rate and ceil are struct tc_ratespec: see tc-ratespec",
+	"tc-tbf-qopt layout": "its rate and peakrate are struct tc_ratespec: see tc-ratespec",
+	"tc-fq-codel-xstats layout": "struct tc_fq_codel_xstats is a type and a union of the qdisc's and a " +
+		"class's statistics (36 bytes); tc.yaml lists only the qdisc's member, 4 bytes short",
+	"tc-prio-qopt layout": "tc_prio_qopt's bands is an int in pkt_sched.h; tc.yaml says u32",
 	"tca- rate": "not reviewed: our spec describes what dumps carry (gnet_stats_rate_est), tc.yaml what " +
 		"requests carry (struct tc_estimator, as gen_new_estimator reads it)",
 }

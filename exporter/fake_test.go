@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	mnl "github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nltest"
-	"golang.org/x/sys/unix"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -117,21 +117,21 @@ func (k *fakeKernel) conn() *netlink.Conn {
 		req := reqs[0]
 		var out []mnl.Message
 		switch uint16(req.Header.Type) {
-		case unix.RTM_GETLINK:
+		case nlabi.RTM_GETLINK:
 			for idx, name := range k.links {
 				b := make([]byte, 16)
 				binary.NativeEndian.PutUint32(b[4:], uint32(idx))
 				e := attrs.NewEncoder(b)
-				e.String(unix.IFLA_IFNAME, name)
-				out = append(out, reply(req, unix.RTM_NEWLINK, e.Bytes()))
+				e.String(nlabi.IFLA_IFNAME, name)
+				out = append(out, reply(req, nlabi.RTM_NEWLINK, e.Bytes()))
 			}
-		case unix.RTM_GETQDISC:
+		case nlabi.RTM_GETQDISC:
 			for _, m := range k.msgs {
 				b, err := m.MarshalBinary()
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, reply(req, unix.RTM_NEWQDISC, b))
+				out = append(out, reply(req, nlabi.RTM_NEWQDISC, b))
 			}
 			if k.mangle != nil {
 				out = k.mangle(out)

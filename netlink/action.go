@@ -4,8 +4,8 @@ import (
 	"errors"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	mnl "github.com/mdlayher/netlink"
-	"golang.org/x/sys/unix"
 )
 
 // ActionMsg is a message about standalone actions ("tc actions"): the
@@ -56,13 +56,13 @@ const (
 func (op ActionOp) request() (msgType, flags uint16) {
 	switch op {
 	case ActionAdd:
-		return unix.RTM_NEWACTION, unix.NLM_F_CREATE | unix.NLM_F_EXCL
+		return nlabi.RTM_NEWACTION, nlabi.NLM_F_CREATE | nlabi.NLM_F_EXCL
 	case ActionReplace:
-		return unix.RTM_NEWACTION, unix.NLM_F_CREATE | unix.NLM_F_REPLACE
+		return nlabi.RTM_NEWACTION, nlabi.NLM_F_CREATE | nlabi.NLM_F_REPLACE
 	case ActionFlush:
-		return unix.RTM_DELACTION, unix.NLM_F_ROOT
+		return nlabi.RTM_DELACTION, nlabi.NLM_F_ROOT
 	}
-	return unix.RTM_DELACTION, 0
+	return nlabi.RTM_DELACTION, 0
 }
 
 // DoAction sends one change request about actions and waits for the
@@ -70,7 +70,7 @@ func (op ActionOp) request() (msgType, flags uint16) {
 func (c *Conn) DoAction(op ActionOp, m *ActionMsg) error {
 	msgType, flags := op.request()
 	payload, _ := m.AppendBinary(nil)
-	_, _, err := c.exchange(msgType, unix.NLM_F_ACK|flags, payload)
+	_, _, err := c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
 	return err
 }
 
@@ -92,11 +92,11 @@ func ActionRequest(op ActionOp, m *ActionMsg) mnl.Message {
 // without NLM_F_ACK, as tc sends it) and returns the kernel's answer.
 func (c *Conn) GetAction(m *ActionMsg) (*ActionMsg, error) {
 	payload, _ := m.AppendBinary(nil)
-	typ, data, err := c.exchange(unix.RTM_GETACTION, 0, payload)
+	typ, data, err := c.exchange(nlabi.RTM_GETACTION, 0, payload)
 	if err != nil {
 		return nil, err
 	}
-	if typ != unix.RTM_GETACTION && typ != unix.RTM_NEWACTION {
+	if typ != nlabi.RTM_GETACTION && typ != nlabi.RTM_NEWACTION {
 		return nil, errors.New("netlink: no action in the kernel's answer")
 	}
 	var answer ActionMsg
@@ -111,7 +111,7 @@ func (c *Conn) GetAction(m *ActionMsg) (*ActionMsg, error) {
 func (c *Conn) DumpActions(m *ActionMsg, fn func(m *ActionMsg, decodeErr error) error) error {
 	payload, _ := m.AppendBinary(nil)
 	var reply ActionMsg
-	return c.dump(unix.RTM_GETACTION, unix.RTM_GETACTION, payload, func(data []byte) error {
+	return c.dump(nlabi.RTM_GETACTION, nlabi.RTM_GETACTION, payload, func(data []byte) error {
 		return fn(&reply, reply.UnmarshalBinary(data))
 	})
 }

@@ -8,8 +8,8 @@ import (
 	"syscall"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	mnl "github.com/mdlayher/netlink"
-	"golang.org/x/sys/unix"
 )
 
 // Conn is an rtnetlink connection for traffic-control requests and dumps.
@@ -34,7 +34,7 @@ func Dial(cfg *Config) (*Conn, error) {
 	if cfg != nil {
 		mcfg.NetNS = cfg.NetNS
 	}
-	nl, err := mnl.Dial(unix.NETLINK_ROUTE, &mcfg)
+	nl, err := mnl.Dial(nlabi.NETLINK_ROUTE, &mcfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open rtnetlink socket: %w", err)
 	}
@@ -97,8 +97,26 @@ func (c *Conn) Do(o Object, op Op, m *Msg) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = c.exchange(msgType, unix.NLM_F_ACK|flags, payload)
+	_, _, err = c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
 	return err
+}
+
+// DoWarning is Do that also returns the warning the kernel's acknowledgement
+// of a success carried ("" without one), which tc prints as "Warning: ...".
+func (c *Conn) DoWarning(o Object, op Op, m *Msg) (string, error) {
+	msgType, flags, err := o.request(op)
+	if err != nil {
+		return "", err
+	}
+	payload, err := m.MarshalBinary()
+	if err != nil {
+		return "", err
+	}
+	typ, data, err := c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
+	if err != nil || typ != nlabi.NLMSG_ERROR {
+		return "", err
+	}
+	return string(data), nil
 }
 
 // Request builds the netlink message of a change request, as Do sends it.
@@ -195,7 +213,7 @@ func (c *Conn) QdiscPlaces(fn func(QdiscPlace)) error {
 			return nil // not a qdisc message: nothing to report
 		}
 		place := QdiscPlace{Ifindex: h.Ifindex, Handle: h.Handle, Parent: h.Parent}
-		if v, ok := findAttr(data[attrs.TCMsgLen:], unix.TCA_KIND); ok {
+		if v, ok := findAttr(data[attrs.TCMsgLen:], nlabi.TCA_KIND); ok {
 			v = bytes.TrimRight(v, "\x00")
 			for _, k := range kinds {
 				if k == string(v) {

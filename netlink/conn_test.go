@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	mnl "github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nltest"
 	"golang.org/x/sys/unix"
@@ -31,14 +32,14 @@ func TestRequestFlags(t *testing.T) {
 		typ   uint16
 		flags mnl.HeaderFlags
 	}{
-		{Qdisc, Add, unix.RTM_NEWQDISC, unix.NLM_F_CREATE | unix.NLM_F_EXCL},
-		{Qdisc, Change, unix.RTM_NEWQDISC, 0},
-		{Qdisc, Replace, unix.RTM_NEWQDISC, unix.NLM_F_CREATE | unix.NLM_F_REPLACE},
-		{Qdisc, Link, unix.RTM_NEWQDISC, unix.NLM_F_REPLACE},
-		{Qdisc, Delete, unix.RTM_DELQDISC, 0},
-		{Class, Add, unix.RTM_NEWTCLASS, unix.NLM_F_CREATE | unix.NLM_F_EXCL},
-		{Class, Replace, unix.RTM_NEWTCLASS, unix.NLM_F_CREATE},
-		{Filter, Delete, unix.RTM_DELTFILTER, 0},
+		{Qdisc, Add, nlabi.RTM_NEWQDISC, nlabi.NLM_F_CREATE | nlabi.NLM_F_EXCL},
+		{Qdisc, Change, nlabi.RTM_NEWQDISC, 0},
+		{Qdisc, Replace, nlabi.RTM_NEWQDISC, nlabi.NLM_F_CREATE | nlabi.NLM_F_REPLACE},
+		{Qdisc, Link, nlabi.RTM_NEWQDISC, nlabi.NLM_F_REPLACE},
+		{Qdisc, Delete, nlabi.RTM_DELQDISC, 0},
+		{Class, Add, nlabi.RTM_NEWTCLASS, nlabi.NLM_F_CREATE | nlabi.NLM_F_EXCL},
+		{Class, Replace, nlabi.RTM_NEWTCLASS, nlabi.NLM_F_CREATE},
+		{Filter, Delete, nlabi.RTM_DELTFILTER, 0},
 	} {
 		req, err := Request(tc.obj, tc.op, qdiscMsg(1, 0x10000, "cake", nil))
 		if err != nil {
@@ -90,9 +91,9 @@ func extackError(req mnl.Message, errno unix.Errno, msg string) mnl.Message {
 	b = append(b, hdr...)
 	b = append(b, req.Data...)
 	e := attrs.NewEncoder(b)
-	e.String(unix.NLMSGERR_ATTR_MSG, msg)
+	e.String(nlabi.NLMSGERR_ATTR_MSG, msg)
 	return mnl.Message{
-		Header: mnl.Header{Type: mnl.Error, Flags: mnl.HeaderFlags(unix.NLM_F_ACK_TLVS), Sequence: req.Header.Sequence, PID: req.Header.PID},
+		Header: mnl.Header{Type: mnl.Error, Flags: mnl.HeaderFlags(nlabi.NLM_F_ACK_TLVS), Sequence: req.Header.Sequence, PID: req.Header.PID},
 		Data:   e.Bytes(),
 	}
 }
@@ -113,7 +114,7 @@ func dumpReply(req mnl.Message, msgs ...*Msg) []mnl.Message {
 	var out []mnl.Message
 	for _, m := range msgs {
 		b, _ := m.MarshalBinary()
-		out = append(out, mnl.Message{Header: mnl.Header{Type: unix.RTM_NEWQDISC, Flags: mnl.Multi, Sequence: req.Header.Sequence}, Data: b})
+		out = append(out, mnl.Message{Header: mnl.Header{Type: nlabi.RTM_NEWQDISC, Flags: mnl.Multi, Sequence: req.Header.Sequence}, Data: b})
 	}
 	return append(out, mnl.Message{Header: mnl.Header{Type: mnl.Done, Flags: mnl.Multi, Sequence: req.Header.Sequence}, Data: make([]byte, 4)})
 }
@@ -151,7 +152,7 @@ func TestDumpKeepsUnknownKindsAndAttributes(t *testing.T) {
 	if len(kinds) != 2 || kinds[0] != "cake" || kinds[1] != "sfq" {
 		t.Errorf("kinds = %v (the other device's qdisc must be filtered out)", kinds)
 	}
-	if dumpReq.Header.Flags&mnl.Dump != mnl.Dump || uint16(dumpReq.Header.Type) != unix.RTM_GETQDISC {
+	if dumpReq.Header.Flags&mnl.Dump != mnl.Dump || uint16(dumpReq.Header.Type) != nlabi.RTM_GETQDISC {
 		t.Errorf("dump request header %+v", dumpReq.Header)
 	}
 	var hdr attrs.TCMsg

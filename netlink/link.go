@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,15 +25,15 @@ func (e ErrNoDevice) Error() string { return fmt.Sprintf("cannot find device %q"
 // network namespace (which may differ from the process's).
 func (c *Conn) LinkIndex(name string) (int32, error) {
 	e := attrs.NewEncoder(make([]byte, ifinfomsgLen, 64))
-	e.String(unix.IFLA_IFNAME, name)
-	typ, data, err := c.exchange(unix.RTM_GETLINK, 0, e.Bytes())
+	e.String(nlabi.IFLA_IFNAME, name)
+	typ, data, err := c.exchange(nlabi.RTM_GETLINK, 0, e.Bytes())
 	if err != nil {
 		if kerr, ok := err.(*Error); ok && (kerr.Errno == unix.ENODEV || kerr.Errno == unix.EINVAL) {
 			return 0, ErrNoDevice(name)
 		}
 		return 0, err
 	}
-	if typ == unix.RTM_NEWLINK && len(data) >= ifinfomsgLen {
+	if typ == nlabi.RTM_NEWLINK && len(data) >= ifinfomsgLen {
 		return int32(binary.NativeEndian.Uint32(data[4:])), nil
 	}
 	return 0, ErrNoDevice(name)
@@ -44,15 +45,15 @@ func (c *Conn) LinkNames() (map[int32]string, error) {
 	// Only the names are needed: ask the kernel not to gather every
 	// device's statistics (most of a link dump's cost).
 	e := attrs.NewEncoder(make([]byte, ifinfomsgLen, 32))
-	e.Uint32(unix.IFLA_EXT_MASK, rtextFilterSkipStats)
-	err := c.dump(unix.RTM_GETLINK, unix.RTM_NEWLINK, e.Bytes(), func(data []byte) error {
+	e.Uint32(nlabi.IFLA_EXT_MASK, rtextFilterSkipStats)
+	err := c.dump(nlabi.RTM_GETLINK, nlabi.RTM_NEWLINK, e.Bytes(), func(data []byte) error {
 		if len(data) < ifinfomsgLen {
 			return nil
 		}
 		index := int32(binary.NativeEndian.Uint32(data[4:]))
 		// A link message that does not parse still names no device.
 		_ = attrs.ForEach(data[ifinfomsgLen:], func(typ uint16, data []byte) {
-			if typ == unix.IFLA_IFNAME {
+			if typ == nlabi.IFLA_IFNAME {
 				names[index] = cString(data)
 			}
 		})

@@ -12,7 +12,7 @@ import (
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
-	"golang.org/x/sys/unix"
+	"github.com/gotc/gotc/internal/nlabi"
 )
 
 // Msg is one traffic-control message: the tcmsg header and its attributes.
@@ -90,11 +90,11 @@ func (o Object) String() string {
 func (o Object) msgTypes() (newType, delType, getType uint16) {
 	switch o {
 	case Class:
-		return unix.RTM_NEWTCLASS, unix.RTM_DELTCLASS, unix.RTM_GETTCLASS
+		return nlabi.RTM_NEWTCLASS, nlabi.RTM_DELTCLASS, nlabi.RTM_GETTCLASS
 	case Filter:
-		return unix.RTM_NEWTFILTER, unix.RTM_DELTFILTER, unix.RTM_GETTFILTER
+		return nlabi.RTM_NEWTFILTER, nlabi.RTM_DELTFILTER, nlabi.RTM_GETTFILTER
 	}
-	return unix.RTM_NEWQDISC, unix.RTM_DELQDISC, unix.RTM_GETQDISC
+	return nlabi.RTM_NEWQDISC, nlabi.RTM_DELQDISC, nlabi.RTM_GETQDISC
 }
 
 // Op is a change request, named after tc's commands.
@@ -137,19 +137,19 @@ func (o Object) request(op Op) (msgType uint16, flags uint16, err error) {
 	newType, delType, _ := o.msgTypes()
 	switch op {
 	case Add:
-		return newType, unix.NLM_F_CREATE | unix.NLM_F_EXCL, nil
+		return newType, nlabi.NLM_F_CREATE | nlabi.NLM_F_EXCL, nil
 	case Change:
 		return newType, 0, nil
 	case Replace:
 		if o == Qdisc {
-			return newType, unix.NLM_F_CREATE | unix.NLM_F_REPLACE, nil
+			return newType, nlabi.NLM_F_CREATE | nlabi.NLM_F_REPLACE, nil
 		}
-		return newType, unix.NLM_F_CREATE, nil
+		return newType, nlabi.NLM_F_CREATE, nil
 	case Link:
 		if o != Qdisc {
 			return 0, 0, fmt.Errorf("netlink: %s does not support link", o)
 		}
-		return newType, unix.NLM_F_REPLACE, nil
+		return newType, nlabi.NLM_F_REPLACE, nil
 	case Delete:
 		return delType, 0, nil
 	}

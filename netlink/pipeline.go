@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"runtime"
 	"syscall"
-	"unsafe"
 
+	"github.com/gotc/gotc/internal/nlabi"
 	mnl "github.com/mdlayher/netlink"
-	"golang.org/x/sys/unix"
 )
 
 // Pipelining change requests: design and the proof of its ordering.
@@ -123,7 +121,7 @@ func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult fun
 		// kernel answers a refused request anyway (K4), and the last one's
 		// answer comes after every other answer of the burst (K3).
 		flags := binary.NativeEndian.Uint16(burst[lastAt+6:])
-		binary.NativeEndian.PutUint16(burst[lastAt+6:], flags|unix.NLM_F_ACK)
+		binary.NativeEndian.PutUint16(burst[lastAt+6:], flags|nlabi.NLM_F_ACK)
 		if err := tr.send(burst, seqs); err != nil {
 			failure = err
 			return false
@@ -154,7 +152,7 @@ func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult fun
 		}
 		seq := sequence.Add(1)
 		lastAt = len(burst)
-		burst = appendRequest(burst, msgType, unix.NLM_F_REQUEST|flags, seq, func(b []byte) []byte {
+		burst = appendRequest(burst, msgType, nlabi.NLM_F_REQUEST|flags, seq, func(b []byte) []byte {
 			b, _ = r.Msg.AppendBinary(b)
 			return b
 		})
@@ -195,60 +193,6 @@ func ackIndex(seqs []uint32, seq uint32) (int, bool) {
 	return k, k >= 0 && k < len(seqs) && seqs[k] == seq
 }
 
-// rawTransport sends with write(2) and reads acknowledgements with
-// recvmmsg(2), many datagrams per call, into buffers it keeps.
-type rawTransport struct {
-	sock *rawSocket
-	bufs [][]byte
-	iovs []unix.Iovec
-	hdrs []unix.Mmsghdr
-}
-
-// ackBufSize holds any acknowledgement of a request Pipeline sends: a refusal
-// echoes the request (well under this) plus the extended-ack attributes.
-const ackBufSize = 16 << 10
-
-func newRawTransport(s *rawSocket, window int) *rawTransport {
-	t := &rawTransport{sock: s}
-	t.bufs = make([][]byte, window)
-	t.iovs = make([]unix.Iovec, window)
-	t.hdrs = make([]unix.Mmsghdr, window)
-	for i := range t.bufs {
-		t.bufs[i] = make([]byte, ackBufSize)
-		t.iovs[i].Base = &t.bufs[i][0]
-		t.iovs[i].SetLen(ackBufSize)
-		t.hdrs[i].Hdr.Iov = &t.iovs[i]
-		t.hdrs[i].Hdr.SetIovlen(1)
-	}
-	return t
-}
-
-func (t *rawTransport) send(msgs []byte, _ []uint32) error { return t.sock.send(msgs) }
-
-func (t *rawTransport) acks(seqs []uint32, results []error) error {
-	for last := false; !last; {
-		n, err := t.sock.call(false, unix.SYS_RECVMMSG, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(len(t.hdrs)), unix.MSG_DONTWAIT, 0)
-		runtime.KeepAlive(t.bufs)
-		if errors.Is(err, unix.ENOBUFS) {
-			return fmt.Errorf("netlink: acknowledgements lost (receive buffer overrun): %w", err)
-		}
-		if err != nil {
-			return fmt.Errorf("netlink: cannot read acknowledgements: %w", err)
-		}
-		for d := 0; d < n; d++ {
-			if t.hdrs[d].Hdr.Flags&unix.MSG_TRUNC != 0 {
-				return errors.New("netlink: acknowledgement truncated")
-			}
-			got, err := parseAcks(t.bufs[d][:t.hdrs[d].Len], seqs, results)
-			if err != nil {
-				return err
-			}
-			last = last || got
-		}
-	}
-	return nil
-}
-
 // parseAcks decodes the answers in one datagram, stores the result of each
 // of seqs it finds and reports whether it found the last one's. Messages for
 // other sequence numbers (none are expected) are skipped.
@@ -258,7 +202,7 @@ func parseAcks(b []byte, seqs []uint32, results []error) (bool, error) {
 		if err != nil {
 			return last, err
 		}
-		if k, ok := ackIndex(seqs, m.seq); ok && m.typ == unix.NLMSG_ERROR {
+		if k, ok := ackIndex(seqs, m.seq); ok && m.typ == nlabi.NLMSG_ERROR {
 			if len(m.data) < 4 {
 				return last, errors.New("netlink: short acknowledgement")
 			}
@@ -277,22 +221,29 @@ func ackError(data []byte, flags uint16) error {
 		return nil
 	}
 	e := &Error{Errno: syscall.Errno(errno)}
-	if flags&unix.NLM_F_ACK_TLVS == 0 || len(data) < 4+unix.NLMSG_HDRLEN {
-		return e
+	e.Message, _ = ackMessage(data, flags)
+	return e
+}
+
+// ackMessage is the extended-ack message of an NLMSG_ERROR payload: the
+// kernel's reason for a refusal, or a warning that came with a success.
+func ackMessage(data []byte, flags uint16) (string, bool) {
+	if flags&nlabi.NLM_F_ACK_TLVS == 0 || len(data) < 4+nlabi.NLMSG_HDRLEN {
+		return "", false
 	}
 	// The request's header follows the errno; its payload too unless capped.
-	off := 4 + unix.NLMSG_HDRLEN
-	if flags&unix.NLM_F_CAPPED == 0 {
+	off := 4 + nlabi.NLMSG_HDRLEN
+	if flags&nlabi.NLM_F_CAPPED == 0 {
 		off = 4 + int(binary.NativeEndian.Uint32(data[4:]))
 	}
 	off = (off + 3) &^ 3
 	if off > len(data) {
-		return e
+		return "", false
 	}
-	if msg, ok := findAttr(data[off:], unix.NLMSGERR_ATTR_MSG); ok {
-		e.Message = cString(msg)
+	if msg, ok := findAttr(data[off:], nlabi.NLMSGERR_ATTR_MSG); ok {
+		return cString(msg), true
 	}
-	return e
+	return "", false
 }
 
 // mnlTransport pipelines through mdlayher's Conn: one SendMessages per burst
@@ -303,7 +254,7 @@ type mnlTransport struct {
 
 func (t *mnlTransport) send(msgs []byte, seqs []uint32) error {
 	out := make([]mnl.Message, 0, len(seqs))
-	for len(msgs) >= unix.NLMSG_HDRLEN {
+	for len(msgs) >= nlabi.NLMSG_HDRLEN {
 		l := int(binary.NativeEndian.Uint32(msgs))
 		var m mnl.Message
 		if err := m.UnmarshalBinary(msgs[:l]); err != nil {

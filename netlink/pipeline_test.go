@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	mnl "github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nltest"
 	"golang.org/x/sys/unix"
@@ -183,7 +184,7 @@ func TestPipelineEmptyAndStoppedEarly(t *testing.T) {
 // kernel lays them out: a success, a refusal with the request echoed and an
 // extended-ack message, and one for a sequence number not asked about.
 func TestParseAcks(t *testing.T) {
-	req := mnl.Message{Header: mnl.Header{Type: unix.RTM_NEWQDISC, Sequence: 11}, Data: make([]byte, 20)}
+	req := mnl.Message{Header: mnl.Header{Type: nlabi.RTM_NEWQDISC, Sequence: 11}, Data: make([]byte, 20)}
 	req.Header.Length = uint32(16 + len(req.Data))
 	var b []byte
 	for _, m := range []mnl.Message{

@@ -3,19 +3,16 @@ package netlink
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"iter"
-	"runtime"
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
+	"github.com/gotc/gotc/internal/nlabi"
 	mnl "github.com/mdlayher/netlink"
-	"golang.org/x/sys/unix"
 )
 
-// Direct system calls on the socket.
+// Direct system calls on the socket (raw_linux.go).
 //
 // mdlayher/netlink opens and configures the socket (namespace, extended
 // acknowledgements, strict checking), but its reads cost more than the
@@ -52,70 +49,6 @@ type rawSocket struct {
 	buf []byte // datagrams read, reused
 }
 
-// raw returns the connection's rawSocket, or nil when the socket has no file
-// descriptor (nltest).
-func (c *Conn) raw() *rawSocket {
-	if c.rawTried {
-		return c.rawSock
-	}
-	c.rawTried = true
-	if rc, err := c.nl.SyscallConn(); err == nil {
-		c.rawSock = &rawSocket{rc: rc}
-	}
-	return c.rawSock
-}
-
-// call runs one non-blocking system call on the socket, waiting in the
-// runtime poller while it would block (EAGAIN), and returns its result.
-func (s *rawSocket) call(write bool, trap, a1, a2, a3, a4 uintptr) (int, error) {
-	var n uintptr
-	var errno unix.Errno
-	f := func(fd uintptr) bool {
-		n, _, errno = unix.RawSyscall6(trap, fd, a1, a2, a3, a4, 0)
-		return errno != unix.EAGAIN
-	}
-	var err error
-	if write {
-		err = s.rc.Write(f)
-	} else {
-		err = s.rc.Read(f)
-	}
-	if err == nil && errno != 0 {
-		err = errno
-	}
-	return int(n), err
-}
-
-// send writes one datagram (one or more messages) to the kernel.
-func (s *rawSocket) send(b []byte) error {
-	// An unconnected netlink socket sends to the kernel (port 0).
-	_, err := s.call(true, unix.SYS_WRITE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0)
-	runtime.KeepAlive(b)
-	if err != nil {
-		return fmt.Errorf("netlink: cannot send request: %w", err)
-	}
-	return nil
-}
-
-// recv reads the next datagram into the socket's buffer and returns it; it is
-// valid until the next recv.
-func (s *rawSocket) recv() ([]byte, error) {
-	if s.buf == nil {
-		s.buf = make([]byte, dumpBufSize)
-	}
-	// MSG_TRUNC makes the kernel return the datagram's real length, so a
-	// datagram larger than the buffer is detected instead of cut.
-	n, err := s.call(false, unix.SYS_RECVFROM, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
-		unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0)
-	if err != nil {
-		return nil, fmt.Errorf("netlink: cannot receive: %w", err)
-	}
-	if n > len(s.buf) {
-		return nil, fmt.Errorf("netlink: datagram of %d bytes exceeds the %d-byte buffer", n, len(s.buf))
-	}
-	return s.buf[:n], nil
-}
-
 // appendRequest appends one netlink message (header and payload) with the
 // given sequence number to b, padded to the 4-byte alignment between messages.
 func appendRequest(b []byte, msgType, flags uint16, seq uint32, payload func([]byte) []byte) []byte {
@@ -144,9 +77,9 @@ type message struct {
 // it with an error.
 func messages(b []byte) iter.Seq2[message, error] {
 	return func(yield func(message, error) bool) {
-		for len(b) >= unix.NLMSG_HDRLEN {
+		for len(b) >= nlabi.NLMSG_HDRLEN {
 			l := int(binary.NativeEndian.Uint32(b))
-			if l < unix.NLMSG_HDRLEN || l > len(b) {
+			if l < nlabi.NLMSG_HDRLEN || l > len(b) {
 				yield(message{}, errors.New("netlink: malformed message length"))
 				return
 			}
@@ -154,7 +87,7 @@ func messages(b []byte) iter.Seq2[message, error] {
 				typ:   binary.NativeEndian.Uint16(b[4:]),
 				flags: binary.NativeEndian.Uint16(b[6:]),
 				seq:   binary.NativeEndian.Uint32(b[8:]),
-				data:  b[unix.NLMSG_HDRLEN:l],
+				data:  b[nlabi.NLMSG_HDRLEN:l],
 			}
 			if !yield(m, nil) {
 				return
@@ -181,7 +114,7 @@ func dumpDatagram(b []byte, seq uint32, want uint16, fn func(data []byte) error)
 			continue
 		}
 		switch m.typ {
-		case unix.NLMSG_DONE:
+		case nlabi.NLMSG_DONE:
 			// Since Linux 4.20 (strict checking) DONE carries an errno too.
 			if len(m.data) >= 4 {
 				if err := ackError(m.data, m.flags); err != nil {
@@ -189,7 +122,7 @@ func dumpDatagram(b []byte, seq uint32, want uint16, fn func(data []byte) error)
 				}
 			}
 			return errDumpDone
-		case unix.NLMSG_ERROR:
+		case nlabi.NLMSG_ERROR:
 			if len(m.data) < 4 {
 				return errors.New("netlink: short error message")
 			}
@@ -216,7 +149,7 @@ func (c *Conn) dump(reqType, want uint16, payload []byte, fn func(data []byte) e
 		return c.dumpMnl(reqType, want, payload, fn)
 	}
 	seq := sequence.Add(1)
-	req := appendRequest(nil, reqType, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, seq, func(b []byte) []byte { return append(b, payload...) })
+	req := appendRequest(nil, reqType, nlabi.NLM_F_REQUEST|nlabi.NLM_F_DUMP, seq, func(b []byte) []byte { return append(b, payload...) })
 	if err := s.send(req); err != nil {
 		return err
 	}
@@ -279,12 +212,12 @@ func (c *Conn) exchange(reqType, flags uint16, payload []byte) (uint16, []byte, 
 			return 0, nil, kernelError(err)
 		}
 		if len(replies) == 0 {
-			return unix.NLMSG_ERROR, nil, nil // an acknowledgement of success
+			return nlabi.NLMSG_ERROR, nil, nil // an acknowledgement of success
 		}
 		return uint16(replies[0].Header.Type), replies[0].Data, nil
 	}
 	seq := sequence.Add(1)
-	req := appendRequest(nil, reqType, unix.NLM_F_REQUEST|flags, seq, func(b []byte) []byte { return append(b, payload...) })
+	req := appendRequest(nil, reqType, nlabi.NLM_F_REQUEST|flags, seq, func(b []byte) []byte { return append(b, payload...) })
 	if err := s.send(req); err != nil {
 		return 0, nil, err
 	}
@@ -300,11 +233,16 @@ func (c *Conn) exchange(reqType, flags uint16, payload []byte) (uint16, []byte, 
 			if m.seq != seq {
 				continue
 			}
-			if m.typ == unix.NLMSG_ERROR {
+			if m.typ == nlabi.NLMSG_ERROR {
 				if len(m.data) < 4 {
 					return 0, nil, errors.New("netlink: short error message")
 				}
-				return m.typ, nil, ackError(m.data, m.flags)
+				if err := ackError(m.data, m.flags); err != nil {
+					return m.typ, nil, err
+				}
+				// A success: the acknowledgement may carry a warning.
+				msg, _ := ackMessage(m.data, m.flags)
+				return m.typ, []byte(msg), nil
 			}
 			return m.typ, m.data, nil
 		}

@@ -25,7 +25,7 @@ func init() {
 	// fq, pfifo and friends appear in tests around the kinds gotc is for;
 	// gotc creates them without options and prints their first line. A kind
 	// that gets its own file must leave this list, or init fails.
-	for _, name := range []string{"fq", "fq_codel", "pfifo", "bfifo", "pfifo_fast", "prio", "ingress", "clsact", "noqueue", "mq"} {
+	for _, name := range []string{"fq", "pfifo", "bfifo", "prio", "mq"} {
 		mustRegister(&Kind{Name: name, ParseQdisc: parseNoOptions})
 	}
 }

@@ -384,3 +384,12 @@ func cvttsd2si(f float64) uint64 {
 func cvtU32(f float64) uint32 {
 	return uint32(cvttsd2si(f))
 }
+
+// CUint64 converts a double to an unsigned 64-bit integer as tc's C code
+// does on x86-64 (an implicit conversion or a cast): truncation toward zero,
+// with the results of cvtU64 outside the range.
+func CUint64(f float64) uint64 { return cvtU64(f) }
+
+// CUint32 converts a double to an unsigned 32-bit integer as tc's C code
+// does on x86-64: the low 32 bits of a 64-bit signed truncation.
+func CUint32(f float64) uint32 { return cvtU32(f) }

@@ -25,6 +25,8 @@ type Options struct {
 	Pretty  bool // -pretty: indented JSON (ignored without JSON)
 	Oneline bool // -oneline: text line separator "\" instead of "\n"
 	IEC     bool // -iec: rates in powers of 1024 ("Kibit")
+	Details bool // -details: the kinds print more of their options
+	Raw     bool // -raw: the kinds print some values also in tc's raw form
 }
 
 // flushAt is the buffered size past which a Printer writes to its writer.
@@ -60,6 +62,8 @@ type Printer struct {
 	jsonOn bool // -json was given
 	pretty bool
 	iec    bool
+	detail bool   // -details
+	raw    bool   // -raw
 	sl     string // _SL_
 	depth  int
 	sep    byte // pending separator: 0 or ','
@@ -69,7 +73,7 @@ type Printer struct {
 // NewPrinter returns a Printer writing to w with the given flags. In JSON
 // mode nothing is written before Start (or StartPlain) is called.
 func NewPrinter(w io.Writer, o Options) *Printer {
-	p := &Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, sl: "\n"}
+	p := &Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, detail: o.Details, raw: o.Raw, sl: "\n"}
 	if o.Oneline {
 		p.sl = "\\"
 	}
@@ -81,7 +85,7 @@ func NewPrinter(w io.Writer, o Options) *Printer {
 // and any error, and keeping its buffer.
 func (p *Printer) Reset(w io.Writer, o Options) {
 	buf := p.buf[:0]
-	*p = Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, sl: "\n", buf: buf}
+	*p = Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, detail: o.Details, raw: o.Raw, sl: "\n", buf: buf}
 	if o.Oneline {
 		p.sl = "\\"
 	}
@@ -144,6 +148,12 @@ func (p *Printer) IsJSON() bool { return p.json }
 
 // IEC reports whether -iec was given.
 func (p *Printer) IEC() bool { return p.iec }
+
+// Details reports whether -details was given (tc's show_details).
+func (p *Printer) Details() bool { return p.detail }
+
+// Raw reports whether -raw was given (tc's show_raw).
+func (p *Printer) Raw() bool { return p.raw }
 
 // SL returns the text line separator (_SL_): "\n", or "\" with -oneline.
 func (p *Printer) SL() string { return p.sl }

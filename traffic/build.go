@@ -93,3 +93,11 @@ func DryRun(p *Plan) ([]Record, error) {
 	}
 	return recs, nil
 }
+
+// payload is a flow's TCP payload size; 0 for a flow without TCP.
+func (t *TCPSpec) payload() int {
+	if t == nil {
+		return 0
+	}
+	return t.Payload
+}

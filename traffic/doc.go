@@ -85,13 +85,14 @@
 //
 // # Replaying into the models
 //
-// CakeArrivals and DualPI2Arrivals turn a send trace into the models'
-// Simulate input; ModelOptions supplies truesize (which must be calibrated
-// on the kernel) and the choice of enqueue instant. Compare matches a
+// model/predict's CakeArrivals and DualPI2Arrivals turn a send trace into the
+// models' Simulate input (this package does not depend on the models);
+// ModelOptions supplies truesize (which must be calibrated on the kernel)
+// and the choice of enqueue instant. Compare matches a
 // capture with its trace (order, CE marks, rewritten fields, extras); a
 // GSO send may arrive whole or, when the qdisc splits GSO, as segments.
 //
 // testdata/*.sh are runs for the test VM (selftests/vm/run with
 // GOTC_VM_PAYLOAD=traffic); the traces and dumps they recorded are
-// replayed into the models by this package's tests.
+// replayed into the models by model/predict's tests.
 package traffic

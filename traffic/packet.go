@@ -360,3 +360,26 @@ func parseMAC(s string) (net.HardwareAddr, error) {
 	}
 	return m, nil
 }
+
+// vnetHdrLen is sizeof(struct virtio_net_hdr), which PACKET_VNET_HDR puts
+// before each frame: it is how a capture learns that a frame is still a
+// GSO super-packet (veth delivers UDP_SEGMENT skbs whole to the peer).
+const vnetHdrLen = 10
+
+// decodeCapture parses a virtio_net_hdr and the frame behind it. Malformed
+// IP is kept as a record (it is still a packet that arrived).
+func decodeCapture(b []byte) (Record, error) {
+	if len(b) < vnetHdrLen {
+		return Record{}, fmt.Errorf("capture: %d bytes", len(b))
+	}
+	gsoType := b[1] &^ 0x80 // VIRTIO_NET_HDR_GSO_ECN
+	gsoSize := int(binary.NativeEndian.Uint16(b[4:]))
+	d, _ := DecodeFrame(b[vnetHdrLen:])
+	rec := d.Record
+	if gsoType != 0 && gsoSize > 0 {
+		hdr := rec.Len - rec.Payload
+		rec.GSOSize, rec.HdrLen = gsoSize, hdr
+		rec.GSOSegs = (rec.Payload + gsoSize - 1) / gsoSize
+	}
+	return rec, nil
+}

@@ -354,3 +354,27 @@ func ipHeaderLen(v4 bool) int {
 	}
 	return 40
 }
+
+// SinkPort is a UDP port the receiver binds (see NewReceiver).
+type SinkPort struct {
+	Port uint16
+	V4   bool
+}
+
+// SinkPorts lists the UDP destination ports of a plan, once each.
+func (p *Plan) SinkPorts() []SinkPort {
+	var out []SinkPort
+	seen := map[SinkPort]bool{}
+	for i := range p.Flows {
+		f := &p.Flows[i]
+		if f.Proto != ProtoUDP {
+			continue
+		}
+		sp := SinkPort{Port: f.DPort, V4: netip.MustParseAddr(f.Dst).Is4()}
+		if !seen[sp] {
+			seen[sp] = true
+			out = append(out, sp)
+		}
+	}
+	return out
+}

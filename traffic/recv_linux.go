@@ -1,18 +1,12 @@
 package traffic
 
 import (
-	"encoding/binary"
 	"fmt"
 	"net/netip"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// vnetHdrLen is sizeof(struct virtio_net_hdr), which PACKET_VNET_HDR puts
-// before each frame: it is how a capture learns that a frame is still a
-// GSO super-packet (veth delivers UDP_SEGMENT skbs whole to the peer).
-const vnetHdrLen = 10
 
 // Receiver captures what arrives on a device (the veth peer), in order.
 type Receiver struct {
@@ -74,30 +68,6 @@ func NewReceiver(ns, dev string, sinkPorts []SinkPort) (*Receiver, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// SinkPort is a UDP port the receiver binds (see NewReceiver).
-type SinkPort struct {
-	Port uint16
-	V4   bool
-}
-
-// SinkPorts lists the UDP destination ports of a plan, once each.
-func (p *Plan) SinkPorts() []SinkPort {
-	var out []SinkPort
-	seen := map[SinkPort]bool{}
-	for i := range p.Flows {
-		f := &p.Flows[i]
-		if f.Proto != ProtoUDP {
-			continue
-		}
-		sp := SinkPort{Port: f.DPort, V4: netip.MustParseAddr(f.Dst).Is4()}
-		if !seen[sp] {
-			seen[sp] = true
-			out = append(out, sp)
-		}
-	}
-	return out
 }
 
 // Run captures frames until count packets have arrived, counted as a
@@ -162,24 +132,6 @@ func (r *Receiver) Run(count int, timeout, linger time.Duration) ([]Record, erro
 	}
 	r.Drops = st.Drops
 	return recs, nil
-}
-
-// decodeCapture parses a virtio_net_hdr and the frame behind it. Malformed
-// IP is kept as a record (it is still a packet that arrived).
-func decodeCapture(b []byte) (Record, error) {
-	if len(b) < vnetHdrLen {
-		return Record{}, fmt.Errorf("capture: %d bytes", len(b))
-	}
-	gsoType := b[1] &^ 0x80 // VIRTIO_NET_HDR_GSO_ECN
-	gsoSize := int(binary.NativeEndian.Uint16(b[4:]))
-	d, _ := DecodeFrame(b[vnetHdrLen:])
-	rec := d.Record
-	if gsoType != 0 && gsoSize > 0 {
-		hdr := rec.Len - rec.Payload
-		rec.GSOSize, rec.HdrLen = gsoSize, hdr
-		rec.GSOSegs = (rec.Payload + gsoSize - 1) / gsoSize
-	}
-	return rec, nil
 }
 
 // Close closes the capture and the sinks.

@@ -248,13 +248,6 @@ func (s *Sender) prepare() {
 	s.slots, s.recs, s.bufs = buildSends(s.plan, eps, s.dev.MAC, peerMAC)
 }
 
-func (t *TCPSpec) payload() int {
-	if t == nil {
-		return 0
-	}
-	return t.Payload
-}
-
 // Run sends the plan once, pacing on CLOCK_MONOTONIC: it sleeps until
 // shortly before each send's due time and spins the rest, so sends are
 // within a few µs of the plan unless a send blocks. It returns the trace
@@ -336,4 +329,12 @@ func (s *Sender) Close() error {
 	}
 	s.socks = nil
 	return nil
+}
+
+// span is the plan's duration in ns plus the lead before its first send.
+func (s *Sender) span() int64 {
+	if len(s.slots) == 0 {
+		return leadNS
+	}
+	return s.slots[len(s.slots)-1].At + leadNS
 }

@@ -155,3 +155,14 @@ func ReadTraceFile(path string) ([]Record, error) {
 	defer f.Close()
 	return ReadTrace(f)
 }
+
+// Enqueued reports whether a sent record reached the qdisc: sends that
+// succeeded, and sends the qdisc itself refused (ENOBUFS is how a packet
+// socket reports NET_XMIT_DROP). Other errors (EMSGSIZE, ENETUNREACH...)
+// fail before the qdisc.
+func Enqueued(r *Record) bool {
+	return r.Err == "" || r.Err == errNoBufs
+}
+
+// errNoBufs is the Err text of an ENOBUFS send (syscall.ENOBUFS.Error()).
+const errNoBufs = "no buffer space available"

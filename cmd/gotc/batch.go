@@ -391,7 +391,7 @@ func readLine(r *bufio.Reader) (line string, ok bool, err error) {
 }
 
 // errMissingContinuation ends a batch whose last line asks for another.
-var errMissingContinuation = errors.New("Missing continuation line")
+var errMissingContinuation = errors.New("Missing continuation line") //lint:ignore ST1005 tc's message, printed as it is
 
 // readCommand reads one command of a batch as tc's getcmdline does: a '#'
 // ends each line (wherever it is, quoted or not), and a line ending in a
@@ -446,12 +446,12 @@ func splitBatchLine(line string) ([]string, error) {
 			return args, nil
 		}
 		if len(args) >= maxBatchWords-1 {
-			return nil, errors.New("Too many arguments to command")
+			return nil, errors.New("Too many arguments to command") //lint:ignore ST1005 tc's message, printed as it is
 		}
 		if q := line[i]; q == '"' || q == '\'' {
 			end := strings.IndexByte(line[i+1:], q)
 			if end < 0 {
-				return nil, errors.New("Unterminated quoted string")
+				return nil, errors.New("Unterminated quoted string") //lint:ignore ST1005 tc's message, printed as it is
 			}
 			args = append(args, line[i+1:i+1+end])
 			i += end + 2

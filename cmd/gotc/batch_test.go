@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	mnl "github.com/mdlayher/netlink"
 	"github.com/mdlayher/netlink/nltest"
@@ -49,15 +50,15 @@ func (k *rtKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 			b = append(b, make([]byte, 16)...)
 			flags := mnl.HeaderFlags(0)
 			if msg != "" {
-				flags = mnl.HeaderFlags(unix.NLM_F_ACK_TLVS | unix.NLM_F_CAPPED)
+				flags = mnl.HeaderFlags(nlabi.NLM_F_ACK_TLVS | nlabi.NLM_F_CAPPED)
 				e := attrs.NewEncoder(b)
-				e.String(unix.NLMSGERR_ATTR_MSG, msg)
+				e.String(nlabi.NLMSGERR_ATTR_MSG, msg)
 				b = e.Bytes()
 			}
 			return []mnl.Message{{Header: mnl.Header{Type: mnl.Error, Flags: flags, Sequence: seq}, Data: b}}
 		}
 		switch t := uint16(r.Header.Type); t {
-		case unix.RTM_GETLINK:
+		case nlabi.RTM_GETLINK:
 			if r.Header.Flags&mnl.Dump != 0 {
 				k.log = append(k.log, "dump links")
 				var d []mnl.Message
@@ -69,7 +70,7 @@ func (k *rtKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 			}
 			var name string
 			attrs.ForEach(r.Data[16:], func(typ uint16, data []byte) {
-				if typ == unix.IFLA_IFNAME {
+				if typ == nlabi.IFLA_IFNAME {
 					name = strings.TrimRight(string(data), "\x00")
 				}
 			})
@@ -79,7 +80,7 @@ func (k *rtKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 			} else {
 				k.queue = append(k.queue, ack(unix.ENODEV, ""))
 			}
-		case unix.RTM_GETQDISC:
+		case nlabi.RTM_GETQDISC:
 			k.log = append(k.log, "dump qdisc")
 			var d []mnl.Message
 			for _, q := range k.qdiscs {
@@ -87,7 +88,7 @@ func (k *rtKernel) fn(reqs []mnl.Message) ([]mnl.Message, error) {
 				if err != nil {
 					return nil, err
 				}
-				d = append(d, mnl.Message{Header: mnl.Header{Type: unix.RTM_NEWQDISC, Flags: mnl.Multi, Sequence: seq}, Data: b})
+				d = append(d, mnl.Message{Header: mnl.Header{Type: nlabi.RTM_NEWQDISC, Flags: mnl.Multi, Sequence: seq}, Data: b})
 			}
 			k.queue = append(k.queue, append(d, mnl.Message{Header: mnl.Header{Type: mnl.Done, Flags: mnl.Multi, Sequence: seq}, Data: make([]byte, 4)}))
 		default:
@@ -114,8 +115,8 @@ func linkMsg(seq uint32, name string, idx int32, flags mnl.HeaderFlags) mnl.Mess
 	b := make([]byte, 16)
 	binary.NativeEndian.PutUint32(b[4:], uint32(idx))
 	e := attrs.NewEncoder(b)
-	e.String(unix.IFLA_IFNAME, name)
-	return mnl.Message{Header: mnl.Header{Type: unix.RTM_NEWLINK, Flags: flags, Sequence: seq}, Data: e.Bytes()}
+	e.String(nlabi.IFLA_IFNAME, name)
+	return mnl.Message{Header: mnl.Header{Type: nlabi.RTM_NEWLINK, Flags: flags, Sequence: seq}, Data: e.Bytes()}
 }
 
 func newRTKernel(failDev int32) *rtKernel {

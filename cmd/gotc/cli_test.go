@@ -11,10 +11,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
-	"golang.org/x/sys/unix"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/requests")
@@ -58,18 +59,18 @@ func (f *fakeKernel) DoAction(op netlink.ActionOp, m *netlink.ActionMsg) error {
 
 // GetAction answers with the first canned action message.
 func (f *fakeKernel) GetAction(m *netlink.ActionMsg) (*netlink.ActionMsg, error) {
-	f.recordAction(unix.RTM_GETACTION, unix.NLM_F_REQUEST, m)
+	f.recordAction(nlabi.RTM_GETACTION, nlabi.NLM_F_REQUEST, m)
 	if f.refuse != nil {
 		return nil, f.refuse
 	}
 	if len(f.actions) == 0 {
-		return nil, &netlink.Error{Errno: unix.ENOENT}
+		return nil, &netlink.Error{Errno: syscall.ENOENT}
 	}
 	return f.actions[0], nil
 }
 
 func (f *fakeKernel) DumpActions(m *netlink.ActionMsg, fn func(*netlink.ActionMsg, error) error) error {
-	f.recordAction(unix.RTM_GETACTION, unix.NLM_F_REQUEST|unix.NLM_F_DUMP, m)
+	f.recordAction(nlabi.RTM_GETACTION, nlabi.NLM_F_REQUEST|nlabi.NLM_F_DUMP, m)
 	for _, a := range f.actions {
 		if err := fn(a, nil); err != nil {
 			return err

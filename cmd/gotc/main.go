@@ -152,7 +152,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 	status := exitOK
 	app := &cli.App{
 		Name:                   "gotc",
-		Usage:                  "traffic control for CAKE, cake_mq and DualPI2, tc-compatible",
+		Usage:                  "traffic control, tc-compatible",
 		HideHelp:               true,
 		HideVersion:            true,
 		Flags:                  cliFlags(),

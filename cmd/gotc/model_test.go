@@ -14,13 +14,13 @@ import (
 
 // modelTC runs "gotc [-s] [-j] model ARGS" against k (the dispatch in tc.go
 // only routes the object to modelCmd).
-func modelTC(k *fakeKernel, jsonOut bool, args ...string) (error, string, string) {
-	var stdout, stderr bytes.Buffer
-	t := &tc{stdout: &stdout, stderr: &stderr, stdin: strings.NewReader(""), stats: true, json: jsonOut,
+func modelTC(k *fakeKernel, jsonOut bool, args ...string) (stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	t := &tc{stdout: &out, stderr: &errOut, stdin: strings.NewReader(""), stats: true, json: jsonOut,
 		dial: func(int) (conn, error) { return k, nil }}
 	defer t.close()
-	err := t.modelCmd(args)
-	return err, stdout.String(), stderr.String()
+	err = t.modelCmd(args)
+	return out.String(), errOut.String(), err
 }
 
 // writePlan writes a traffic plan of 10 UDP packets with DSCP EF (Voice in
@@ -38,7 +38,7 @@ func writePlan(t *testing.T) string {
 }
 
 func TestModelPlanText(t *testing.T) {
-	err, out, errOut := modelTC(newFake(), false, "cake", "diffserv3", "plan", writePlan(t))
+	out, errOut, err := modelTC(newFake(), false, "cake", "diffserv3", "plan", writePlan(t))
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -58,7 +58,7 @@ func TestModelPlanText(t *testing.T) {
 }
 
 func TestModelPlanJSON(t *testing.T) {
-	err, out, errOut := modelTC(newFake(), true, "dualpi2", "split_gso", "plan", writePlan(t), "truesize", "1000")
+	out, errOut, err := modelTC(newFake(), true, "dualpi2", "split_gso", "plan", writePlan(t), "truesize", "1000")
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -83,7 +83,7 @@ func TestModelDev(t *testing.T) {
 		Header: attrs.TCMsg{Ifindex: 2, Handle: 0x10000, Parent: netlink.HandleRoot},
 		Attrs:  attrs.TCAttrs{Kind: &kind, Options: &attrs.CakeAttrs{DiffservMode: &ds4}},
 	}}}
-	err, out, errOut := modelTC(k, false, "dev", "eth0", "plan", writePlan(t))
+	out, errOut, err := modelTC(k, false, "dev", "eth0", "plan", writePlan(t))
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -98,7 +98,7 @@ func TestModelUsage(t *testing.T) {
 		{}, {"cake"}, {"cake", "plan"}, {"fq", "plan", "x"}, {"cake", "plan", "/nonexistent"},
 		{"dev", "nosuch", "plan", "x"}, {"cake", "trace", "x", "truesize", "0"},
 	} {
-		if err, _, _ := modelTC(newFake(), false, args...); err == nil {
+		if _, _, err := modelTC(newFake(), false, args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
 	}

@@ -89,13 +89,22 @@ type target struct {
 	parent, handle uint32
 	parentSet      bool
 	handleSet      bool
+	// kind is "ingress" or "clsact" when that word stood for the parent:
+	// it names the kind too, and the words after it are the kind's
+	// options.
+	kind string
 }
 
 // parseTarget consumes the device and placement keywords shared by qdisc and
 // class commands. It returns the words it did not consume, starting at the
 // first it does not know.
 func (t *tc) parseTarget(args []string, classIDs bool) (target, []string, error) {
-	var tg target
+	return t.moreTarget(target{}, args, classIDs)
+}
+
+// moreTarget goes on parsing placement keywords into tg, as tc's single
+// loop does when they follow a block index.
+func (t *tc) moreTarget(tg target, args []string, classIDs bool) (target, []string, error) {
 	for len(args) > 0 {
 		switch word := args[0]; {
 		case word == "dev":
@@ -140,10 +149,13 @@ func (t *tc) parseTarget(args []string, classIDs bool) (target, []string, error)
 				fmt.Fprintf(t.stderr, "Error: %q is a duplicate parent ID\n", word)
 				return tg, nil, errStatus(exitUsage)
 			}
+			// As in tc, the word also fixes the handle (over one given
+			// before it) and ends the placement: what follows is the
+			// kind's.
 			tg.parent, tg.parentSet = netlink.HandleIngress, true
-			if !tg.handleSet {
-				tg.handle = netlink.MakeHandle(0xffff, 0)
-			}
+			tg.handle = netlink.MakeHandle(0xffff, 0)
+			tg.kind = word
+			return tg, args[1:], nil
 		case word == "parent":
 			if err := t.needArg(args); err != nil {
 				return tg, nil, err
@@ -172,7 +184,7 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		return err
 	}
 	m := &netlink.Msg{}
-	for len(rest) > 0 && obj == netlink.Qdisc && (rest[0] == "ingress_block" || rest[0] == "egress_block") {
+	for tg.kind == "" && len(rest) > 0 && obj == netlink.Qdisc && (rest[0] == "ingress_block" || rest[0] == "egress_block") {
 		if err := t.needArg(rest); err != nil {
 			return err
 		}
@@ -186,13 +198,19 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		} else {
 			m.Attrs.EgressBlock = &block
 		}
-		rest = rest[2:]
+		if tg, rest, err = t.moreTarget(tg, rest[2:], false); err != nil {
+			return err
+		}
 	}
-	if len(rest) > 0 && rest[0] == "help" {
+	if tg.kind != "" {
+		m.Attrs.Kind = &tg.kind
+		if err := t.parseKindOptions(obj, tg.kind, rest, m); err != nil {
+			return err
+		}
+	} else if len(rest) > 0 && rest[0] == "help" {
 		fmt.Fprint(t.stderr, qdiscUsage)
 		return errStatus(exitUsage)
-	}
-	if len(rest) > 0 {
+	} else if len(rest) > 0 {
 		kindName, opts := rest[0], rest[1:]
 		m.Attrs.Kind = &kindName
 		if err := t.parseKindOptions(obj, kindName, opts, m); err != nil {
@@ -212,10 +230,30 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 	if err != nil {
 		return err
 	}
+	if wc, ok := c.(warningDoer); ok {
+		warning, err := wc.DoWarning(obj, op, m)
+		if err != nil {
+			return t.kernelRefused(err)
+		}
+		if warning != "" {
+			// tc ends the message with a full stop when the kernel did not.
+			if !strings.HasSuffix(warning, ".") {
+				warning += "."
+			}
+			fmt.Fprintf(t.stderr, "Warning: %s\n", warning)
+		}
+		return nil
+	}
 	if err := c.Do(obj, op, m); err != nil {
 		return t.kernelRefused(err)
 	}
 	return nil
+}
+
+// warningDoer is a connection that reports the warnings of accepted
+// requests (htb's "quantum of class ... is big", for one).
+type warningDoer interface {
+	DoWarning(o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
 }
 
 // parseKindOptions fills m's options from a kind's keywords, printing tc's
@@ -277,6 +315,11 @@ func (t *tc) qdiscList(args []string) error {
 		mergeTarget(&tg, part)
 		if len(rest) == 0 {
 			break
+		}
+		if part.kind != "" {
+			// "ingress" and "clsact" only filter on the parent here.
+			args = rest
+			continue
 		}
 		switch rest[0] {
 		case "invisible":

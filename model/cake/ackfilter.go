@@ -139,7 +139,6 @@ func (q *Qdisc) ackFilter(f *flow) int32 {
 			eligFlags = cp.TCPFlags & eceCwr
 		}
 		if numFound > 0 {
-			numFound++
 			found = true
 			break
 		}

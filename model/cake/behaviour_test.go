@@ -107,7 +107,6 @@ func TestAckFilter(t *testing.T) {
 // in the qdisc, replacing each one that leaves or is dropped.
 type source struct {
 	pkt     Packet
-	queued  int
 	depth   int
 	bytes   uint64
 	host    int

@@ -54,8 +54,6 @@ func gso4(src, dst [16]byte, sport, dport uint16, segs, mss uint16) Packet {
 
 type tally struct {
 	pkts, bytes uint64
-	dropPkts    uint64
-	dropBytes   uint64
 	byReason    [5]uint64
 }
 

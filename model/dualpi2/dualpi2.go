@@ -549,8 +549,9 @@ func (q *Qdisc) mustDrop(e *entry) bool {
 	overload := lp > MaxProb
 	switch e.class {
 	case ClassC:
-		// p_C = p'^2: two draws, the second only if the first succeeds.
-		if q.roll(prob) && q.roll(prob) {
+		// p_C = p'^2: two draws, the second only if the first succeeds
+		// (each draw advances the PRNG, as the kernel's two calls do).
+		if first := q.roll(prob); first && q.roll(prob) {
 			if overload || e.ecn == NotECT {
 				return true
 			}

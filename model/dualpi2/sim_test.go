@@ -67,7 +67,6 @@ type counter struct {
 	sent, sentBytes, sentSegs uint64
 	dropQ, dropQBytes         uint64 // dropped after being queued
 	dropEnq, dropLimit        uint64 // dropped at enqueue
-	marked                    uint64 // delivered CE that arrived ECT
 }
 
 func (c *counter) observe(ev Event) {

@@ -142,7 +142,7 @@ func Run(cfg Config, trace []traffic.Record) (*Result, error) {
 	if ts == nil {
 		ts = KernelTruesize
 	}
-	mo := &traffic.ModelOptions{Truesize: ts, AtEnd: cfg.AtEnd, Offset: cfg.Offset}
+	mo := &ModelOptions{Truesize: ts, AtEnd: cfg.AtEnd, Offset: cfg.Offset}
 	handle := cfg.Handle
 	if handle == 0 {
 		handle = DefaultHandle
@@ -183,7 +183,7 @@ func Run(cfg Config, trace []traffic.Record) (*Result, error) {
 	return res, nil
 }
 
-func runCake(cfg Config, trace []traffic.Record, mo *traffic.ModelOptions, handle, mtu uint32, res *Result) error {
+func runCake(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu uint32, res *Result) error {
 	var c attrs.CakeAttrs
 	switch o := cfg.Options.(type) {
 	case nil:
@@ -206,7 +206,7 @@ func runCake(cfg Config, trace []traffic.Record, mo *traffic.ModelOptions, handl
 		// draining when the dump is taken).
 		link.Until = cfg.At + cfg.Offset
 	}
-	cake.Simulate(q, traffic.CakeArrivals(trace, mo), link)
+	cake.Simulate(q, CakeArrivals(trace, mo), link)
 	s := q.Stats()
 	conf := q.Config()
 	res.Attrs.Options = &conf
@@ -217,7 +217,7 @@ func runCake(cfg Config, trace []traffic.Record, mo *traffic.ModelOptions, handl
 	return nil
 }
 
-func runDualPI2(cfg Config, trace []traffic.Record, mo *traffic.ModelOptions, handle, mtu uint32, res *Result) error {
+func runDualPI2(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu uint32, res *Result) error {
 	var c attrs.DualPI2Attrs
 	switch o := cfg.Options.(type) {
 	case nil:
@@ -241,7 +241,7 @@ func runDualPI2(cfg Config, trace []traffic.Record, mo *traffic.ModelOptions, ha
 	if err != nil {
 		return fmt.Errorf("predict: dualpi2: %w", err)
 	}
-	r := dualpi2.Simulate(q, traffic.DualPI2Arrivals(trace, mo), dualpi2.Immediate())
+	r := dualpi2.Simulate(q, DualPI2Arrivals(trace, mo), dualpi2.Immediate())
 	s := r.Stats
 	if cfg.At != 0 && dualpi2.Time(cfg.At+cfg.Offset) > r.End {
 		s = q.StatsAt(dualpi2.Time(cfg.At + cfg.Offset))

@@ -455,3 +455,9 @@ func batchAndDump() {
 	report(fmt.Sprintf("-s -j qdisc show of %d qdiscs, peak RSS", q), "MiB", tcRSS, gotcRSS, 0)
 	check(same, "-s -j qdisc show: gotc's output is byte-identical to tc's")
 }
+
+// fail prints the error and exits 1.
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	os.Exit(1)
+}

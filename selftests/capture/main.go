@@ -33,10 +33,10 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	mnl "github.com/mdlayher/netlink"
-	"golang.org/x/sys/unix"
 )
 
 // Views are the output modes recorded for each scenario.
@@ -49,9 +49,14 @@ var Views = []string{
 	"-j -p qdisc show dev DEV",
 	"-s -j qdisc show dev DEV",
 	"-s -d -j -p qdisc show dev DEV",
+	"-raw qdisc show dev DEV",
 	"class show dev DEV",
 	"-s class show dev DEV",
 	"-s -j class show dev DEV",
+	"-d class show dev DEV",
+	"-s -d class show dev DEV",
+	"-s -d -j -p class show dev DEV",
+	"-raw class show dev DEV",
 }
 
 // FilterViews are the output modes recorded for each filter scenario; PARENT
@@ -189,12 +194,12 @@ func ifindex(dev string) int32 {
 // rawDump returns the payloads of the kernel's dump messages for one device
 // (and for filters, one parent), exactly as received.
 func rawDump(obj netlink.Object, ifindex int32, parent uint32) [][]byte {
-	nl, err := mnl.Dial(unix.NETLINK_ROUTE, nil)
+	nl, err := mnl.Dial(nlabi.NETLINK_ROUTE, nil)
 	if err != nil {
 		fail(err)
 	}
 	defer nl.Close()
-	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: unix.RTM_GETQDISC, netlink.Class: unix.RTM_GETTCLASS, netlink.Filter: unix.RTM_GETTFILTER}[obj]
+	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: nlabi.RTM_GETQDISC, netlink.Class: nlabi.RTM_GETTCLASS, netlink.Filter: nlabi.RTM_GETTFILTER}[obj]
 	req := make([]byte, 20)
 	binary.NativeEndian.PutUint32(req[4:], uint32(ifindex))
 	binary.NativeEndian.PutUint32(req[12:], parent)
@@ -215,7 +220,7 @@ func rawDump(obj netlink.Object, ifindex int32, parent uint32) [][]byte {
 // rawActionDump returns the payloads of the kernel's dump of the actions of
 // one kind, requested as tc requests it.
 func rawActionDump(kind string) [][]byte {
-	nl, err := mnl.Dial(unix.NETLINK_ROUTE, nil)
+	nl, err := mnl.Dial(nlabi.NETLINK_ROUTE, nil)
 	if err != nil {
 		fail(err)
 	}
@@ -225,7 +230,7 @@ func rawActionDump(kind string) [][]byte {
 		Flags: &attrs.Bitfield32{Value: 1, Selector: 1}, // TCA_ACT_FLAG_LARGE_DUMP_ON
 	}}
 	payload, _ := req.AppendBinary(nil)
-	msgs, err := nl.Execute(mnl.Message{Header: mnl.Header{Type: unix.RTM_GETACTION, Flags: mnl.Request | mnl.Dump}, Data: payload})
+	msgs, err := nl.Execute(mnl.Message{Header: mnl.Header{Type: nlabi.RTM_GETACTION, Flags: mnl.Request | mnl.Dump}, Data: payload})
 	if err != nil {
 		fail(err)
 	}

@@ -6,6 +6,8 @@
 //   - gotc and tc print the same qdisc (show, -s -d, -j -s) for the
 //     device tc configured and for the one gotc configured;
 //   - the two devices end up in the same kernel state (tc shows both alike);
+//   - for a kind with classes, each class case's command lines end alike
+//     with both tools, and the classes print alike (class show, -s -d, -j);
 //
 // and it runs the same batch files through both tools (batch.go).
 //
@@ -20,6 +22,7 @@ import (
 	"math/rand"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -28,7 +31,17 @@ func main() {
 	gotcPath := flag.String("gotc", "/gotc/bin/gotc", "gotc under test")
 	ipPath := flag.String("ip", "/ref/bin/ip", "reference ip")
 	verbose := flag.Bool("v", false, "show every compared output")
+	only := flag.String("kinds", "", "comma-separated kinds to test, skipping the batches (default: every kind and the batches)")
 	flag.Parse()
+	if *only != "" {
+		var kept []kindCases
+		for _, k := range allCases {
+			if slices.Contains(strings.Split(*only, ","), k.kind) {
+				kept = append(kept, k)
+			}
+		}
+		allCases = kept
+	}
 	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose}
 	for _, dev := range []string{"dref", "dgot"} {
 		r.mustRun(r.ip, "link", "add", dev, "type", "dummy")
@@ -48,7 +61,10 @@ func main() {
 			total[k.kind] = counts
 		}
 	}
-	bp, bf := r.checkBatches()
+	var bp, bf int
+	if *only == "" {
+		bp, bf = r.checkBatches()
+	}
 	passed, failed := bp, bf
 	for _, k := range allCases {
 		c := total[k.kind]
@@ -68,6 +84,9 @@ func main() {
 type combination struct {
 	add    []string
 	change []string
+	// classes are class command lines (words after "tc", the device as
+	// DEV) run after the add; their output is compared with the class views.
+	classes [][]string
 }
 
 func words(s string) []string { return strings.Fields(s) }
@@ -84,6 +103,11 @@ type kindCases struct {
 	// valid are option lists tc accepts, invalid ones it refuses; changes
 	// are applied with "qdisc change" after some random combinations.
 	valid, invalid, changes []string
+	// classQdisc is the qdisc's options under which the class cases run.
+	classQdisc string
+	// classes are the class cases, each one combination: class command
+	// lines separated by ";", the device written DEV.
+	classes []string
 }
 
 var allCases []kindCases
@@ -105,6 +129,13 @@ func (k *kindCases) combinations() []combination {
 	for _, s := range append(append([]string{}, k.valid...), k.invalid...) {
 		out = append(out, combination{add: words(s)})
 	}
+	for _, cs := range k.classes {
+		c := combination{add: words(k.classQdisc)}
+		for _, line := range strings.Split(cs, ";") {
+			c.classes = append(c.classes, words(line))
+		}
+		out = append(out, c)
+	}
 	var valid []string
 	for _, s := range k.valid {
 		if s != "" {
@@ -115,7 +146,7 @@ func (k *kindCases) combinations() []combination {
 		return out
 	}
 	rng := rand.New(rand.NewSource(int64(len(k.kind))))
-	for len(out) < 64 {
+	for len(out) < 64+len(k.classes) {
 		n := 2 + rng.Intn(4)
 		var mix []string
 		for i := 0; i < n; i++ {
@@ -169,6 +200,13 @@ var views = [][]string{
 	{"-j", "-s", "qdisc", "show", "dev"},
 }
 
+// classViews are compared too when a combination made classes.
+var classViews = [][]string{
+	{"class", "show", "dev"},
+	{"-s", "-d", "class", "show", "dev"},
+	{"-j", "-s", "-d", "class", "show", "dev"},
+}
+
 // check runs one combination and reports whether everything matched.
 func (r *runner) check(k *kindCases, c combination) bool {
 	r.n++
@@ -181,14 +219,17 @@ func (r *runner) check(k *kindCases, c combination) bool {
 	if c.change != nil {
 		name += " / change " + strings.Join(c.change, " ")
 	}
+	for _, cl := range c.classes {
+		name += " / " + strings.Join(cl, " ")
+	}
 	var problems []string
 	for _, dev := range []string{"dref", "dgot"} {
 		r.run(r.tc, "qdisc", "del", "dev", dev, "root")
 		r.run(r.tc, "qdisc", "del", "dev", dev, "ingress")
+		r.run(r.tc, "qdisc", "del", "dev", dev, "clsact")
 	}
-	step := func(verb string, opts []string) bool {
-		args := append(append([]string{"qdisc", verb, "dev", "DEV"}, place...), kind)
-		args = append(args, opts...)
+	// same runs one command line with both tools and compares the outcome.
+	same := func(verb string, args []string) bool {
 		ref := r.run(r.tc, withDev(args, "dref")...)
 		got := r.run(r.gotc, withDev(args, "dgot")...)
 		if ref.status != got.status {
@@ -200,10 +241,21 @@ func (r *runner) check(k *kindCases, c combination) bool {
 		}
 		return ref.status == 0
 	}
+	step := func(verb string, opts []string) bool {
+		args := append(append([]string{"qdisc", verb, "dev", "DEV"}, place...), kind)
+		return same(verb, append(args, opts...))
+	}
 	if step("add", c.add) && c.change != nil {
 		step("change", c.change)
 	}
-	for _, v := range views {
+	shown := views
+	if c.classes != nil {
+		for _, cl := range c.classes {
+			same(strings.Join(cl[:min(2, len(cl))], " "), cl)
+		}
+		shown = append(append([][]string{}, views...), classViews...)
+	}
+	for _, v := range shown {
 		refOnRef := r.run(r.tc, append(v, "dref")...)
 		gotOnRef := r.run(r.gotc, append(v, "dref")...)
 		refOnGot := r.run(r.tc, append(v, "dgot")...)

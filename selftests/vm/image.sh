@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build (once) the VM's base initramfs and print its path: busybox-static with all
-# applets in /bin, Debian unstable's iproute2 and python3.14 under /ref (run through
-# their own loader by wrappers in /ref/bin), the kernel's tc-testing tree at
-# /tc-testing. The per-run part (gotc binaries, payload, command, /init) is a
+# applets in /bin, Debian unstable's iproute2 and python3.14 (with scapy) under /ref
+# (run through their own loader by wrappers in /ref/bin), netem's distribution
+# tables at /usr/lib/tc, the kernel's tc-testing tree at /tc-testing. The per-run part (gotc binaries, payload, command, /init) is a
 # second cpio appended by `run`, so rebuilding gotc never rebuilds this.
 #
 #   image.sh TC_TESTING_DIR   (kernel.sh --print-paths gives it)
@@ -17,11 +17,20 @@ REF_PKGS="libc6 libgcc-s1 iproute2 libbpf1 libcap2 libdb5.3t64 libelf1t64 libmnl
  libselinux1 libtirpc3t64 libxtables12 libzstd1 zlib1g libpcre2-8-0 libgssapi-krb5-2
  libk5crypto3 libkrb5-3 libkrb5support0 libkeyutils1 libcom-err2 libssl3t64
  python3.14-minimal libpython3.14-minimal libpython3.14-stdlib libexpat1 libffi8
- libbz2-1.0 liblzma5 libncursesw6 libtinfo6 libreadline8t64 libuuid1 libsqlite3-0"
+ libbz2-1.0 liblzma5 libncursesw6 libtinfo6 libreadline8t64 libuuid1 libsqlite3-0
+ python3-scapy"
+# python3-scapy (pure Python): tdc's scapyPlugin, which many qdisc files load
+# (fq_codel, fq, codel, pie, qfq, ...); without the module tdc.py runs none of
+# their cases. It unpacks into usr/lib/python3/dist-packages, which Debian's
+# python finds under PYTHONHOME.
 BUSYBOX=/bin/busybox # from the host's busybox-static: statically linked
 
-need cpio:cpio gzip:gzip dpkg-deb:dpkg sha256sum:coreutils
-[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || die "missing host packages; run: apt-get install busybox-static"
+need cpio:cpio gzip:gzip dpkg-deb:dpkg sha256sum:coreutils flock:util-linux
+# The dynamic busybox (Debian's default) would not run in the VM, which has no
+# host libc; busybox-static replaces it.
+static_busybox() { [ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1; }
+static_busybox || host_install "a static $BUSYBOX:busybox-static"
+static_busybox || die "busybox-static is installed but $BUSYBOX is not a static executable"
 
 lock
 sid_update
@@ -30,7 +39,8 @@ mapfile -t debs <<<"$deblist"
 key=$( { printf '%s\n' "${debs[@]##*/}"; cat "$BUSYBOX" "${BASH_SOURCE[0]}" | sha256sum;
 	find "$tct" -type f -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -c1-12)
 img=$CACHE/image/base-$key.cpio.gz
-if [ -s "$img" ]; then ln -sfn "ref-$key" "$CACHE/image/current"; echo "$img"; exit 0; fi
+# An image's mtime is its last use (see the clean-up at the end).
+if [ -s "$img" ]; then touch "$img"; ln -sfn "ref-$key" "$CACHE/image/current"; echo "$img"; exit 0; fi
 
 log "building base image $key"
 st=$CACHE/image/ref-$key
@@ -54,6 +64,13 @@ wrap() { # NAME PROGRAM [ENV=VALUE]: /ref/bin/NAME runs PROGRAM via unstable's l
 wrap tc $R/usr/sbin/tc; wrap ip $R/usr/sbin/ip
 wrap python3 $R/usr/bin/python3.14 "PYTHONHOME=$R/usr"
 ln -s /ref/bin/python3 "$st/usr/bin/python3"
+# netem's "distribution NAME" makes tc read LIBDIR/tc/NAME.dist, LIBDIR built into
+# it: Debian's is /usr/lib/x86_64-linux-gnu (where it ships the tables), upstream's
+# /usr/lib. The reference iproute2's tables are at both.
+tcdist=usr/lib/x86_64-linux-gnu/tc
+ls "$st$R/$tcdist"/*.dist >/dev/null 2>&1 || die "iproute2 from unstable has no $tcdist/*.dist (netem's tables)"
+mkdir -p "$st/usr/lib/x86_64-linux-gnu"
+ln -s "$R/$tcdist" "$st/usr/lib/tc"; ln -s "$R/$tcdist" "$st/$tcdist"
 echo "root:x:0:0:root:/root:/bin/sh" >"$st/etc/passwd"; echo "root:x:0:" >"$st/etc/group"
 
 # Check on the host that every program finds its libraries and python its modules.
@@ -62,8 +79,8 @@ for p in usr/sbin/tc usr/sbin/ip usr/bin/python3.14; do
 		die "$p lacks libraries (a Debian package was renamed?); fix REF_PKGS in image.sh"
 done
 v=$(PYTHONHOME=$st$R/usr "$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/bin/python3.14" -c \
-	'import json, argparse, subprocess, socket, resource, multiprocessing, importlib, signal, random, re, struct, sys; print(sys.version.split()[0])') ||
-	die "reference python3 cannot import what tdc.py needs"
+	'import json, argparse, subprocess, socket, resource, multiprocessing, importlib, signal, random, re, struct, sys, scapy, scapy.all; print(sys.version.split()[0], "scapy", scapy.VERSION)') ||
+	die "reference python3 cannot import what tdc.py (and its scapy plugin) needs"
 log "reference tc: $("$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/sbin/tc" -V), python $v"
 
 # The kernel's tc-testing suite, set up for this image (tdc_config_local.py is ours).
@@ -75,6 +92,13 @@ EOF
 
 (cd "$st" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -6 >"$img.tmp") && mv "$img.tmp" "$img"
 ln -sfn "ref-$key" "$CACHE/image/current"
-find "$CACHE/image" -maxdepth 1 \( -name 'base-*' -o -name 'ref-*' \) ! -name "*-$key*" -exec rm -rf {} + # older builds
+# Other keys' images go once unused for a day, not at once: checkouts of
+# different branches on one host share the cache, each with its own key, and
+# deleting the other's image made each rebuild it (or pulled it from under a
+# starting run).
+for old in "$CACHE"/image/base-*.cpio.gz; do
+	k=${old##*/base-} && k=${k%.cpio.gz}
+	[ "$k" = "$key" ] || [ -z "$(find "$old" -mmin +1440)" ] || rm -rf "$old" "$CACHE/image/ref-$k"
+done
 log "base image: $img ($(du -h "$img" | cut -f1))"
 echo "$img"

@@ -47,9 +47,10 @@ OPTIONS="64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD RD_GZIP
 
 mode=${1:-}
 need dpkg-deb:dpkg xz:xz-utils tar:tar make:make gcc:gcc bc:bc bison:bison flex:flex \
-	sha256sum:coreutils
-[ -e /usr/include/libelf.h ] || die "missing host packages; run: apt-get install libelf-dev"
-[ -e /usr/include/openssl/ssl.h ] || die "missing host packages; run: apt-get install libssl-dev"
+	sha256sum:coreutils flock:util-linux
+# The build's host programs (objtool, sign-file, ...) need these headers; gcc
+# without its recommends does not bring libc's.
+need_file /usr/include/stdio.h:libc6-dev /usr/include/libelf.h:libelf-dev /usr/include/openssl/ssl.h:libssl-dev
 
 lock
 sid_update

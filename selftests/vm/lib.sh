@@ -10,11 +10,41 @@ MIN_KERNEL=6.17 # first release with DualPI2 and cake_mq's tests
 die() { echo "selftests/vm: error: $*" >&2; exit 1; }
 log() { echo "selftests/vm: $*" >&2; }
 
-# need CMD:DEBIAN-PACKAGE...: fail with the apt-get line that fixes it.
+# need CMD:DEBIAN-PACKAGE... (a command on $PATH) and need_file PATH:DEBIAN-PACKAGE...
+# (a file, e.g. a header): what the host lacks is installed from the host's own
+# Debian on first use, so that the README's two commands are the whole set-up.
 need() {
 	local t missing=()
-	for t; do command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}"); done
-	[ ${#missing[@]} -eq 0 ] || die "missing host tools; run: apt-get install ${missing[*]}"
+	for t; do command -v "${t%%:*}" >/dev/null || missing+=("$t"); done
+	[ ${#missing[@]} -eq 0 ] || host_install "${missing[@]}"
+	for t in "${missing[@]}"; do command -v "${t%%:*}" >/dev/null || die "${t#*:} is installed but there is still no ${t%%:*} on PATH"; done
+}
+need_file() {
+	local t missing=()
+	for t; do [ -e "${t%%:*}" ] || missing+=("$t"); done
+	[ ${#missing[@]} -eq 0 ] || host_install "${missing[@]}"
+	for t in "${missing[@]}"; do [ -e "${t%%:*}" ] || die "${t#*:} is installed but there is still no ${t%%:*}"; done
+}
+
+# host_install WHAT:DEBIAN-PACKAGE...: as root with apt-get, install the packages
+# (saying which and for what); otherwise fail with the one command that fixes it.
+# The index is refreshed once per top-level command: the exported flag reaches
+# kernel.sh and image.sh, which `run` starts.
+host_install() {
+	local t pkgs=() why=""
+	for t; do pkgs+=("${t#*:}"); why+="${why:+, }${t#*:} for ${t%%:*}"; done
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+		die "missing host packages ($why); run as root: apt-get install --no-install-recommends ${pkgs[*]}"
+	fi
+	log "installing missing host packages ($why)"
+	# CI keeps apt's and dpkg's whole output in its log; elsewhere it shows on failure.
+	local out=/dev/stderr; [ "${CI:-}" = true ] || out=$(mktemp)
+	# -o DPkg::Lock::Timeout: wait for another apt (a second engineer's first run).
+	a() { DEBIAN_FRONTEND=noninteractive apt-get -q -o DPkg::Lock::Timeout=600 "$@" >>"$out" 2>&1 ||
+		{ [ "$out" = /dev/stderr ] || cat "$out" >&2; die "apt-get $1 failed"; }; }
+	[ -n "${GOTC_HOST_APT_UPDATED:-}" ] || { a update; export GOTC_HOST_APT_UPDATED=1; }
+	a install -y --no-install-recommends "${pkgs[@]}"
+	[ "$out" = /dev/stderr ] || rm -f "$out"
 }
 
 # lock: one builder per cache at a time (held until the calling script exits).

@@ -1,21 +1,32 @@
 #!/bin/sh
 # Runs inside the VM: the kernel's own tdc.py on CAKE, DualPI2 and cake_mq tests
-# with the tc binary given (/ref/bin/tc now; /gotc/bin/gotc later).
+# (or the files named) with the tc binary given (/ref/bin/tc or /gotc/bin/gotc).
 #
 #   selftests/vm/run -- sh selftests/vm/tdc-reference.sh /ref/bin/tc [FILE...]
 #
-# FILE defaults to cake dualpi2 cake_mq (tc-tests/qdiscs/FILE.json). Prints one
-# summary line per file and a total; exits 1 on any failure or skip: a skipped
-# test is not a pass.
+# FILE is NAME (tc-tests/qdiscs/NAME.json), DIR/NAME (tc-tests/DIR/NAME.json, e.g.
+# infra/qdiscs) or a path ending in .json (absolute, or from the current folder);
+# it defaults to cake dualpi2 cake_mq. Prints one summary line per file, with
+# the file as given, and a total; exits 1 on any failure or skip: a skipped test
+# is not a pass.
 tc=${1:?usage: tdc-reference.sh TC [FILE...]}
 shift
 [ $# -gt 0 ] || set -- cake dualpi2 cake_mq
+here=$(pwd)
 cd /tc-testing || exit 1 # tdc.py must run from its own folder
 tp=0 tf=0 ts=0
 for f in "$@"; do
-	tap=/tmp/tdc-$f.tap log=/tmp/tdc-$f.log
+	case $f in
+	/*.json) json=$f ;;
+	*.json) json=$here/$f ;;
+	*/*) json=tc-tests/$f.json ;;
+	*) json=tc-tests/qdiscs/$f.json ;;
+	esac
+	f=${f%.json}
+	[ -e "$json" ] || { echo "tdc-reference.sh: no $json"; exit 2; }
+	tap=/tmp/tdc-$(echo "$f" | tr / _).tap log=${tap%.tap}.log
 	start=$(date +%s)
-	/ref/bin/python3 tdc.py -p "$tc" -f "tc-tests/qdiscs/$f.json" --outfile "$tap" >"$log" 2>&1
+	/ref/bin/python3 tdc.py -p "$tc" -f "$json" --outfile "$tap" >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
 	if [ -s "$tap" ]; then

@@ -119,11 +119,3 @@ func Run(p *Plan, o RunOptions) (*Summary, error) {
 	}
 	return sum, sendErr
 }
-
-// span is the plan's duration in ns plus the lead before its first send.
-func (s *Sender) span() int64 {
-	if len(s.slots) == 0 {
-		return leadNS
-	}
-	return s.slots[len(s.slots)-1].At + leadNS
-}

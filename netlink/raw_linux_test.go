@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	"golang.org/x/sys/unix"
 )
 
@@ -18,7 +19,7 @@ func reply(typ, flags uint16, seq uint32, data []byte) []byte {
 
 func errnoPayload(errno int32) []byte {
 	b := binary.NativeEndian.AppendUint32(nil, uint32(-errno))
-	return append(b, make([]byte, unix.NLMSG_HDRLEN)...) // the echoed request header
+	return append(b, make([]byte, nlabi.NLMSG_HDRLEN)...) // the echoed request header
 }
 
 func TestDumpDatagram(t *testing.T) {
@@ -27,15 +28,15 @@ func TestDumpDatagram(t *testing.T) {
 	fn := func(data []byte) error { got = append(got, string(data)); return nil }
 
 	// Messages of other sequence numbers and types are skipped.
-	b := reply(unix.RTM_NEWQDISC, unix.NLM_F_MULTI, seq, []byte("a\x00\x00\x00"))
-	b = append(b, reply(unix.RTM_NEWQDISC, unix.NLM_F_MULTI, seq+1, []byte("x\x00\x00\x00"))...)
-	b = append(b, reply(unix.RTM_NEWLINK, unix.NLM_F_MULTI, seq, []byte("y\x00\x00\x00"))...)
-	b = append(b, reply(unix.RTM_NEWQDISC, unix.NLM_F_MULTI, seq, []byte("b\x00\x00\x00"))...)
-	if err := dumpDatagram(b, seq, unix.RTM_NEWQDISC, fn); err != nil {
+	b := reply(nlabi.RTM_NEWQDISC, nlabi.NLM_F_MULTI, seq, []byte("a\x00\x00\x00"))
+	b = append(b, reply(nlabi.RTM_NEWQDISC, nlabi.NLM_F_MULTI, seq+1, []byte("x\x00\x00\x00"))...)
+	b = append(b, reply(nlabi.RTM_NEWLINK, nlabi.NLM_F_MULTI, seq, []byte("y\x00\x00\x00"))...)
+	b = append(b, reply(nlabi.RTM_NEWQDISC, nlabi.NLM_F_MULTI, seq, []byte("b\x00\x00\x00"))...)
+	if err := dumpDatagram(b, seq, nlabi.RTM_NEWQDISC, fn); err != nil {
 		t.Fatal(err)
 	}
-	done := reply(unix.NLMSG_DONE, unix.NLM_F_MULTI, seq, make([]byte, 4))
-	if err := dumpDatagram(done, seq, unix.RTM_NEWQDISC, fn); err != errDumpDone {
+	done := reply(nlabi.NLMSG_DONE, nlabi.NLM_F_MULTI, seq, make([]byte, 4))
+	if err := dumpDatagram(done, seq, nlabi.RTM_NEWQDISC, fn); err != errDumpDone {
 		t.Fatalf("DONE: %v", err)
 	}
 	if len(got) != 2 || got[0][0] != 'a' || got[1][0] != 'b' {
@@ -43,8 +44,8 @@ func TestDumpDatagram(t *testing.T) {
 	}
 
 	// A DONE or an ERROR carrying an errno fails the dump with it.
-	for _, typ := range []uint16{unix.NLMSG_DONE, unix.NLMSG_ERROR} {
-		err := dumpDatagram(reply(typ, 0, seq, errnoPayload(int32(unix.EOPNOTSUPP))), seq, unix.RTM_NEWQDISC, fn)
+	for _, typ := range []uint16{nlabi.NLMSG_DONE, nlabi.NLMSG_ERROR} {
+		err := dumpDatagram(reply(typ, 0, seq, errnoPayload(int32(unix.EOPNOTSUPP))), seq, nlabi.RTM_NEWQDISC, fn)
 		var kerr *Error
 		if !errors.As(err, &kerr) || kerr.Errno != unix.EOPNOTSUPP {
 			t.Errorf("type %d: err %v", typ, err)
@@ -52,14 +53,14 @@ func TestDumpDatagram(t *testing.T) {
 	}
 	// fn's error comes back as is.
 	boom := errors.New("boom")
-	err := dumpDatagram(reply(unix.RTM_NEWQDISC, 0, seq, nil), seq, unix.RTM_NEWQDISC, func([]byte) error { return boom })
+	err := dumpDatagram(reply(nlabi.RTM_NEWQDISC, 0, seq, nil), seq, nlabi.RTM_NEWQDISC, func([]byte) error { return boom })
 	if err != boom {
 		t.Errorf("fn error: %v", err)
 	}
 	// A length past the datagram is malformed.
-	bad := reply(unix.RTM_NEWQDISC, 0, seq, nil)
+	bad := reply(nlabi.RTM_NEWQDISC, 0, seq, nil)
 	binary.NativeEndian.PutUint32(bad, 999)
-	if err := dumpDatagram(bad, seq, unix.RTM_NEWQDISC, fn); err == nil {
+	if err := dumpDatagram(bad, seq, nlabi.RTM_NEWQDISC, fn); err == nil {
 		t.Error("malformed length accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package traffic
+package predict
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/model/cake"
 	"github.com/gotc/gotc/model/dualpi2"
+	"github.com/gotc/gotc/traffic"
 )
 
 // kernelCakeDump is the part of "tc -s -j qdisc show" for CAKE that a
@@ -40,17 +41,17 @@ type kernelCakeDump struct {
 }
 
 // TestReplayKernelCakeDiffserv3 replays a trace recorded by gotc-traffic in
-// the test VM (testdata/cake-diffserv3.sh: 64 UDP packets, one per DSCP,
+// the test VM (traffic/testdata/cake-diffserv3.sh: 64 UDP packets, one per DSCP,
 // through "cake diffserv3" on a veth, kernel 7.2.13) into the CAKE model
 // and compares every timing-independent counter with the kernel's dump of
 // that run. Truesize is calibrated from the same run (memory_used after
 // packets that never queue behind each other is one skb's truesize).
 func TestReplayKernelCakeDiffserv3(t *testing.T) {
-	recs, err := ReadTraceFile("testdata/cake-diffserv3.trace.jsonl")
+	recs, err := traffic.ReadTraceFile("../../traffic/testdata/cake-diffserv3.trace.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile("testdata/cake-diffserv3.qdisc.json")
+	b, err := os.ReadFile("../../traffic/testdata/cake-diffserv3.qdisc.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestReplayKernelCakeDiffserv3(t *testing.T) {
 		t.Fatal(err)
 	}
 	truesize := k.MemoryUsed
-	cake.Simulate(q, CakeArrivals(recs, &ModelOptions{Truesize: func(*Record) (uint32, uint32) { return truesize, 0 }}), cake.Link{})
+	cake.Simulate(q, CakeArrivals(recs, &ModelOptions{Truesize: func(*traffic.Record) (uint32, uint32) { return truesize, 0 }}), cake.Link{})
 	s := q.Stats()
 	c := s.Cake
 	check := func(name string, model, kernel uint64) {
@@ -107,17 +108,17 @@ func TestReplayKernelCakeDiffserv3(t *testing.T) {
 	}
 }
 
-// TestReplayKernelDualPI2 replays the trace of testdata/dualpi2-ecn.sh (UDP
+// TestReplayKernelDualPI2 replays the trace of traffic/testdata/dualpi2-ecn.sh (UDP
 // with each ECN codepoint, a split GSO burst, pure ACKs through a default
 // DualPI2 on a veth, kernel 7.2.13) into the DualPI2 model and compares the
 // kernel's dump. The segments' truesize is calibrated from the same run
 // (max-memory-used / 4 segments queued together).
 func TestReplayKernelDualPI2(t *testing.T) {
-	recs, err := ReadTraceFile("testdata/dualpi2-ecn.trace.jsonl")
+	recs, err := traffic.ReadTraceFile("../../traffic/testdata/dualpi2-ecn.trace.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile("testdata/dualpi2-ecn.qdisc.json")
+	b, err := os.ReadFile("../../traffic/testdata/dualpi2-ecn.qdisc.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestReplayKernelDualPI2(t *testing.T) {
 	}
 	k := dumps[0]
 	segTruesize := uint32(k["max-memory-used"].(float64)) / 4
-	arr := DualPI2Arrivals(recs, &ModelOptions{Truesize: func(r *Record) (uint32, uint32) {
+	arr := DualPI2Arrivals(recs, &ModelOptions{Truesize: func(r *traffic.Record) (uint32, uint32) {
 		if r.GSOSegs > 1 {
 			return 4 * segTruesize, segTruesize
 		}

@@ -1,8 +1,20 @@
-package traffic
+package predict
 
 import (
 	"github.com/gotc/gotc/model/cake"
 	"github.com/gotc/gotc/model/dualpi2"
+	"github.com/gotc/gotc/traffic"
+)
+
+// The conversion of package traffic's send records into the models' input
+// lives here, beside its one user, so that traffic (the sender and capture)
+// does not depend on the models.
+
+// What a record's frame is built with (package traffic sends Ethernet frames
+// on a veth): CAKE's network offset and TCP's IP protocol number.
+const (
+	ethHdrLen = 14
+	protoTCP  = 6
 )
 
 // ModelOptions tune how a send trace becomes model arrivals. The zero value
@@ -12,7 +24,7 @@ type ModelOptions struct {
 	// qdisc splits it into). It cannot be derived from the length: calibrate
 	// it on the target kernel (see the models' docs). Nil leaves 0, so the
 	// memory counters of a model will not match the kernel's.
-	Truesize func(r *Record) (truesize, segTruesize uint32)
+	Truesize func(r *traffic.Record) (truesize, segTruesize uint32)
 	// AtEnd takes the end of the send syscall (T+Dur) as the enqueue time
 	// instead of its start. The kernel enqueues somewhere in between; Dur
 	// is the uncertainty to compare with the models' margins.
@@ -21,7 +33,7 @@ type ModelOptions struct {
 	Offset int64
 }
 
-func (o *ModelOptions) at(r *Record) int64 {
+func (o *ModelOptions) at(r *traffic.Record) int64 {
 	t := r.T + o.Offset
 	if o.AtEnd {
 		t += r.Dur
@@ -29,7 +41,7 @@ func (o *ModelOptions) at(r *Record) int64 {
 	return t
 }
 
-func (o *ModelOptions) truesize(r *Record) (uint32, uint32) {
+func (o *ModelOptions) truesize(r *traffic.Record) (uint32, uint32) {
 	if o == nil || o.Truesize == nil {
 		return 0, 0
 	}
@@ -37,7 +49,7 @@ func (o *ModelOptions) truesize(r *Record) (uint32, uint32) {
 }
 
 // FlowHash is the stand-in for skb->hash that converters give the packets
-// of flow f when the socket set one (Record.L4Hash). The kernel's value is
+// of flow f when the socket set one (traffic.Record.L4Hash). The kernel's value is
 // random per boot; only "one socket, one hash" matters to CAKE's flow
 // partition, so any distinct non-zero value per flow will do.
 func FlowHash(f int) uint32 {
@@ -50,7 +62,7 @@ func FlowHash(f int) uint32 {
 
 // CakePacket converts one record into the packet CAKE's enqueue sees on a
 // veth (network offset 14). Its ID is the record's index.
-func CakePacket(r *Record, o *ModelOptions) cake.Packet {
+func CakePacket(r *traffic.Record, o *ModelOptions) cake.Packet {
 	p := cake.Packet{
 		Len:       uint32(r.Len),
 		NetOffset: ethHdrLen,
@@ -105,14 +117,14 @@ func CakePacket(r *Record, o *ModelOptions) cake.Packet {
 
 // CakeArrivals converts a send trace into cake.Simulate's input. Records
 // with a send error other than a qdisc drop were never enqueued and are
-// skipped (see Enqueued).
-func CakeArrivals(recs []Record, o *ModelOptions) []cake.Arrival {
+// skipped (see traffic.Enqueued).
+func CakeArrivals(recs []traffic.Record, o *ModelOptions) []cake.Arrival {
 	if o == nil {
 		o = &ModelOptions{}
 	}
 	out := make([]cake.Arrival, 0, len(recs))
 	for i := range recs {
-		if !Enqueued(&recs[i]) {
+		if !traffic.Enqueued(&recs[i]) {
 			continue
 		}
 		out = append(out, cake.Arrival{At: o.at(&recs[i]), Pkt: CakePacket(&recs[i], o)})
@@ -122,7 +134,7 @@ func CakeArrivals(recs []Record, o *ModelOptions) []cake.Arrival {
 
 // DualPI2Packet converts one record into the packet DualPI2's enqueue sees.
 // Non-IP packets carry ECN 0, as the model requires.
-func DualPI2Packet(r *Record, o *ModelOptions) dualpi2.Packet {
+func DualPI2Packet(r *traffic.Record, o *ModelOptions) dualpi2.Packet {
 	p := dualpi2.Packet{
 		ID:       uint64(r.I),
 		Len:      uint32(r.Len),
@@ -143,27 +155,16 @@ func DualPI2Packet(r *Record, o *ModelOptions) dualpi2.Packet {
 // The model's clock may start at 0, but its PI timer runs from the qdisc's
 // creation: pass that instant to dualpi2.WithStart in the trace's time base
 // (or rebase with Offset).
-func DualPI2Arrivals(recs []Record, o *ModelOptions) []dualpi2.Arrival {
+func DualPI2Arrivals(recs []traffic.Record, o *ModelOptions) []dualpi2.Arrival {
 	if o == nil {
 		o = &ModelOptions{}
 	}
 	out := make([]dualpi2.Arrival, 0, len(recs))
 	for i := range recs {
-		if !Enqueued(&recs[i]) {
+		if !traffic.Enqueued(&recs[i]) {
 			continue
 		}
 		out = append(out, dualpi2.Arrival{Time: dualpi2.Time(o.at(&recs[i])), Packet: DualPI2Packet(&recs[i], o)})
 	}
 	return out
 }
-
-// Enqueued reports whether a sent record reached the qdisc: sends that
-// succeeded, and sends the qdisc itself refused (ENOBUFS is how a packet
-// socket reports NET_XMIT_DROP). Other errors (EMSGSIZE, ENETUNREACH...)
-// fail before the qdisc.
-func Enqueued(r *Record) bool {
-	return r.Err == "" || r.Err == errNoBufs
-}
-
-// errNoBufs is the Err text of an ENOBUFS send (syscall.ENOBUFS.Error()).
-const errNoBufs = "no buffer space available"

@@ -1,8 +1,9 @@
+//go:build linux
+
 package main
 
 import (
 	"encoding/binary"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -139,9 +140,4 @@ func dumpFloor() (time.Duration, int) {
 			b = b[min(len(b), (l+3)&^3):]
 		}
 	}
-}
-
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
-	os.Exit(1)
 }

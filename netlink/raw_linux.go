@@ -1,0 +1,133 @@
+//go:build linux
+
+package netlink
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// rawSocket's system calls and Pipeline's recvmmsg(2) transport (see raw.go
+// for why they bypass mdlayher/netlink); raw_others.go stands in elsewhere.
+
+// raw returns the connection's rawSocket, or nil when the socket has no file
+// descriptor (nltest).
+func (c *Conn) raw() *rawSocket {
+	if c.rawTried {
+		return c.rawSock
+	}
+	c.rawTried = true
+	if rc, err := c.nl.SyscallConn(); err == nil {
+		c.rawSock = &rawSocket{rc: rc}
+	}
+	return c.rawSock
+}
+
+// call runs one non-blocking system call on the socket, waiting in the
+// runtime poller while it would block (EAGAIN), and returns its result.
+func (s *rawSocket) call(write bool, trap, a1, a2, a3, a4 uintptr) (int, error) {
+	var n uintptr
+	var errno unix.Errno
+	f := func(fd uintptr) bool {
+		n, _, errno = unix.RawSyscall6(trap, fd, a1, a2, a3, a4, 0)
+		return errno != unix.EAGAIN
+	}
+	var err error
+	if write {
+		err = s.rc.Write(f)
+	} else {
+		err = s.rc.Read(f)
+	}
+	if err == nil && errno != 0 {
+		err = errno
+	}
+	return int(n), err
+}
+
+// send writes one datagram (one or more messages) to the kernel.
+func (s *rawSocket) send(b []byte) error {
+	// An unconnected netlink socket sends to the kernel (port 0).
+	_, err := s.call(true, unix.SYS_WRITE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), 0, 0)
+	runtime.KeepAlive(b)
+	if err != nil {
+		return fmt.Errorf("netlink: cannot send request: %w", err)
+	}
+	return nil
+}
+
+// recv reads the next datagram into the socket's buffer and returns it; it is
+// valid until the next recv.
+func (s *rawSocket) recv() ([]byte, error) {
+	if s.buf == nil {
+		s.buf = make([]byte, dumpBufSize)
+	}
+	// MSG_TRUNC makes the kernel return the datagram's real length, so a
+	// datagram larger than the buffer is detected instead of cut.
+	n, err := s.call(false, unix.SYS_RECVFROM, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
+		unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0)
+	if err != nil {
+		return nil, fmt.Errorf("netlink: cannot receive: %w", err)
+	}
+	if n > len(s.buf) {
+		return nil, fmt.Errorf("netlink: datagram of %d bytes exceeds the %d-byte buffer", n, len(s.buf))
+	}
+	return s.buf[:n], nil
+}
+
+// rawTransport sends with write(2) and reads acknowledgements with
+// recvmmsg(2), many datagrams per call, into buffers it keeps.
+type rawTransport struct {
+	sock *rawSocket
+	bufs [][]byte
+	iovs []unix.Iovec
+	hdrs []unix.Mmsghdr
+}
+
+// ackBufSize holds any acknowledgement of a request Pipeline sends: a refusal
+// echoes the request (well under this) plus the extended-ack attributes.
+const ackBufSize = 16 << 10
+
+func newRawTransport(s *rawSocket, window int) *rawTransport {
+	t := &rawTransport{sock: s}
+	t.bufs = make([][]byte, window)
+	t.iovs = make([]unix.Iovec, window)
+	t.hdrs = make([]unix.Mmsghdr, window)
+	for i := range t.bufs {
+		t.bufs[i] = make([]byte, ackBufSize)
+		t.iovs[i].Base = &t.bufs[i][0]
+		t.iovs[i].SetLen(ackBufSize)
+		t.hdrs[i].Hdr.Iov = &t.iovs[i]
+		t.hdrs[i].Hdr.SetIovlen(1)
+	}
+	return t
+}
+
+func (t *rawTransport) send(msgs []byte, _ []uint32) error { return t.sock.send(msgs) }
+
+func (t *rawTransport) acks(seqs []uint32, results []error) error {
+	for last := false; !last; {
+		n, err := t.sock.call(false, unix.SYS_RECVMMSG, uintptr(unsafe.Pointer(&t.hdrs[0])), uintptr(len(t.hdrs)), unix.MSG_DONTWAIT, 0)
+		runtime.KeepAlive(t.bufs)
+		if errors.Is(err, unix.ENOBUFS) {
+			return fmt.Errorf("netlink: acknowledgements lost (receive buffer overrun): %w", err)
+		}
+		if err != nil {
+			return fmt.Errorf("netlink: cannot read acknowledgements: %w", err)
+		}
+		for d := 0; d < n; d++ {
+			if t.hdrs[d].Hdr.Flags&unix.MSG_TRUNC != 0 {
+				return errors.New("netlink: acknowledgement truncated")
+			}
+			got, err := parseAcks(t.bufs[d][:t.hdrs[d].Len], seqs, results)
+			if err != nil {
+				return err
+			}
+			last = last || got
+		}
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+//go:build !linux
+
+package netlink
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// rtnetlink is Linux's: elsewhere mdlayher/netlink's Dial fails, so a Conn
+// only ever wraps a socket without a descriptor (nltest) and takes mdlayher's
+// path. These stand in for raw_linux.go's system calls so that the package,
+// with its message encoding and decoding, builds on every OS.
+
+var errNotSupported = fmt.Errorf("netlink: rtnetlink is not supported on %s", runtime.GOOS)
+
+// raw reports that there is no direct system-call path on this OS.
+func (c *Conn) raw() *rawSocket { return nil }
+
+func (s *rawSocket) send([]byte) error { return errNotSupported }
+
+func (s *rawSocket) recv() ([]byte, error) { return nil, errNotSupported }
+
+type rawTransport struct{}
+
+func newRawTransport(*rawSocket, int) *rawTransport { return &rawTransport{} }
+
+func (*rawTransport) send([]byte, []uint32) error { return errNotSupported }
+
+func (*rawTransport) acks([]uint32, []error) error { return errNotSupported }

@@ -1,0 +1,29 @@
+package qdisc
+
+// clsact (net/sched/sch_ingress.c): the hooks for filters on received
+// (ffff:fff2) and sent (ffff:fff3) packets, at parent ffff:fff1 with handle
+// ffff:. Like ingress, tc creates it with the word "clsact" where a parent
+// goes; unlike ingress it refuses every word after it. The kernel dumps an
+// empty options nest, of which tc prints nothing.
+
+import (
+	"io"
+
+	"github.com/gotc/gotc/attrs"
+)
+
+func init() {
+	mustRegister(&Kind{
+		Name:       "clsact",
+		Usage:      "Usage: ... clsact",
+		ParseQdisc: parseClsact,
+	})
+}
+
+// parseClsact refuses any option and sends none.
+func parseClsact(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+	if len(args) > 0 {
+		return nil, usageErrorf("What is \"%s\"?", args[0])
+	}
+	return nil, nil
+}

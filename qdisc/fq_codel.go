@@ -1,0 +1,376 @@
+package qdisc
+
+// fq_codel (net/sched/sch_fq_codel.c): tc's keywords to netlink attributes,
+// and the kernel's attributes and xstats back to tc's text and JSON.
+//
+// Behaviour mirrored from iproute2 7.x (tc/q_fq_codel.c):
+//
+//   - Keywords are matched exactly (no abbreviations); the last of a repeated
+//     keyword wins.
+//   - tc treats 0 as "not given" for limit, flows, quantum, interval, target
+//     and drop_batch, so a typed 0 is not sent; ce_threshold and
+//     memory_limit are not sent when they equal 2^32-1, and
+//     ce_threshold_selector not when its value is 0xff.
+//   - The TCA_OPTIONS nest is always sent, without NLA_F_NESTED (the kernel
+//     parses it leniently), even when empty.
+//   - The kernel dumps every option but the ce_threshold trio, which it
+//     dumps only when ce_threshold is on.
+
+import (
+	"io"
+	"math"
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// fqCodelUsage is gotc's wording of fq_codel's keywords, printed for "help"
+// and after an unknown keyword.
+const fqCodelUsage = `Usage: ... fq_codel [ limit PACKETS ] [ flows NUMBER ] [ memory_limit BYTES ]
+                   [ target TIME ] [ interval TIME ] [ quantum BYTES ]
+                   [ ecn | noecn ] [ ce_threshold TIME ]
+                   [ ce_threshold_selector VALUE/MASK ] [ drop_batch SIZE ]`
+
+// fq_codel's xstats types (TCA_FQ_CODEL_XSTATS_QDISC and _CLASS): which
+// member of the union in struct tc_fq_codel_xstats the kernel filled.
+const (
+	fqCodelXstatsQdisc = 0
+	fqCodelXstatsClass = 1
+)
+
+// fqCodelQuantumMax is the kernel's FQ_CODEL_QUANTUM_MAX: a larger quantum
+// makes fq_codel_change fail.
+const fqCodelQuantumMax = 1 << 20
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "fq_codel",
+		Usage: fqCodelUsage,
+		ParseQdisc: func(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+			o, err := ParseFQCodel(args)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.FQCodelAttrs); ok {
+				PrintFQCodelOptions(p, o)
+			}
+		},
+		// Both dumps carry the same struct; its type says which half of
+		// the union is filled, and tc prints whichever it finds.
+		PrintXstats:      printFQCodelXstats,
+		PrintClassXstats: printFQCodelXstats,
+		ChangeAccepted:   fqCodelChangeAccepted,
+	})
+}
+
+// ParseFQCodel turns the words after "fq_codel" into the qdisc's options as
+// tc 7.x does. Only what the user named is set, so that "change" keeps the
+// rest; the result is never nil on success (tc always sends the nest).
+// Errors are *ParseError: exit 1, with the usage after an unknown keyword
+// and for "help"; a keyword missing its value exits 255.
+func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
+	var (
+		limit, flows, quantum, interval, target, dropBatch uint32
+		ceThreshold, memory                                uint32 = math.MaxUint32, math.MaxUint32
+		ceMask                                             uint8
+		ceSelector                                         uint8 = 0xff
+		ecn                                                      = -1
+	)
+	for i := 0; i < len(args); i++ {
+		kw := args[i]
+		value := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", incompleteCommand()
+			}
+			i++
+			return args[i], nil
+		}
+		switch kw {
+		case "limit", "flows", "quantum", "drop_batch":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
+			if perr != nil {
+				return nil, errorf("Illegal %q", kw)
+			}
+			switch kw {
+			case "limit":
+				limit = uint32(n)
+			case "flows":
+				flows = uint32(n)
+			case "quantum":
+				quantum = uint32(n)
+			default:
+				dropBatch = uint32(n)
+			}
+		case "target", "interval", "ce_threshold":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			t, perr := tcfmt.ParseTime(v)
+			if perr != nil {
+				return nil, errorf("Illegal %q", kw)
+			}
+			switch kw {
+			case "target":
+				target = t
+			case "interval":
+				interval = t
+			default:
+				ceThreshold = t
+			}
+		case "ce_threshold_selector":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			sel, mask, found := strings.Cut(v, "/")
+			if !found {
+				return nil, errorf(`Missing mask for "ce_threshold_selector"`)
+			}
+			// tc reads the mask first, so a bad mask is reported even
+			// when the value is bad too.
+			m, perr := tcfmt.ParseUint(mask, 0, 8)
+			if perr != nil {
+				return nil, errorf(`Illegal mask for "ce_threshold_selector"`)
+			}
+			s, perr := tcfmt.ParseUint(sel, 0, 8)
+			if perr != nil {
+				return nil, errorf(`Illegal "ce_threshold_selector"`)
+			}
+			ceMask, ceSelector = uint8(m), uint8(s)
+		case "memory_limit":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseSize(v)
+			if perr != nil {
+				return nil, errorf(`Illegal "memory_limit"`)
+			}
+			memory = n
+		case "ecn":
+			ecn = 1
+		case "noecn":
+			ecn = 0
+		case "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			// tc quotes the word as is, without escaping.
+			return nil, usageErrorf("What is \"%s\"?", kw)
+		}
+	}
+
+	o := &attrs.FQCodelAttrs{}
+	nonZero := func(v uint32) *uint32 {
+		if v == 0 {
+			return nil
+		}
+		return &v
+	}
+	o.Limit, o.Flows, o.Quantum = nonZero(limit), nonZero(flows), nonZero(quantum)
+	o.Interval, o.Target, o.DropBatchSize = nonZero(interval), nonZero(target), nonZero(dropBatch)
+	if ecn >= 0 {
+		e := uint32(ecn)
+		o.ECN = &e
+	}
+	if ceThreshold != math.MaxUint32 {
+		o.CEThreshold = &ceThreshold
+	}
+	if ceSelector != 0xff {
+		o.CEThresholdMask, o.CEThresholdSelector = &ceMask, &ceSelector
+	}
+	if memory != math.MaxUint32 {
+		o.MemoryLimit = &memory
+	}
+	return o, nil
+}
+
+// PrintFQCodelOptions prints an fq_codel qdisc's options as tc does; the
+// kernel's defaults read:
+//
+//	limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64
+//
+// Times are raw microseconds and memory_limit bytes in JSON; ecn is printed
+// only when on and drop_batch only when non-zero; ce_threshold_selector
+// (text "%#x/%#x") when the selector or its mask is non-zero.
+func PrintFQCodelOptions(p *tcfmt.Printer, o *attrs.FQCodelAttrs) {
+	if o == nil {
+		return
+	}
+	const both = tcfmt.Any
+	if o.Limit != nil {
+		p.Uint(both, "limit", "limit %up ", uint64(*o.Limit))
+	}
+	if o.Flows != nil {
+		p.Uint(both, "flows", "flows %u ", uint64(*o.Flows))
+	}
+	if o.Quantum != nil {
+		p.Uint(both, "quantum", "quantum %u ", uint64(*o.Quantum))
+	}
+	if o.Target != nil {
+		p.Time(both, "target", "target %s ", *o.Target)
+	}
+	if o.CEThreshold != nil {
+		p.Time(both, "ce_threshold", "ce_threshold %s ", *o.CEThreshold)
+	}
+	var sel, mask uint8
+	if o.CEThresholdSelector != nil {
+		sel = *o.CEThresholdSelector
+	}
+	if o.CEThresholdMask != nil {
+		mask = *o.CEThresholdMask
+	}
+	if sel != 0 || mask != 0 {
+		p.Uint(both, "ce_threshold_selector", "ce_threshold_selector %#x", uint64(sel))
+		p.Uint(both, "ce_threshold_mask", "/%#x ", uint64(mask))
+	}
+	if o.Interval != nil {
+		p.Time(both, "interval", "interval %s ", *o.Interval)
+	}
+	if o.MemoryLimit != nil {
+		p.Size(both, "memory_limit", "memory_limit %s ", uint64(*o.MemoryLimit))
+	}
+	if o.ECN != nil && *o.ECN != 0 {
+		p.Bool(both, "ecn", "ecn ", true)
+	}
+	if o.DropBatchSize != nil && *o.DropBatchSize != 0 {
+		p.Uint(both, "drop_batch", "drop_batch %u ", uint64(*o.DropBatchSize))
+	}
+}
+
+// fqCodelStat is one counter of fq_codel's qdisc xstats as tc prints it:
+// its JSON key, its text (a leading blank included), whether tc prints it
+// only when non-zero, and whether a line separator precedes it.
+type fqCodelStat struct {
+	key       tcfmt.Name
+	format    string
+	omitZero  bool
+	breakLine bool
+	get       func(*attrs.TCFQCodelQdStats) uint32
+}
+
+// fqCodelQdiscStats lists the qdisc counters in tc's order.
+var fqCodelQdiscStats = []fqCodelStat{
+	{"maxpacket", "  maxpacket %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.Maxpacket }},
+	{"drop_overlimit", " drop_overlimit %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.DropOverlimit }},
+	{"new_flow_count", " new_flow_count %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.NewFlowCount }},
+	{"ecn_mark", " ecn_mark %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.ECNMark }},
+	{"ce_mark", " ce_mark %u", true, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.CEMark }},
+	{"memory_used", " memory_used %u", true, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.MemoryUsage }},
+	{"drop_overmemory", " drop_overmemory %u", true, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.DropOvermemory }},
+	{"new_flows_len", "  new_flows_len %u", false, true, func(s *attrs.TCFQCodelQdStats) uint32 { return s.NewFlowsLen }},
+	{"old_flows_len", " old_flows_len %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.OldFlowsLen }},
+}
+
+// FQCodel returns fq_codel's xstats from TCA_STATS_APP, which tc prefers,
+// or else TCA_XSTATS. Like tc it takes a payload shorter than the struct
+// (zero-filling the rest), which the generated decoder keeps raw.
+func (x Xstats) FQCodel() (*attrs.TCFQCodelXstats, bool) {
+	pick := func(m any) (*attrs.TCFQCodelXstats, bool) {
+		switch v := m.(type) {
+		case *attrs.TCFQCodelXstats:
+			return v, true
+		case attrs.StatsAppMsgRaw:
+			return fqCodelXstatsPadded(v), true
+		case attrs.TCXstatsMsgRaw:
+			return fqCodelXstatsPadded(v), true
+		}
+		return nil, false
+	}
+	if x.App != nil {
+		return pick(x.App)
+	}
+	if x.Legacy != nil {
+		return pick(x.Legacy)
+	}
+	return nil, false
+}
+
+// fqCodelXstatsPadded decodes a payload shorter than the struct (a longer
+// one decodes without help) after zero-filling it to the struct's size.
+func fqCodelXstatsPadded(b []byte) *attrs.TCFQCodelXstats {
+	var buf [attrs.TCFQCodelXstatsLen]byte
+	copy(buf[:], b)
+	s := &attrs.TCFQCodelXstats{}
+	s.Decode(buf[:]) // cannot fail: the buffer has the struct's size
+	return s
+}
+
+// PrintFQCodelXstats prints fq_codel's xstats (-s) as tc does, for the
+// qdisc (type 0):
+//
+//	maxpacket 0 drop_overlimit 0 new_flow_count 0 ecn_mark 0
+//	new_flows_len 0 old_flows_len 0
+//
+// (ce_mark, memory_used and drop_overmemory join the first line when
+// non-zero), or for a class, one flow (type 1):
+//
+//	deficit 1514 count 0 lastcount 0 ldelay 3us[ dropping drop_next 1.0ms]
+//
+// In JSON the members sit in the object being printed (the qdisc's, or a
+// class's "stats"), under the keys of the text. Other types print nothing.
+func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
+	if x == nil {
+		return
+	}
+	const both = tcfmt.Any
+	switch x.Type {
+	case fqCodelXstatsQdisc:
+		var s attrs.TCFQCodelQdStats
+		s.Decode(x.Union[:]) // the union is larger than either member
+		for _, f := range fqCodelQdiscStats {
+			v := f.get(&s)
+			if f.omitZero && v == 0 {
+				continue
+			}
+			if f.breakLine {
+				p.NL()
+			}
+			p.Uint(both, f.key, f.format, uint64(v))
+		}
+	case fqCodelXstatsClass:
+		var s attrs.TCFQCodelClStats
+		s.Decode(x.Union[:])
+		p.Int(both, "deficit", "  deficit %d", int64(s.Deficit))
+		p.Uint(both, "count", " count %u", uint64(s.Count))
+		p.Uint(both, "lastcount", " lastcount %u", uint64(s.Lastcount))
+		p.Uint(tcfmt.JSON, "ldelay", "", uint64(s.Ldelay))
+		p.String(tcfmt.FP, "", " ldelay %s", tcfmt.FormatTime(s.Ldelay))
+		if s.Dropping != 0 {
+			p.Bool(both, "dropping", " dropping", true)
+			p.Int(tcfmt.JSON, "drop_next", "", int64(s.DropNext))
+			// tc prints the magnitude as a time, with the sign in front.
+			if s.DropNext < 0 {
+				p.String(tcfmt.FP, "", " drop_next -%s", tcfmt.FormatTime(uint32(-int64(s.DropNext))))
+			} else {
+				p.String(tcfmt.FP, "", " drop_next %s", tcfmt.FormatTime(uint32(s.DropNext)))
+			}
+		}
+	}
+}
+
+func printFQCodelXstats(p *tcfmt.Printer, x Xstats) {
+	if s, ok := x.FQCodel(); ok {
+		PrintFQCodelXstats(p, s)
+	}
+}
+
+// fqCodelChangeAccepted is Kind.ChangeAccepted for fq_codel: on an existing
+// qdisc fq_codel_change refuses any flows (the flow table exists already)
+// and a quantum above FQ_CODEL_QUANTUM_MAX; every attribute tc sends has
+// the size the policy wants.
+func fqCodelChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
+	o, ok := opts.(*attrs.FQCodelAttrs)
+	if !ok || len(o.Unknown) != 0 || o.Flows != nil {
+		return false
+	}
+	return o.Quantum == nil || *o.Quantum <= fqCodelQuantumMax
+}

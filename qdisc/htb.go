@@ -1,0 +1,386 @@
+package qdisc
+
+// HTB (net/sched/sch_htb.c): the qdisc's and the classes' tc keywords to
+// netlink attributes, and their options and class statistics back to tc's
+// text and JSON, as iproute2 7.x's tc/q_htb.c does.
+//
+// What tc does, and gotc with it:
+//
+//   - The qdisc always sends TCA_HTB_INIT (version 3, r2q 10 unless given),
+//     direct_qlen and offload only when named; "default" is hexadecimal.
+//   - A class needs a rate; ceil defaults to it; burst and cburst default
+//     to rate/HZ + mtu bytes (HZ from /proc/net/psched, see ratespec.go),
+//     and travel as transmission times in psched ticks, with both rate
+//     tables (which the kernel ignores). Rates of 2^32 bytes/s and more go
+//     in TCA_HTB_RATE64/CEIL64, the 32-bit fields then saturated.
+//   - A class's "change" sends everything again: whatever is not named
+//     takes its default, not its old value.
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// htbUsage is gotc's summary of tc's htb keywords (tc prints its own usage
+// after bad input and for "help"; the words are tc's).
+const htbUsage = `Usage: ... qdisc add ... htb [ default N ] [ r2q N ] [ direct_qlen P ] [ offload ]
+                          [ debug 0..3 digits ]
+       ... class add ... htb rate RATE [ ceil RATE ] [ burst BYTES[/CELL] ]
+                          [ cburst BYTES[/CELL] ] [ mtu BYTES ] [ mpu BYTES ]
+                          [ overhead BYTES ] [ linklayer ethernet|atm|adsl ]
+                          [ prio N ] [ quantum BYTES ]
+  default is the minor id (hexadecimal) of the class for unclassified packets.`
+
+// Defaults of tc's htb parser.
+const (
+	htbR2QDefault = 10
+	// htbVersion is the protocol version tc sends (the kernel checks the
+	// major number, TC_HTB_PROTOVER).
+	htbVersion = 3
+	// htbMTUDefault is the largest packet a class's rate tables cover.
+	htbMTUDefault = 1600
+	// htbDebugDigits is how many debug digits tc reads, 2 bits each.
+	htbDebugDigits = 16
+)
+
+func init() {
+	mustRegister(&Kind{
+		Name:              "htb",
+		Usage:             htbUsage,
+		ParseQdisc:        func(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
+		ParseClass:        func(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) { return parseHTBClass(args) },
+		PrintOptions:      printHTB,
+		PrintClassOptions: printHTB,
+		PrintClassXstats:  printHTBXstats,
+	})
+}
+
+// htbIllegal is tc's explain1: the keyword whose value was refused, then
+// the usage.
+func htbIllegal(keyword string) *ParseError {
+	return &ParseError{Msg: `Illegal "` + keyword + `"`, ShowUsage: true}
+}
+
+// parseHTB reads the htb qdisc's keywords.
+func parseHTB(args []string) (*attrs.HTBAttrs, error) {
+	glob := attrs.TCHTBGlob{Rate2quantum: htbR2QDefault, Version: htbVersion}
+	o := &attrs.HTBAttrs{Init: &glob}
+	for i := 0; i < len(args); i++ {
+		kw := args[i]
+		next := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", incompleteCommand()
+			}
+			i++
+			return args[i], nil
+		}
+		var field *uint32
+		base, name := 10, ""
+		switch {
+		case tcfmt.Matches(kw, "r2q"):
+			field, name = &glob.Rate2quantum, "r2q"
+		case tcfmt.Matches(kw, "default"):
+			field, name, base = &glob.Defcls, "default", 16
+		case tcfmt.Matches(kw, "debug"):
+			v, err := next()
+			if err != nil {
+				return nil, err
+			}
+			// Each leading digit 0..3 sets two bits; tc stops at anything else.
+			for d := 0; d < htbDebugDigits && d < len(v) && v[d] >= '0' && v[d] <= '3'; d++ {
+				glob.Debug |= uint32(v[d]-'0') << (2 * d)
+			}
+			continue
+		case tcfmt.Matches(kw, "direct_qlen"):
+			o.DirectQlen = new(uint32)
+			field, name = o.DirectQlen, "direct_qlen"
+		case tcfmt.Matches(kw, "offload"):
+			o.Offload = true
+			continue
+		default:
+			return nil, &ParseError{Msg: `What is "` + kw + `"?`, ShowUsage: true}
+		}
+		v, err := next()
+		if err != nil {
+			return nil, err
+		}
+		n, perr := tcfmt.ParseUint(v, base, 32)
+		if perr != nil {
+			return nil, htbIllegal(name)
+		}
+		*field = uint32(n)
+	}
+	// tc leaves direct_qlen out when it is 2^32-1, its "not given".
+	if o.DirectQlen != nil && *o.DirectQlen == math.MaxUint32 {
+		o.DirectQlen = nil
+	}
+	return o, nil
+}
+
+// parseHTBClass reads an htb class's keywords.
+func parseHTBClass(args []string) (*attrs.HTBAttrs, error) {
+	var (
+		opt                attrs.TCHTBOpt
+		rate, ceil, buffer uint64
+		cbuffer            uint32
+		cellLog, ccellLog         = -1, -1
+		mtu                uint32 = htbMTUDefault
+		mpu, overhead      uint16
+		linklayer          uint8 = linklayerEthernet
+	)
+	for i := 0; i < len(args); i++ {
+		kw := args[i]
+		if kw == "help" {
+			return nil, &ParseError{ShowUsage: true}
+		}
+		if i+1 >= len(args) && htbClassTakesValue(kw) {
+			return nil, incompleteCommand()
+		}
+		switch {
+		case tcfmt.Matches(kw, "prio"):
+			if err := htbUint(&opt.Prio, "prio", args[i+1]); err != nil {
+				return nil, err
+			}
+			i++
+		case tcfmt.Matches(kw, "mtu"):
+			if err := htbUint(&mtu, "mtu", args[i+1]); err != nil {
+				return nil, err
+			}
+			i++
+		case tcfmt.Matches(kw, "mpu"), tcfmt.Matches(kw, "overhead"):
+			name, field := "mpu", &mpu
+			if !tcfmt.Matches(kw, "mpu") {
+				name, field = "overhead", &overhead
+			}
+			i++
+			n, err := tcfmt.ParseUint(args[i], 10, 16)
+			if err != nil {
+				return nil, htbIllegal(name)
+			}
+			*field = uint16(n)
+		case tcfmt.Matches(kw, "linklayer"):
+			i++
+			ll, ok := parseLinklayer(args[i])
+			if !ok {
+				return nil, htbIllegal("linklayer")
+			}
+			linklayer = ll
+		case tcfmt.Matches(kw, "quantum"):
+			if err := htbUint(&opt.Quantum, "quantum", args[i+1]); err != nil {
+				return nil, err
+			}
+			i++
+		case tcfmt.Matches(kw, "burst"), kw == "buffer", kw == "maxburst":
+			i++
+			size, cl, _, ok := sizeAndCell(args[i], math.MaxUint64)
+			if !ok {
+				return nil, htbIllegal(kw)
+			}
+			buffer = size
+			if cl >= 0 {
+				cellLog = cl
+			}
+		case tcfmt.Matches(kw, "cburst"), kw == "cbuffer", kw == "cmaxburst":
+			i++
+			size, cl, _, ok := sizeAndCell(args[i], math.MaxUint32)
+			if !ok {
+				return nil, htbIllegal(kw)
+			}
+			cbuffer = uint32(size)
+			if cl >= 0 {
+				ccellLog = cl
+			}
+		case kw == "ceil", kw == "rate":
+			i++
+			target := &rate
+			if kw == "ceil" {
+				target = &ceil
+			}
+			if *target != 0 {
+				return nil, errorf(`Double "%s" spec`, kw)
+			}
+			v, ok := parseRate64(args[i])
+			if !ok {
+				return nil, htbIllegal(kw)
+			}
+			*target = v
+		default:
+			return nil, &ParseError{Msg: `What is "` + kw + `"?`, ShowUsage: true}
+		}
+	}
+	if rate == 0 {
+		return nil, errorf(`"rate" is required.`)
+	}
+	if ceil == 0 {
+		ceil = rate
+	}
+	opt.Rate.Rate = rate32(rate)
+	opt.Ceil.Rate = rate32(ceil)
+	// The smallest burst tc allows: what the rate sends in one timer tick,
+	// plus a packet of mtu bytes.
+	hz := uint64(int64(psched().hz))
+	if buffer == 0 {
+		buffer = rate/hz + uint64(mtu)
+	}
+	if cbuffer == 0 {
+		cbuffer = uint32(ceil/hz + uint64(mtu))
+	}
+	opt.Rate.Overhead, opt.Ceil.Overhead = overhead, overhead
+	opt.Rate.MPU, opt.Ceil.MPU = mpu, mpu
+	rtab := calcRtable(&opt.Rate, cellLog, mtu, linklayer)
+	opt.Buffer = xmitTime(rate, buffer)
+	if opt.Buffer == math.MaxUint32 {
+		return nil, errorf("htb: burst out of range")
+	}
+	ctab := calcRtable(&opt.Ceil, ccellLog, mtu, linklayer)
+	opt.Cbuffer = xmitTime(ceil, uint64(cbuffer))
+	o := &attrs.HTBAttrs{Parms: &opt, Rtab: rtab, Ctab: ctab}
+	if rate >= 1<<32 {
+		o.Rate64 = &rate
+	}
+	if ceil >= 1<<32 {
+		o.Ceil64 = &ceil
+	}
+	return o, nil
+}
+
+// htbUint reads a class keyword's 32-bit decimal value.
+func htbUint(field *uint32, keyword, v string) error {
+	n, err := tcfmt.ParseUint(v, 10, 32)
+	if err != nil {
+		return htbIllegal(keyword)
+	}
+	*field = uint32(n)
+	return nil
+}
+
+// htbClassTakesValue reports whether a class keyword reads a value (tc's
+// NEXT_ARG), so that a missing one is "Command line is not complete".
+func htbClassTakesValue(kw string) bool {
+	for _, k := range []string{"prio", "mtu", "mpu", "overhead", "linklayer", "quantum", "burst", "cburst"} {
+		if tcfmt.Matches(kw, k) {
+			return true
+		}
+	}
+	switch kw {
+	case "buffer", "maxburst", "cbuffer", "cmaxburst", "ceil", "rate":
+		return true
+	}
+	return false
+}
+
+// printHTB prints htb options, of the qdisc or of a class (tc uses one
+// function for both).
+func printHTB(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+	o, ok := opts.(*attrs.HTBAttrs)
+	if !ok {
+		return
+	}
+	if h := o.Parms; h != nil {
+		if h.Level == 0 {
+			p.Int(tcfmt.Any, "prio", "prio %d ", int64(int32(h.Prio)))
+			if p.Details() {
+				p.Int(tcfmt.Any, "quantum", "quantum %d ", int64(int32(h.Quantum)))
+			}
+		}
+		rate, ceil := uint64(h.Rate.Rate), uint64(h.Ceil.Rate)
+		if o.Rate64 != nil {
+			rate = *o.Rate64
+		}
+		if o.Ceil64 != nil {
+			ceil = *o.Ceil64
+		}
+		p.Rate(tcfmt.Any, "rate", "rate %s ", rate)
+		if h.Rate.Overhead != 0 {
+			p.Uint(tcfmt.Any, "overhead", "overhead %u ", uint64(h.Rate.Overhead))
+		}
+		buffer := xmitSize(rate, h.Buffer)
+		p.Rate(tcfmt.Any, "ceil", "ceil %s ", ceil)
+		cbuffer := xmitSize(ceil, h.Cbuffer)
+		if ll := h.Rate.Linklayer & linklayerMask; ll > linklayerEthernet || p.Details() {
+			p.String(tcfmt.Any, "linklayer", "linklayer %s ", linklayerName(ll))
+		}
+		if p.Details() {
+			p.Size(tcfmt.Any, "burst", "burst %s/", buffer)
+			p.Uint(tcfmt.Any, "burst_cell", "%u", cellSize(h.Rate.CellLog))
+			p.Size(tcfmt.Any, "mpu_rate", "mpu %s ", uint64(h.Rate.MPU))
+			p.Size(tcfmt.Any, "cburst", "cburst %s/", cbuffer)
+			p.Uint(tcfmt.Any, "cburst_cell", "%u", cellSize(h.Ceil.CellLog))
+			p.Size(tcfmt.Any, "mpu_ceil", "mpu %s ", uint64(h.Ceil.MPU))
+			p.Int(tcfmt.Any, "level", "level %d ", int64(int32(h.Level)))
+		} else {
+			p.Size(tcfmt.Any, "burst", "burst %s ", buffer)
+			p.Size(tcfmt.Any, "cburst", "cburst %s", cbuffer)
+		}
+		if p.Raw() {
+			// tc writes these past its JSON printer; gotc keeps them to text.
+			p.Text(fmt.Sprintf("buffer [%08x] cbuffer [%08x] ", h.Buffer, h.Cbuffer))
+		}
+	}
+	if g := o.Init; g != nil {
+		p.Int(tcfmt.Any, "r2q", "r2q %d", int64(int32(g.Rate2quantum)))
+		p.Hex0x(tcfmt.Any, "default", " default %#llx", uint64(g.Defcls))
+		p.Uint(tcfmt.Any, "direct_packets_stat", " direct_packets_stat %u", uint64(g.DirectPkts))
+		if p.Details() {
+			p.String(tcfmt.Any, "ver", " ver %s", fmt.Sprintf("%d.%d", g.Version>>16, g.Version&0xffff))
+		}
+	}
+	if o.DirectQlen != nil {
+		p.Uint(tcfmt.Any, "direct_qlen", " direct_qlen %u", uint64(*o.DirectQlen))
+	}
+	if o.Offload {
+		p.Null(tcfmt.Any, "offload", " offload", "")
+	}
+}
+
+// cellSize is 1<<cellLog as tc computes it for printing (an int shift,
+// whose count x86 takes modulo 32).
+func cellSize(cellLog uint8) uint64 { return uint64(uint32(1) << (cellLog & 31)) }
+
+// htbXstatsFields are an htb class's statistics in tc's order: JSON key,
+// text format, value, and whether a line ends after it.
+var htbXstatsFields = []struct {
+	key    tcfmt.Name
+	format string
+	signed bool
+	value  func(*attrs.TCHTBXstats) int64
+	nl     bool
+}{
+	{"lended", " lended: %u ", false, func(s *attrs.TCHTBXstats) int64 { return int64(s.Lends) }, false},
+	{"borrowed", "borrowed: %u ", false, func(s *attrs.TCHTBXstats) int64 { return int64(s.Borrows) }, false},
+	{"giants", "giants: %u", false, func(s *attrs.TCHTBXstats) int64 { return int64(s.Giants) }, true},
+	{"tokens", " tokens: %d ", true, func(s *attrs.TCHTBXstats) int64 { return int64(s.Tokens) }, false},
+	{"ctokens", "ctokens: %d", true, func(s *attrs.TCHTBXstats) int64 { return int64(s.Ctokens) }, true},
+}
+
+// htbXstats returns an htb class's xstats from TCA_STATS_APP or else
+// TCA_XSTATS.
+func htbXstats(x Xstats) (*attrs.TCHTBXstats, bool) {
+	if s, ok := x.App.(*attrs.TCHTBXstats); ok {
+		return s, true
+	}
+	s, ok := x.Legacy.(*attrs.TCHTBXstats)
+	return s, ok
+}
+
+// printHTBXstats prints an htb class's statistics (htb_print_xstats).
+func printHTBXstats(p *tcfmt.Printer, x Xstats) {
+	s, ok := htbXstats(x)
+	if !ok {
+		return
+	}
+	for _, f := range htbXstatsFields {
+		if f.signed {
+			p.Int(tcfmt.Any, f.key, f.format, f.value(s))
+		} else {
+			p.Uint(tcfmt.Any, f.key, f.format, uint64(f.value(s)))
+		}
+		if f.nl {
+			p.NL()
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package qdisc
+
+// ingress (net/sched/sch_ingress.c): the hook for filters on received
+// packets, always at parent ffff:fff1 with handle ffff:. tc creates it
+// with the word "ingress" where a parent goes ("tc qdisc add dev X
+// ingress"): the word sets the parent, the handle and the kind, and the
+// words after it are the kind's options. It has none, but tc skips a
+// "handle X" pair there without reading X. The kernel dumps an empty
+// options nest, for which tc prints a row of dashes.
+
+import (
+	"io"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+func init() {
+	mustRegister(&Kind{
+		Name:       "ingress",
+		Usage:      "Usage: ... ingress",
+		ParseQdisc: parseIngress,
+		PrintOptions: func(p *tcfmt.Printer, _ attrs.TCOptionsMsg) {
+			p.Text("---------------- ")
+		},
+	})
+}
+
+// parseIngress accepts only "handle X" pairs, which it ignores (the handle
+// is always ffff:), and sends no options.
+func parseIngress(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+	for len(args) > 0 {
+		if args[0] != "handle" {
+			return nil, usageErrorf("What is \"%s\"?", args[0])
+		}
+		if len(args) < 2 {
+			return nil, incompleteCommand()
+		}
+		args = args[2:]
+	}
+	return nil, nil
+}

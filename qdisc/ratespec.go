@@ -1,0 +1,263 @@
+package qdisc
+
+// The arithmetic tc shares among its rate-based qdiscs (htb, tbf): the
+// psched clock of /proc/net/psched, transmission times in its ticks, the
+// 256-entry rate table, sizes with a cell size ("10k/8") and link layers.
+// After iproute2's tc/tc_core.c and tc/tc_util.c.
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// timeUnitsPerSec is tc's TIME_UNITS_PER_SEC: its times are microseconds.
+const timeUnitsPerSec = 1000000
+
+// Link layers of a rate (tc's enum link_layer, the kernel's TC_LINKLAYER_*).
+const (
+	linklayerUnspec   = 0
+	linklayerEthernet = 1
+	linklayerATM      = 2
+	// linklayerMask keeps the link layer bits of tc_ratespec.linklayer.
+	linklayerMask = 0x0F
+)
+
+// ATM cells: 48 bytes of payload in 53 on the wire.
+const (
+	atmCellPayload = 48
+	atmCellSize    = 53
+)
+
+// rtabEntries is the size of a rate table (TC_RTAB_SIZE is 4 times this).
+const rtabEntries = 256
+
+// pschedClock is what tc derives from /proc/net/psched at start.
+type pschedClock struct {
+	// tickInUsec is psched ticks per microsecond (tc_core_init); 1 when the
+	// file cannot be read, as tc then keeps its initial values.
+	tickInUsec float64
+	// hz is get_hz's value: the clock resolution when the file's third
+	// number is 1000000, else the HZ of tc's build (100).
+	hz int
+}
+
+// psched reads the clock once, when a rate-based kind first needs it: tc
+// reads the file at every start, but only these kinds use what it gives.
+var psched = sync.OnceValue(func() pschedClock {
+	c := pschedClock{tickInUsec: 1, hz: hzFallback}
+	if v, ok := readPsched("/proc/net/psched"); ok {
+		t2us, us2t, res := v[0], v[1], v[2]
+		// The kernel advertises a tick multiplier of 1000 at nanosecond
+		// resolution for the sake of tools that ignore the resolution;
+		// tc undoes it.
+		if res == 1000000000 {
+			t2us = us2t
+		}
+		clockFactor := float64(res) / timeUnitsPerSec
+		c.tickInUsec = float64(t2us) / float64(us2t) * clockFactor
+	}
+	c.hz = getHZ()
+	return c
+})
+
+// hzFallback is HZ from the kernel headers tc is built with.
+const hzFallback = 100
+
+// getHZ is tc's get_hz: $HZ when set (atoi, 0 meaning the fallback), else
+// the fourth number of $PROC_NET_PSCHED, $PROC_ROOT/net/psched or
+// /proc/net/psched when the third is 1000000, else the fallback.
+func getHZ() int {
+	if s, ok := os.LookupEnv("HZ"); ok {
+		if v, _, _ := tcfmt.Strtol(strings.TrimLeft(s, " \t\n\v\f\r"), 10); int32(v) != 0 {
+			return int(int32(v))
+		}
+		return hzFallback
+	}
+	name := "/proc/net/psched"
+	if s, ok := os.LookupEnv("PROC_NET_PSCHED"); ok {
+		name = s
+	} else if s, ok := os.LookupEnv("PROC_ROOT"); ok {
+		name = s + "/net/psched"
+	}
+	if v, ok := readPsched(name); ok && len(v) == 4 && v[2] == 1000000 && v[3] != 0 {
+		return int(int32(v[3]))
+	}
+	return hzFallback
+}
+
+// readPsched reads the hexadecimal numbers of a psched file as tc's fscanf
+// "%08x" does (up to 8 digits each, blanks between): at least three, and a
+// fourth when present.
+func readPsched(name string) ([]uint32, bool) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, false
+	}
+	var v []uint32
+	for _, f := range strings.Fields(string(b)) {
+		if len(v) == 4 {
+			break
+		}
+		if len(f) > 8 {
+			f = f[:8]
+		}
+		n, err := tcfmt.ParseUint(f, 16, 32)
+		if err != nil {
+			break
+		}
+		v = append(v, uint32(n))
+	}
+	return v, len(v) >= 3
+}
+
+// xmitTime is tc_calc_xmittime: the psched ticks to send size bytes at rate
+// bytes/s, rounded up and saturated at 2^32-1 (which tc takes for "out of
+// range").
+func xmitTime(rate, size uint64) uint32 {
+	t := float64(timeUnitsPerSec * (float64(size) / float64(rate)))
+	val := math.Ceil(float64(t * psched().tickInUsec))
+	if val > math.MaxUint32 {
+		return math.MaxUint32
+	}
+	return tcfmt.CUint32(val)
+}
+
+// xmitSize is tc_calc_xmitsize: the bytes sent at rate in ticks psched
+// ticks, truncated.
+func xmitSize(rate uint64, ticks uint32) uint64 {
+	us := tickToTime(float64(ticks))
+	return tcfmt.CUint64(float64(float64(rate)*us) / timeUnitsPerSec)
+}
+
+// tickToTime is tc_core_tick2time: psched ticks to microseconds.
+func tickToTime(ticks float64) float64 { return ticks / psched().tickInUsec }
+
+// adjustSize is the packet size a rate table accounts for sz bytes: at
+// least mpu, and whole ATM cells on ATM.
+func adjustSize(sz, mpu uint32, linklayer uint8) uint32 {
+	if sz < mpu {
+		sz = mpu
+	}
+	if linklayer == linklayerATM {
+		cells := sz / atmCellPayload
+		if sz%atmCellPayload > 0 {
+			cells++
+		}
+		return cells * atmCellSize
+	}
+	return sz
+}
+
+// calcRtable is tc_calc_rtable: the rate table of r (the transmission time
+// of each cell's largest packet at r's 32-bit rate, honouring r's mpu) in
+// the kernel's layout, with r's cell size, alignment and link layer set as
+// tc sends them. A negative cellLog picks the smallest cell size that
+// covers mtu (2047 when 0) in 256 cells.
+func calcRtable(r *attrs.TCRatespec, cellLog int, mtu uint32, linklayer uint8) []byte {
+	if mtu == 0 {
+		mtu = 2047
+	}
+	if cellLog < 0 {
+		cellLog = 0
+		for mtu>>cellLog > 255 {
+			cellLog++
+		}
+	}
+	tab := make([]byte, 0, 4*rtabEntries)
+	for i := 0; i < rtabEntries; i++ {
+		// tc shifts an int; the size is its low 32 bits.
+		sz := adjustSize(uint32((i+1)<<cellLog), uint32(r.MPU), linklayer)
+		tab = binary.NativeEndian.AppendUint32(tab, xmitTime(uint64(r.Rate), uint64(sz)))
+	}
+	r.CellAlign = -1
+	r.CellLog = uint8(cellLog)
+	r.Linklayer = linklayer & linklayerMask
+	return tab
+}
+
+// rate32 is a rate as tc_ratespec carries it: saturated at 2^32-1 when the
+// 64-bit value needs an attribute of its own.
+func rate32(rate uint64) uint32 {
+	if rate >= 1<<32 {
+		return math.MaxUint32
+	}
+	return uint32(rate)
+}
+
+// sizeAndCell is tc's get_size64_and_cell: "SIZE" or "SIZE/CELL", CELL a
+// power of two given as an int (strtol base 0), whose log it returns
+// (cellLog is -1 without one). shown is what tc's argument reads afterwards,
+// which some messages quote: tc cuts it at the slash and restores the slash
+// only once the cell size parsed. max bounds the size (tc's 32-bit variant
+// refuses more than 2^32-1).
+func sizeAndCell(arg string, max uint64) (size uint64, cellLog int, shown string, ok bool) {
+	str, cell, hasCell := strings.Cut(arg, "/")
+	cellLog = -1
+	size, err := tcfmt.ParseSize64(str)
+	if err != nil {
+		return 0, 0, str, false
+	}
+	if hasCell {
+		c, err := tcfmt.ParseInt(cell, 0, 32)
+		if err != nil {
+			return 0, 0, str, false
+		}
+		cellLog = -1
+		for i := 0; i < 32; i++ {
+			if int32(uint32(1)<<i) == int32(c) {
+				cellLog = i
+				break
+			}
+		}
+		if cellLog < 0 {
+			return 0, 0, arg, false
+		}
+	}
+	if size > max {
+		return 0, 0, arg, false
+	}
+	return size, cellLog, arg, true
+}
+
+// parseLinklayer is tc's get_linklayer: ethernet, atm or adsl (atm), each
+// abbreviable.
+func parseLinklayer(arg string) (uint8, bool) {
+	switch {
+	case tcfmt.Matches(arg, "ethernet"):
+		return linklayerEthernet, true
+	case tcfmt.Matches(arg, "atm"), tcfmt.Matches(arg, "adsl"):
+		return linklayerATM, true
+	}
+	return 0, false
+}
+
+// linklayerName is tc's sprint_linklayer.
+func linklayerName(ll uint8) string {
+	switch ll {
+	case linklayerUnspec:
+		return "unspec"
+	case linklayerEthernet:
+		return "ethernet"
+	case linklayerATM:
+		return "atm"
+	}
+	return "unknown"
+}
+
+// parseRate64 is how htb and tbf read a rate: tc's get_rate64, or a share
+// of the device's speed for "N%" (not supported: gotc cannot name the
+// device here, so it refuses as tc does for a device whose speed is
+// unknown, which is every virtual one).
+func parseRate64(arg string) (uint64, bool) {
+	if strings.Contains(arg, "%") {
+		return 0, false
+	}
+	v, err := tcfmt.ParseRate(arg)
+	return v, err == nil
+}

@@ -1,0 +1,20 @@
+//go:build !linux
+
+package main
+
+import (
+	"runtime"
+	"time"
+)
+
+// The floors talk rtnetlink through raw sockets: Linux only.
+
+func batchFloor([]string, int, bool) time.Duration {
+	fail("the kernel floors are not supported on %s", runtime.GOOS)
+	return 0
+}
+
+func dumpFloor() (time.Duration, int) {
+	fail("the kernel floors are not supported on %s", runtime.GOOS)
+	return 0, 0
+}

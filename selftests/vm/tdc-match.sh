@@ -1,0 +1,37 @@
+#!/bin/sh
+# Runs inside the VM: the kernel's tdc.py on the files named, with the tc given
+# (/gotc/bin/gotc in the suite), and checks each file's result against the
+# reference tc's, measured once and kept in selftests/tdc-expected.txt.
+#
+#   selftests/vm/run -- sh selftests/vm/tdc-match.sh /gotc/bin/gotc qdiscs/htb infra/qdiscs
+#
+# FILE is DIR/NAME (tc-tests/DIR/NAME.json), as in tdc-expected.txt. A file
+# fails when the tool passes fewer cases than the reference tc, skips any, or
+# runs a different number of cases (the file changed: measure it again). It
+# also fails when the tool passes more: then the reference count is stale, or
+# the environment changed; measure again rather than guess.
+tc=${1:?usage: tdc-match.sh TC DIR/NAME...}
+shift
+[ $# -gt 0 ] || { echo "tdc-match.sh: no files given"; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+expected=$here/../tdc-expected.txt
+out=/tmp/tdc-match.out
+sh "$here/tdc-reference.sh" "$tc" "$@" | tee "$out"
+bad=0
+for f in "$@"; do
+	# "tdc.py qdiscs/htb.json: 12 passed, 0 failed, 0 skipped"
+	set -- $(sed -n "s|^tdc.py $f.json: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$|\1 \2 \3|p" "$out")
+	p=${1:-} fl=${2:-} s=${3:-}
+	set -- $(awk -v f="$f" '$1 == f { print $2, $3 }' "$expected")
+	ep=${1:-} et=${2:-}
+	if [ -z "$ep" ]; then
+		echo "tdc-match $f: FAIL: no reference count in selftests/tdc-expected.txt (measure it with the reference tc)"; bad=1
+	elif [ -z "$p" ]; then
+		echo "tdc-match $f: FAIL: no result from tdc.py"; bad=1
+	elif [ "$s" != 0 ] || [ "$p" != "$ep" ] || [ $((p + fl + s)) != "$et" ]; then
+		echo "tdc-match $f: FAIL: $p of $((p + fl + s)) passed, $s skipped; the reference tc passes $ep of $et"; bad=1
+	else
+		echo "tdc-match $f: ok, $p of $et passed, as with the reference tc"
+	fi
+done
+exit $bad
