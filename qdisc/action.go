@@ -501,6 +501,13 @@ func printHWStats(p *tcfmt.Printer, key tcfmt.Name, bf attrs.Bitfield32) {
 // TCA_STATS_BASIC_HW is zero unless a driver offloads it, and tc prints it
 // only when nonzero: gotc, which runs no offloading driver, leaves it out.
 func printActionStats(p *tcfmt.Printer, s *attrs.StatsAttrs) {
+	st := Stats2Of(s)
+	p.Stats(&st, "\t")
+}
+
+// Stats2Of gives the generic statistics of a TCA_STATS2 nest (qdiscs',
+// classes' and actions' alike) in the form tcfmt's printer takes.
+func Stats2Of(s *attrs.StatsAttrs) tcfmt.Stats2 {
 	var st tcfmt.Stats2
 	if s.Basic != nil {
 		st.HasBasic = true
@@ -522,5 +529,5 @@ func printActionStats(p *tcfmt.Printer, s *attrs.StatsAttrs) {
 		st.HasRateEst64 = true
 		st.RateEst64 = tcfmt.RateEst{BPS: s.RateEst64.Bps, PPS: s.RateEst64.Pps}
 	}
-	p.Stats(&st, "\t")
+	return st
 }

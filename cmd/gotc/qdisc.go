@@ -415,28 +415,7 @@ func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool) {
 func (t *tc) printStats(p *tcfmt.Printer, a *attrs.TCAttrs) {
 	switch {
 	case a.Stats2 != nil:
-		s := a.Stats2
-		var st tcfmt.Stats2
-		if s.Basic != nil {
-			st.HasBasic = true
-			st.Basic = tcfmt.BasicStats{Bytes: s.Basic.Bytes, Packets: s.Basic.Packets}
-		}
-		if s.Pkt64 != nil {
-			st.Packets64 = *s.Pkt64
-		}
-		if s.Queue != nil {
-			st.HasQueue = true
-			q := s.Queue
-			st.Queue = tcfmt.QueueStats{Qlen: q.Qlen, Backlog: q.Backlog, Drops: q.Drops, Requeues: q.Requeues, Overlimits: q.Overlimits}
-		}
-		if s.RateEst != nil {
-			st.HasRateEst = true
-			st.RateEst = tcfmt.RateEst{BPS: uint64(s.RateEst.Bps), PPS: uint64(s.RateEst.Pps)}
-		}
-		if s.RateEst64 != nil {
-			st.HasRateEst64 = true
-			st.RateEst64 = tcfmt.RateEst{BPS: s.RateEst64.Bps, PPS: s.RateEst64.Pps}
-		}
+		st := qdisc.Stats2Of(a.Stats2)
 		p.Stats(&st, " ")
 		p.NL()
 	case a.Stats != nil:
