@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
@@ -32,49 +31,6 @@ type ActionKind struct {
 	// PrintStats prints what -s adds to that last line (the action's
 	// times); nil when -s adds nothing of the kind's own.
 	PrintStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
-}
-
-var (
-	actionKinds           = map[string]*ActionKind{}
-	actionKindRegistrants = map[string]string{}
-)
-
-// RegisterAction adds an action kind to the registry, for LookupAction and
-// ActionKinds, with Register's rules for names.
-func RegisterAction(k *ActionKind) error {
-	return registerAction(k, registrant(1))
-}
-
-// mustRegisterAction is RegisterAction for the action kinds' init functions.
-func mustRegisterAction(k *ActionKind) {
-	if err := registerAction(k, registrant(1)); err != nil {
-		panic(err)
-	}
-}
-
-func registerAction(k *ActionKind, by string) error {
-	if k == nil || k.Name == "" {
-		return fmt.Errorf("qdisc: registering an action kind without a name (by %s)", by)
-	}
-	if first, dup := actionKindRegistrants[k.Name]; dup {
-		return fmt.Errorf("qdisc: action kind %q registered twice: by %s and by %s", k.Name, first, by)
-	}
-	actionKinds[k.Name] = k
-	actionKindRegistrants[k.Name] = by
-	return nil
-}
-
-// LookupAction returns what gotc knows of an action kind, or nil.
-func LookupAction(name string) *ActionKind { return actionKinds[name] }
-
-// ActionKinds returns every registered action kind, sorted by name.
-func ActionKinds() []*ActionKind {
-	ks := make([]*ActionKind, 0, len(actionKinds))
-	for _, k := range actionKinds {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, func(a, b *ActionKind) int { return strings.Compare(a.Name, b.Name) })
-	return ks
 }
 
 // tcActionKinds are the action kinds tc 7.3 has built in. A word naming one

@@ -30,10 +30,7 @@ func TestRegisterActionRefusesADuplicate(t *testing.T) {
 		t.Error("an action kind without a name was registered")
 	}
 	const name = "gotc_test_action"
-	defer func() {
-		delete(actionKinds, name)
-		delete(actionKindRegistrants, name)
-	}()
+	defer actionKinds.remove(name)
 	if err := RegisterAction(&ActionKind{Name: name}); err != nil {
 		t.Fatal(err)
 	}

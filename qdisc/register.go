@@ -7,17 +7,65 @@ import (
 	"strings"
 )
 
-// The registries of qdisc and filter kinds. Each kind's file adds itself in
-// its init function, so that adding a kind edits nothing else; a name
-// registered twice fails at init instead of silently replacing the first
-// kind (the option-less names in qfq.go must go once a real kind takes one).
+// The registries of qdisc, filter and action kinds. Each kind's file adds
+// itself in its init function, so that adding a kind edits nothing else; a
+// name registered twice fails at init instead of silently replacing the
+// first kind (the option-less names in qfq.go must go once a real kind takes
+// one).
 var (
-	kinds           = map[string]*Kind{}
-	kindRegistrants = map[string]string{}
-
-	filterKinds           = map[string]*FilterKind{}
-	filterKindRegistrants = map[string]string{}
+	kinds       = registry[Kind]{what: "kind", name: func(k *Kind) string { return k.Name }}
+	filterKinds = registry[FilterKind]{what: "filter kind", name: func(k *FilterKind) string { return k.Name }}
+	actionKinds = registry[ActionKind]{what: "action kind", name: func(k *ActionKind) string { return k.Name }}
 )
+
+// registry holds the kinds of one sort by name, each with where it was
+// registered from.
+type registry[K any] struct {
+	what   string // "kind", "filter kind", ...: for messages
+	name   func(*K) string
+	byName map[string]*K
+	from   map[string]string
+}
+
+// add registers k, refusing one without a name or with a name taken; by
+// says where the registration comes from.
+func (r *registry[K]) add(k *K, by string) error {
+	if k == nil || r.name(k) == "" {
+		article := "a"
+		if strings.IndexByte("aeiou", r.what[0]) >= 0 {
+			article = "an"
+		}
+		return fmt.Errorf("qdisc: registering %s %s without a name (by %s)", article, r.what, by)
+	}
+	name := r.name(k)
+	if first, dup := r.from[name]; dup {
+		return fmt.Errorf("qdisc: %s %q registered twice: by %s and by %s", r.what, name, first, by)
+	}
+	if r.byName == nil {
+		r.byName, r.from = map[string]*K{}, map[string]string{}
+	}
+	r.byName[name] = k
+	r.from[name] = by
+	return nil
+}
+
+// remove forgets a kind (tests undo their registrations with it).
+func (r *registry[K]) remove(name string) {
+	delete(r.byName, name)
+	delete(r.from, name)
+}
+
+func (r *registry[K]) lookup(name string) *K { return r.byName[name] }
+
+// sorted returns every kind, sorted by name.
+func (r *registry[K]) sorted() []*K {
+	ks := make([]*K, 0, len(r.byName))
+	for _, k := range r.byName {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b *K) int { return strings.Compare(r.name(a), r.name(b)) })
+	return ks
+}
 
 // Register adds a qdisc kind to the registry, for Lookup and Kinds. It fails
 // when the name is empty, when a kind of that name is registered already
@@ -38,43 +86,38 @@ func mustRegister(k *Kind) {
 }
 
 func register(k *Kind, by string) error {
-	if k == nil || k.Name == "" {
-		return fmt.Errorf("qdisc: registering a kind without a name (by %s)", by)
+	if k != nil && k.Name != "" {
+		if err := k.Stats.check(); err != nil {
+			return fmt.Errorf("qdisc: kind %q (registered by %s): %w", k.Name, by, err)
+		}
 	}
-	if first, dup := kindRegistrants[k.Name]; dup {
-		return fmt.Errorf("qdisc: kind %q registered twice: by %s and by %s", k.Name, first, by)
-	}
-	if err := k.Stats.check(); err != nil {
-		return fmt.Errorf("qdisc: kind %q (registered by %s): %w", k.Name, by, err)
-	}
-	kinds[k.Name] = k
-	kindRegistrants[k.Name] = by
-	return nil
+	return kinds.add(k, by)
 }
 
 // RegisterFilter adds a filter kind to the registry, for LookupFilter and
 // FilterKinds, with Register's rules for names.
 func RegisterFilter(k *FilterKind) error {
-	return registerFilter(k, registrant(1))
+	return filterKinds.add(k, registrant(1))
 }
 
 // mustRegisterFilter is RegisterFilter for the filter kinds' init functions.
 func mustRegisterFilter(k *FilterKind) {
-	if err := registerFilter(k, registrant(1)); err != nil {
+	if err := filterKinds.add(k, registrant(1)); err != nil {
 		panic(err)
 	}
 }
 
-func registerFilter(k *FilterKind, by string) error {
-	if k == nil || k.Name == "" {
-		return fmt.Errorf("qdisc: registering a filter kind without a name (by %s)", by)
+// RegisterAction adds an action kind to the registry, for LookupAction and
+// ActionKinds, with Register's rules for names.
+func RegisterAction(k *ActionKind) error {
+	return actionKinds.add(k, registrant(1))
+}
+
+// mustRegisterAction is RegisterAction for the action kinds' init functions.
+func mustRegisterAction(k *ActionKind) {
+	if err := actionKinds.add(k, registrant(1)); err != nil {
+		panic(err)
 	}
-	if first, dup := filterKindRegistrants[k.Name]; dup {
-		return fmt.Errorf("qdisc: filter kind %q registered twice: by %s and by %s", k.Name, first, by)
-	}
-	filterKinds[k.Name] = k
-	filterKindRegistrants[k.Name] = by
-	return nil
 }
 
 // registrant names the caller of the function that calls it (skip 1; each
@@ -95,28 +138,20 @@ func registrant(skip int) string {
 }
 
 // Lookup returns what gotc knows of a qdisc kind, or nil.
-func Lookup(name string) *Kind { return kinds[name] }
+func Lookup(name string) *Kind { return kinds.lookup(name) }
 
 // Kinds returns every registered qdisc kind, sorted by name: for usage texts
 // and for consumers of the kinds' statistics tables.
-func Kinds() []*Kind {
-	ks := make([]*Kind, 0, len(kinds))
-	for _, k := range kinds {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, func(a, b *Kind) int { return strings.Compare(a.Name, b.Name) })
-	return ks
-}
+func Kinds() []*Kind { return kinds.sorted() }
 
 // LookupFilter returns what gotc knows of a filter kind, or nil.
-func LookupFilter(name string) *FilterKind { return filterKinds[name] }
+func LookupFilter(name string) *FilterKind { return filterKinds.lookup(name) }
 
 // FilterKinds returns every registered filter kind, sorted by name.
-func FilterKinds() []*FilterKind {
-	ks := make([]*FilterKind, 0, len(filterKinds))
-	for _, k := range filterKinds {
-		ks = append(ks, k)
-	}
-	slices.SortFunc(ks, func(a, b *FilterKind) int { return strings.Compare(a.Name, b.Name) })
-	return ks
-}
+func FilterKinds() []*FilterKind { return filterKinds.sorted() }
+
+// LookupAction returns what gotc knows of an action kind, or nil.
+func LookupAction(name string) *ActionKind { return actionKinds.lookup(name) }
+
+// ActionKinds returns every registered action kind, sorted by name.
+func ActionKinds() []*ActionKind { return actionKinds.sorted() }

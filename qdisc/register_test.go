@@ -13,10 +13,7 @@ import (
 )
 
 // unregister undoes a test's registration.
-func unregister(name string) {
-	delete(kinds, name)
-	delete(kindRegistrants, name)
-}
+func unregister(name string) { kinds.remove(name) }
 
 func TestRegisterRefusesADuplicate(t *testing.T) {
 	const name = "gotc_test_kind"
