@@ -64,6 +64,7 @@ func init() {
 		PrintXstats:      printFQCodelXstats,
 		PrintClassXstats: printFQCodelXstats,
 		ChangeAccepted:   fqCodelChangeAccepted,
+		Stats:            fqCodelStatsTable,
 	})
 }
 
@@ -246,34 +247,72 @@ func PrintFQCodelOptions(p *tcfmt.Printer, o *attrs.FQCodelAttrs) {
 	}
 }
 
-// fqCodelStat is one counter of fq_codel's qdisc xstats as tc prints it:
-// its JSON key, its text (a leading blank included), whether tc prints it
-// only when non-zero, and whether a line separator precedes it.
+// fqCodelStat is one of fq_codel's qdisc statistics: what watch and the
+// exporter read (Stat, with tc's JSON key), and how tc's -s text writes it
+// (format, a leading blank included; whether tc prints it only when
+// non-zero; whether a line separator precedes it). The one table,
+// fqCodelQdiscStats, serves both.
 type fqCodelStat struct {
-	key       tcfmt.Name
+	Stat
 	format    string
 	omitZero  bool
 	breakLine bool
-	get       func(*attrs.TCFQCodelQdStats) uint32
 }
 
-// fqCodelQdiscStats lists the qdisc counters in tc's order.
+// fqCodelQdiscStats lists the qdisc's statistics in tc's order.
 var fqCodelQdiscStats = []fqCodelStat{
-	{"maxpacket", "  maxpacket %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.Maxpacket }},
-	{"drop_overlimit", " drop_overlimit %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.DropOverlimit }},
-	{"new_flow_count", " new_flow_count %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.NewFlowCount }},
-	{"ecn_mark", " ecn_mark %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.ECNMark }},
-	{"ce_mark", " ce_mark %u", true, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.CEMark }},
-	{"memory_used", " memory_used %u", true, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.MemoryUsage }},
-	{"drop_overmemory", " drop_overmemory %u", true, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.DropOvermemory }},
-	{"new_flows_len", "  new_flows_len %u", false, true, func(s *attrs.TCFQCodelQdStats) uint32 { return s.NewFlowsLen }},
-	{"old_flows_len", " old_flows_len %u", false, false, func(s *attrs.TCFQCodelQdStats) uint32 { return s.OldFlowsLen }},
+	{fqCodelField("maxpacket", "gotc_fq_codel_max_packet_bytes", "Largest packet seen.", false,
+		func(s *fqcqd) uint32 { return s.Maxpacket }), "  maxpacket %u", false, false},
+	{fqCodelField("drop_overlimit", "gotc_fq_codel_drop_overlimit_packets_total", "Packets dropped at the queue limit.", true,
+		func(s *fqcqd) uint32 { return s.DropOverlimit }), " drop_overlimit %u", false, false},
+	{fqCodelField("new_flow_count", "gotc_fq_codel_new_flows_total", "Packets that started a new flow.", true,
+		func(s *fqcqd) uint32 { return s.NewFlowCount }), " new_flow_count %u", false, false},
+	{fqCodelField("ecn_mark", "gotc_fq_codel_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
+		func(s *fqcqd) uint32 { return s.ECNMark }), " ecn_mark %u", false, false},
+	{fqCodelField("ce_mark", "gotc_fq_codel_ce_threshold_marked_packets_total", "Packets marked CE above ce_threshold.", true,
+		func(s *fqcqd) uint32 { return s.CEMark }), " ce_mark %u", true, false},
+	{fqCodelField("memory_used", "gotc_fq_codel_memory_used_bytes", "Memory (truesize) of the packets held now.", false,
+		func(s *fqcqd) uint32 { return s.MemoryUsage }), " memory_used %u", true, false},
+	{fqCodelField("drop_overmemory", "gotc_fq_codel_drop_overmemory_packets_total", "Packets dropped at the memory limit.", true,
+		func(s *fqcqd) uint32 { return s.DropOvermemory }), " drop_overmemory %u", true, false},
+	{fqCodelField("new_flows_len", "gotc_fq_codel_new_flows", "Flows in the new-flows list.", false,
+		func(s *fqcqd) uint32 { return s.NewFlowsLen }), "  new_flows_len %u", false, true},
+	{fqCodelField("old_flows_len", "gotc_fq_codel_old_flows", "Flows in the old-flows list.", false,
+		func(s *fqcqd) uint32 { return s.OldFlowsLen }), " old_flows_len %u", false, false},
 }
 
-// FQCodel returns fq_codel's xstats from TCA_STATS_APP, which tc prefers,
-// or else TCA_XSTATS. Like tc it takes a payload shorter than the struct
-// (zero-filling the rest), which the generated decoder keeps raw.
-func (x Xstats) FQCodel() (*attrs.TCFQCodelXstats, bool) {
+type fqcqd = attrs.TCFQCodelQdStats
+
+func fqCodelField(key, metric, help string, counter bool, get func(*fqcqd) uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: statAlways(func(s *fqcqd) uint64 { return uint64(get(s)) })}
+}
+
+// fqCodelStatsTable is fqCodelQdiscStats for the registry's consumers: the
+// statistics of an fq_codel qdisc (xstats of type 0; a class's are not
+// the qdisc's).
+var fqCodelStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s, ok := fqCodelStatsOf(x); ok && s.Type == fqCodelXstatsQdisc {
+			var qd attrs.TCFQCodelQdStats
+			qd.Decode(s.Union[:]) // the union is larger than either member
+			return &qd
+		}
+		return nil
+	},
+	Fields: func() []Stat {
+		fields := make([]Stat, len(fqCodelQdiscStats))
+		for i := range fqCodelQdiscStats {
+			fields[i] = fqCodelQdiscStats[i].Stat
+		}
+		return fields
+	}(),
+}
+
+// fqCodelStatsOf returns fq_codel's xstats from TCA_STATS_APP, which tc
+// prefers, or else TCA_XSTATS. Like tc it takes a payload shorter than the
+// struct (zero-filling the rest), which the generated decoder keeps raw.
+func fqCodelStatsOf(x Xstats) (*attrs.TCFQCodelXstats, bool) {
 	pick := func(m any) (*attrs.TCFQCodelXstats, bool) {
 		switch v := m.(type) {
 		case *attrs.TCFQCodelXstats:
@@ -326,15 +365,16 @@ func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 	case fqCodelXstatsQdisc:
 		var s attrs.TCFQCodelQdStats
 		s.Decode(x.Union[:]) // the union is larger than either member
-		for _, f := range fqCodelQdiscStats {
-			v := f.get(&s)
+		for i := range fqCodelQdiscStats {
+			f := &fqCodelQdiscStats[i]
+			v, _ := f.Get(&s)
 			if f.omitZero && v == 0 {
 				continue
 			}
 			if f.breakLine {
 				p.NL()
 			}
-			p.Uint(both, f.key, f.format, uint64(v))
+			p.Uint(both, tcfmt.Name(f.Key), f.format, v)
 		}
 	case fqCodelXstatsClass:
 		var s attrs.TCFQCodelClStats
@@ -358,7 +398,7 @@ func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 }
 
 func printFQCodelXstats(p *tcfmt.Printer, x Xstats) {
-	if s, ok := x.FQCodel(); ok {
+	if s, ok := fqCodelStatsOf(x); ok {
 		PrintFQCodelXstats(p, s)
 	}
 }

@@ -1,6 +1,7 @@
 package qdisc
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"slices"
@@ -187,5 +188,30 @@ func TestStatsTablesMatchPrintedJSON(t *testing.T) {
 	}
 	if rows := r.TextRows(); len(rows) != 20 || rows[0].Key != "threshold_rate" || rows[19].Key != "flow_quantum" {
 		t.Errorf("%d text rows", len(rows))
+	}
+
+	// fq_codel's qdisc statistics, every one non-zero (tc leaves some out
+	// when zero): the xstats' type 0 and the union's first nine u32s.
+	fx := &attrs.TCFQCodelXstats{Type: fqCodelXstatsQdisc}
+	for i := 0; i < 9; i++ {
+		binary.NativeEndian.PutUint32(fx.Union[4*i:], uint32(100+i))
+	}
+	k = Lookup("fq_codel")
+	x = Xstats{App: fx}
+	got = printedJSON(t, k, x)
+	s = k.Stats.Of(x)
+	if s == nil || len(got) != len(k.Stats.Fields) {
+		t.Fatalf("fq_codel: tc prints %d members, the table has %d (%v)", len(got), len(k.Stats.Fields), s)
+	}
+	for i := range k.Stats.Fields {
+		f := &k.Stats.Fields[i]
+		raw, ok := f.Get(s)
+		if v, present := got[f.Key].(float64); !ok || !present || v != float64(raw) {
+			t.Errorf("fq_codel %s: table %d (%v), printed %v", f.Key, raw, ok, got[f.Key])
+		}
+	}
+	fx.Type = fqCodelXstatsClass
+	if k.Stats.Of(Xstats{App: fx}) != nil {
+		t.Error("fq_codel: a class's statistics taken for the qdisc's")
 	}
 }
