@@ -1,9 +1,9 @@
 // Command exporter-check tests "gotc exporter" end to end on the test bed's
-// kernel: it sets up CAKE, DualPI2 and a kind gotc does not know (fq_codel)
-// on dummy devices, starts "gotc exporter listen 127.0.0.1:PORT" (gotc
+// kernel: it sets up CAKE, DualPI2, fq_codel and a kind gotc does not know
+// (sfq) on dummy devices, starts "gotc exporter listen 127.0.0.1:PORT" (gotc
 // replaces itself with the gotc-exporter built beside it), scrapes it over
 // HTTP on loopback, parses the answer with prometheus/common's text
-// format parser and checks the metrics of all three kinds; it prints
+// format parser and checks the metrics of all four kinds; it prints
 // "N passed, M failed". Run it in the VM:
 //
 //	selftests/vm/run --build ./selftests/exporter-check -- /gotc/bin/exporter-check
@@ -59,6 +59,7 @@ func main() {
 		"e0": {"cake", "bandwidth", "100mbit", "diffserv4"},
 		"e1": {"dualpi2"},
 		"e2": {"fq_codel"},
+		"e3": {"sfq"},
 	} {
 		must(*ipPath, "link", "add", dev, "type", "dummy")
 		must(*tcPath, append([]string{"qdisc", "add", "dev", dev, "root", "handle", "1:"}, qdisc...)...)
@@ -101,7 +102,7 @@ func main() {
 		}
 		return out
 	}
-	for dev, kind := range map[string]string{"e0": "cake", "e1": "dualpi2", "e2": "fq_codel"} {
+	for dev, kind := range map[string]string{"e0": "cake", "e1": "dualpi2", "e2": "fq_codel", "e3": "sfq"} {
 		ms := find("gotc_qdisc_packets_total", dev)
 		check(len(ms) == 1 && label(ms[0], "kind") == kind && label(ms[0], "handle") == "1:" && label(ms[0], "parent") == "root",
 			"%s: generic counters of its %s qdisc, labelled kind, handle 1:, parent root (%d samples)", dev, kind, len(ms))
@@ -118,14 +119,22 @@ func main() {
 	check(len(find("gotc_cake_memory_limit_bytes", "e0")) == 1, "cake: memory limit gauge")
 	check(len(find("gotc_dualpi2_probability", "e1")) == 1, "dualpi2: probability gauge")
 	check(len(find("gotc_dualpi2_memory_limit_bytes", "e1")) == 1, "dualpi2: memory limit gauge")
-	// The unknown kind exports the generic statistics and nothing of CAKE's or DualPI2's.
+	// fq_codel's statistics come from its kind's table alone.
+	check(len(find("gotc_fq_codel_new_flows_total", "e2")) == 1, "fq_codel: new flows counter")
+	check(len(find("gotc_fq_codel_old_flows", "e2")) == 1, "fq_codel: old flows gauge")
+	// Each kind exports the generic statistics and its own, nothing of
+	// another kind's; the unknown kind only the generic ones.
 	var leaked []string
 	for name := range families {
-		if (strings.HasPrefix(name, "gotc_cake_") || strings.HasPrefix(name, "gotc_dualpi2_")) && len(find(name, "e2")) > 0 {
-			leaked = append(leaked, name)
+		for dev, own := range map[string]string{"e0": "gotc_cake_", "e1": "gotc_dualpi2_", "e2": "gotc_fq_codel_", "e3": "-"} {
+			for _, prefix := range []string{"gotc_cake_", "gotc_dualpi2_", "gotc_fq_codel_"} {
+				if prefix != own && strings.HasPrefix(name, prefix) && len(find(name, dev)) > 0 {
+					leaked = append(leaked, dev+":"+name)
+				}
+			}
 		}
 	}
-	check(len(leaked) == 0, "fq_codel (unknown to gotc): only generic metrics %v", leaked)
+	check(len(leaked) == 0, "no kind's metrics on another kind's qdisc, none of a kind's on sfq (unknown to gotc) %v", leaked)
 	ok := families["gotc_exporter_scrape_success"]
 	check(ok != nil && len(ok.Metric) == 1 && ok.Metric[0].GetGauge().GetValue() == 1, "gotc_exporter_scrape_success is 1")
 	finish()
