@@ -1,7 +1,6 @@
 package qdisc
 
 import (
-	"io"
 	"strings"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 func TestChangeAccepted(t *testing.T) {
 	u32 := func(v uint32) *uint32 { return &v }
 	parsed := func(kind, args string) attrs.TCOptionsMsg {
-		opts, err := Lookup(kind).ParseQdisc(strings.Fields(args), io.Discard)
+		opts, err := Lookup(kind).ParseQdisc(strings.Fields(args), ParseEnv{})
 		if err != nil {
 			t.Fatalf("%s %s: %v", kind, args, err)
 		}
@@ -55,7 +54,7 @@ func BenchmarkChangeAccepted(b *testing.B) {
 		{"dualpi2", "limit 1000 target 15ms tupdate 4s"},
 	} {
 		k := Lookup(line.kind)
-		opts, err := k.ParseQdisc(strings.Fields(line.args), io.Discard)
+		opts, err := k.ParseQdisc(strings.Fields(line.args), ParseEnv{})
 		if err != nil {
 			b.Fatal(err)
 		}

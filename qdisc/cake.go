@@ -8,7 +8,6 @@ package qdisc
 // changing its per-queue children), so nothing here is kind-specific.
 
 import (
-	"io"
 	"strconv"
 	"strings"
 
@@ -52,7 +51,7 @@ func cakeChangeAccepted(opts attrs.TCOptionsMsg, parentKind string) bool {
 
 // parseCakeQdisc is ParseCake for the Kind table. The options are never
 // nil: tc sends TCA_OPTIONS even when it is empty.
-func parseCakeQdisc(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+func parseCakeQdisc(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 	o, err := ParseCake(args)
 	if err != nil {
 		return nil, err

@@ -679,7 +679,7 @@ func TestCakeKinds(t *testing.T) {
 		if k.Usage != CakeUsage() {
 			t.Errorf("%s: usage differs", name)
 		}
-		m, err := k.ParseQdisc([]string{"bandwidth", "100mbit", "raw"}, nil)
+		m, err := k.ParseQdisc([]string{"bandwidth", "100mbit", "raw"}, ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -690,7 +690,7 @@ func TestCakeKinds(t *testing.T) {
 		if got := hex.EncodeToString(e.Bytes()); !strings.HasSuffix(got, want) {
 			t.Errorf("%s: request %s, want it to end with %s", name, got, want)
 		}
-		if m, err := k.ParseQdisc(nil, nil); err != nil || m == nil {
+		if m, err := k.ParseQdisc(nil, ParseEnv{}); err != nil || m == nil {
 			t.Errorf("%s: no options must still give an (empty) TCA_OPTIONS, got %v %v", name, m, err)
 		}
 

@@ -7,8 +7,6 @@ package qdisc
 // empty options nest, of which tc prints nothing.
 
 import (
-	"io"
-
 	"github.com/gotc/gotc/attrs"
 )
 
@@ -21,7 +19,7 @@ func init() {
 }
 
 // parseClsact refuses any option and sends none.
-func parseClsact(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+func parseClsact(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) > 0 {
 		return nil, usageErrorf("What is \"%s\"?", args[0])
 	}

@@ -47,8 +47,8 @@ func init() {
 	mustRegister(&Kind{
 		Name:  "dualpi2",
 		Usage: DualPI2Usage(),
-		ParseQdisc: func(args []string, stderr io.Writer) (attrs.TCOptionsMsg, error) {
-			o, err := ParseDualPI2(args, stderr)
+		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParseDualPI2(args, env.Stderr)
 			if err != nil {
 				return nil, err
 			}

@@ -16,7 +16,7 @@ import (
 // brings back printed as tc prints them, in text and in JSON.
 func ExampleKind() {
 	cake := qdisc.Lookup("cake")
-	opts, err := cake.ParseQdisc(strings.Fields("bandwidth 100mbit diffserv4 nat"), io.Discard)
+	opts, err := cake.ParseQdisc(strings.Fields("bandwidth 100mbit diffserv4 nat"), qdisc.ParseEnv{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -17,7 +17,6 @@ package qdisc
 //     dumps only when ce_threshold is on.
 
 import (
-	"io"
 	"math"
 	"strings"
 
@@ -47,7 +46,7 @@ func init() {
 	mustRegister(&Kind{
 		Name:  "fq_codel",
 		Usage: fqCodelUsage,
-		ParseQdisc: func(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseFQCodel(args)
 			if err != nil {
 				return nil, err

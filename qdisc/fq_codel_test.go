@@ -280,7 +280,7 @@ func TestFQCodelChangeAccepted(t *testing.T) {
 		{"quantum 1048577", false},
 		{"flows 1024", false},
 	} {
-		o, err := k.ParseQdisc(strings.Fields(tc.args), nil)
+		o, err := k.ParseQdisc(strings.Fields(tc.args), ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,6 @@ package qdisc
 
 import (
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/gotc/gotc/attrs"
@@ -51,8 +50,8 @@ func init() {
 	mustRegister(&Kind{
 		Name:              "htb",
 		Usage:             htbUsage,
-		ParseQdisc:        func(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
-		ParseClass:        func(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) { return parseHTBClass(args) },
+		ParseQdisc:        func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
+		ParseClass:        func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTBClass(args, env) },
 		PrintOptions:      printHTB,
 		PrintClassOptions: printHTB,
 		PrintClassXstats:  printHTBXstats,
@@ -122,7 +121,7 @@ func parseHTB(args []string) (*attrs.HTBAttrs, error) {
 }
 
 // parseHTBClass reads an htb class's keywords.
-func parseHTBClass(args []string) (*attrs.HTBAttrs, error) {
+func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 	var (
 		opt                attrs.TCHTBOpt
 		rate, ceil, buffer uint64
@@ -203,7 +202,7 @@ func parseHTBClass(args []string) (*attrs.HTBAttrs, error) {
 			if *target != 0 {
 				return nil, errorf(`Double "%s" spec`, kw)
 			}
-			v, ok := parseRate64(args[i])
+			v, ok := parseRate64(args[i], env)
 			if !ok {
 				return nil, htbIllegal(kw)
 			}

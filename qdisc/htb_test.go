@@ -46,7 +46,7 @@ func TestHTBClassMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded htb classes", len(cases))
 	}
 	for _, c := range cases {
-		o, err := parseHTBClass(c.args)
+		o, err := parseHTBClass(c.args, ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -96,7 +96,7 @@ func TestHTBErrors(t *testing.T) {
 	} {
 		var err error
 		if c.class {
-			_, err = parseHTBClass(c.args)
+			_, err = parseHTBClass(c.args, ParseEnv{})
 		} else {
 			_, err = parseHTB(c.args)
 		}

@@ -9,8 +9,6 @@ package qdisc
 // options nest, for which tc prints a row of dashes.
 
 import (
-	"io"
-
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -28,7 +26,7 @@ func init() {
 
 // parseIngress accepts only "handle X" pairs, which it ignores (the handle
 // is always ffff:), and sends no options.
-func parseIngress(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+func parseIngress(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 	for len(args) > 0 {
 		if args[0] != "handle" {
 			return nil, usageErrorf("What is \"%s\"?", args[0])

@@ -16,10 +16,10 @@ type Kind struct {
 	// parse errors.
 	Usage string
 	// ParseQdisc builds the TCA_OPTIONS of a qdisc request from tc keywords,
-	// holding only what the user named; stderr receives notes tc prints.
-	ParseQdisc func(args []string, stderr io.Writer) (attrs.TCOptionsMsg, error)
+	// holding only what the user named.
+	ParseQdisc func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error)
 	// ParseClass builds the TCA_OPTIONS of a class request.
-	ParseClass func(args []string, stderr io.Writer) (attrs.TCOptionsMsg, error)
+	ParseClass func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error)
 	// PrintOptions prints decoded qdisc options as tc does.
 	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg)
 	// PrintClassOptions prints decoded class options as tc does.
@@ -39,6 +39,24 @@ type Kind struct {
 	// Stats describes the kind's statistics for samplers and exporters; nil
 	// for a kind without statistics of its own.
 	Stats *StatsTable
+}
+
+// ParseEnv is what a kind's parser knows of the command beyond its keywords.
+type ParseEnv struct {
+	// Dev is the device named by "dev" before the kind ("" when none was):
+	// tc reads its speed for rates given as a percentage.
+	Dev string
+	// Stderr receives the notes tc prints while parsing, before any error
+	// the parser returns; nil discards them.
+	Stderr io.Writer
+}
+
+// stderr is env's Stderr, io.Discard when nil.
+func (env ParseEnv) stderr() io.Writer {
+	if env.Stderr == nil {
+		return io.Discard
+	}
+	return env.Stderr
 }
 
 // Xstats is a kind's own statistics as a dump carries them.

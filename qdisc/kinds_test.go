@@ -34,11 +34,11 @@ func TestPrintPfifoFast(t *testing.T) {
 // refuses noqueue's options with its generic message.
 func TestOptionlessKinds(t *testing.T) {
 	pf := Lookup("pfifo_fast")
-	if opts, err := pf.ParseQdisc(nil, nil); opts != nil || err != nil {
+	if opts, err := pf.ParseQdisc(nil, ParseEnv{}); opts != nil || err != nil {
 		t.Errorf("pfifo_fast without options: %v, %v", opts, err)
 	}
 	for _, args := range [][]string{{"bands", "3"}, {"help"}} {
-		_, err := pf.ParseQdisc(args, nil)
+		_, err := pf.ParseQdisc(args, ParseEnv{})
 		var pe *ParseError
 		if !errors.As(err, &pe) || pe.Msg != "qdisc 'pfifo_fast' does not support option parsing" || pe.ExitCode() != 255 || pe.ShowUsage {
 			t.Errorf("pfifo_fast %q: got %v", args, err)
@@ -72,7 +72,7 @@ func TestIngressClsact(t *testing.T) {
 		{"clsact", "", "", 0},
 		{"clsact", "handle ffff:", `What is "handle"?`, 1},
 	} {
-		opts, err := Lookup(tc.kind).ParseQdisc(strings.Fields(tc.args), nil)
+		opts, err := Lookup(tc.kind).ParseQdisc(strings.Fields(tc.args), ParseEnv{})
 		if tc.code == 0 {
 			if err != nil || opts != nil {
 				t.Errorf("%s %q: got %v, %v; want no options", tc.kind, tc.args, opts, err)

@@ -8,8 +8,6 @@ package qdisc
 // tc_prio_qopt, which tc prints with prio's printer.
 
 import (
-	"io"
-
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -34,7 +32,7 @@ func init() {
 
 // parsePfifoFast is tc's answer for a module without a parser: no option,
 // not even "help", and tc_qdisc_modify's -1 (exit 255).
-func parsePfifoFast(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+func parsePfifoFast(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) > 0 {
 		return nil, &ParseError{Msg: "qdisc 'pfifo_fast' does not support option parsing", Code: 255}
 	}

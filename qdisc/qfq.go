@@ -5,8 +5,6 @@ package qdisc
 // DualPI2 tests hang a dualpi2 under a qfq class.
 
 import (
-	"io"
-
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -31,7 +29,7 @@ func init() {
 }
 
 // parseNoOptions accepts only an empty option list.
-func parseNoOptions(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+func parseNoOptions(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
@@ -41,7 +39,7 @@ func parseNoOptions(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
 	return nil, errorf("What is %q? gotc sets no options of this qdisc kind.", args[0])
 }
 
-func parseQFQClass(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) {
+func parseQFQClass(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 	o := &attrs.QFQAttrs{}
 	for len(args) > 0 {
 		switch {

@@ -250,13 +250,11 @@ func linklayerName(ll uint8) string {
 	return "unknown"
 }
 
-// parseRate64 is how htb and tbf read a rate: tc's get_rate64, or a share
-// of the device's speed for "N%" (not supported: gotc cannot name the
-// device here, so it refuses as tc does for a device whose speed is
-// unknown, which is every virtual one).
-func parseRate64(arg string) (uint64, bool) {
+// parseRate64 is how htb and tbf read a rate: tc's get_rate64, or, when
+// arg holds a '%', get_percent_rate64's share of env.Dev's speed.
+func parseRate64(arg string, env ParseEnv) (uint64, bool) {
 	if strings.Contains(arg, "%") {
-		return 0, false
+		return percentRate(arg, env)
 	}
 	v, err := tcfmt.ParseRate(arg)
 	return v, err == nil

@@ -17,7 +17,6 @@ package qdisc
 //     latency derived back from them.
 
 import (
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -36,7 +35,7 @@ func init() {
 	mustRegister(&Kind{
 		Name:         "tbf",
 		Usage:        tbfUsage,
-		ParseQdisc:   func(args []string, _ io.Writer) (attrs.TCOptionsMsg, error) { return parseTBF(args) },
+		ParseQdisc:   func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
 		PrintOptions: printTBF,
 	})
 }
@@ -47,7 +46,7 @@ func tbfIllegal(keyword, value string) *ParseError {
 }
 
 // parseTBF reads tbf's keywords.
-func parseTBF(args []string) (*attrs.TBFAttrs, error) {
+func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 	var (
 		opt                 attrs.TCTBFQopt
 		mtu, mpu, latency   uint32
@@ -138,7 +137,7 @@ func parseTBF(args []string) (*attrs.TBFAttrs, error) {
 			if *target != 0 {
 				return nil, dup(name)
 			}
-			r, ok := parseRate64(v)
+			r, ok := parseRate64(v, env)
 			if !ok {
 				return nil, tbfIllegal(name, v)
 			}

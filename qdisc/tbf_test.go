@@ -17,7 +17,7 @@ func TestTBFMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded tbf qdiscs", len(cases))
 	}
 	for _, c := range cases {
-		o, err := parseTBF(c.args)
+		o, err := parseTBF(c.args, ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -60,7 +60,7 @@ func TestTBFErrors(t *testing.T) {
 		{[]string{"help"}, ``, true, 1},
 		{[]string{"rate"}, `Command line is not complete. Try option "help"`, false, 255},
 	} {
-		_, err := parseTBF(c.args)
+		_, err := parseTBF(c.args, ParseEnv{})
 		var pe *ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%q: %#v, want %q usage %v exit %d", c.args, err, c.msg, c.usage, c.code)

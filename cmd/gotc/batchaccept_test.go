@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"strings"
 	"testing"
 
@@ -26,7 +25,7 @@ func TestAcceptance(t *testing.T) {
 		m := &netlink.Msg{}
 		m.Header.Ifindex, m.Header.Parent = ifindex, parent
 		m.Attrs.Kind = &kind
-		opts, err := qdisc.Lookup(kind).ParseQdisc(strings.Fields(args), io.Discard)
+		opts, err := qdisc.Lookup(kind).ParseQdisc(strings.Fields(args), qdisc.ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}

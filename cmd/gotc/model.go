@@ -67,7 +67,7 @@ func (t *tc) modelCmd(args []string) error {
 			fmt.Fprint(t.stderr, modelUsage)
 			return errStatus(exitUsage)
 		}
-		if err := t.parseKindOptions(netlink.Qdisc, head[0], head[1:], m); err != nil {
+		if err := t.parseKindOptions(netlink.Qdisc, head[0], "", head[1:], m); err != nil {
 			return err
 		}
 		cfg.Kind, cfg.Options = head[0], m.Attrs.Options

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -204,7 +203,7 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 	}
 	if tg.kind != "" {
 		m.Attrs.Kind = &tg.kind
-		if err := t.parseKindOptions(obj, tg.kind, rest, m); err != nil {
+		if err := t.parseKindOptions(obj, tg.kind, tg.dev, rest, m); err != nil {
 			return err
 		}
 	} else if len(rest) > 0 && rest[0] == "help" {
@@ -213,7 +212,7 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 	} else if len(rest) > 0 {
 		kindName, opts := rest[0], rest[1:]
 		m.Attrs.Kind = &kindName
-		if err := t.parseKindOptions(obj, kindName, opts, m); err != nil {
+		if err := t.parseKindOptions(obj, kindName, tg.dev, opts, m); err != nil {
 			return err
 		}
 	}
@@ -257,10 +256,11 @@ type warningDoer interface {
 }
 
 // parseKindOptions fills m's options from a kind's keywords, printing tc's
-// message (and the kind's usage where tc prints it) for bad input.
-func (t *tc) parseKindOptions(obj netlink.Object, kindName string, opts []string, m *netlink.Msg) error {
+// message (and the kind's usage where tc prints it) for bad input. dev is
+// the device named so far, whose speed percentages refer to.
+func (t *tc) parseKindOptions(obj netlink.Object, kindName, dev string, opts []string, m *netlink.Msg) error {
 	kind := qdisc.Lookup(kindName)
-	var parse func([]string, io.Writer) (attrs.TCOptionsMsg, error)
+	var parse func([]string, qdisc.ParseEnv) (attrs.TCOptionsMsg, error)
 	if kind != nil {
 		if obj == netlink.Class {
 			parse = kind.ParseClass
@@ -279,7 +279,7 @@ func (t *tc) parseKindOptions(obj netlink.Object, kindName string, opts []string
 		}
 		return nil
 	}
-	options, err := parse(opts, t.stderr)
+	options, err := parse(opts, qdisc.ParseEnv{Dev: dev, Stderr: t.stderr})
 	if err != nil {
 		return t.parseFailed(err, kind.Usage)
 	}

@@ -86,7 +86,7 @@ func replaceMsg(line string, index map[string]int32) *netlink.Msg {
 	if kind == nil || kind.ParseQdisc == nil {
 		fail("floor: kind %q", f[6])
 	}
-	opts, err := kind.ParseQdisc(f[7:], os.Stderr)
+	opts, err := kind.ParseQdisc(f[7:], qdisc.ParseEnv{Stderr: os.Stderr})
 	if err != nil {
 		fail("floor: %q: %v", line, err)
 	}

@@ -41,6 +41,9 @@ func init() {
 			htbClass + "rate 8bit burst 100mb",
 			htbClass + "rate 1mbit prio x",
 			htbClass + "rate 10%",
+			htbClass + "rate 1mbit ceil 50%",
+			htbClass + "rate abc%",
+			htbClass + "rate 101%",
 		},
 	})
 }

@@ -17,7 +17,8 @@ func init() {
 			"rate 1mbit burst 10k/y limit 10k", "rate 1mbit burst 10k limit 10k peakrate 2mbit", "rate 1mbit burst 10k limit 10k nosuchword",
 			"help", "rate 1mbit burst 10k limit 10k peakrate 500kbit mtu 1600", "rate 1mbit burst 10k limit 10k overhead 70000",
 			"rate 1mbit burst 10k limit", "rate 8bit burst 100mb limit 1k", "rate 1mbit burst 10k latency 5ms linklayer foo",
-			"rate 1mbit rate 2mbit burst 10k limit 10k", "rate 1mbit burst 10k burst 5k limit 10k", "rate 10% burst 10k limit 10k"},
+			"rate 1mbit rate 2mbit burst 10k limit 10k", "rate 1mbit burst 10k burst 5k limit 10k", "rate 10% burst 10k limit 10k",
+			"rate 1mbit burst 10k limit 10k peakrate 20% mtu 1500", "rate -1% burst 10k limit 10k"},
 		changes: []string{"rate 2mbit burst 20k latency 20ms", "rate 500kbit burst 5k limit 8k",
 			"rate 5mbit burst 10k limit 20k peakrate 10mbit mtu 1600"},
 	})
