@@ -246,16 +246,7 @@ func printTBF(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 		rate = *o.Rate64
 	}
 	p.Rate(tcfmt.Any, "rate", "rate %s ", rate)
-	buffer := xmitSize(rate, q.Buffer)
-	if p.Details() {
-		p.String(tcfmt.Any, "burst", "burst %s ", sizeWithCell(buffer, q.Rate.CellLog))
-		p.Size(tcfmt.Any, "mpu", "mpu %s ", uint64(q.Rate.MPU))
-	} else {
-		p.Size(tcfmt.Any, "burst", "burst %s ", buffer)
-	}
-	if p.Raw() {
-		p.Hex(tcfmt.Any, "burst_raw", "[%08x] ", q.Buffer)
-	}
+	printTBFBucket(p, rate, q.Buffer, &q.Rate, "burst", "burst", "burst_raw")
 	prate := uint64(q.Peakrate.Rate)
 	if o.Prate64 != nil {
 		prate = *o.Prate64
@@ -264,16 +255,7 @@ func printTBF(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 		// Text only: tc's JSON has no peakrate.
 		p.Rate(tcfmt.FP, "peakrate", "peakrate %s ", prate)
 		if q.Mtu != 0 || q.Peakrate.MPU != 0 {
-			mtu := xmitSize(prate, q.Mtu)
-			if p.Details() {
-				p.String(tcfmt.Any, "mtu", "mtu %s ", sizeWithCell(mtu, q.Peakrate.CellLog))
-				p.Size(tcfmt.Any, "mpu", "mpu %s ", uint64(q.Peakrate.MPU))
-			} else {
-				p.Size(tcfmt.Any, "minburst", "minburst %s ", mtu)
-			}
-			if p.Raw() {
-				p.Hex(tcfmt.Any, "mtu_raw", "[%08x] ", q.Mtu)
-			}
+			printTBFBucket(p, prate, q.Mtu, &q.Peakrate, "mtu", "minburst", "mtu_raw")
 		}
 	}
 	// The latency the limit gives: its transmission time less the bucket's,
@@ -304,4 +286,21 @@ func printTBF(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 // it and the cell size.
 func sizeWithCell(size uint64, cellLog uint8) string {
 	return tcfmt.FormatSize(size) + "/" + strconv.FormatUint(cellSize(cellLog), 10)
+}
+
+// printTBFBucket prints one of tbf's two buckets as tc does: its size (the
+// transmission time ticks at rate, back in bytes) under detailKey with the
+// cell size and the mpu after it for -d, under plainKey otherwise, and the
+// raw ticks under rawKey for -raw.
+func printTBFBucket(p *tcfmt.Printer, rate uint64, ticks uint32, spec *attrs.TCRatespec, detailKey, plainKey, rawKey tcfmt.Name) {
+	size := xmitSize(rate, ticks)
+	if p.Details() {
+		p.String(tcfmt.Any, detailKey, string(detailKey)+" %s ", sizeWithCell(size, spec.CellLog))
+		p.Size(tcfmt.Any, "mpu", "mpu %s ", uint64(spec.MPU))
+	} else {
+		p.Size(tcfmt.Any, plainKey, string(plainKey)+" %s ", size)
+	}
+	if p.Raw() {
+		p.Hex(tcfmt.Any, rawKey, "[%08x] ", ticks)
+	}
 }
