@@ -268,6 +268,11 @@ func (t *tc) parseKindOptions(obj netlink.Object, kindName, dev string, opts []s
 			parse = kind.ParseQdisc
 		}
 	}
+	if parse == nil && kind != nil && obj == netlink.Class {
+		// tc's module of the kind has no class parser.
+		fmt.Fprintf(t.stderr, "Error: Qdisc \"%s\" is classless.\n", kindName)
+		return errStatus(exitBadOption)
+	}
 	if parse == nil {
 		if len(opts) > 0 {
 			what := "qdisc"
