@@ -430,6 +430,33 @@ func (s *TCPrioQopt) Decode(b []byte) error {
 	return nil
 }
 
+// TCMultiqQopt: Options of multiq (struct tc_multiq_qopt). tc sends it zeroed; the
+// kernel sets bands to the device's number of transmit queues.
+type TCMultiqQopt struct {
+	Bands    uint16
+	MaxBands uint16
+}
+
+// TCMultiqQoptLen is the size of TCMultiqQopt on the wire.
+const TCMultiqQoptLen = 4
+
+// Append appends s in the kernel's layout to b.
+func (s *TCMultiqQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Bands))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.MaxBands))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCMultiqQoptLen, which a newer kernel may append, are ignored.
+func (s *TCMultiqQopt) Decode(b []byte) error {
+	if len(b) < TCMultiqQoptLen {
+		return errShort("tc-multiq-qopt", TCMultiqQoptLen, len(b))
+	}
+	s.Bands = uint16(binary.NativeEndian.Uint16(b[0:]))
+	s.MaxBands = uint16(binary.NativeEndian.Uint16(b[2:]))
+	return nil
+}
+
 // TCMatchallPcnt: Hit counter of a matchall filter (TCA_MATCHALL_PCNT).
 type TCMatchallPcnt struct {
 	Rhit uint64
@@ -1001,6 +1028,7 @@ type decodePool struct {
 	TCFQCodelQdStats        pool[TCFQCodelQdStats]
 	TCFQCodelClStats        pool[TCFQCodelClStats]
 	TCPrioQopt              pool[TCPrioQopt]
+	TCMultiqQopt            pool[TCMultiqQopt]
 	TCMatchallPcnt          pool[TCMatchallPcnt]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
@@ -1023,7 +1051,10 @@ type decodePool struct {
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
 	HTBAttrs                pool[HTBAttrs]
+	PrioCompatAttrs         pool[PrioCompatAttrs]
+	PrioAttrs               pool[PrioAttrs]
 	TBFAttrs                pool[TBFAttrs]
+	TCOptionsMsgPrio        pool[TCOptionsMsgPrio]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
 	ActAttrsSlices          slicePool[ActAttrs]
 }
@@ -1041,6 +1072,7 @@ func (p *decodePool) reset() {
 	p.TCFQCodelQdStats.reset()
 	p.TCFQCodelClStats.reset()
 	p.TCPrioQopt.reset()
+	p.TCMultiqQopt.reset()
 	p.TCMatchallPcnt.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
@@ -1063,7 +1095,10 @@ func (p *decodePool) reset() {
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
 	p.HTBAttrs.reset()
+	p.PrioCompatAttrs.reset()
+	p.PrioAttrs.reset()
 	p.TBFAttrs.reset()
+	p.TCOptionsMsgPrio.reset()
 	p.CakeTinStatsAttrsSlices.reset()
 	p.ActAttrsSlices.reset()
 }
@@ -1143,6 +1178,13 @@ func newTCPrioQopt(sel *selectors) *TCPrioQopt {
 		return new(TCPrioQopt)
 	}
 	return sel.pool.TCPrioQopt.get()
+}
+
+func newTCMultiqQopt(sel *selectors) *TCMultiqQopt {
+	if sel.pool == nil {
+		return new(TCMultiqQopt)
+	}
+	return sel.pool.TCMultiqQopt.get()
 }
 
 func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
@@ -1299,11 +1341,32 @@ func newHTBAttrs(sel *selectors) *HTBAttrs {
 	return sel.pool.HTBAttrs.get()
 }
 
+func newPrioCompatAttrs(sel *selectors) *PrioCompatAttrs {
+	if sel.pool == nil {
+		return new(PrioCompatAttrs)
+	}
+	return sel.pool.PrioCompatAttrs.get()
+}
+
+func newPrioAttrs(sel *selectors) *PrioAttrs {
+	if sel.pool == nil {
+		return new(PrioAttrs)
+	}
+	return sel.pool.PrioAttrs.get()
+}
+
 func newTBFAttrs(sel *selectors) *TBFAttrs {
 	if sel.pool == nil {
 		return new(TBFAttrs)
 	}
 	return sel.pool.TBFAttrs.get()
+}
+
+func newTCOptionsMsgPrio(sel *selectors) *TCOptionsMsgPrio {
+	if sel.pool == nil {
+		return new(TCOptionsMsgPrio)
+	}
+	return sel.pool.TCOptionsMsgPrio.get()
 }
 
 // Attribute types of set tc-attrs (TCA_*).
@@ -3546,6 +3609,129 @@ func (s *HTBAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set prio-compat-attrs (TCA_PRIO_COMPAT_*).
+const (
+	TCAPrioCompatOptions uint16 = 2
+)
+
+// PrioCompatAttrs: What follows prio's struct tc_prio_qopt in its TCA_OPTIONS, the
+// way tc's addattr_nest_compat builds it: a second TCA_OPTIONS, sent even when
+// empty and without NLA_F_NESTED, holding prio's attributes. The kernel reads only
+// the struct and dumps only the struct.
+type PrioCompatAttrs struct {
+	// Numbered as TCA_OPTIONS, which it is.
+	Options *PrioAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *PrioCompatAttrs) Encode(e *Encoder) {
+	if s.Options != nil {
+		e.Nest(TCAPrioCompatOptions, false, (*s.Options).Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *PrioCompatAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *PrioCompatAttrs) decode(b []byte, sel *selectors) error {
+	*s = PrioCompatAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAPrioCompatOptions:
+			if v := newPrioAttrs(sel); v.decode(data, sel) == nil {
+				s.Options = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *PrioCompatAttrs) Validate() error {
+	if s.Options != nil {
+		if err := s.Options.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *PrioCompatAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.Options != nil {
+		n += s.Options.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set prio-attrs (TCA_PRIO_*).
+const (
+	TCAPrioUnspec uint16 = 0
+	TCAPrioMQ     uint16 = 1
+)
+
+// PrioAttrs: prio's attributes inside the compat nest; TCA_PRIO_* is defined by tc
+// (tc_util.h), not by the kernel's headers.
+type PrioAttrs struct {
+	// tc's "multiqueue"; the kernel ignores it.
+	MQ bool
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *PrioAttrs) Encode(e *Encoder) {
+	if s.MQ {
+		e.Flag(TCAPrioMQ)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *PrioAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *PrioAttrs) decode(b []byte, sel *selectors) error {
+	*s = PrioAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAPrioMQ:
+			if len(data) == 0 {
+				s.MQ = true
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *PrioAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *PrioAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set tbf-attrs (TCA_TBF_*).
 const (
 	TCATBFUnspec  uint16 = 0
@@ -3668,7 +3854,7 @@ func (s *TBFAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *TCPrioQopt (pfifo_fast), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -3698,6 +3884,41 @@ func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TCMultiqQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+// TCOptionsMsgPrio is struct tc-prio-qopt followed by the attributes of set prio-compat-attrs.
+type TCOptionsMsgPrio struct {
+	Header TCPrioQopt
+	Attrs  PrioCompatAttrs
+}
+
+// Encode appends the header, padded to 4 bytes, and the attributes.
+func (s *TCOptionsMsgPrio) Encode(e *Encoder) {
+	e.buf = s.Header.Append(e.buf)
+	s.Attrs.Encode(e)
+}
+
+// Decode replaces s with the header and the attributes in b.
+func (s *TCOptionsMsgPrio) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TCOptionsMsgPrio) decode(b []byte, sel *selectors) error {
+	if err := s.Header.Decode(b); err != nil {
+		return err
+	}
+	// The attributes start at the header's size rounded up to 4 (NLA_ALIGN).
+	return s.Attrs.decode(b[min(len(b), (TCPrioQoptLen+3)&^3):], sel)
+}
+
+// Validate is s.Attrs.Validate: the header has no checks.
+func (s *TCOptionsMsgPrio) Validate() error { return s.Attrs.Validate() }
+
+// UnknownCount is s.Attrs.UnknownCount.
+func (s *TCOptionsMsgPrio) UnknownCount() int { return s.Attrs.UnknownCount() }
+
+func (s *TCOptionsMsgPrio) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -3734,6 +3955,14 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "tbf":
 		if v := newTBFAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "multiq":
+		if v := newTCMultiqQopt(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "prio":
+		if v := newTCOptionsMsgPrio(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "pfifo_fast":

@@ -85,7 +85,15 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 			if a.Value != nil {
 				next = *a.Value
 			}
-			expect(cName(set.NamePrefix+a.Name), next)
+			name := cName(set.NamePrefix + a.Name)
+			if want, ok := notInUAPI[name]; ok {
+				if next != want {
+					t.Errorf("%s: spec says %d, tc says %d", name, next, want)
+				}
+				checked++
+			} else {
+				expect(name, next)
+			}
 			next++
 		}
 	}
@@ -132,6 +140,15 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		}
 	}
 	t.Logf("checked %d attribute numbers, enum values and structs against %s", checked, dir)
+}
+
+// notInUAPI holds the numbers the spec names that the kernel's headers do
+// not define, with their values: prio's TCA_PRIO_* are tc's own
+// (tc_util.h), and the compat nest around them is a second TCA_OPTIONS.
+var notInUAPI = map[string]int64{
+	"TCA_PRIO_UNSPEC":         0,
+	"TCA_PRIO_MQ":             1,
+	"TCA_PRIO_COMPAT_OPTIONS": 2,
 }
 
 func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", "_")) }

@@ -28,6 +28,9 @@ var deviations = map[string]string{
 	"tc-fq-codel-xstats layout": "struct tc_fq_codel_xstats is a type and a union of the qdisc's and a " +
 		"class's statistics (36 bytes); tc.yaml lists only the qdisc's member, 4 bytes short",
 	"tc-prio-qopt layout": "tc_prio_qopt's bands is an int in pkt_sched.h; tc.yaml says u32",
+	"tca-prio-compat- set": "tc's compat nest around prio's attributes (addattr_nest_compat), a second TCA_OPTIONS " +
+		"after struct tc_prio_qopt; the kernel reads the struct alone, and tc.yaml describes no more",
+	"tca-prio- set": "TCA_PRIO_MQ is tc's own (tc_util.h); the kernel neither reads nor dumps it",
 	"tca- rate": "not reviewed: our spec describes what dumps carry (gnet_stats_rate_est), tc.yaml what " +
 		"requests carry (struct tc_estimator, as gen_new_estimator reads it)",
 }

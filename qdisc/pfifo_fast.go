@@ -12,10 +12,6 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-// prioMaxPriority is TC_PRIO_MAX: the priomap has an entry for each
-// priority from 0 to it.
-const prioMaxPriority = 15
-
 func init() {
 	mustRegister(&Kind{
 		Name:       "pfifo_fast",
@@ -24,7 +20,7 @@ func init() {
 			// Options too short for the struct stay raw; tc then prints
 			// nothing of them.
 			if o, ok := opts.(*attrs.TCPrioQopt); ok {
-				PrintPrioOptions(p, o)
+				PrintPrioOptions(p, o, nil)
 			}
 		},
 	})
@@ -37,24 +33,4 @@ func parsePfifoFast(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 		return nil, &ParseError{Msg: "qdisc 'pfifo_fast' does not support option parsing", Code: 255}
 	}
 	return nil, nil
-}
-
-// PrintPrioOptions prints a struct tc_prio_qopt as tc's prio printer does:
-//
-//	bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
-//
-// (no blank after the last band), in JSON "bands", the "priomap" array and
-// "multiqueue": false (the struct alone never enables multiqueue).
-func PrintPrioOptions(p *tcfmt.Printer, o *attrs.TCPrioQopt) {
-	if o == nil {
-		return
-	}
-	const both = tcfmt.Any
-	p.Uint(both, "bands", "bands %u ", uint64(uint32(o.Bands)))
-	p.OpenArray(both, "priomap")
-	for _, band := range o.Priomap[:prioMaxPriority+1] {
-		p.Uint(both, "", " %d", uint64(band))
-	}
-	p.CloseArray(both, "")
-	p.Bool(tcfmt.JSON, "multiqueue", "", false)
 }

@@ -47,6 +47,10 @@ func main() {
 		r.mustRun(r.ip, "link", "add", dev, "type", "dummy")
 		r.mustRun(r.ip, "link", "set", dev, "up")
 	}
+	for _, dev := range []string{"mref", "mgot"} {
+		r.mustRun(r.ip, "link", "add", dev, "numtxqueues", "4", "type", "dummy")
+		r.mustRun(r.ip, "link", "set", dev, "up")
+	}
 	total := map[string][2]int{}
 	for i := range allCases {
 		k := &allCases[i]
@@ -108,6 +112,9 @@ type kindCases struct {
 	// classes are the class cases, each one combination: class command
 	// lines separated by ";", the device written DEV.
 	classes []string
+	// multiqueue runs the cases on devices with 4 transmit queues, for a
+	// kind the kernel refuses on a single-queue device (multiq).
+	multiqueue bool
 }
 
 var allCases []kindCases
@@ -222,23 +229,27 @@ func (r *runner) check(k *kindCases, c combination) bool {
 	for _, cl := range c.classes {
 		name += " / " + strings.Join(cl, " ")
 	}
+	refDev, gotDev := "dref", "dgot"
+	if k.multiqueue {
+		refDev, gotDev = "mref", "mgot"
+	}
 	var problems []string
-	for _, dev := range []string{"dref", "dgot"} {
+	for _, dev := range []string{refDev, gotDev} {
 		r.run(r.tc, "qdisc", "del", "dev", dev, "root")
 		r.run(r.tc, "qdisc", "del", "dev", dev, "ingress")
 		r.run(r.tc, "qdisc", "del", "dev", dev, "clsact")
 	}
 	// same runs one command line with both tools and compares the outcome.
 	same := func(verb string, args []string) bool {
-		ref := r.run(r.tc, withDev(args, "dref")...)
-		got := r.run(r.gotc, withDev(args, "dgot")...)
+		ref := r.run(r.tc, withDev(args, refDev)...)
+		got := r.run(r.gotc, withDev(args, gotDev)...)
 		if ref.status != got.status {
 			problems = append(problems, fmt.Sprintf("%s: exit %d, tc %d (gotc: %q, tc: %q)", verb, got.status, ref.status, got.stderr, ref.stderr))
 			return false
 		}
 		// Messages may name the device (tc's percentage rates quote its
 		// sysfs path): compare them as if both ran on DEV.
-		if usageless(strings.ReplaceAll(ref.stderr, "dref", "DEV")) != usageless(strings.ReplaceAll(got.stderr, "dgot", "DEV")) {
+		if usageless(strings.ReplaceAll(ref.stderr, refDev, "DEV")) != usageless(strings.ReplaceAll(got.stderr, gotDev, "DEV")) {
 			problems = append(problems, fmt.Sprintf("%s: stderr differs:\n  gotc: %q\n  tc:   %q", verb, got.stderr, ref.stderr))
 		}
 		return ref.status == 0
@@ -258,9 +269,9 @@ func (r *runner) check(k *kindCases, c combination) bool {
 		shown = append(append([][]string{}, views...), classViews...)
 	}
 	for _, v := range shown {
-		refOnRef := r.run(r.tc, append(v, "dref")...)
-		gotOnRef := r.run(r.gotc, append(v, "dref")...)
-		refOnGot := r.run(r.tc, append(v, "dgot")...)
+		refOnRef := r.run(r.tc, append(v, refDev)...)
+		gotOnRef := r.run(r.gotc, append(v, refDev)...)
+		refOnGot := r.run(r.tc, append(v, gotDev)...)
 		label := strings.Join(v[:len(v)-1], " ")
 		if gotOnRef.stdout != refOnRef.stdout || gotOnRef.status != refOnRef.status {
 			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(refOnRef.stdout, gotOnRef.stdout)))

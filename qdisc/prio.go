@@ -1,0 +1,133 @@
+package qdisc
+
+// prio (net/sched/sch_prio.c): bands chosen by a packet's priority through
+// a priority map, as iproute2 7.x's tc/q_prio.c sets and prints them.
+//
+// What tc does, and gotc with it:
+//
+//   - The defaults are 3 bands and pfifo_fast's map; "bands" and the map's
+//     elements replace them. Keywords are matched exactly.
+//   - "priomap" switches to reading map elements: every following word that
+//     is not a keyword is the next element, checked against the bands given
+//     so far (in C's unsigned comparison), then against TC_PRIO_MAX.
+//     A second "priomap" is refused; "bands" after it prints the usage as a
+//     note and goes on.
+//   - TCA_OPTIONS is tc's compat nest: the struct, then a second TCA_OPTIONS
+//     (always, without NLA_F_NESTED) that holds TCA_PRIO_MQ for
+//     "multiqueue". The kernel reads the struct alone and checks bands and
+//     map (EINVAL), and dumps the struct alone.
+
+import (
+	"fmt"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// prioUsage is tc's explain() for prio, word for word.
+const prioUsage = "Usage: ... prio bands NUMBER priomap P1 P2...[multiqueue]"
+
+// prioMaxPriority is TC_PRIO_MAX: the priomap has an entry for each
+// priority from 0 to it.
+const prioMaxPriority = 15
+
+// prioDefault is tc's starting point: 3 bands and the map pfifo_fast uses.
+var prioDefault = attrs.TCPrioQopt{
+	Bands:   3,
+	Priomap: [16]byte{1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
+}
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "prio",
+		Usage: prioUsage,
+		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+			return ParsePrio(args, env)
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.TCOptionsMsgPrio); ok {
+				PrintPrioOptions(p, &o.Header, o.Attrs.Options)
+			}
+		},
+	})
+}
+
+// ParsePrio reads prio's keywords into the options tc sends.
+func ParsePrio(args []string, env ParseEnv) (*attrs.TCOptionsMsgPrio, error) {
+	opt := prioDefault
+	inner := &attrs.PrioAttrs{}
+	mapping, idx := false, 0
+	for i := 0; i < len(args); i++ {
+		switch w := args[i]; w {
+		case "bands":
+			if mapping {
+				// tc prints the usage and carries on.
+				fmt.Fprintln(env.stderr(), prioUsage)
+			}
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			n, err := tcfmt.ParseInt(args[i], 10, 32)
+			if err != nil {
+				return nil, errorf(`Illegal "bands"`)
+			}
+			opt.Bands = int32(n)
+		case "priomap":
+			if mapping {
+				return nil, errorf("Error: duplicate priomap")
+			}
+			mapping = true
+		case "multiqueue":
+			inner.MQ = true
+		case "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			if !mapping {
+				return nil, usageErrorf("What is \"%s\"?", w)
+			}
+			band, err := tcfmt.ParseUint(w, 10, 32)
+			if err != nil {
+				return nil, errorf(`Illegal "priomap" element`)
+			}
+			// tc compares the unsigned element with the int bands as C
+			// does: unsigned, so negative bands refuse every element.
+			if uint32(band) >= uint32(opt.Bands) {
+				return nil, errorf(`"priomap" element is out of bands`)
+			}
+			if idx > prioMaxPriority {
+				return nil, errorf(`"priomap" index > TC_PRIO_MAX=%d`, prioMaxPriority)
+			}
+			// The map's entries are bytes: tc truncates.
+			opt.Priomap[idx] = byte(band)
+			idx++
+		}
+	}
+	return &attrs.TCOptionsMsgPrio{Header: opt, Attrs: attrs.PrioCompatAttrs{Options: inner}}, nil
+}
+
+// PrintPrioOptions prints a struct tc_prio_qopt as tc's prio printer does
+// (pfifo_fast's too, which has no attributes: extra nil):
+//
+//	bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
+//
+// (no blank after the last band), in JSON "bands", the "priomap" array and
+// "multiqueue". The kernel never dumps TCA_PRIO_MQ; were it there, tc
+// would print " multiqueue: on" after the map.
+func PrintPrioOptions(p *tcfmt.Printer, o *attrs.TCPrioQopt, extra *attrs.PrioAttrs) {
+	if o == nil {
+		return
+	}
+	const both = tcfmt.Any
+	p.Uint(both, "bands", "bands %u ", uint64(uint32(o.Bands)))
+	p.OpenArray(both, "priomap")
+	for _, band := range o.Priomap[:prioMaxPriority+1] {
+		p.Uint(both, "", " %d", uint64(band))
+	}
+	p.CloseArray(both, "")
+	mq := extra != nil && extra.MQ
+	if mq {
+		p.String(tcfmt.FP, "", " multiqueue: %s ", "on")
+	}
+	p.Bool(tcfmt.JSON, "multiqueue", "", mq)
+}
