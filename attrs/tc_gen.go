@@ -457,6 +457,60 @@ func (s *TCMultiqQopt) Decode(b []byte) error {
 	return nil
 }
 
+// TCFifoQopt: Options of pfifo, bfifo and pfifo_head_drop (struct tc_fifo_qopt),
+// the whole TCA_OPTIONS payload both ways.
+type TCFifoQopt struct {
+	// Queue length, in bytes for bfifo and in packets for the others.
+	Limit uint32
+}
+
+// TCFifoQoptLen is the size of TCFifoQopt on the wire.
+const TCFifoQoptLen = 4
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFifoQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFifoQoptLen, which a newer kernel may append, are ignored.
+func (s *TCFifoQopt) Decode(b []byte) error {
+	if len(b) < TCFifoQoptLen {
+		return errShort("tc-fifo-qopt", TCFifoQoptLen, len(b))
+	}
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[0:]))
+	return nil
+}
+
+// TCPlugQopt: A command to the plug qdisc (struct tc_plug_qopt), the whole
+// TCA_OPTIONS payload; the kernel never dumps it.
+type TCPlugQopt struct {
+	// TCQ_PLUG_BUFFER, _RELEASE_ONE, _RELEASE_INDEFINITE or _LIMIT.
+	Action int32
+	// Bytes the queue holds (read with TCQ_PLUG_LIMIT and at creation).
+	Limit uint32
+}
+
+// TCPlugQoptLen is the size of TCPlugQopt on the wire.
+const TCPlugQoptLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *TCPlugQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCPlugQoptLen, which a newer kernel may append, are ignored.
+func (s *TCPlugQopt) Decode(b []byte) error {
+	if len(b) < TCPlugQoptLen {
+		return errShort("tc-plug-qopt", TCPlugQoptLen, len(b))
+	}
+	s.Action = int32(binary.NativeEndian.Uint32(b[0:]))
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[4:]))
+	return nil
+}
+
 // TCMatchallPcnt: Hit counter of a matchall filter (TCA_MATCHALL_PCNT).
 type TCMatchallPcnt struct {
 	Rhit uint64
@@ -1029,6 +1083,8 @@ type decodePool struct {
 	TCFQCodelClStats        pool[TCFQCodelClStats]
 	TCPrioQopt              pool[TCPrioQopt]
 	TCMultiqQopt            pool[TCMultiqQopt]
+	TCFifoQopt              pool[TCFifoQopt]
+	TCPlugQopt              pool[TCPlugQopt]
 	TCMatchallPcnt          pool[TCMatchallPcnt]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
@@ -1073,6 +1129,8 @@ func (p *decodePool) reset() {
 	p.TCFQCodelClStats.reset()
 	p.TCPrioQopt.reset()
 	p.TCMultiqQopt.reset()
+	p.TCFifoQopt.reset()
+	p.TCPlugQopt.reset()
 	p.TCMatchallPcnt.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
@@ -1185,6 +1243,20 @@ func newTCMultiqQopt(sel *selectors) *TCMultiqQopt {
 		return new(TCMultiqQopt)
 	}
 	return sel.pool.TCMultiqQopt.get()
+}
+
+func newTCFifoQopt(sel *selectors) *TCFifoQopt {
+	if sel.pool == nil {
+		return new(TCFifoQopt)
+	}
+	return sel.pool.TCFifoQopt.get()
+}
+
+func newTCPlugQopt(sel *selectors) *TCPlugQopt {
+	if sel.pool == nil {
+		return new(TCPlugQopt)
+	}
+	return sel.pool.TCPlugQopt.get()
 }
 
 func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
@@ -3854,7 +3926,7 @@ func (s *TBFAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -3884,6 +3956,8 @@ func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TCFifoQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCMultiqQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -3919,6 +3993,8 @@ func (s *TCOptionsMsgPrio) Validate() error { return s.Attrs.Validate() }
 func (s *TCOptionsMsgPrio) UnknownCount() int { return s.Attrs.UnknownCount() }
 
 func (s *TCOptionsMsgPrio) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TCPlugQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -3957,12 +4033,20 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newTBFAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "pfifo", "bfifo", "pfifo_head_drop":
+		if v := newTCFifoQopt(sel); v.Decode(b) == nil {
+			return v
+		}
 	case "multiq":
 		if v := newTCMultiqQopt(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "prio":
 		if v := newTCOptionsMsgPrio(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "plug":
+		if v := newTCPlugQopt(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "pfifo_fast":

@@ -147,6 +147,10 @@ type DumpFilter struct {
 	Parent uint32
 	// Handle limits a dump to one object.
 	Handle uint32
+	// Invisible asks for the qdiscs the kernel hides from a dump
+	// (TCA_DUMP_INVISIBLE, tc's "invisible"): the default leaves it makes
+	// itself, such as htb's and qfq's pfifos.
+	Invisible bool
 }
 
 func (f DumpFilter) match(m *Msg) bool {
@@ -179,6 +183,7 @@ func (c *Conn) dumpInto(d *attrs.Decoder, o Object, f DumpFilter, fn func(m *Msg
 	hdr := Msg{}
 	hdr.Header.Ifindex = f.Ifindex
 	hdr.Header.Parent = f.Parent
+	hdr.Attrs.DumpInvisible = f.Invisible
 	payload, _ := hdr.MarshalBinary()
 	var m Msg
 	return c.dump(getType, newType, payload, func(data []byte) error {

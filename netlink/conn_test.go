@@ -161,6 +161,26 @@ func TestDumpKeepsUnknownKindsAndAttributes(t *testing.T) {
 	}
 }
 
+// TestDumpInvisibleRequest: "invisible" adds tc's empty TCA_DUMP_INVISIBLE
+// after the tcmsg; without it the request is the bare tcmsg.
+func TestDumpInvisibleRequest(t *testing.T) {
+	var reqs []mnl.Message
+	nl := nltest.Dial(func(r []mnl.Message) ([]mnl.Message, error) {
+		reqs = append(reqs, r[0])
+		return dumpReply(r[0]), nil
+	})
+	c := NewConn(nl)
+	for _, f := range []DumpFilter{{Ifindex: 2}, {Ifindex: 2, Invisible: true}} {
+		if err := c.Dump(Qdisc, f, func(*Msg, error) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flag := binary.NativeEndian.AppendUint16(binary.NativeEndian.AppendUint16(nil, 4), attrs.TCADumpInvisible)
+	if len(reqs) != 2 || len(reqs[0].Data) != attrs.TCMsgLen || string(reqs[1].Data[attrs.TCMsgLen:]) != string(flag) {
+		t.Errorf("dump requests %+v", reqs)
+	}
+}
+
 // TestDumpReusingDecodesAsDump: DumpReusing hands fn the same messages as
 // Dump, in memory it reuses from one message to the next.
 func TestDumpReusingDecodesAsDump(t *testing.T) {

@@ -198,7 +198,7 @@ func TestPipelineAnswersOnTheHost(t *testing.T) {
 		m := &Msg{}
 		m.Header.Ifindex, m.Header.Parent, m.Header.Handle = lo, HandleRoot, MakeHandle(1, 0)
 		m.Attrs.Kind = &kind
-		m.Attrs.Options = attrs.TCOptionsMsgRaw(binary.NativeEndian.AppendUint32(nil, limit))
+		m.Attrs.Options = &attrs.TCFifoQopt{Limit: limit}
 		return PipelineRequest{Object: Qdisc, Op: Replace, Msg: m}
 	}
 	bogus := fifo(1)
@@ -230,13 +230,13 @@ func TestPipelineAnswersOnTheHost(t *testing.T) {
 		}
 	}
 	// The last accepted request of the last burst is what the kernel has.
-	var limit []byte
+	limit := int64(-1) // none dumped
 	if err := c.Dump(Qdisc, DumpFilter{Ifindex: lo}, func(m *Msg, _ error) error {
-		if raw, ok := m.Attrs.Options.(attrs.TCOptionsMsgRaw); ok && m.Kind() == kind {
-			limit = raw
+		if o, ok := m.Attrs.Options.(*attrs.TCFifoQopt); ok && m.Kind() == kind {
+			limit = int64(o.Limit)
 		}
 		return nil
-	}); err != nil || len(limit) < 4 || binary.NativeEndian.Uint32(limit) != 60 {
+	}); err != nil || limit != 60 {
 		t.Errorf("pfifo options after the bursts %v (%v), want limit 60", limit, err)
 	}
 }

@@ -20,10 +20,10 @@ func init() {
 		ParseClass:        parseQFQClass,
 		PrintClassOptions: printQFQClass,
 	})
-	// fq, pfifo and friends appear in tests around the kinds gotc is for;
+	// fq, prio and mq appear in tests around the kinds gotc is for;
 	// gotc creates them without options and prints their first line. A kind
 	// that gets its own file must leave this list, or init fails.
-	for _, name := range []string{"fq", "pfifo", "bfifo", "mq"} {
+	for _, name := range []string{"fq", "mq"} {
 		mustRegister(&Kind{Name: name, ParseQdisc: parseNoOptions})
 	}
 }

@@ -312,6 +312,7 @@ func (t *tc) parseFailed(err error, usage string) error {
 // qdiscList is "tc qdisc show": a filtered dump printed as tc prints it.
 func (t *tc) qdiscList(args []string) error {
 	var tg target
+	invisible := false
 	for {
 		part, rest, err := t.parseTarget(args, false)
 		if err != nil {
@@ -328,6 +329,7 @@ func (t *tc) qdiscList(args []string) error {
 		}
 		switch rest[0] {
 		case "invisible":
+			invisible = true
 			args = rest[1:]
 			continue
 		case "help":
@@ -337,7 +339,7 @@ func (t *tc) qdiscList(args []string) error {
 		fmt.Fprintf(t.stderr, "What is %q? Try \"tc qdisc help\".\n", rest[0])
 		return errStatus(exitUsage)
 	}
-	filter := netlink.DumpFilter{}
+	filter := netlink.DumpFilter{Invisible: invisible}
 	if tg.dev != "" {
 		idx, err := t.ifindex(tg.dev)
 		if err != nil {

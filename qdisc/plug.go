@@ -1,0 +1,77 @@
+package qdisc
+
+// plug (net/sched/sch_plug.c) holds packets until told to let them go: each
+// "qdisc change" carries one command in a struct tc_plug_qopt, as tc's
+// q_plug.c sends it.
+//
+// What tc does, and gotc with it:
+//
+//   - block, release and release_indefinite set the command; limit sets
+//     TCQ_PLUG_LIMIT and the byte limit (tc's size units). Several may be
+//     given: the last command wins, and a limit given earlier stays in the
+//     struct.
+//   - Without any keyword tc sends no TCA_OPTIONS; the kernel then takes
+//     the device's txqueuelen times its MTU as the limit at creation and
+//     refuses a change.
+//   - The kernel has no dump for plug, so nothing of it is printed.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// The plug commands (TCQ_PLUG_* of include/uapi/linux/pkt_sched.h).
+const (
+	plugBuffer            = 0
+	plugReleaseOne        = 1
+	plugReleaseIndefinite = 2
+	plugLimit             = 3
+)
+
+// plugUsage is tc's explain for plug.
+const plugUsage = `Usage: ... plug [block | release | release_indefinite | limit NUMBER]`
+
+func init() {
+	mustRegister(&Kind{
+		Name:       "plug",
+		Usage:      plugUsage,
+		ParseQdisc: parsePlug,
+	})
+}
+
+// parsePlug reads plug's keywords into one command.
+func parsePlug(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+	var opt attrs.TCPlugQopt
+	given := false
+	for ; len(args) > 0; args = args[1:] {
+		switch args[0] {
+		case "block":
+			opt.Action = plugBuffer
+		case "release":
+			opt.Action = plugReleaseOne
+		case "release_indefinite":
+			opt.Action = plugReleaseIndefinite
+		case "limit":
+			opt.Action = plugLimit
+			if len(args) < 2 {
+				return nil, incompleteCommand()
+			}
+			args = args[1:]
+			n, err := tcfmt.ParseSize(args[0])
+			if err != nil {
+				// Unlike its other messages, tc's does not name the kind here.
+				return nil, errorf(`Illegal value for "limit": "%s"`, args[0])
+			}
+			opt.Limit = n
+		case "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			return nil, usageErrorf(`plug: unknown parameter "%s"`, args[0])
+		}
+		given = true
+	}
+	if !given {
+		return nil, nil
+	}
+	return &opt, nil
+}
