@@ -402,6 +402,112 @@ func (s *TCFQCodelClStats) Decode(b []byte) error {
 	return nil
 }
 
+// TCCodelXstats: codel's extended statistics of the qdisc (struct
+// tc_codel_xstats).
+type TCCodelXstats struct {
+	// Largest packet seen, in bytes.
+	Maxpacket uint32
+	// Drops since the dropping state was entered.
+	Count uint32
+	// count when the dropping state was last entered.
+	Lastcount uint32
+	// Queueing delay of the last dequeued packet, in microseconds.
+	Ldelay uint32
+	// Microseconds to the next drop (negative when overdue).
+	DropNext int32
+	// Times the packet limit was hit.
+	DropOverlimit uint32
+	// Packets marked CE instead of dropped.
+	ECNMark uint32
+	// Non-zero while CoDel is in its dropping state.
+	Dropping uint32
+	// Packets marked above ce_threshold.
+	CEMark uint32
+}
+
+// TCCodelXstatsLen is the size of TCCodelXstats on the wire.
+const TCCodelXstatsLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCCodelXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Maxpacket))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Count))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Lastcount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ldelay))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropNext))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropOverlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ECNMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Dropping))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.CEMark))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCCodelXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCCodelXstats) Decode(b []byte) error {
+	if len(b) < TCCodelXstatsLen {
+		return errShort("tc-codel-xstats", TCCodelXstatsLen, len(b))
+	}
+	s.Maxpacket = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Count = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Lastcount = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Ldelay = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.DropNext = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.DropOverlimit = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.ECNMark = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Dropping = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.CEMark = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
+// TCSKBPrioQopt: Options of skbprio (struct tc_skbprio_qopt), the whole
+// TCA_OPTIONS payload.
+type TCSKBPrioQopt struct {
+	// Queue limit in packets.
+	Limit uint32
+}
+
+// TCSKBPrioQoptLen is the size of TCSKBPrioQopt on the wire.
+const TCSKBPrioQoptLen = 4
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSKBPrioQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSKBPrioQoptLen, which a newer kernel may append, are ignored.
+func (s *TCSKBPrioQopt) Decode(b []byte) error {
+	if len(b) < TCSKBPrioQoptLen {
+		return errShort("tc-skbprio-qopt", TCSKBPrioQoptLen, len(b))
+	}
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[0:]))
+	return nil
+}
+
+// TCDRRStats: Statistics of a drr class (struct tc_drr_stats).
+type TCDRRStats struct {
+	// Bytes the class may still send this round.
+	Deficit uint32
+}
+
+// TCDRRStatsLen is the size of TCDRRStats on the wire.
+const TCDRRStatsLen = 4
+
+// Append appends s in the kernel's layout to b.
+func (s *TCDRRStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Deficit))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCDRRStatsLen, which a newer kernel may append, are ignored.
+func (s *TCDRRStats) Decode(b []byte) error {
+	if len(b) < TCDRRStatsLen {
+		return errShort("tc-drr-stats", TCDRRStatsLen, len(b))
+	}
+	s.Deficit = uint32(binary.NativeEndian.Uint32(b[0:]))
+	return nil
+}
+
 // TCPrioQopt: Options of prio and pfifo_fast (struct tc_prio_qopt); pfifo_fast
 // dumps it as the whole TCA_OPTIONS payload.
 type TCPrioQopt struct {
@@ -1081,6 +1187,9 @@ type decodePool struct {
 	TCFQCodelXstats         pool[TCFQCodelXstats]
 	TCFQCodelQdStats        pool[TCFQCodelQdStats]
 	TCFQCodelClStats        pool[TCFQCodelClStats]
+	TCCodelXstats           pool[TCCodelXstats]
+	TCSKBPrioQopt           pool[TCSKBPrioQopt]
+	TCDRRStats              pool[TCDRRStats]
 	TCPrioQopt              pool[TCPrioQopt]
 	TCMultiqQopt            pool[TCMultiqQopt]
 	TCFifoQopt              pool[TCFifoQopt]
@@ -1101,6 +1210,8 @@ type decodePool struct {
 	CakeTinStatsAttrs       pool[CakeTinStatsAttrs]
 	DualPI2Attrs            pool[DualPI2Attrs]
 	FQCodelAttrs            pool[FQCodelAttrs]
+	CodelAttrs              pool[CodelAttrs]
+	DRRAttrs                pool[DRRAttrs]
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
 	ActAttrs                pool[ActAttrs]
@@ -1127,6 +1238,9 @@ func (p *decodePool) reset() {
 	p.TCFQCodelXstats.reset()
 	p.TCFQCodelQdStats.reset()
 	p.TCFQCodelClStats.reset()
+	p.TCCodelXstats.reset()
+	p.TCSKBPrioQopt.reset()
+	p.TCDRRStats.reset()
 	p.TCPrioQopt.reset()
 	p.TCMultiqQopt.reset()
 	p.TCFifoQopt.reset()
@@ -1147,6 +1261,8 @@ func (p *decodePool) reset() {
 	p.CakeTinStatsAttrs.reset()
 	p.DualPI2Attrs.reset()
 	p.FQCodelAttrs.reset()
+	p.CodelAttrs.reset()
+	p.DRRAttrs.reset()
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
 	p.ActAttrs.reset()
@@ -1229,6 +1345,27 @@ func newTCFQCodelClStats(sel *selectors) *TCFQCodelClStats {
 		return new(TCFQCodelClStats)
 	}
 	return sel.pool.TCFQCodelClStats.get()
+}
+
+func newTCCodelXstats(sel *selectors) *TCCodelXstats {
+	if sel.pool == nil {
+		return new(TCCodelXstats)
+	}
+	return sel.pool.TCCodelXstats.get()
+}
+
+func newTCSKBPrioQopt(sel *selectors) *TCSKBPrioQopt {
+	if sel.pool == nil {
+		return new(TCSKBPrioQopt)
+	}
+	return sel.pool.TCSKBPrioQopt.get()
+}
+
+func newTCDRRStats(sel *selectors) *TCDRRStats {
+	if sel.pool == nil {
+		return new(TCDRRStats)
+	}
+	return sel.pool.TCDRRStats.get()
 }
 
 func newTCPrioQopt(sel *selectors) *TCPrioQopt {
@@ -1369,6 +1506,20 @@ func newFQCodelAttrs(sel *selectors) *FQCodelAttrs {
 		return new(FQCodelAttrs)
 	}
 	return sel.pool.FQCodelAttrs.get()
+}
+
+func newCodelAttrs(sel *selectors) *CodelAttrs {
+	if sel.pool == nil {
+		return new(CodelAttrs)
+	}
+	return sel.pool.CodelAttrs.get()
+}
+
+func newDRRAttrs(sel *selectors) *DRRAttrs {
+	if sel.pool == nil {
+		return new(DRRAttrs)
+	}
+	return sel.pool.DRRAttrs.get()
 }
 
 func newQFQAttrs(sel *selectors) *QFQAttrs {
@@ -3002,6 +3153,164 @@ func (s *FQCodelAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set codel-attrs (TCA_CODEL_*).
+const (
+	TCACodelUnspec      uint16 = 0
+	TCACodelTarget      uint16 = 1
+	TCACodelLimit       uint16 = 2
+	TCACodelInterval    uint16 = 3
+	TCACodelECN         uint16 = 4
+	TCACodelCEThreshold uint16 = 5
+)
+
+// CodelAttrs: Options of codel (TCA_OPTIONS). The kernel parses them leniently
+// (nla_parse_nested_deprecated), and tc sends the nest without NLA_F_NESTED.
+type CodelAttrs struct {
+	// CoDel target delay, in microseconds.
+	Target *uint32
+	// Queue limit in packets.
+	Limit *uint32
+	// CoDel interval, in microseconds.
+	Interval *uint32
+	// Non-zero to mark ECN-capable packets instead of dropping them.
+	ECN *uint32
+	// Delay above which packets are CE-marked, in microseconds; absent when off.
+	CEThreshold *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *CodelAttrs) Encode(e *Encoder) {
+	if s.Limit != nil {
+		e.Uint32(TCACodelLimit, uint32((*s.Limit)))
+	}
+	if s.Interval != nil {
+		e.Uint32(TCACodelInterval, uint32((*s.Interval)))
+	}
+	if s.Target != nil {
+		e.Uint32(TCACodelTarget, uint32((*s.Target)))
+	}
+	if s.ECN != nil {
+		e.Uint32(TCACodelECN, uint32((*s.ECN)))
+	}
+	if s.CEThreshold != nil {
+		e.Uint32(TCACodelCEThreshold, uint32((*s.CEThreshold)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *CodelAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *CodelAttrs) decode(b []byte, sel *selectors) error {
+	*s = CodelAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCACodelTarget:
+			if v, ok := getUint32(data); ok {
+				s.Target = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACodelLimit:
+			if v, ok := getUint32(data); ok {
+				s.Limit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACodelInterval:
+			if v, ok := getUint32(data); ok {
+				s.Interval = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACodelECN:
+			if v, ok := getUint32(data); ok {
+				s.ECN = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACodelCEThreshold:
+			if v, ok := getUint32(data); ok {
+				s.CEThreshold = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *CodelAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *CodelAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set drr-attrs (TCA_DRR_*).
+const (
+	TCADRRUnspec  uint16 = 0
+	TCADRRQuantum uint16 = 1
+)
+
+// DRRAttrs: Options of a drr class (TCA_OPTIONS); the drr qdisc itself has none.
+// The kernel parses them leniently, and tc sends the nest without NLA_F_NESTED.
+type DRRAttrs struct {
+	// Bytes the class sends per round (the kernel refuses 0 and clamps to 256..2^20).
+	Quantum *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *DRRAttrs) Encode(e *Encoder) {
+	if s.Quantum != nil {
+		e.Uint32(TCADRRQuantum, uint32((*s.Quantum)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *DRRAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *DRRAttrs) decode(b []byte, sel *selectors) error {
+	*s = DRRAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCADRRQuantum:
+			if v, ok := getUint32(data); ok {
+				s.Quantum = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *DRRAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *DRRAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set qfq-attrs (TCA_QFQ_*).
 const (
 	TCAQFQUnspec uint16 = 0
@@ -3926,7 +4235,7 @@ func (s *TBFAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -3944,6 +4253,10 @@ type TCOptionsMsgNest []byte
 func (r TCOptionsMsgNest) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *CodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *DRRAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -3998,6 +4311,8 @@ func (s *TCPlugQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.
 
 func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCSKBPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
 	return decodeTCOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -4007,6 +4322,14 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "codel":
+		if v := newCodelAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "drr":
+		if v := newDRRAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "dualpi2":
@@ -4053,12 +4376,16 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newTCPrioQopt(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "skbprio":
+		if v := newTCSKBPrioQopt(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCOptionsMsgRaw(clone(b))
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -4077,6 +4404,10 @@ func (r TCXstatsMsgNest) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ|
 
 func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
+func (s *TCCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCDRRStats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCFQCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
@@ -4092,6 +4423,14 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "codel":
+		if v := newTCCodelXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "drr":
+		if v := newTCDRRStats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "dualpi2":
@@ -4111,7 +4450,7 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -4130,6 +4469,10 @@ func (r StatsAppMsgNest) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ|
 
 func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
+func (s *TCCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCDRRStats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCFQCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
@@ -4145,6 +4488,14 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "codel":
+		if v := newTCCodelXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "drr":
+		if v := newTCDRRStats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "dualpi2":

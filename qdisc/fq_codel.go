@@ -386,12 +386,7 @@ func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 		if s.Dropping != 0 {
 			p.Bool(both, "dropping", " dropping", true)
 			p.Int(tcfmt.JSON, "drop_next", "", int64(s.DropNext))
-			// tc prints the magnitude as a time, with the sign in front.
-			if s.DropNext < 0 {
-				p.String(tcfmt.FP, "", " drop_next -%s", tcfmt.FormatTime(uint32(-int64(s.DropNext))))
-			} else {
-				p.String(tcfmt.FP, "", " drop_next %s", tcfmt.FormatTime(uint32(s.DropNext)))
-			}
+			printSignedTime(p, " drop_next %s", s.DropNext)
 		}
 	}
 }

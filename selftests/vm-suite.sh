@@ -22,7 +22,8 @@ part() {
 # must do as well as the reference tc, case for case, under both runners:
 # add a kind's file here once gotc has the kind.
 matchfiles="qdiscs/cake qdiscs/dualpi2 qdiscs/cake_mq qdiscs/fq_codel qdiscs/htb qdiscs/tbf
- qdiscs/ingress qdiscs/pfifo_fast qdiscs/prio qdiscs/multiq qdiscs/fifo qdiscs/plug"
+ qdiscs/ingress qdiscs/pfifo_fast qdiscs/prio qdiscs/multiq qdiscs/fifo qdiscs/plug qdiscs/codel
+ qdiscs/skbprio"
 
 # tdc_match FILE...: gotc under the kernel's tdc.py on each file; fails when
 # gotc passes fewer cases than the reference tc did, or skips any.

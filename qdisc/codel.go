@@ -1,0 +1,314 @@
+package qdisc
+
+// codel (net/sched/sch_codel.c): tc's keywords to netlink attributes, and
+// the kernel's attributes and xstats back to tc's text and JSON.
+//
+// Behaviour mirrored from iproute2 7.x (tc/q_codel.c):
+//
+//   - Keywords are matched exactly (no abbreviations); the last of a repeated
+//     keyword wins.
+//   - tc treats 0 as "not given" for limit, interval and target, so a typed
+//     0 is not sent; ce_threshold is not sent when it equals 2^32-1.
+//   - The TCA_OPTIONS nest is always sent, without NLA_F_NESTED (the kernel
+//     parses it leniently), even when empty.
+//   - The kernel dumps every option but ce_threshold, which it dumps only
+//     when it is on.
+
+import (
+	"math"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// codelUsage is tc's explain() of codel, printed for "help" and after an
+// unknown keyword.
+const codelUsage = "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n" +
+	"\t\t [ interval TIME ] [ ecn | noecn ]\n" +
+	"\t\t [ ce_threshold TIME ]"
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "codel",
+		Usage: codelUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParseCodel(args)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.CodelAttrs); ok {
+				PrintCodelOptions(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+			PrintCodelXstats(p, codelStatsOf(x))
+		},
+		ChangeAccepted: codelChangeAccepted,
+		Stats:          codelStatsTable,
+	})
+}
+
+// ParseCodel turns the words after "codel" into the qdisc's options as tc
+// 7.x does. Only what the user named is set, so that "change" keeps the
+// rest; the result is never nil on success (tc always sends the nest).
+// Errors are *ParseError: exit 1, with the usage after an unknown keyword
+// and for "help"; a keyword missing its value exits 255.
+func ParseCodel(args []string) (*attrs.CodelAttrs, error) {
+	var (
+		limit, interval, target uint32
+		ceThreshold             uint32 = math.MaxUint32
+		ecn                            = -1
+	)
+	for i := 0; i < len(args); i++ {
+		kw := args[i]
+		value := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", incompleteCommand()
+			}
+			i++
+			return args[i], nil
+		}
+		switch kw {
+		case "limit":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
+			if perr != nil {
+				return nil, errorf(`Illegal "limit"`)
+			}
+			limit = uint32(n)
+		case "target", "interval", "ce_threshold":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			t, perr := tcfmt.ParseTime(v)
+			if perr != nil {
+				return nil, errorf("Illegal %q", kw)
+			}
+			switch kw {
+			case "target":
+				target = t
+			case "interval":
+				interval = t
+			default:
+				ceThreshold = t
+			}
+		case "ecn":
+			ecn = 1
+		case "noecn":
+			ecn = 0
+		case "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			// tc quotes the word as is, without escaping.
+			return nil, usageErrorf("What is \"%s\"?", kw)
+		}
+	}
+
+	o := &attrs.CodelAttrs{}
+	nonZero := func(v uint32) *uint32 {
+		if v == 0 {
+			return nil
+		}
+		return &v
+	}
+	o.Limit, o.Interval, o.Target = nonZero(limit), nonZero(interval), nonZero(target)
+	if ecn >= 0 {
+		e := uint32(ecn)
+		o.ECN = &e
+	}
+	if ceThreshold != math.MaxUint32 {
+		o.CEThreshold = &ceThreshold
+	}
+	return o, nil
+}
+
+// PrintCodelOptions prints a codel qdisc's options as tc does; the kernel's
+// defaults read:
+//
+//	limit 1000p target 5ms interval 100ms
+//
+// Times are raw microseconds in JSON; ecn is printed only when on.
+func PrintCodelOptions(p *tcfmt.Printer, o *attrs.CodelAttrs) {
+	if o == nil {
+		return
+	}
+	const both = tcfmt.Any
+	if o.Limit != nil {
+		p.Uint(both, "limit", "limit %up ", uint64(*o.Limit))
+	}
+	if o.Target != nil {
+		p.Time(both, "target", "target %s ", *o.Target)
+	}
+	if o.CEThreshold != nil {
+		p.Time(both, "ce_threshold", "ce_threshold %s ", *o.CEThreshold)
+	}
+	if o.Interval != nil {
+		p.Time(both, "interval", "interval %s ", *o.Interval)
+	}
+	if o.ECN != nil && *o.ECN != 0 {
+		p.Bool(both, "ecn", "ecn ", true)
+	}
+}
+
+// codelPrint says how tc's -s writes one of codel's statistics.
+type codelPrint uint8
+
+const (
+	codelPlain     codelPrint = iota // a number
+	codelOmitZero                    // a number, only when non-zero
+	codelTime                        // microseconds, as a time in text
+	codelFlag                        // true, only when non-zero
+	codelSignedUs                    // signed microseconds, sign before the time in text
+	codelBreakLine                   // a number, on a new line
+)
+
+// codelStat is one of codel's statistics: what watch and the exporter read
+// (Stat, with tc's JSON key), and how tc's -s text writes it (format, a
+// leading blank included). The one table, codelQdiscStats, serves both.
+type codelStat struct {
+	Stat
+	format string
+	print  codelPrint
+}
+
+type codelxs = attrs.TCCodelXstats
+
+// codelQdiscStats lists the qdisc's statistics in tc's order.
+var codelQdiscStats = []codelStat{
+	{codelField("count", "gotc_codel_drops_in_dropping_state", "Drops since the dropping state was last entered.", false,
+		func(s *codelxs) uint32 { return s.Count }), "  count %u", codelPlain},
+	{codelField("lastcount", "gotc_codel_last_count", "Drops counted when the dropping state was last entered.", false,
+		func(s *codelxs) uint32 { return s.Lastcount }), " lastcount %u", codelPlain},
+	{Stat{Key: "ldelay", Metric: "gotc_codel_last_delay_seconds", Help: "Queueing delay of the last dequeued packet.",
+		Unit: UnitMicroseconds, Get: statAlways(func(s *codelxs) uint64 { return uint64(s.Ldelay) })}, " ldelay %s", codelTime},
+	{codelField("dropping", "gotc_codel_dropping", "1 while CoDel is in its dropping state.", false,
+		func(s *codelxs) uint32 { return min(s.Dropping, 1) }), " dropping", codelFlag},
+	// Signed microseconds, which Stat.Value does not scale: not exported.
+	{Stat{Key: "drop_next", Signed: true,
+		Get: statAlways(func(s *codelxs) uint64 { return uint64(int64(s.DropNext)) })}, " drop_next %s", codelSignedUs},
+	{codelField("maxpacket", "gotc_codel_max_packet_bytes", "Largest packet seen.", false,
+		func(s *codelxs) uint32 { return s.Maxpacket }), "  maxpacket %u", codelBreakLine},
+	{codelField("ecn_mark", "gotc_codel_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
+		func(s *codelxs) uint32 { return s.ECNMark }), " ecn_mark %u", codelPlain},
+	{codelField("drop_overlimit", "gotc_codel_drop_overlimit_packets_total", "Packets dropped at the queue limit.", true,
+		func(s *codelxs) uint32 { return s.DropOverlimit }), " drop_overlimit %u", codelPlain},
+	{codelField("ce_mark", "gotc_codel_ce_threshold_marked_packets_total", "Packets marked CE above ce_threshold.", true,
+		func(s *codelxs) uint32 { return s.CEMark }), " ce_mark %u", codelOmitZero},
+}
+
+func codelField(key, metric, help string, counter bool, get func(*codelxs) uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: statAlways(func(s *codelxs) uint64 { return uint64(get(s)) })}
+}
+
+// codelStatsTable is codelQdiscStats for the registry's consumers.
+var codelStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := codelStatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: func() []Stat {
+		fields := make([]Stat, len(codelQdiscStats))
+		for i := range codelQdiscStats {
+			fields[i] = codelQdiscStats[i].Stat
+		}
+		return fields
+	}(),
+}
+
+// codelStatsOf returns codel's xstats from TCA_STATS_APP, which tc prefers,
+// or else TCA_XSTATS; nil when there are none. Like tc it takes a payload
+// shorter than the struct, zero-filling the rest.
+func codelStatsOf(x Xstats) *attrs.TCCodelXstats {
+	var m any
+	switch {
+	case x.App != nil:
+		m = x.App
+	case x.Legacy != nil:
+		m = x.Legacy
+	}
+	var raw []byte
+	switch v := m.(type) {
+	case *attrs.TCCodelXstats:
+		return v
+	case attrs.StatsAppMsgRaw:
+		raw = v
+	case attrs.TCXstatsMsgRaw:
+		raw = v
+	default:
+		return nil
+	}
+	var buf [attrs.TCCodelXstatsLen]byte
+	copy(buf[:], raw)
+	s := &attrs.TCCodelXstats{}
+	s.Decode(buf[:]) // cannot fail: the buffer has the struct's size
+	return s
+}
+
+// PrintCodelXstats prints codel's xstats (-s) as tc does:
+//
+//	count 0 lastcount 0 ldelay 0us drop_next 0us
+//	maxpacket 0 ecn_mark 0 drop_overlimit 0
+//
+// with " dropping" before drop_next while in the dropping state and
+// " ce_mark N" at the end when non-zero. In JSON the members sit in the
+// qdisc's object, under the keys of the text, times in microseconds.
+func PrintCodelXstats(p *tcfmt.Printer, x *attrs.TCCodelXstats) {
+	if x == nil {
+		return
+	}
+	const both = tcfmt.Any
+	for i := range codelQdiscStats {
+		f := &codelQdiscStats[i]
+		v, _ := f.Get(x)
+		key := tcfmt.Name(f.Key)
+		switch f.print {
+		case codelPlain:
+			p.Uint(both, key, f.format, v)
+		case codelOmitZero:
+			if v != 0 {
+				p.Uint(both, key, f.format, v)
+			}
+		case codelBreakLine:
+			p.NL()
+			p.Uint(both, key, f.format, v)
+		case codelTime:
+			p.Time(both, key, f.format, uint32(v))
+		case codelFlag:
+			if v != 0 {
+				p.Bool(both, key, f.format, true)
+			}
+		case codelSignedUs:
+			p.Int(tcfmt.JSON, key, "", int64(v))
+			printSignedTime(p, f.format, int32(v))
+		}
+	}
+}
+
+// printSignedTime writes signed microseconds as tc's codel and fq_codel
+// write drop_next: the magnitude as a time, a minus sign in front when
+// negative. format has one %s.
+func printSignedTime(p *tcfmt.Printer, format string, us int32) {
+	if us < 0 {
+		// The magnitude of math.MinInt32 still fits a uint32.
+		p.String(tcfmt.FP, "", format, "-"+tcfmt.FormatTime(uint32(-int64(us))))
+		return
+	}
+	p.String(tcfmt.FP, "", format, tcfmt.FormatTime(uint32(us)))
+}
+
+// codelChangeAccepted is Kind.ChangeAccepted for codel: codel_change
+// takes any value of its u32 attributes, and tc sends only those.
+func codelChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
+	o, ok := opts.(*attrs.CodelAttrs)
+	return ok && len(o.Unknown) == 0
+}

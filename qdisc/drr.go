@@ -1,0 +1,87 @@
+package qdisc
+
+// drr (net/sched/sch_drr.c): deficit round robin among classes. The qdisc
+// takes no options; a class takes its quantum, and dumps its deficit as
+// statistics (struct tc_drr_stats).
+//
+// Behaviour mirrored from iproute2 7.x (tc/q_drr.c): quantum is read with
+// get_size; a class command always sends the TCA_OPTIONS nest, without
+// NLA_F_NESTED, even when empty (the kernel then uses the device's MTU).
+// tc prints quantum and deficit as sizes in text only, never in JSON.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// drrUsage and drrClassUsage are tc's explain() and explain2() of drr.
+const (
+	drrUsage      = "Usage: ... drr"
+	drrClassUsage = "Usage: ... drr quantum SIZE"
+)
+
+func init() {
+	mustRegister(&Kind{
+		Name:              "drr",
+		Usage:             drrUsage,
+		ParseQdisc:        parseDRR,
+		ParseClass:        parseDRRClass,
+		PrintOptions:      printDRROptions,
+		PrintClassOptions: printDRROptions,
+		PrintClassXstats: func(p *tcfmt.Printer, x Xstats) {
+			// A payload too short for the struct stays raw; tc then prints
+			// nothing of it.
+			s, ok := x.App.(*attrs.TCDRRStats)
+			if x.App == nil {
+				s, ok = x.Legacy.(*attrs.TCDRRStats)
+			}
+			if ok {
+				p.Size(tcfmt.FP, "", " deficit %s ", uint64(s.Deficit))
+			}
+		},
+	})
+}
+
+// parseDRR accepts what tc's drr_parse_opt does: nothing.
+func parseDRR(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if args[0] == "help" {
+		return nil, &ParseError{ShowUsage: true}
+	}
+	return nil, usageErrorf("What is \"%s\"?", args[0])
+}
+
+// parseDRRClass turns the words after "drr" in a class command into the
+// class's options; the last quantum given wins. The class usage is not the
+// kind's, so it goes into the message.
+func parseDRRClass(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+	o := &attrs.DRRAttrs{}
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "quantum":
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			n, err := tcfmt.ParseSize(args[i])
+			if err != nil {
+				return nil, errorf(`Illegal "quantum"`)
+			}
+			o.Quantum = &n
+		case "help":
+			return nil, errorf("%s", drrClassUsage)
+		default:
+			return nil, errorf("What is \"%s\"?\n%s", args[i], drrClassUsage)
+		}
+	}
+	return o, nil
+}
+
+// printDRROptions prints a drr class's quantum ("quantum 1514b ") in text.
+func printDRROptions(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+	if o, ok := opts.(*attrs.DRRAttrs); ok && o.Quantum != nil {
+		p.Size(tcfmt.FP, "", "quantum %s ", uint64(*o.Quantum))
+	}
+}
