@@ -57,11 +57,7 @@ func init() {
 // Errors are *ParseError: exit 1, with the usage after an unknown keyword
 // and for "help"; a keyword missing its value exits 255.
 func ParseCodel(args []string) (*attrs.CodelAttrs, error) {
-	var (
-		limit, interval, target uint32
-		ceThreshold             uint32 = math.MaxUint32
-		ecn                            = -1
-	)
+	w := newCodelWords()
 	for i := 0; i < len(args); i++ {
 		kw := args[i]
 		value := func() (string, error) {
@@ -71,62 +67,101 @@ func ParseCodel(args []string) (*attrs.CodelAttrs, error) {
 			i++
 			return args[i], nil
 		}
-		switch kw {
-		case "limit":
-			v, err := value()
-			if err != nil {
-				return nil, err
-			}
-			n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
-			if perr != nil {
-				return nil, errorf(`Illegal "limit"`)
-			}
-			limit = uint32(n)
-		case "target", "interval", "ce_threshold":
-			v, err := value()
-			if err != nil {
-				return nil, err
-			}
-			t, perr := tcfmt.ParseTime(v)
-			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
-			}
-			switch kw {
-			case "target":
-				target = t
-			case "interval":
-				interval = t
-			default:
-				ceThreshold = t
-			}
-		case "ecn":
-			ecn = 1
-		case "noecn":
-			ecn = 0
-		case "help":
+		if ok, err := w.word(kw, value); err != nil {
+			return nil, err
+		} else if ok {
+			continue
+		}
+		if kw == "help" {
 			return nil, &ParseError{ShowUsage: true}
-		default:
-			// tc quotes the word as is, without escaping.
-			return nil, usageErrorf("What is \"%s\"?", kw)
 		}
+		// tc quotes the word as is, without escaping.
+		return nil, usageErrorf("What is \"%s\"?", kw)
 	}
-
 	o := &attrs.CodelAttrs{}
-	nonZero := func(v uint32) *uint32 {
-		if v == 0 {
-			return nil
-		}
-		return &v
-	}
-	o.Limit, o.Interval, o.Target = nonZero(limit), nonZero(interval), nonZero(target)
-	if ecn >= 0 {
-		e := uint32(ecn)
-		o.ECN = &e
-	}
-	if ceThreshold != math.MaxUint32 {
-		o.CEThreshold = &ceThreshold
-	}
+	o.Limit, o.Interval, o.Target = nonZero(w.limit), nonZero(w.interval), nonZero(w.target)
+	o.ECN, o.CEThreshold = w.ecnAttr(), w.ceThresholdAttr()
 	return o, nil
+}
+
+// codelWords are the keywords codel and fq_codel share (tc's q_codel.c and
+// q_fq_codel.c read them alike), with tc's "not given" values: 0 for
+// limit, target and interval, 2^32-1 for ce_threshold, -1 for ecn.
+type codelWords struct {
+	limit, target, interval, ceThreshold uint32
+	ecn                                  int
+}
+
+func newCodelWords() *codelWords {
+	return &codelWords{ceThreshold: math.MaxUint32, ecn: -1}
+}
+
+// word takes kw (and its value, read with value) when it is one of the
+// shared keywords; ok is false for any other word.
+func (w *codelWords) word(kw string, value func() (string, error)) (ok bool, err error) {
+	switch kw {
+	case "limit":
+		v, err := value()
+		if err != nil {
+			return true, err
+		}
+		n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
+		if perr != nil {
+			return true, errorf(`Illegal "limit"`)
+		}
+		w.limit = uint32(n)
+	case "target", "interval", "ce_threshold":
+		v, err := value()
+		if err != nil {
+			return true, err
+		}
+		t, perr := tcfmt.ParseTime(v)
+		if perr != nil {
+			return true, errorf("Illegal %q", kw)
+		}
+		switch kw {
+		case "target":
+			w.target = t
+		case "interval":
+			w.interval = t
+		default:
+			w.ceThreshold = t
+		}
+	case "ecn":
+		w.ecn = 1
+	case "noecn":
+		w.ecn = 0
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// ecnAttr is the ECN attribute to send: none unless ecn or noecn was given.
+func (w *codelWords) ecnAttr() *uint32 {
+	if w.ecn < 0 {
+		return nil
+	}
+	e := uint32(w.ecn)
+	return &e
+}
+
+// ceThresholdAttr is the CE threshold to send: none unless one was given.
+func (w *codelWords) ceThresholdAttr() *uint32 {
+	if w.ceThreshold == math.MaxUint32 {
+		return nil
+	}
+	t := w.ceThreshold
+	return &t
+}
+
+// nonZero is a u32 attribute that tc sends only when it is not 0, its
+// "not given".
+func nonZero(v uint32) *uint32 {
+	if v == 0 {
+		return nil
+	}
+	return &v
 }
 
 // PrintCodelOptions prints a codel qdisc's options as tc does; the kernel's

@@ -73,12 +73,12 @@ func init() {
 // Errors are *ParseError: exit 1, with the usage after an unknown keyword
 // and for "help"; a keyword missing its value exits 255.
 func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
+	w := newCodelWords()
 	var (
-		limit, flows, quantum, interval, target, dropBatch uint32
-		ceThreshold, memory                                uint32 = math.MaxUint32, math.MaxUint32
-		ceMask                                             uint8
-		ceSelector                                         uint8 = 0xff
-		ecn                                                      = -1
+		flows, quantum, dropBatch uint32
+		memory                    uint32 = math.MaxUint32
+		ceMask                    uint8
+		ceSelector                uint8 = 0xff
 	)
 	for i := 0; i < len(args); i++ {
 		kw := args[i]
@@ -89,8 +89,13 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 			i++
 			return args[i], nil
 		}
+		if ok, err := w.word(kw, value); err != nil {
+			return nil, err
+		} else if ok {
+			continue
+		}
 		switch kw {
-		case "limit", "flows", "quantum", "drop_batch":
+		case "flows", "quantum", "drop_batch":
 			v, err := value()
 			if err != nil {
 				return nil, err
@@ -100,31 +105,12 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 				return nil, errorf("Illegal %q", kw)
 			}
 			switch kw {
-			case "limit":
-				limit = uint32(n)
 			case "flows":
 				flows = uint32(n)
 			case "quantum":
 				quantum = uint32(n)
 			default:
 				dropBatch = uint32(n)
-			}
-		case "target", "interval", "ce_threshold":
-			v, err := value()
-			if err != nil {
-				return nil, err
-			}
-			t, perr := tcfmt.ParseTime(v)
-			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
-			}
-			switch kw {
-			case "target":
-				target = t
-			case "interval":
-				interval = t
-			default:
-				ceThreshold = t
 			}
 		case "ce_threshold_selector":
 			v, err := value()
@@ -156,10 +142,6 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 				return nil, errorf(`Illegal "memory_limit"`)
 			}
 			memory = n
-		case "ecn":
-			ecn = 1
-		case "noecn":
-			ecn = 0
 		case "help":
 			return nil, &ParseError{ShowUsage: true}
 		default:
@@ -169,21 +151,9 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 	}
 
 	o := &attrs.FQCodelAttrs{}
-	nonZero := func(v uint32) *uint32 {
-		if v == 0 {
-			return nil
-		}
-		return &v
-	}
-	o.Limit, o.Flows, o.Quantum = nonZero(limit), nonZero(flows), nonZero(quantum)
-	o.Interval, o.Target, o.DropBatchSize = nonZero(interval), nonZero(target), nonZero(dropBatch)
-	if ecn >= 0 {
-		e := uint32(ecn)
-		o.ECN = &e
-	}
-	if ceThreshold != math.MaxUint32 {
-		o.CEThreshold = &ceThreshold
-	}
+	o.Limit, o.Flows, o.Quantum = nonZero(w.limit), nonZero(flows), nonZero(quantum)
+	o.Interval, o.Target, o.DropBatchSize = nonZero(w.interval), nonZero(w.target), nonZero(dropBatch)
+	o.ECN, o.CEThreshold = w.ecnAttr(), w.ceThresholdAttr()
 	if ceSelector != 0xff {
 		o.CEThresholdMask, o.CEThresholdSelector = &ceMask, &ceSelector
 	}
