@@ -1,8 +1,9 @@
 #!/bin/sh
 # The real-kernel suite, run inside the test bed's VM by ../test.sh:
 #  1. our tdc JSON tests (selftests/tests) with gotc as $TC, under our runner;
-#  2. the kernel's tdc files of the kinds gotc has ($matchfiles) with gotc as
-#     $TC under our runner;
+#  2. the kernel's tdc files of the kinds gotc has ($matchfiles) under our
+#     runner, with gotc and with the reference tc as $TC: the same verdict
+#     for every case;
 #  3. the differential test against the reference tc;
 #  4. CAKE options decoded a second time by go-tc;
 #  5. the files of 2 under the kernel's own tdc.py, each checked against the
@@ -46,10 +47,28 @@ side=$!
 part "our tdc tests (gotc as \$TC)"
 /gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/tests/*.json || status=1
 
-part "kernel tdc files under our runner (gotc as \$TC)"
+# verdicts FILE: "ok ID", "not ok ID" or "ok ID skip", one per case, from
+# our runner's output.
+verdicts() {
+	awk '/^(ok|not ok) / { v = ($1 == "ok") ? "ok" : "not ok"; id = (v == "ok") ? $3 : $4
+		print v, id ((index($0, "# skip") > 0) ? " skip" : "") }' "$1"
+}
+
+part "kernel tdc files under our runner, case for case as the reference tc (gotc as \$TC)"
 for f in $matchfiles; do
 	echo "# $f"
-	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip "/tc-testing/tc-tests/$f.json" || status=1
+	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip "/tc-testing/tc-tests/$f.json" >/tmp/ours-gotc.out 2>&1
+	/gotc/bin/tdc -tc /ref/bin/tc -ip /ref/bin/ip "/tc-testing/tc-tests/$f.json" >/tmp/ours-tc.out 2>&1
+	verdicts /tmp/ours-gotc.out >/tmp/ours-gotc.v
+	verdicts /tmp/ours-tc.out >/tmp/ours-tc.v
+	if [ -s /tmp/ours-tc.v ] && cmp -s /tmp/ours-gotc.v /tmp/ours-tc.v; then
+		echo "$f: gotc's verdicts are the reference tc's, case for case: $(tail -1 /tmp/ours-gotc.out)"
+	else
+		echo "$f: FAIL: verdicts differ from the reference tc's (< gotc, > tc):"
+		diff /tmp/ours-gotc.v /tmp/ours-tc.v
+		cat /tmp/ours-gotc.out
+		status=1
+	fi
 done
 
 part "differential test against the reference tc (ran alongside)"
