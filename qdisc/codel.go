@@ -260,33 +260,10 @@ var codelStatsTable = &StatsTable{
 	}(),
 }
 
-// codelStatsOf returns codel's xstats from TCA_STATS_APP, which tc prefers,
-// or else TCA_XSTATS; nil when there are none. Like tc it takes a payload
-// shorter than the struct, zero-filling the rest.
+// codelStatsOf returns codel's xstats (see fixedXstats); nil when there
+// are none.
 func codelStatsOf(x Xstats) *attrs.TCCodelXstats {
-	var m any
-	switch {
-	case x.App != nil:
-		m = x.App
-	case x.Legacy != nil:
-		m = x.Legacy
-	}
-	var raw []byte
-	switch v := m.(type) {
-	case *attrs.TCCodelXstats:
-		return v
-	case attrs.StatsAppMsgRaw:
-		raw = v
-	case attrs.TCXstatsMsgRaw:
-		raw = v
-	default:
-		return nil
-	}
-	var buf [attrs.TCCodelXstatsLen]byte
-	copy(buf[:], raw)
-	s := &attrs.TCCodelXstats{}
-	s.Decode(buf[:]) // cannot fail: the buffer has the struct's size
-	return s
+	return fixedXstats[attrs.TCCodelXstats](x, attrs.TCCodelXstatsLen)
 }
 
 // PrintCodelXstats prints codel's xstats (-s) as tc does:

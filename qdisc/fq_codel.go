@@ -262,7 +262,7 @@ func fqCodelField(key, metric, help string, counter bool, get func(*fqcqd) uint3
 // the qdisc's).
 var fqCodelStatsTable = &StatsTable{
 	Of: func(x Xstats) any {
-		if s, ok := fqCodelStatsOf(x); ok && s.Type == fqCodelXstatsQdisc {
+		if s := fqCodelStatsOf(x); s != nil && s.Type == fqCodelXstatsQdisc {
 			var qd attrs.TCFQCodelQdStats
 			qd.Decode(s.Union[:]) // the union is larger than either member
 			return &qd
@@ -278,38 +278,10 @@ var fqCodelStatsTable = &StatsTable{
 	}(),
 }
 
-// fqCodelStatsOf returns fq_codel's xstats from TCA_STATS_APP, which tc
-// prefers, or else TCA_XSTATS. Like tc it takes a payload shorter than the
-// struct (zero-filling the rest), which the generated decoder keeps raw.
-func fqCodelStatsOf(x Xstats) (*attrs.TCFQCodelXstats, bool) {
-	pick := func(m any) (*attrs.TCFQCodelXstats, bool) {
-		switch v := m.(type) {
-		case *attrs.TCFQCodelXstats:
-			return v, true
-		case attrs.StatsAppMsgRaw:
-			return fqCodelXstatsPadded(v), true
-		case attrs.TCXstatsMsgRaw:
-			return fqCodelXstatsPadded(v), true
-		}
-		return nil, false
-	}
-	if x.App != nil {
-		return pick(x.App)
-	}
-	if x.Legacy != nil {
-		return pick(x.Legacy)
-	}
-	return nil, false
-}
-
-// fqCodelXstatsPadded decodes a payload shorter than the struct (a longer
-// one decodes without help) after zero-filling it to the struct's size.
-func fqCodelXstatsPadded(b []byte) *attrs.TCFQCodelXstats {
-	var buf [attrs.TCFQCodelXstatsLen]byte
-	copy(buf[:], b)
-	s := &attrs.TCFQCodelXstats{}
-	s.Decode(buf[:]) // cannot fail: the buffer has the struct's size
-	return s
+// fqCodelStatsOf returns fq_codel's xstats (see fixedXstats); nil when
+// there are none.
+func fqCodelStatsOf(x Xstats) *attrs.TCFQCodelXstats {
+	return fixedXstats[attrs.TCFQCodelXstats](x, attrs.TCFQCodelXstatsLen)
 }
 
 // PrintFQCodelXstats prints fq_codel's xstats (-s) as tc does, for the
@@ -362,7 +334,7 @@ func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 }
 
 func printFQCodelXstats(p *tcfmt.Printer, x Xstats) {
-	if s, ok := fqCodelStatsOf(x); ok {
+	if s := fqCodelStatsOf(x); s != nil {
 		PrintFQCodelXstats(p, s)
 	}
 }

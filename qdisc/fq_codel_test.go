@@ -264,8 +264,8 @@ func TestPrintFQCodelXstats(t *testing.T) {
 	// TCA_STATS_APP wins over TCA_XSTATS, as in tc.
 	x := Xstats{App: attrs.DecodeStatsAppMsg("fq_codel", fqCodelXstatsBytes(0, 1)),
 		Legacy: attrs.DecodeTCXstatsMsg("fq_codel", fqCodelXstatsBytes(0, 2))}
-	if s, ok := fqCodelStatsOf(x); !ok || s.Union[0] != 1 {
-		t.Errorf("fqCodelStatsOf took %v, %v; want TCA_STATS_APP's", s, ok)
+	if s := fqCodelStatsOf(x); s == nil || s.Union[0] != 1 {
+		t.Errorf("fqCodelStatsOf took %v; want TCA_STATS_APP's", s)
 	}
 }
 

@@ -100,3 +100,37 @@ type FilterPrint struct {
 	// Stats is tc's -s.
 	Stats bool
 }
+
+// fixedXstats returns a kind's statistics that are one fixed struct (T, of
+// size bytes) from TCA_STATS_APP, which tc prefers, or else TCA_XSTATS; nil
+// when the message has none of that kind. Like tc it takes a payload
+// shorter than the struct, which the generated decoder keeps raw, and
+// decodes it zero-filled to the struct's size.
+func fixedXstats[T any, P interface {
+	*T
+	Decode([]byte) error
+}](x Xstats, size int) P {
+	var m any
+	switch {
+	case x.App != nil:
+		m = x.App
+	case x.Legacy != nil:
+		m = x.Legacy
+	}
+	var raw []byte
+	switch v := m.(type) {
+	case P:
+		return v
+	case attrs.StatsAppMsgRaw:
+		raw = v
+	case attrs.TCXstatsMsgRaw:
+		raw = v
+	default:
+		return nil
+	}
+	buf := make([]byte, max(size, len(raw)))
+	copy(buf, raw)
+	s := P(new(T))
+	_ = s.Decode(buf) // cannot fail: buf holds at least the struct
+	return s
+}
