@@ -99,9 +99,39 @@ func init() {
 				PrintNetemOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) { PrintNetemXstats(p, netemStatsOf(x)) },
-		Stats:       netemStatsTable,
+		PrintXstats:    func(p *tcfmt.Printer, x Xstats) { PrintNetemXstats(p, netemStatsOf(x)) },
+		ChangeAccepted: netemChangeAccepted,
+		Stats:          netemStatsTable,
 	})
+}
+
+// netemChangeAccepted holds options against what netem_change refuses:
+// negative times (huge ones wrap there), a slot whose minimum exceeds its
+// maximum or with negative limits (tc passes "packets -1" and sizes of 2^31
+// or more), tables empty or longer than the kernel's, and anything the spec
+// does not describe. Where netem sits does not matter.
+func netemChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
+	o, ok := opts.(*attrs.TCOptionsMsgNetem)
+	if !ok {
+		return false
+	}
+	a := &o.Attrs
+	if len(a.Unknown) != 0 || a.Loss != nil && len(a.Loss.Unknown) != 0 {
+		return false
+	}
+	if a.Latency64 != nil && *a.Latency64 < 0 || a.Jitter64 != nil && *a.Jitter64 < 0 {
+		return false
+	}
+	if s := a.Slot; s != nil && (s.MinDelay < 0 || s.MaxDelay < 0 || s.MinDelay > s.MaxDelay ||
+		s.DistDelay < 0 || s.DistJitter < 0 || s.MaxPackets < 0 || s.MaxBytes < 0) {
+		return false
+	}
+	for _, t := range [][]int16{a.DelayDist, a.SlotDist} {
+		if t != nil && (len(t) == 0 || len(t) > netemMaxDist) {
+			return false
+		}
+	}
+	return true
 }
 
 // netemIllegal is tc's explain1 for netem.

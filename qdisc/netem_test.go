@@ -395,3 +395,33 @@ func FuzzParseNetem(f *testing.F) {
 		printNetem(o, tcfmt.Options{JSON: true, Pretty: true})
 	})
 }
+
+func TestNetemChangeAccepted(t *testing.T) {
+	netemDistDir(t, map[string]string{"t": "1 2 3\n"})
+	for _, c := range []struct {
+		args string
+		want bool
+	}{
+		{"", true},
+		{"delay 10ms 1ms 10% distribution t loss state 1 ecn rate 1mbit slot 1ms 2ms seed 1", true},
+		{"slot distribution t 1ms 1ms packets 4 bytes 1k", true},
+		{"delay 1e300s", false}, // wraps negative
+		{"slot 1ms packets -1", false},
+		{"slot 1ms bytes 3g", false},
+	} {
+		o, err := ParseNetem(strings.Fields(c.args), ParseEnv{})
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if got := Lookup("netem").ChangeAccepted(o, ""); got != c.want {
+			t.Errorf("%q: ChangeAccepted = %v, want %v", c.args, got, c.want)
+		}
+	}
+	for _, o := range []attrs.TCOptionsMsg{nil, attrs.TCOptionsMsgRaw{1, 2},
+		&attrs.TCOptionsMsgNetem{Attrs: attrs.NetemAttrs{DelayDist: []int16{}}},
+		&attrs.TCOptionsMsgNetem{Attrs: attrs.NetemAttrs{Unknown: []attrs.Attribute{{Type: 99}}}}} {
+		if Lookup("netem").ChangeAccepted(o, "") {
+			t.Errorf("%#v accepted", o)
+		}
+	}
+}
