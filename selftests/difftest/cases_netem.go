@@ -37,7 +37,10 @@ func init() {
 			"slot 2ms 1ms", "slot 1ms packets", "slot 1ms packets x", "slot 1ms bytes x", "slot distribution",
 			"slot distribution normal 1ms", "slot distribution normal 1ms 0", "slot distribution nosuch 1ms 1ms",
 			"slot distribution normal x 1ms", "seed x", "seed", "corrupt x", "corrupt 1% 2x", "duplicate x",
-			"slot 1ms 2ms packets -1 seed 1", "delay 10ms 1ms 10% reorder 1% 2% 3%"},
+			"slot 1ms 2ms packets -1 seed 1", "delay 10ms 1ms 10% reorder 1% 2% 3%",
+			// Times beyond 2^63 ns wrap negative in tc, and sizes of 2^31 or
+			// more in its int: the kernel refuses them.
+			"delay 1e300s seed 1", "delay 1ms 1e300s seed 1", "slot 1ms bytes 3g seed 1"},
 		changes: []string{"delay 50ms", "loss 2%", "limit 100 delay 1ms 1ms distribution normal",
 			"rate 2mbit slot 1ms", "loss gemodel 1% 2%"},
 	})
