@@ -658,7 +658,8 @@ func (n *netemParser) readDist(name string) ([]int16, error) {
 		}
 	}
 	if len(table) == 0 {
-		return nil, &ParseError{Msg: ""}
+		// tc gives up silently: exit 1, no message.
+		return nil, &ParseError{}
 	}
 	return table, nil
 }
