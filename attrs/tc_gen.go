@@ -948,6 +948,319 @@ func (s *TCTBFQopt) Decode(b []byte) error {
 	return nil
 }
 
+// TCNetemQopt: netem's fixed options (struct tc_netem_qopt), the head of its
+// TCA_OPTIONS before its attributes. Probabilities are scaled to the u32 range (0
+// none, 2^32-1 always).
+type TCNetemQopt struct {
+	// Delay in psched ticks; tc leaves it 0 and sends TCA_NETEM_LATENCY64.
+	Latency uint32
+	// Queue limit in packets.
+	Limit uint32
+	// Random loss probability.
+	Loss uint32
+	// Reordering gap (every gap-th packet is a candidate).
+	Gap uint32
+	// Duplication probability.
+	Duplicate uint32
+	// Jitter in psched ticks; tc sends TCA_NETEM_JITTER64 instead.
+	Jitter uint32
+}
+
+// TCNetemQoptLen is the size of TCNetemQopt on the wire.
+const TCNetemQoptLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Latency))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Loss))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Gap))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Duplicate))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Jitter))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemQoptLen, which a newer kernel may append, are ignored.
+func (s *TCNetemQopt) Decode(b []byte) error {
+	if len(b) < TCNetemQoptLen {
+		return errShort("tc-netem-qopt", TCNetemQoptLen, len(b))
+	}
+	s.Latency = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Loss = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Gap = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Duplicate = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Jitter = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCNetemGimodel: The 4-state Markov loss model's transition probabilities (struct
+// tc_netem_gimodel).
+type TCNetemGimodel struct {
+	P13 uint32
+	P31 uint32
+	P32 uint32
+	P14 uint32
+	P23 uint32
+}
+
+// TCNetemGimodelLen is the size of TCNetemGimodel on the wire.
+const TCNetemGimodelLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemGimodel) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P13))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P31))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P32))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P14))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P23))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemGimodelLen, which a newer kernel may append, are ignored.
+func (s *TCNetemGimodel) Decode(b []byte) error {
+	if len(b) < TCNetemGimodelLen {
+		return errShort("tc-netem-gimodel", TCNetemGimodelLen, len(b))
+	}
+	s.P13 = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.P31 = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.P32 = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.P14 = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.P23 = uint32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCNetemGemodel: The Gilbert-Elliott loss model (struct tc_netem_gemodel); h is
+// the loss probability in the bad state's complement, as the kernel keeps it.
+type TCNetemGemodel struct {
+	P  uint32
+	R  uint32
+	H  uint32
+	K1 uint32
+}
+
+// TCNetemGemodelLen is the size of TCNetemGemodel on the wire.
+const TCNetemGemodelLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemGemodel) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.R))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.H))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.K1))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemGemodelLen, which a newer kernel may append, are ignored.
+func (s *TCNetemGemodel) Decode(b []byte) error {
+	if len(b) < TCNetemGemodelLen {
+		return errShort("tc-netem-gemodel", TCNetemGemodelLen, len(b))
+	}
+	s.P = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.R = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.H = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.K1 = uint32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCNetemCorr: Correlations of delay, loss and duplication (struct tc_netem_corr).
+type TCNetemCorr struct {
+	DelayCorr uint32
+	LossCorr  uint32
+	DupCorr   uint32
+}
+
+// TCNetemCorrLen is the size of TCNetemCorr on the wire.
+const TCNetemCorrLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemCorr) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DelayCorr))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.LossCorr))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DupCorr))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemCorrLen, which a newer kernel may append, are ignored.
+func (s *TCNetemCorr) Decode(b []byte) error {
+	if len(b) < TCNetemCorrLen {
+		return errShort("tc-netem-corr", TCNetemCorrLen, len(b))
+	}
+	s.DelayCorr = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.LossCorr = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.DupCorr = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
+// TCNetemReorder: Reordering probability and correlation (struct
+// tc_netem_reorder).
+type TCNetemReorder struct {
+	Probability uint32
+	Correlation uint32
+}
+
+// TCNetemReorderLen is the size of TCNetemReorder on the wire.
+const TCNetemReorderLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemReorder) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Probability))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Correlation))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemReorderLen, which a newer kernel may append, are ignored.
+func (s *TCNetemReorder) Decode(b []byte) error {
+	if len(b) < TCNetemReorderLen {
+		return errShort("tc-netem-reorder", TCNetemReorderLen, len(b))
+	}
+	s.Probability = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Correlation = uint32(binary.NativeEndian.Uint32(b[4:]))
+	return nil
+}
+
+// TCNetemCorrupt: Corruption probability and correlation (struct
+// tc_netem_corrupt).
+type TCNetemCorrupt struct {
+	Probability uint32
+	Correlation uint32
+}
+
+// TCNetemCorruptLen is the size of TCNetemCorrupt on the wire.
+const TCNetemCorruptLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemCorrupt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Probability))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Correlation))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemCorruptLen, which a newer kernel may append, are ignored.
+func (s *TCNetemCorrupt) Decode(b []byte) error {
+	if len(b) < TCNetemCorruptLen {
+		return errShort("tc-netem-corrupt", TCNetemCorruptLen, len(b))
+	}
+	s.Probability = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Correlation = uint32(binary.NativeEndian.Uint32(b[4:]))
+	return nil
+}
+
+// TCNetemRate: Rate emulation (struct tc_netem_rate): bytes/s (all ones when
+// TCA_NETEM_RATE64 holds the rate) and the per-packet and per-cell overheads.
+type TCNetemRate struct {
+	Rate           uint32
+	PacketOverhead int32
+	CellSize       uint32
+	CellOverhead   int32
+}
+
+// TCNetemRateLen is the size of TCNetemRate on the wire.
+const TCNetemRateLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemRate) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Rate))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.PacketOverhead))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.CellSize))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.CellOverhead))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemRateLen, which a newer kernel may append, are ignored.
+func (s *TCNetemRate) Decode(b []byte) error {
+	if len(b) < TCNetemRateLen {
+		return errShort("tc-netem-rate", TCNetemRateLen, len(b))
+	}
+	s.Rate = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.PacketOverhead = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.CellSize = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.CellOverhead = int32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCNetemSlot: Slotted delivery (struct tc_netem_slot): a slot between min and max
+// delay (ns), or drawn from the slot distribution at dist-delay with dist-jitter;
+// at most max-packets and max-bytes per slot (0: no limit).
+type TCNetemSlot struct {
+	MinDelay   int64
+	MaxDelay   int64
+	MaxPackets int32
+	MaxBytes   int32
+	DistDelay  int64
+	DistJitter int64
+}
+
+// TCNetemSlotLen is the size of TCNetemSlot on the wire.
+const TCNetemSlotLen = 40
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemSlot) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.MinDelay))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.MaxDelay))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MaxPackets))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MaxBytes))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.DistDelay))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.DistJitter))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemSlotLen, which a newer kernel may append, are ignored.
+func (s *TCNetemSlot) Decode(b []byte) error {
+	if len(b) < TCNetemSlotLen {
+		return errShort("tc-netem-slot", TCNetemSlotLen, len(b))
+	}
+	s.MinDelay = int64(binary.NativeEndian.Uint64(b[0:]))
+	s.MaxDelay = int64(binary.NativeEndian.Uint64(b[8:]))
+	s.MaxPackets = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.MaxBytes = int32(binary.NativeEndian.Uint32(b[20:]))
+	s.DistDelay = int64(binary.NativeEndian.Uint64(b[24:]))
+	s.DistJitter = int64(binary.NativeEndian.Uint64(b[32:]))
+	return nil
+}
+
+// TCNetemXstats: netem's statistics (struct tc_netem_xstats), counts of packets
+// per impairment.
+type TCNetemXstats struct {
+	Delayed          uint64
+	Dropped          uint64
+	Corrupted        uint64
+	Duplicated       uint64
+	Reordered        uint64
+	ECNMarked        uint64
+	AllocationErrors uint64
+}
+
+// TCNetemXstatsLen is the size of TCNetemXstats on the wire.
+const TCNetemXstatsLen = 56
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Delayed))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Dropped))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Corrupted))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Duplicated))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Reordered))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.ECNMarked))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.AllocationErrors))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCNetemXstats) Decode(b []byte) error {
+	if len(b) < TCNetemXstatsLen {
+		return errShort("tc-netem-xstats", TCNetemXstatsLen, len(b))
+	}
+	s.Delayed = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Dropped = uint64(binary.NativeEndian.Uint64(b[8:]))
+	s.Corrupted = uint64(binary.NativeEndian.Uint64(b[16:]))
+	s.Duplicated = uint64(binary.NativeEndian.Uint64(b[24:]))
+	s.Reordered = uint64(binary.NativeEndian.Uint64(b[32:]))
+	s.ECNMarked = uint64(binary.NativeEndian.Uint64(b[40:]))
+	s.AllocationErrors = uint64(binary.NativeEndian.Uint64(b[48:]))
+	return nil
+}
+
 // CakeDiffservMode: How CAKE maps DSCP to tins.
 type CakeDiffservMode uint32
 
@@ -1203,6 +1516,15 @@ type decodePool struct {
 	TCHTBGlob               pool[TCHTBGlob]
 	TCHTBXstats             pool[TCHTBXstats]
 	TCTBFQopt               pool[TCTBFQopt]
+	TCNetemQopt             pool[TCNetemQopt]
+	TCNetemGimodel          pool[TCNetemGimodel]
+	TCNetemGemodel          pool[TCNetemGemodel]
+	TCNetemCorr             pool[TCNetemCorr]
+	TCNetemReorder          pool[TCNetemReorder]
+	TCNetemCorrupt          pool[TCNetemCorrupt]
+	TCNetemRate             pool[TCNetemRate]
+	TCNetemSlot             pool[TCNetemSlot]
+	TCNetemXstats           pool[TCNetemXstats]
 	TCAttrs                 pool[TCAttrs]
 	StatsAttrs              pool[StatsAttrs]
 	CakeAttrs               pool[CakeAttrs]
@@ -1221,7 +1543,10 @@ type decodePool struct {
 	PrioCompatAttrs         pool[PrioCompatAttrs]
 	PrioAttrs               pool[PrioAttrs]
 	TBFAttrs                pool[TBFAttrs]
+	NetemAttrs              pool[NetemAttrs]
+	NetemLossAttrs          pool[NetemLossAttrs]
 	TCOptionsMsgPrio        pool[TCOptionsMsgPrio]
+	TCOptionsMsgNetem       pool[TCOptionsMsgNetem]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
 	ActAttrsSlices          slicePool[ActAttrs]
 }
@@ -1254,6 +1579,15 @@ func (p *decodePool) reset() {
 	p.TCHTBGlob.reset()
 	p.TCHTBXstats.reset()
 	p.TCTBFQopt.reset()
+	p.TCNetemQopt.reset()
+	p.TCNetemGimodel.reset()
+	p.TCNetemGemodel.reset()
+	p.TCNetemCorr.reset()
+	p.TCNetemReorder.reset()
+	p.TCNetemCorrupt.reset()
+	p.TCNetemRate.reset()
+	p.TCNetemSlot.reset()
+	p.TCNetemXstats.reset()
 	p.TCAttrs.reset()
 	p.StatsAttrs.reset()
 	p.CakeAttrs.reset()
@@ -1272,7 +1606,10 @@ func (p *decodePool) reset() {
 	p.PrioCompatAttrs.reset()
 	p.PrioAttrs.reset()
 	p.TBFAttrs.reset()
+	p.NetemAttrs.reset()
+	p.NetemLossAttrs.reset()
 	p.TCOptionsMsgPrio.reset()
+	p.TCOptionsMsgNetem.reset()
 	p.CakeTinStatsAttrsSlices.reset()
 	p.ActAttrsSlices.reset()
 }
@@ -1459,6 +1796,69 @@ func newTCTBFQopt(sel *selectors) *TCTBFQopt {
 	return sel.pool.TCTBFQopt.get()
 }
 
+func newTCNetemQopt(sel *selectors) *TCNetemQopt {
+	if sel.pool == nil {
+		return new(TCNetemQopt)
+	}
+	return sel.pool.TCNetemQopt.get()
+}
+
+func newTCNetemGimodel(sel *selectors) *TCNetemGimodel {
+	if sel.pool == nil {
+		return new(TCNetemGimodel)
+	}
+	return sel.pool.TCNetemGimodel.get()
+}
+
+func newTCNetemGemodel(sel *selectors) *TCNetemGemodel {
+	if sel.pool == nil {
+		return new(TCNetemGemodel)
+	}
+	return sel.pool.TCNetemGemodel.get()
+}
+
+func newTCNetemCorr(sel *selectors) *TCNetemCorr {
+	if sel.pool == nil {
+		return new(TCNetemCorr)
+	}
+	return sel.pool.TCNetemCorr.get()
+}
+
+func newTCNetemReorder(sel *selectors) *TCNetemReorder {
+	if sel.pool == nil {
+		return new(TCNetemReorder)
+	}
+	return sel.pool.TCNetemReorder.get()
+}
+
+func newTCNetemCorrupt(sel *selectors) *TCNetemCorrupt {
+	if sel.pool == nil {
+		return new(TCNetemCorrupt)
+	}
+	return sel.pool.TCNetemCorrupt.get()
+}
+
+func newTCNetemRate(sel *selectors) *TCNetemRate {
+	if sel.pool == nil {
+		return new(TCNetemRate)
+	}
+	return sel.pool.TCNetemRate.get()
+}
+
+func newTCNetemSlot(sel *selectors) *TCNetemSlot {
+	if sel.pool == nil {
+		return new(TCNetemSlot)
+	}
+	return sel.pool.TCNetemSlot.get()
+}
+
+func newTCNetemXstats(sel *selectors) *TCNetemXstats {
+	if sel.pool == nil {
+		return new(TCNetemXstats)
+	}
+	return sel.pool.TCNetemXstats.get()
+}
+
 func newTCAttrs(sel *selectors) *TCAttrs {
 	if sel.pool == nil {
 		return new(TCAttrs)
@@ -1585,11 +1985,32 @@ func newTBFAttrs(sel *selectors) *TBFAttrs {
 	return sel.pool.TBFAttrs.get()
 }
 
+func newNetemAttrs(sel *selectors) *NetemAttrs {
+	if sel.pool == nil {
+		return new(NetemAttrs)
+	}
+	return sel.pool.NetemAttrs.get()
+}
+
+func newNetemLossAttrs(sel *selectors) *NetemLossAttrs {
+	if sel.pool == nil {
+		return new(NetemLossAttrs)
+	}
+	return sel.pool.NetemLossAttrs.get()
+}
+
 func newTCOptionsMsgPrio(sel *selectors) *TCOptionsMsgPrio {
 	if sel.pool == nil {
 		return new(TCOptionsMsgPrio)
 	}
 	return sel.pool.TCOptionsMsgPrio.get()
+}
+
+func newTCOptionsMsgNetem(sel *selectors) *TCOptionsMsgNetem {
+	if sel.pool == nil {
+		return new(TCOptionsMsgNetem)
+	}
+	return sel.pool.TCOptionsMsgNetem.get()
 }
 
 // Attribute types of set tc-attrs (TCA_*).
@@ -4234,8 +4655,276 @@ func (s *TBFAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set netem-attrs (TCA_NETEM_*).
+const (
+	TCANetemUnspec    uint16 = 0
+	TCANetemCorr      uint16 = 1
+	TCANetemDelayDist uint16 = 2
+	TCANetemReorder   uint16 = 3
+	TCANetemCorrupt   uint16 = 4
+	TCANetemLoss      uint16 = 5
+	TCANetemRate      uint16 = 6
+	TCANetemECN       uint16 = 7
+	TCANetemRate64    uint16 = 8
+	TCANetemPad       uint16 = 9
+	TCANetemLatency64 uint16 = 10
+	TCANetemJitter64  uint16 = 11
+	TCANetemSlot      uint16 = 12
+	TCANetemSlotDist  uint16 = 13
+	TCANetemPrngSeed  uint16 = 14
+)
+
+// NetemAttrs: netem's attributes, after struct tc_netem_qopt in its TCA_OPTIONS
+// (which tc sends without NLA_F_NESTED). The kernel dumps all but ecn, loss, slot
+// and the distributions every time, and always a seed.
+type NetemAttrs struct {
+	Corr *TCNetemCorr
+	// The delay distribution table, as read from tc's NAME.dist file.
+	DelayDist []int16
+	Reorder   *TCNetemReorder
+	Corrupt   *TCNetemCorrupt
+	Loss      *NetemLossAttrs
+	Rate      *TCNetemRate
+	// Mark ECN-capable packets instead of dropping them.
+	ECN *uint32
+	// The rate in bytes/s when it does not fit in 32 bits.
+	Rate64 *uint64
+	Pad    *uint32
+	// Delay in ns.
+	Latency64 *int64
+	// Jitter in ns.
+	Jitter64 *int64
+	Slot     *TCNetemSlot
+	// The slot distribution table.
+	SlotDist []int16
+	// Seed of the qdisc's pseudo-random generator.
+	PrngSeed *uint64
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *NetemAttrs) Encode(e *Encoder) {
+	if s.Latency64 != nil {
+		e.Uint64(TCANetemLatency64, uint64((*s.Latency64)))
+	}
+	if s.Jitter64 != nil {
+		e.Uint64(TCANetemJitter64, uint64((*s.Jitter64)))
+	}
+	if s.Corr != nil {
+		e.Attr(TCANetemCorr, (*s.Corr).Append(nil))
+	}
+	if s.Reorder != nil {
+		e.Attr(TCANetemReorder, (*s.Reorder).Append(nil))
+	}
+	if s.ECN != nil {
+		e.Uint32(TCANetemECN, uint32((*s.ECN)))
+	}
+	if s.Corrupt != nil {
+		e.Attr(TCANetemCorrupt, (*s.Corrupt).Append(nil))
+	}
+	if s.Slot != nil {
+		e.Attr(TCANetemSlot, (*s.Slot).Append(nil))
+	}
+	if s.Loss != nil {
+		e.Nest(TCANetemLoss, true, (*s.Loss).Encode)
+	}
+	if s.Rate64 != nil {
+		e.Uint64(TCANetemRate64, uint64((*s.Rate64)))
+	}
+	if s.Rate != nil {
+		e.Attr(TCANetemRate, (*s.Rate).Append(nil))
+	}
+	if s.PrngSeed != nil {
+		e.Uint64(TCANetemPrngSeed, uint64((*s.PrngSeed)))
+	}
+	if s.DelayDist != nil {
+		e.Attr(TCANetemDelayDist, appendInts(nil, s.DelayDist, false))
+	}
+	if s.SlotDist != nil {
+		e.Attr(TCANetemSlotDist, appendInts(nil, s.SlotDist, false))
+	}
+	if s.Pad != nil {
+		e.Uint32(TCANetemPad, uint32((*s.Pad)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *NetemAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *NetemAttrs) decode(b []byte, sel *selectors) error {
+	*s = NetemAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCANetemCorr:
+			if v := newTCNetemCorr(sel); v.Decode(data) == nil {
+				s.Corr = v
+				return
+			}
+		case TCANetemDelayDist:
+			if v, ok := getInts[int16](data, false); ok {
+				s.DelayDist = v
+				return
+			}
+		case TCANetemReorder:
+			if v := newTCNetemReorder(sel); v.Decode(data) == nil {
+				s.Reorder = v
+				return
+			}
+		case TCANetemCorrupt:
+			if v := newTCNetemCorrupt(sel); v.Decode(data) == nil {
+				s.Corrupt = v
+				return
+			}
+		case TCANetemLoss:
+			if v := newNetemLossAttrs(sel); v.decode(data, sel) == nil {
+				s.Loss = v
+				return
+			}
+		case TCANetemRate:
+			if v := newTCNetemRate(sel); v.Decode(data) == nil {
+				s.Rate = v
+				return
+			}
+		case TCANetemECN:
+			if v, ok := getUint32(data); ok {
+				s.ECN = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCANetemRate64:
+			if v, ok := getUint64(data); ok {
+				s.Rate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCANetemPad:
+			if v, ok := getUint32(data); ok {
+				s.Pad = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCANetemLatency64:
+			if v, ok := getUint64(data); ok {
+				s.Latency64 = arenaPtr(&sel.scalars, int64(v))
+				return
+			}
+		case TCANetemJitter64:
+			if v, ok := getUint64(data); ok {
+				s.Jitter64 = arenaPtr(&sel.scalars, int64(v))
+				return
+			}
+		case TCANetemSlot:
+			if v := newTCNetemSlot(sel); v.Decode(data) == nil {
+				s.Slot = v
+				return
+			}
+		case TCANetemSlotDist:
+			if v, ok := getInts[int16](data, false); ok {
+				s.SlotDist = v
+				return
+			}
+		case TCANetemPrngSeed:
+			if v, ok := getUint64(data); ok {
+				s.PrngSeed = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *NetemAttrs) Validate() error {
+	if s.Loss != nil {
+		if err := s.Loss.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *NetemAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.Loss != nil {
+		n += s.Loss.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set netem-loss-attrs (NETEM_LOSS_*).
+const (
+	NetemLossUnspec uint16 = 0
+	NetemLossGi     uint16 = 1
+	NetemLossGe     uint16 = 2
+)
+
+// NetemLossAttrs: netem's loss model, one of the two (tc sets NLA_F_NESTED on the
+// nest).
+type NetemLossAttrs struct {
+	Gi *TCNetemGimodel
+	Ge *TCNetemGemodel
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *NetemLossAttrs) Encode(e *Encoder) {
+	if s.Gi != nil {
+		e.Attr(NetemLossGi, (*s.Gi).Append(nil))
+	}
+	if s.Ge != nil {
+		e.Attr(NetemLossGe, (*s.Ge).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *NetemLossAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *NetemLossAttrs) decode(b []byte, sel *selectors) error {
+	*s = NetemLossAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case NetemLossGi:
+			if v := newTCNetemGimodel(sel); v.Decode(data) == nil {
+				s.Gi = v
+				return
+			}
+		case NetemLossGe:
+			if v := newTCNetemGemodel(sel); v.Decode(data) == nil {
+				s.Ge = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *NetemLossAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *NetemLossAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -4273,6 +4962,39 @@ func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fals
 func (s *TCFifoQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCMultiqQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+// TCOptionsMsgNetem is struct tc-netem-qopt followed by the attributes of set netem-attrs.
+type TCOptionsMsgNetem struct {
+	Header TCNetemQopt
+	Attrs  NetemAttrs
+}
+
+// Encode appends the header, padded to 4 bytes, and the attributes.
+func (s *TCOptionsMsgNetem) Encode(e *Encoder) {
+	e.buf = s.Header.Append(e.buf)
+	s.Attrs.Encode(e)
+}
+
+// Decode replaces s with the header and the attributes in b.
+func (s *TCOptionsMsgNetem) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TCOptionsMsgNetem) decode(b []byte, sel *selectors) error {
+	if err := s.Header.Decode(b); err != nil {
+		return err
+	}
+	// The attributes start at the header's size rounded up to 4 (NLA_ALIGN).
+	return s.Attrs.decode(b[min(len(b), (TCNetemQoptLen+3)&^3):], sel)
+}
+
+// Validate is s.Attrs.Validate: the header has no checks.
+func (s *TCOptionsMsgNetem) Validate() error { return s.Attrs.Validate() }
+
+// UnknownCount is s.Attrs.UnknownCount.
+func (s *TCOptionsMsgNetem) UnknownCount() int { return s.Attrs.UnknownCount() }
+
+func (s *TCOptionsMsgNetem) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 // TCOptionsMsgPrio is struct tc-prio-qopt followed by the attributes of set prio-compat-attrs.
 type TCOptionsMsgPrio struct {
@@ -4364,6 +5086,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newTCMultiqQopt(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "netem":
+		if v := newTCOptionsMsgNetem(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "prio":
 		if v := newTCOptionsMsgPrio(sel); v.decode(b, sel) == nil {
 			return v
@@ -4385,7 +5111,7 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -4413,6 +5139,8 @@ func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ
 func (s *TCFQCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCNetemXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
 func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
@@ -4445,12 +5173,16 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "netem":
+		if v := newTCNetemXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCXstatsMsgRaw(clone(b))
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -4478,6 +5210,8 @@ func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ
 func (s *TCFQCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCNetemXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
 func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
@@ -4508,6 +5242,10 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	case "htb":
 		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "netem":
+		if v := newTCNetemXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	}
