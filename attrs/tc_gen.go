@@ -895,6 +895,50 @@ func (s *TCGact) Decode(b []byte) error {
 	return nil
 }
 
+// TCMirred: Parameters of a mirred action (struct tc_mirred): the members of
+// tc_gen, then what it does to packets (TCA_EGRESS_REDIR 1, TCA_EGRESS_MIRROR 2,
+// TCA_INGRESS_REDIR 3, TCA_INGRESS_MIRROR 4) and the target device.
+type TCMirred struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the packet is mirrored or redirected.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	Eaction int32
+	Ifindex uint32
+}
+
+// TCMirredLen is the size of TCMirred on the wire.
+const TCMirredLen = 28
+
+// Append appends s in the kernel's layout to b.
+func (s *TCMirred) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Eaction))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ifindex))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCMirredLen, which a newer kernel may append, are ignored.
+func (s *TCMirred) Decode(b []byte) error {
+	if len(b) < TCMirredLen {
+		return errShort("tc-mirred", TCMirredLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.Eaction = int32(binary.NativeEndian.Uint32(b[20:]))
+	s.Ifindex = uint32(binary.NativeEndian.Uint32(b[24:]))
+	return nil
+}
+
 // TCGactP: Random verdict of a gact action (struct tc_gact_p).
 type TCGactP struct {
 	Ptype   uint16
@@ -1389,6 +1433,7 @@ type decodePool struct {
 	TCBasicPcnt             pool[TCBasicPcnt]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
+	TCMirred                pool[TCMirred]
 	TCGactP                 pool[TCGactP]
 	TCRatespec              pool[TCRatespec]
 	TCHTBOpt                pool[TCHTBOpt]
@@ -1411,6 +1456,7 @@ type decodePool struct {
 	ActAttrs                pool[ActAttrs]
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
+	ActMirredAttrs          pool[ActMirredAttrs]
 	HTBAttrs                pool[HTBAttrs]
 	PrioCompatAttrs         pool[PrioCompatAttrs]
 	PrioAttrs               pool[PrioAttrs]
@@ -1447,6 +1493,7 @@ func (p *decodePool) reset() {
 	p.TCBasicPcnt.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
+	p.TCMirred.reset()
 	p.TCGactP.reset()
 	p.TCRatespec.reset()
 	p.TCHTBOpt.reset()
@@ -1469,6 +1516,7 @@ func (p *decodePool) reset() {
 	p.ActAttrs.reset()
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
+	p.ActMirredAttrs.reset()
 	p.HTBAttrs.reset()
 	p.PrioCompatAttrs.reset()
 	p.PrioAttrs.reset()
@@ -1653,6 +1701,13 @@ func newTCGact(sel *selectors) *TCGact {
 	return sel.pool.TCGact.get()
 }
 
+func newTCMirred(sel *selectors) *TCMirred {
+	if sel.pool == nil {
+		return new(TCMirred)
+	}
+	return sel.pool.TCMirred.get()
+}
+
 func newTCGactP(sel *selectors) *TCGactP {
 	if sel.pool == nil {
 		return new(TCGactP)
@@ -1805,6 +1860,13 @@ func newActGactAttrs(sel *selectors) *ActGactAttrs {
 		return new(ActGactAttrs)
 	}
 	return sel.pool.ActGactAttrs.get()
+}
+
+func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
+	if sel.pool == nil {
+		return new(ActMirredAttrs)
+	}
+	return sel.pool.ActMirredAttrs.get()
 }
 
 func newHTBAttrs(sel *selectors) *HTBAttrs {
@@ -4403,6 +4465,85 @@ func (s *ActGactAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set act-mirred-attrs (TCA_MIRRED_*).
+const (
+	TCAMirredUnspec  uint16 = 0
+	TCAMirredTm      uint16 = 1
+	TCAMirredParms   uint16 = 2
+	TCAMirredPad     uint16 = 3
+	TCAMirredBlockid uint16 = 4
+)
+
+// ActMirredAttrs: Options of a mirred action (TCA_ACT_OPTIONS): parms, then a
+// block instead of a device as the target.
+type ActMirredAttrs struct {
+	Tm      *TCFT
+	Parms   *TCMirred
+	Blockid *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActMirredAttrs) Encode(e *Encoder) {
+	if s.Tm != nil {
+		e.Attr(TCAMirredTm, (*s.Tm).Append(nil))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAMirredParms, (*s.Parms).Append(nil))
+	}
+	if s.Blockid != nil {
+		e.Uint32(TCAMirredBlockid, uint32((*s.Blockid)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActMirredAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActMirredAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActMirredAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMirredTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAMirredParms:
+			if v := newTCMirred(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAMirredPad:
+			return
+		case TCAMirredBlockid:
+			if v, ok := getUint32(data); ok {
+				s.Blockid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActMirredAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActMirredAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set htb-attrs (TCA_HTB_*).
 const (
 	TCAHTBUnspec     uint16 = 0
@@ -5072,7 +5213,7 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -5091,6 +5232,8 @@ func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(
 
 func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 // DecodeActOptionsMsg decodes b as the act-options-msg payload of the given kind.
 func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
 	return decodeActOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -5100,6 +5243,10 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 	switch sel.selectorKind() {
 	case "gact":
 		if v := newActGactAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "mirred":
+		if v := newActMirredAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	}

@@ -25,6 +25,8 @@ var deviations = map[string]string{
 	"tca-u32- police":     "the old form of a police action; gotc keeps it as bytes until it has the police action",
 	"tca-basic- police":   "as tca-u32- police",
 	"tca-basic- ematches": "the extended-match tree; gotc keeps it as bytes until it has ematches",
+	"tca-mirred- parms":   "struct tc_mirred (tc_act/tc_mirred.h); tc.yaml gives parms no struct",
+	"tca-mirred- blockid": "a u32 in act_mirred.c's policy (NLA_U32); tc.yaml says binary",
 	"tca- stab":           "a nest of TCA_STAB_* in C; gotc keeps the size table as bytes, as it neither builds nor decodes one",
 	"tca-root- set":       "tc.yaml has no message of standalone actions (RTM_*ACTION); the set is rtnetlink.h's TCA_ROOT_* enum",
 	"tc-ratespec layout": "struct tc_ratespec (pkt_sched.h) has u16 overhead, s16 cell_align and u16 mpu, " +
