@@ -67,11 +67,11 @@ type Member struct {
 	SubType       string `yaml:"sub-type"`
 	FlexibleArray bool   `yaml:"flexible-array"`
 	Count         string `yaml:"count"`
-	ByteOrder   string `yaml:"byte-order"`
-	Enum        string `yaml:"enum"`
-	EnumAsFlags bool   `yaml:"enum-as-flags"`
-	DisplayHint string `yaml:"display-hint"`
-	Doc         string `yaml:"doc"`
+	ByteOrder     string `yaml:"byte-order"`
+	Enum          string `yaml:"enum"`
+	EnumAsFlags   bool   `yaml:"enum-as-flags"`
+	DisplayHint   string `yaml:"display-hint"`
+	Doc           string `yaml:"doc"`
 }
 
 // EnumEntry is one value of an enum; a bare name in YAML takes the next value.
