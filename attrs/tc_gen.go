@@ -640,6 +640,193 @@ func (s *TCMatchallPcnt) Decode(b []byte) error {
 	return nil
 }
 
+// TCU32Key: One key of a u32 selector: the 32 bits at off (from the selector's
+// start, or after the next header when offmask is set) and mask equal val.
+type TCU32Key struct {
+	// Big-endian on the wire.
+	Mask uint32
+	// Big-endian on the wire.
+	Val     uint32
+	Off     int32
+	Offmask int32
+}
+
+// TCU32KeyLen is the size of TCU32Key on the wire.
+const TCU32KeyLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Key) Append(b []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Mask))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Val))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Off))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Offmask))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32KeyLen, which a newer kernel may append, are ignored.
+func (s *TCU32Key) Decode(b []byte) error {
+	if len(b) < TCU32KeyLen {
+		return errShort("tc-u32-key", TCU32KeyLen, len(b))
+	}
+	s.Mask = uint32(binary.BigEndian.Uint32(b[0:]))
+	s.Val = uint32(binary.BigEndian.Uint32(b[4:]))
+	s.Off = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Offmask = int32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCU32Sel: A u32 filter's selector (TCA_U32_SEL): flags (TC_U32_TERMINAL 1,
+// OFFSET 2, VAROFFSET 4, EAT 8), how the next header's offset is found, the hash
+// key, and nkeys keys.
+type TCU32Sel struct {
+	Flags    uint8
+	Offshift uint8
+	Nkeys    uint8
+	// Big-endian on the wire.
+	Offmask uint16
+	Off     uint16
+	Offoff  int16
+	Hoff    int16
+	// Big-endian on the wire.
+	Hmask uint32
+	Keys  []TCU32Key
+}
+
+// TCU32SelLen is the size of TCU32Sel on the wire before its flexible array.
+const TCU32SelLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Sel) Append(b []byte) []byte {
+	b = append(b, byte(s.Flags))
+	b = append(b, byte(s.Offshift))
+	b = append(b, byte(s.Nkeys))
+	b = append(b, make([]byte, 1)...)
+	b = binary.BigEndian.AppendUint16(b, uint16(s.Offmask))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Off))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Offoff))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Hoff))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Hmask))
+	for i := range s.Keys {
+		b = s.Keys[i].Append(b)
+	}
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32SelLen, which a newer kernel may append, are ignored.
+func (s *TCU32Sel) Decode(b []byte) error {
+	if len(b) < TCU32SelLen {
+		return errShort("tc-u32-sel", TCU32SelLen, len(b))
+	}
+	s.Flags = uint8(b[0:][0])
+	s.Offshift = uint8(b[1:][0])
+	s.Nkeys = uint8(b[2:][0])
+	s.Offmask = uint16(binary.BigEndian.Uint16(b[4:]))
+	s.Off = uint16(binary.NativeEndian.Uint16(b[6:]))
+	s.Offoff = int16(binary.NativeEndian.Uint16(b[8:]))
+	s.Hoff = int16(binary.NativeEndian.Uint16(b[10:]))
+	s.Hmask = uint32(binary.BigEndian.Uint32(b[12:]))
+	n := int(s.Nkeys)
+	if len(b) < 16+n*16 {
+		return errShort("tc-u32-sel", 16+n*16, len(b))
+	}
+	s.Keys = make([]TCU32Key, n)
+	for i := range s.Keys {
+		_ = s.Keys[i].Decode(b[16+i*16:])
+	}
+	return nil
+}
+
+// TCU32Pcnt: Counters of a u32 filter (TCA_U32_PCNT, with CONFIG_CLS_U32_PERF):
+// lookups, hits, and the hits of each key.
+type TCU32Pcnt struct {
+	Rcnt  uint64
+	Rhit  uint64
+	Kcnts []uint64
+}
+
+// TCU32PcntLen is the size of TCU32Pcnt on the wire before its flexible array.
+const TCU32PcntLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Pcnt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rcnt))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rhit))
+	for _, v := range s.Kcnts {
+		b = binary.NativeEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32PcntLen, which a newer kernel may append, are ignored.
+func (s *TCU32Pcnt) Decode(b []byte) error {
+	if len(b) < TCU32PcntLen {
+		return errShort("tc-u32-pcnt", TCU32PcntLen, len(b))
+	}
+	s.Rcnt = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Rhit = uint64(binary.NativeEndian.Uint64(b[8:]))
+	n := (len(b) - 16) / 8
+	s.Kcnts = make([]uint64, n)
+	for i := range s.Kcnts {
+		s.Kcnts[i] = uint64(binary.NativeEndian.Uint64(b[16+i*8:]))
+	}
+	return nil
+}
+
+// TCU32Mark: A u32 filter's match on the packet mark (TCA_U32_MARK), and its hits.
+type TCU32Mark struct {
+	Val     uint32
+	Mask    uint32
+	Success uint32
+}
+
+// TCU32MarkLen is the size of TCU32Mark on the wire.
+const TCU32MarkLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Mark) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Val))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Mask))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Success))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32MarkLen, which a newer kernel may append, are ignored.
+func (s *TCU32Mark) Decode(b []byte) error {
+	if len(b) < TCU32MarkLen {
+		return errShort("tc-u32-mark", TCU32MarkLen, len(b))
+	}
+	s.Val = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Mask = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Success = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
+// TCBasicPcnt: Counters of a basic filter (TCA_BASIC_PCNT).
+type TCBasicPcnt struct {
+	Rcnt uint64
+	Rhit uint64
+}
+
+// TCBasicPcntLen is the size of TCBasicPcnt on the wire.
+const TCBasicPcntLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCBasicPcnt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rcnt))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rhit))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCBasicPcntLen, which a newer kernel may append, are ignored.
+func (s *TCBasicPcnt) Decode(b []byte) error {
+	if len(b) < TCBasicPcntLen {
+		return errShort("tc-basic-pcnt", TCBasicPcntLen, len(b))
+	}
+	s.Rcnt = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Rhit = uint64(binary.NativeEndian.Uint64(b[8:]))
+	return nil
+}
+
 // TCFT: Times of an action, in jiffies (struct tcf_t).
 type TCFT struct {
 	Install  uint64
@@ -705,6 +892,50 @@ func (s *TCGact) Decode(b []byte) error {
 	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
 	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
 	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCMirred: Parameters of a mirred action (struct tc_mirred): the members of
+// tc_gen, then what it does to packets (TCA_EGRESS_REDIR 1, TCA_EGRESS_MIRROR 2,
+// TCA_INGRESS_REDIR 3, TCA_INGRESS_MIRROR 4) and the target device.
+type TCMirred struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the packet is mirrored or redirected.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	Eaction int32
+	Ifindex uint32
+}
+
+// TCMirredLen is the size of TCMirred on the wire.
+const TCMirredLen = 28
+
+// Append appends s in the kernel's layout to b.
+func (s *TCMirred) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Eaction))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ifindex))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCMirredLen, which a newer kernel may append, are ignored.
+func (s *TCMirred) Decode(b []byte) error {
+	if len(b) < TCMirredLen {
+		return errShort("tc-mirred", TCMirredLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.Eaction = int32(binary.NativeEndian.Uint32(b[20:]))
+	s.Ifindex = uint32(binary.NativeEndian.Uint32(b[24:]))
 	return nil
 }
 
@@ -1508,8 +1739,14 @@ type decodePool struct {
 	TCFifoQopt              pool[TCFifoQopt]
 	TCPlugQopt              pool[TCPlugQopt]
 	TCMatchallPcnt          pool[TCMatchallPcnt]
+	TCU32Key                pool[TCU32Key]
+	TCU32Sel                pool[TCU32Sel]
+	TCU32Pcnt               pool[TCU32Pcnt]
+	TCU32Mark               pool[TCU32Mark]
+	TCBasicPcnt             pool[TCBasicPcnt]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
+	TCMirred                pool[TCMirred]
 	TCGactP                 pool[TCGactP]
 	TCRatespec              pool[TCRatespec]
 	TCHTBOpt                pool[TCHTBOpt]
@@ -1536,9 +1773,12 @@ type decodePool struct {
 	DRRAttrs                pool[DRRAttrs]
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
+	U32Attrs                pool[U32Attrs]
+	BasicAttrs              pool[BasicAttrs]
 	ActAttrs                pool[ActAttrs]
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
+	ActMirredAttrs          pool[ActMirredAttrs]
 	HTBAttrs                pool[HTBAttrs]
 	PrioCompatAttrs         pool[PrioCompatAttrs]
 	PrioAttrs               pool[PrioAttrs]
@@ -1571,8 +1811,14 @@ func (p *decodePool) reset() {
 	p.TCFifoQopt.reset()
 	p.TCPlugQopt.reset()
 	p.TCMatchallPcnt.reset()
+	p.TCU32Key.reset()
+	p.TCU32Sel.reset()
+	p.TCU32Pcnt.reset()
+	p.TCU32Mark.reset()
+	p.TCBasicPcnt.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
+	p.TCMirred.reset()
 	p.TCGactP.reset()
 	p.TCRatespec.reset()
 	p.TCHTBOpt.reset()
@@ -1599,9 +1845,12 @@ func (p *decodePool) reset() {
 	p.DRRAttrs.reset()
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
+	p.U32Attrs.reset()
+	p.BasicAttrs.reset()
 	p.ActAttrs.reset()
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
+	p.ActMirredAttrs.reset()
 	p.HTBAttrs.reset()
 	p.PrioCompatAttrs.reset()
 	p.PrioAttrs.reset()
@@ -1740,6 +1989,41 @@ func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
 	return sel.pool.TCMatchallPcnt.get()
 }
 
+func newTCU32Key(sel *selectors) *TCU32Key {
+	if sel.pool == nil {
+		return new(TCU32Key)
+	}
+	return sel.pool.TCU32Key.get()
+}
+
+func newTCU32Sel(sel *selectors) *TCU32Sel {
+	if sel.pool == nil {
+		return new(TCU32Sel)
+	}
+	return sel.pool.TCU32Sel.get()
+}
+
+func newTCU32Pcnt(sel *selectors) *TCU32Pcnt {
+	if sel.pool == nil {
+		return new(TCU32Pcnt)
+	}
+	return sel.pool.TCU32Pcnt.get()
+}
+
+func newTCU32Mark(sel *selectors) *TCU32Mark {
+	if sel.pool == nil {
+		return new(TCU32Mark)
+	}
+	return sel.pool.TCU32Mark.get()
+}
+
+func newTCBasicPcnt(sel *selectors) *TCBasicPcnt {
+	if sel.pool == nil {
+		return new(TCBasicPcnt)
+	}
+	return sel.pool.TCBasicPcnt.get()
+}
+
 func newTCFT(sel *selectors) *TCFT {
 	if sel.pool == nil {
 		return new(TCFT)
@@ -1752,6 +2036,13 @@ func newTCGact(sel *selectors) *TCGact {
 		return new(TCGact)
 	}
 	return sel.pool.TCGact.get()
+}
+
+func newTCMirred(sel *selectors) *TCMirred {
+	if sel.pool == nil {
+		return new(TCMirred)
+	}
+	return sel.pool.TCMirred.get()
 }
 
 func newTCGactP(sel *selectors) *TCGactP {
@@ -1936,6 +2227,20 @@ func newMatchallAttrs(sel *selectors) *MatchallAttrs {
 	return sel.pool.MatchallAttrs.get()
 }
 
+func newU32Attrs(sel *selectors) *U32Attrs {
+	if sel.pool == nil {
+		return new(U32Attrs)
+	}
+	return sel.pool.U32Attrs.get()
+}
+
+func newBasicAttrs(sel *selectors) *BasicAttrs {
+	if sel.pool == nil {
+		return new(BasicAttrs)
+	}
+	return sel.pool.BasicAttrs.get()
+}
+
 func newActAttrs(sel *selectors) *ActAttrs {
 	if sel.pool == nil {
 		return new(ActAttrs)
@@ -1955,6 +2260,13 @@ func newActGactAttrs(sel *selectors) *ActGactAttrs {
 		return new(ActGactAttrs)
 	}
 	return sel.pool.ActGactAttrs.get()
+}
+
+func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
+	if sel.pool == nil {
+		return new(ActMirredAttrs)
+	}
+	return sel.pool.ActMirredAttrs.get()
 }
 
 func newHTBAttrs(sel *selectors) *HTBAttrs {
@@ -3903,6 +4215,301 @@ func (s *MatchallAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set u32-attrs (TCA_U32_*).
+const (
+	TCAU32Unspec  uint16 = 0
+	TCAU32Classid uint16 = 1
+	TCAU32Hash    uint16 = 2
+	TCAU32Link    uint16 = 3
+	TCAU32Divisor uint16 = 4
+	TCAU32Sel     uint16 = 5
+	TCAU32Police  uint16 = 6
+	TCAU32Act     uint16 = 7
+	TCAU32Indev   uint16 = 8
+	TCAU32Pcnt    uint16 = 9
+	TCAU32Mark    uint16 = 10
+	TCAU32Flags   uint16 = 11
+	TCAU32Pad     uint16 = 12
+)
+
+// U32Attrs: Options of a u32 filter (TCA_OPTIONS). tc's f_u32.c opens the nest
+// without NLA_F_NESTED.
+type U32Attrs struct {
+	// Class that matching packets go to.
+	Classid *uint32
+	// Hash table and bucket the filter goes in (htid << 20 | bucket << 12).
+	Hash *uint32
+	// Hash table that matching packets are looked up in next.
+	Link *uint32
+	// Buckets of a new hash table (a power of two up to 256).
+	Divisor *uint32
+	Sel     *TCU32Sel
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// Only packets that came in on this device match.
+	Indev *string
+	Pcnt  *TCU32Pcnt
+	Mark  *TCU32Mark
+	// TCA_CLS_FLAGS_* (skip_hw 1, skip_sw 2, in_hw 4, not_in_hw 8).
+	Flags *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *U32Attrs) Encode(e *Encoder) {
+	if s.Classid != nil {
+		e.Uint32(TCAU32Classid, uint32((*s.Classid)))
+	}
+	if s.Divisor != nil {
+		e.Uint32(TCAU32Divisor, uint32((*s.Divisor)))
+	}
+	if s.Link != nil {
+		e.Uint32(TCAU32Link, uint32((*s.Link)))
+	}
+	if s.Indev != nil {
+		e.String(TCAU32Indev, (*s.Indev))
+	}
+	if s.Act != nil {
+		e.Nest(TCAU32Act, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.Hash != nil {
+		e.Uint32(TCAU32Hash, uint32((*s.Hash)))
+	}
+	if s.Sel != nil {
+		e.Attr(TCAU32Sel, (*s.Sel).Append(nil))
+	}
+	if s.Mark != nil {
+		e.Attr(TCAU32Mark, (*s.Mark).Append(nil))
+	}
+	if s.Flags != nil {
+		e.Uint32(TCAU32Flags, uint32((*s.Flags)))
+	}
+	if s.Police != nil {
+		e.Attr(TCAU32Police, s.Police)
+	}
+	if s.Pcnt != nil {
+		e.Attr(TCAU32Pcnt, (*s.Pcnt).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *U32Attrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *U32Attrs) decode(b []byte, sel *selectors) error {
+	*s = U32Attrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAU32Classid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Hash:
+			if v, ok := getUint32(data); ok {
+				s.Hash = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Link:
+			if v, ok := getUint32(data); ok {
+				s.Link = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Divisor:
+			if v, ok := getUint32(data); ok {
+				s.Divisor = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Sel:
+			if v := newTCU32Sel(sel); v.Decode(data) == nil {
+				s.Sel = v
+				return
+			}
+		case TCAU32Police:
+			s.Police = clone(data)
+			return
+		case TCAU32Act:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCAU32Indev:
+			if v, ok := getString(data); ok {
+				s.Indev = &v
+				return
+			}
+		case TCAU32Pcnt:
+			if v := newTCU32Pcnt(sel); v.Decode(data) == nil {
+				s.Pcnt = v
+				return
+			}
+		case TCAU32Mark:
+			if v := newTCU32Mark(sel); v.Decode(data) == nil {
+				s.Mark = v
+				return
+			}
+		case TCAU32Flags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Pad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *U32Attrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Indev != nil {
+		v := *s.Indev
+		if len(v) > 16 {
+			return &CheckError{Set: "u32-attrs", Attribute: "indev", Check: "max-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *U32Attrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set basic-attrs (TCA_BASIC_*).
+const (
+	TCABasicUnspec   uint16 = 0
+	TCABasicClassid  uint16 = 1
+	TCABasicEmatches uint16 = 2
+	TCABasicAct      uint16 = 3
+	TCABasicPolice   uint16 = 4
+	TCABasicPcnt     uint16 = 5
+	TCABasicPad      uint16 = 6
+)
+
+// BasicAttrs: Options of a basic filter (TCA_OPTIONS): packets that pass its
+// extended matches go to a class or through its actions. tc's f_basic.c opens the
+// nest without NLA_F_NESTED.
+type BasicAttrs struct {
+	// Class that matching packets go to.
+	Classid *uint32
+	// The extended-match tree (TCA_EMATCH_TREE_*), kept as its bytes.
+	Ematches []byte
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	Pcnt   *TCBasicPcnt
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *BasicAttrs) Encode(e *Encoder) {
+	if s.Classid != nil {
+		e.Uint32(TCABasicClassid, uint32((*s.Classid)))
+	}
+	if s.Ematches != nil {
+		e.Attr(TCABasicEmatches, s.Ematches)
+	}
+	if s.Act != nil {
+		e.Nest(TCABasicAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.Police != nil {
+		e.Attr(TCABasicPolice, s.Police)
+	}
+	if s.Pcnt != nil {
+		e.Attr(TCABasicPcnt, (*s.Pcnt).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *BasicAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *BasicAttrs) decode(b []byte, sel *selectors) error {
+	*s = BasicAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCABasicClassid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCABasicEmatches:
+			s.Ematches = clone(data)
+			return
+		case TCABasicAct:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCABasicPolice:
+			s.Police = clone(data)
+			return
+		case TCABasicPcnt:
+			if v := newTCBasicPcnt(sel); v.Decode(data) == nil {
+				s.Pcnt = v
+				return
+			}
+		case TCABasicPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *BasicAttrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *BasicAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
 // Attribute types of set act-attrs (TCA_ACT_*).
 const (
 	TCAActUnspec      uint16 = 0
@@ -4275,6 +4882,85 @@ func (s *ActGactAttrs) Validate() error {
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *ActGactAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-mirred-attrs (TCA_MIRRED_*).
+const (
+	TCAMirredUnspec  uint16 = 0
+	TCAMirredTm      uint16 = 1
+	TCAMirredParms   uint16 = 2
+	TCAMirredPad     uint16 = 3
+	TCAMirredBlockid uint16 = 4
+)
+
+// ActMirredAttrs: Options of a mirred action (TCA_ACT_OPTIONS): parms, then a
+// block instead of a device as the target.
+type ActMirredAttrs struct {
+	Tm      *TCFT
+	Parms   *TCMirred
+	Blockid *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActMirredAttrs) Encode(e *Encoder) {
+	if s.Tm != nil {
+		e.Attr(TCAMirredTm, (*s.Tm).Append(nil))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAMirredParms, (*s.Parms).Append(nil))
+	}
+	if s.Blockid != nil {
+		e.Uint32(TCAMirredBlockid, uint32((*s.Blockid)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActMirredAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActMirredAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActMirredAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMirredTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAMirredParms:
+			if v := newTCMirred(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAMirredPad:
+			return
+		case TCAMirredBlockid:
+			if v, ok := getUint32(data); ok {
+				s.Blockid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActMirredAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActMirredAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	return n
 }
@@ -4924,7 +5610,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -4940,6 +5626,8 @@ func (r TCOptionsMsgRaw) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ
 type TCOptionsMsgNest []byte
 
 func (r TCOptionsMsgNest) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
+
+func (s *BasicAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -5035,6 +5723,8 @@ func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.
 
 func (s *TCSKBPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *U32Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
 	return decodeTCOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -5042,6 +5732,10 @@ func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
 
 func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 	switch sel.selectorKind() {
+	case "basic":
+		if v := newBasicAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "cake", "cake_mq":
 		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -5104,6 +5798,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "skbprio":
 		if v := newTCSKBPrioQopt(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "u32":
+		if v := newU32Attrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	}
@@ -5253,7 +5951,7 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -5272,6 +5970,8 @@ func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(
 
 func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 // DecodeActOptionsMsg decodes b as the act-options-msg payload of the given kind.
 func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
 	return decodeActOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -5281,6 +5981,10 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 	switch sel.selectorKind() {
 	case "gact":
 		if v := newActGactAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "mirred":
+		if v := newActMirredAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	}
