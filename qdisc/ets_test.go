@@ -3,6 +3,7 @@ package qdisc
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,5 +122,43 @@ func TestPrintETS(t *testing.T) {
 	class := attrs.DecodeTCOptionsMsg("ets", tcU32(attrs.TCAETSQuantaBand, 1514))
 	if got := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintClassOptions(p, class) }); got != "quantum 1514 " {
 		t.Errorf("class: got %q", got)
+	}
+}
+
+// TestETSMatchesKernelDumps parses every recorded ets qdisc and class as
+// gotc and checks what it would send against the kernel's dump: the bands,
+// the strict bands, the quanta given (the kernel fills in the rest) and
+// the priomap given (likewise).
+func TestETSMatchesKernelDumps(t *testing.T) {
+	qdiscs, classes := goldenSetups(t, "ets", "qdisc"), goldenSetups(t, "ets", "class")
+	if len(qdiscs) < 2 || len(classes) < 1 {
+		t.Fatalf("only %d recorded ets qdiscs and %d classes", len(qdiscs), len(classes))
+	}
+	for _, c := range qdiscs {
+		o, err := ParseETS(c.args)
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		k := c.msg.Attrs.Options.(*attrs.ETSAttrs)
+		if *o.Nbands != *k.Nbands || (o.Nstrict == nil) != (k.Nstrict == nil) || o.Nstrict != nil && *o.Nstrict != *k.Nstrict {
+			t.Errorf("%q: bands or strict differ from the kernel's dump", c.args)
+		}
+		if o.Quanta != nil && !slices.Equal(o.Quanta.QuantaBand, k.Quanta.QuantaBand[:len(o.Quanta.QuantaBand)]) {
+			t.Errorf("%q: quanta %v, the kernel dumped %v", c.args, o.Quanta.QuantaBand, k.Quanta.QuantaBand)
+		}
+		if o.Priomap != nil && !bytes.Equal(o.Priomap.PriomapBand, k.Priomap.PriomapBand[:len(o.Priomap.PriomapBand)]) {
+			t.Errorf("%q: priomap %v, the kernel dumped %v", c.args, o.Priomap.PriomapBand, k.Priomap.PriomapBand)
+		}
+	}
+	for _, c := range classes {
+		o, err := parseETSClass(c.args)
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if k := c.msg.Attrs.Options.(*attrs.ETSAttrs); !slices.Equal(o.QuantaBand, k.QuantaBand) {
+			t.Errorf("%q: quantum %v, the kernel dumped %v", c.args, o.QuantaBand, k.QuantaBand)
+		}
 	}
 }

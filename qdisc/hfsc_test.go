@@ -199,3 +199,26 @@ func FuzzParseHFSCClass(f *testing.F) {
 		printWith(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printHFSCClass(p, back) })
 	})
 }
+
+// TestHFSCClassMatchesKernelDumps parses every hfsc class of the recorded
+// scenarios as gotc and compares its curves with what the kernel dumped of
+// tc's request.
+func TestHFSCClassMatchesKernelDumps(t *testing.T) {
+	cases := goldenSetups(t, "hfsc", "class")
+	if len(cases) < 3 {
+		t.Fatalf("only %d recorded hfsc classes", len(cases))
+	}
+	for _, c := range cases {
+		o, err := ParseHFSCClass(c.args, ParseEnv{})
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		k := c.msg.Attrs.Options.(*attrs.HFSCAttrs)
+		for i, pair := range [][2]*attrs.TCServiceCurve{{o.Rsc, k.Rsc}, {o.Fsc, k.Fsc}, {o.Usc, k.Usc}} {
+			if (pair[0] == nil) != (pair[1] == nil) || pair[0] != nil && *pair[0] != *pair[1] {
+				t.Errorf("%q: curve %d: sent %+v, the kernel dumped %+v", c.args, i, pair[0], pair[1])
+			}
+		}
+	}
+}
