@@ -508,6 +508,100 @@ func (s *TCDRRStats) Decode(b []byte) error {
 	return nil
 }
 
+// TCHFSCQopt: Options of the hfsc qdisc (struct tc_hfsc_qopt), the whole
+// TCA_OPTIONS payload of a qdisc; its classes' options are hfsc-attrs instead.
+type TCHFSCQopt struct {
+	// Minor number of the class unclassified packets go to.
+	Defcls uint16
+}
+
+// TCHFSCQoptLen is the size of TCHFSCQopt on the wire.
+const TCHFSCQoptLen = 2
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHFSCQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Defcls))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHFSCQoptLen, which a newer kernel may append, are ignored.
+func (s *TCHFSCQopt) Decode(b []byte) error {
+	if len(b) < TCHFSCQoptLen {
+		return errShort("tc-hfsc-qopt", TCHFSCQoptLen, len(b))
+	}
+	s.Defcls = uint16(binary.NativeEndian.Uint16(b[0:]))
+	return nil
+}
+
+// TCServiceCurve: A two-piece linear service curve of an hfsc class (struct
+// tc_service_curve).
+type TCServiceCurve struct {
+	// Slope of the first segment, in bytes/s.
+	M1 uint32
+	// Length of the first segment, in microseconds (psched ktime).
+	D uint32
+	// Slope of the second segment, in bytes/s.
+	M2 uint32
+}
+
+// TCServiceCurveLen is the size of TCServiceCurve on the wire.
+const TCServiceCurveLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCServiceCurve) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.M1))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.D))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.M2))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCServiceCurveLen, which a newer kernel may append, are ignored.
+func (s *TCServiceCurve) Decode(b []byte) error {
+	if len(b) < TCServiceCurveLen {
+		return errShort("tc-service-curve", TCServiceCurveLen, len(b))
+	}
+	s.M1 = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.D = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.M2 = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
+// TCHFSCStats: An hfsc class's extended statistics (struct tc_hfsc_stats).
+type TCHFSCStats struct {
+	// Bytes the class has sent.
+	Work uint64
+	// Bytes it sent under its real-time curve.
+	Rtwork uint64
+	// Its current link-sharing period.
+	Period uint32
+	// Its level in the class tree (0 for a leaf).
+	Level uint32
+}
+
+// TCHFSCStatsLen is the size of TCHFSCStats on the wire.
+const TCHFSCStatsLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHFSCStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Work))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rtwork))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Period))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Level))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHFSCStatsLen, which a newer kernel may append, are ignored.
+func (s *TCHFSCStats) Decode(b []byte) error {
+	if len(b) < TCHFSCStatsLen {
+		return errShort("tc-hfsc-stats", TCHFSCStatsLen, len(b))
+	}
+	s.Work = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Rtwork = uint64(binary.NativeEndian.Uint64(b[8:]))
+	s.Period = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Level = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
 // TCPrioQopt: Options of prio and pfifo_fast (struct tc_prio_qopt); pfifo_fast
 // dumps it as the whole TCA_OPTIONS payload.
 type TCPrioQopt struct {
@@ -1734,6 +1828,9 @@ type decodePool struct {
 	TCCodelXstats           pool[TCCodelXstats]
 	TCSKBPrioQopt           pool[TCSKBPrioQopt]
 	TCDRRStats              pool[TCDRRStats]
+	TCHFSCQopt              pool[TCHFSCQopt]
+	TCServiceCurve          pool[TCServiceCurve]
+	TCHFSCStats             pool[TCHFSCStats]
 	TCPrioQopt              pool[TCPrioQopt]
 	TCMultiqQopt            pool[TCMultiqQopt]
 	TCFifoQopt              pool[TCFifoQopt]
@@ -1783,6 +1880,8 @@ type decodePool struct {
 	PrioCompatAttrs         pool[PrioCompatAttrs]
 	PrioAttrs               pool[PrioAttrs]
 	TBFAttrs                pool[TBFAttrs]
+	HFSCAttrs               pool[HFSCAttrs]
+	ETSAttrs                pool[ETSAttrs]
 	NetemAttrs              pool[NetemAttrs]
 	NetemLossAttrs          pool[NetemLossAttrs]
 	TCOptionsMsgPrio        pool[TCOptionsMsgPrio]
@@ -1806,6 +1905,9 @@ func (p *decodePool) reset() {
 	p.TCCodelXstats.reset()
 	p.TCSKBPrioQopt.reset()
 	p.TCDRRStats.reset()
+	p.TCHFSCQopt.reset()
+	p.TCServiceCurve.reset()
+	p.TCHFSCStats.reset()
 	p.TCPrioQopt.reset()
 	p.TCMultiqQopt.reset()
 	p.TCFifoQopt.reset()
@@ -1855,6 +1957,8 @@ func (p *decodePool) reset() {
 	p.PrioCompatAttrs.reset()
 	p.PrioAttrs.reset()
 	p.TBFAttrs.reset()
+	p.HFSCAttrs.reset()
+	p.ETSAttrs.reset()
 	p.NetemAttrs.reset()
 	p.NetemLossAttrs.reset()
 	p.TCOptionsMsgPrio.reset()
@@ -1952,6 +2056,27 @@ func newTCDRRStats(sel *selectors) *TCDRRStats {
 		return new(TCDRRStats)
 	}
 	return sel.pool.TCDRRStats.get()
+}
+
+func newTCHFSCQopt(sel *selectors) *TCHFSCQopt {
+	if sel.pool == nil {
+		return new(TCHFSCQopt)
+	}
+	return sel.pool.TCHFSCQopt.get()
+}
+
+func newTCServiceCurve(sel *selectors) *TCServiceCurve {
+	if sel.pool == nil {
+		return new(TCServiceCurve)
+	}
+	return sel.pool.TCServiceCurve.get()
+}
+
+func newTCHFSCStats(sel *selectors) *TCHFSCStats {
+	if sel.pool == nil {
+		return new(TCHFSCStats)
+	}
+	return sel.pool.TCHFSCStats.get()
 }
 
 func newTCPrioQopt(sel *selectors) *TCPrioQopt {
@@ -2295,6 +2420,20 @@ func newTBFAttrs(sel *selectors) *TBFAttrs {
 		return new(TBFAttrs)
 	}
 	return sel.pool.TBFAttrs.get()
+}
+
+func newHFSCAttrs(sel *selectors) *HFSCAttrs {
+	if sel.pool == nil {
+		return new(HFSCAttrs)
+	}
+	return sel.pool.HFSCAttrs.get()
+}
+
+func newETSAttrs(sel *selectors) *ETSAttrs {
+	if sel.pool == nil {
+		return new(ETSAttrs)
+	}
+	return sel.pool.ETSAttrs.get()
 }
 
 func newNetemAttrs(sel *selectors) *NetemAttrs {
@@ -5341,6 +5480,218 @@ func (s *TBFAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set hfsc-attrs (TCA_HFSC_*).
+const (
+	TCAHFSCUnspec uint16 = 0
+	TCAHFSCRsc    uint16 = 1
+	TCAHFSCFsc    uint16 = 2
+	TCAHFSCUsc    uint16 = 3
+)
+
+// HFSCAttrs: Options of an hfsc class (TCA_OPTIONS), which tc nests without
+// NLA_F_NESTED. The hfsc qdisc's own TCA_OPTIONS is a bare struct tc_hfsc_qopt,
+// which this set cannot describe: it decodes as raw bytes (qdisc/hfsc.go reads
+// them).
+type HFSCAttrs struct {
+	// Real-time service curve.
+	Rsc *TCServiceCurve
+	// Link-sharing (fair) service curve.
+	Fsc *TCServiceCurve
+	// Upper-limit service curve.
+	Usc *TCServiceCurve
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *HFSCAttrs) Encode(e *Encoder) {
+	if s.Rsc != nil {
+		e.Attr(TCAHFSCRsc, (*s.Rsc).Append(nil))
+	}
+	if s.Fsc != nil {
+		e.Attr(TCAHFSCFsc, (*s.Fsc).Append(nil))
+	}
+	if s.Usc != nil {
+		e.Attr(TCAHFSCUsc, (*s.Usc).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *HFSCAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *HFSCAttrs) decode(b []byte, sel *selectors) error {
+	*s = HFSCAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAHFSCRsc:
+			if v := newTCServiceCurve(sel); v.Decode(data) == nil {
+				s.Rsc = v
+				return
+			}
+		case TCAHFSCFsc:
+			if v := newTCServiceCurve(sel); v.Decode(data) == nil {
+				s.Fsc = v
+				return
+			}
+		case TCAHFSCUsc:
+			if v := newTCServiceCurve(sel); v.Decode(data) == nil {
+				s.Usc = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *HFSCAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *HFSCAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set ets-attrs (TCA_ETS_*).
+const (
+	TCAETSUnspec      uint16 = 0
+	TCAETSNbands      uint16 = 1
+	TCAETSNstrict     uint16 = 2
+	TCAETSQuanta      uint16 = 3
+	TCAETSQuantaBand  uint16 = 4
+	TCAETSPriomap     uint16 = 5
+	TCAETSPriomapBand uint16 = 6
+)
+
+// ETSAttrs: Options of the ets qdisc (TCA_OPTIONS) and of its classes (a class
+// carries quanta-band alone). The quanta and priomap nests hold quanta-band and
+// priomap-band attributes, one per band or priority. tc sets NLA_F_NESTED on every
+// nest.
+type ETSAttrs struct {
+	// Number of bands, 1..16.
+	Nbands *uint8
+	// How many of the first bands are strict-priority bands.
+	Nstrict *uint8
+	// Quanta of the bandwidth-sharing bands, in band order.
+	Quanta *ETSAttrs
+	// One band's quantum in bytes (a class's whole option). Repeated: one attribute
+	// per element, in order.
+	QuantaBand []uint32
+	// Band of each priority, in priority order.
+	Priomap *ETSAttrs
+	// One priority's band. Repeated: one attribute per element, in order.
+	PriomapBand []uint8
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ETSAttrs) Encode(e *Encoder) {
+	if s.Nbands != nil {
+		e.Uint8(TCAETSNbands, uint8((*s.Nbands)))
+	}
+	if s.Nstrict != nil {
+		e.Uint8(TCAETSNstrict, uint8((*s.Nstrict)))
+	}
+	if s.Quanta != nil {
+		e.Nest(TCAETSQuanta, true, (*s.Quanta).Encode)
+	}
+	for i := range s.QuantaBand {
+		e.Uint32(TCAETSQuantaBand, uint32(s.QuantaBand[i]))
+	}
+	if s.Priomap != nil {
+		e.Nest(TCAETSPriomap, true, (*s.Priomap).Encode)
+	}
+	for i := range s.PriomapBand {
+		e.Uint8(TCAETSPriomapBand, uint8(s.PriomapBand[i]))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ETSAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ETSAttrs) decode(b []byte, sel *selectors) error {
+	*s = ETSAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAETSNbands:
+			if v, ok := getUint8(data); ok {
+				s.Nbands = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAETSNstrict:
+			if v, ok := getUint8(data); ok {
+				s.Nstrict = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAETSQuanta:
+			if v := newETSAttrs(sel); v.decode(data, sel) == nil {
+				s.Quanta = v
+				return
+			}
+		case TCAETSQuantaBand:
+			if v, ok := getUint32(data); ok {
+				s.QuantaBand = append(s.QuantaBand, uint32(v))
+				return
+			}
+		case TCAETSPriomap:
+			if v := newETSAttrs(sel); v.decode(data, sel) == nil {
+				s.Priomap = v
+				return
+			}
+		case TCAETSPriomapBand:
+			if v, ok := getUint8(data); ok {
+				s.PriomapBand = append(s.PriomapBand, uint8(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ETSAttrs) Validate() error {
+	if s.Quanta != nil {
+		if err := s.Quanta.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Priomap != nil {
+		if err := s.Priomap.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ETSAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.Quanta != nil {
+		n += s.Quanta.UnknownCount()
+	}
+	if s.Priomap != nil {
+		n += s.Priomap.UnknownCount()
+	}
+	return n
+}
+
 // Attribute types of set netem-attrs (TCA_NETEM_*).
 const (
 	TCANetemUnspec    uint16 = 0
@@ -5610,7 +5961,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -5637,7 +5988,11 @@ func (s *DRRAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fals
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *ETSAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 func (s *FQCodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *HFSCAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *HTBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -5752,8 +6107,16 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newDualPI2Attrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "ets":
+		if v := newETSAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "fq_codel":
 		if v := newFQCodelAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "hfsc":
+		if v := newHFSCAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "htb":
@@ -5809,7 +6172,7 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -5835,6 +6198,8 @@ func (s *TCDRRStats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.A
 func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCFQCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCHFSCStats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -5867,6 +6232,10 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "hfsc":
+		if v := newTCHFSCStats(sel); v.Decode(b) == nil {
+			return v
+		}
 	case "htb":
 		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
 			return v
@@ -5880,7 +6249,7 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -5906,6 +6275,8 @@ func (s *TCDRRStats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.A
 func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCFQCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCHFSCStats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -5936,6 +6307,10 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	case "fq_codel":
 		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "hfsc":
+		if v := newTCHFSCStats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "htb":

@@ -38,6 +38,8 @@ var deviations = map[string]string{
 	"tc-prio-qopt layout": "tc_prio_qopt's bands is an int in pkt_sched.h; tc.yaml says u32",
 	"tca-prio-compat- set": "tc's compat nest around prio's attributes (addattr_nest_compat), a second TCA_OPTIONS " +
 		"after struct tc_prio_qopt; the kernel reads the struct alone, and tc.yaml describes no more",
+	"tca-hfsc- set": "tc.yaml's hfsc-attrs has no name-prefix (nothing matches it to pkt_sched.h's TCA_HFSC_*) " +
+		"and keeps its curves as bare binary; ours are struct tc_service_curve",
 	"tca-prio- set": "TCA_PRIO_MQ is tc's own (tc_util.h); the kernel neither reads nor dumps it",
 	"tca- rate": "not reviewed: our spec describes what dumps carry (gnet_stats_rate_est), tc.yaml what " +
 		"requests carry (struct tc_estimator, as gen_new_estimator reads it)",

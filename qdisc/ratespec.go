@@ -1,6 +1,6 @@
 package qdisc
 
-// The arithmetic tc shares among its rate-based qdiscs (htb, tbf): the
+// The arithmetic tc shares among its rate-based qdiscs (htb, tbf, hfsc): the
 // psched clock of /proc/net/psched, transmission times in its ticks, the
 // 256-entry rate table, sizes with a cell size ("10k/8") and link layers.
 // After iproute2's tc/tc_core.c and tc/tc_util.c.
@@ -42,6 +42,10 @@ type pschedClock struct {
 	// tickInUsec is psched ticks per microsecond (tc_core_init); 1 when the
 	// file cannot be read, as tc then keeps its initial values.
 	tickInUsec float64
+	// clockFactor is the kernel clock's units per microsecond, by which
+	// tc scales the times it sends in those units (hfsc's curves); 1 when
+	// the file cannot be read.
+	clockFactor float64
 	// hz is get_hz's value: the clock resolution when the file's third
 	// number is 1000000, else the HZ of tc's build (100).
 	hz int
@@ -50,7 +54,7 @@ type pschedClock struct {
 // psched reads the clock once, when a rate-based kind first needs it: tc
 // reads the file at every start, but only these kinds use what it gives.
 var psched = sync.OnceValue(func() pschedClock {
-	c := pschedClock{tickInUsec: 1, hz: hzFallback}
+	c := pschedClock{tickInUsec: 1, clockFactor: 1, hz: hzFallback}
 	if v, ok := readPsched("/proc/net/psched"); ok {
 		t2us, us2t, res := v[0], v[1], v[2]
 		// The kernel advertises a tick multiplier of 1000 at nanosecond
@@ -59,8 +63,8 @@ var psched = sync.OnceValue(func() pschedClock {
 		if res == 1000000000 {
 			t2us = us2t
 		}
-		clockFactor := float64(res) / timeUnitsPerSec
-		c.tickInUsec = float64(t2us) / float64(us2t) * clockFactor
+		c.clockFactor = float64(res) / timeUnitsPerSec
+		c.tickInUsec = float64(t2us) / float64(us2t) * c.clockFactor
 	}
 	c.hz = getHZ()
 	return c
