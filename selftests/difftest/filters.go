@@ -33,12 +33,15 @@ func registerFilters(c filterCases) {
 // and for the ingress qdisc's.
 var filterViews = [][]string{
 	{"filter", "show", "dev", "DEV"},
-	{"-s", "filter", "show", "dev", "DEV"},
-	{"-p", "filter", "show", "dev", "DEV"},
+	{"-s", "-p", "filter", "show", "dev", "DEV"},
 	{"-d", "-raw", "filter", "show", "dev", "DEV"},
 	{"-j", "-s", "filter", "show", "dev", "DEV"},
 	{"-p", "-j", "-s", "filter", "show", "dev", "DEV"},
 }
+
+// stateView is what tc prints of the kernel's state after each tool's
+// line: the two must agree.
+var stateView = []string{"-j", "-s", "-d", "filter", "show", "dev", "DEV"}
 
 // actionTimes are the seconds an action has existed and been idle, which
 // differ between the two runs.
@@ -52,8 +55,8 @@ const (
 // filterRun is one tool's run of a case: how the line ended, and what the
 // tool and tc then printed of the device.
 type filterRun struct {
-	line        result
-	views, tcOf []string
+	line         result
+	views, state []string
 }
 
 func (r *runner) runFilterCase(tool, line string) filterRun {
@@ -64,12 +67,15 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 	}
 	var fr filterRun
 	fr.line = r.run(tool, filterArgs(line)...)
-	for _, v := range filterViews {
-		for _, parent := range [][]string{{"parent", "1:"}, {"ingress"}} {
-			args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
-			fr.views = append(fr.views, actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N"))
-			fr.tcOf = append(fr.tcOf, actionTimes.ReplaceAllString(r.run(r.tc, args...).stdout, "${1}${2}N"))
+	show := func(tool string, v []string, parent ...string) string {
+		args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
+		return actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
+	}
+	for _, parent := range [][]string{{"parent", "1:"}, {"ingress"}} {
+		for _, v := range filterViews {
+			fr.views = append(fr.views, show(tool, v, parent...))
 		}
+		fr.state = append(fr.state, show(r.tc, stateView, parent...))
 	}
 	r.run(r.ip, "link", "del", filterDev)
 	return fr
@@ -121,12 +127,14 @@ func (r *runner) checkFilterLine(line string) bool {
 		problems = append(problems, fmt.Sprintf("stderr differs:\n  gotc: %q\n  tc:   %q", got.line.stderr, ref.line.stderr))
 	}
 	for i := range ref.views {
-		label := strings.Join(filterViews[i/2], " ")
 		if got.views[i] != ref.views[i] {
+			label := strings.Join(filterViews[i%len(filterViews)], " ")
 			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(ref.views[i], got.views[i])))
 		}
-		if got.tcOf[i] != ref.tcOf[i] {
-			problems = append(problems, fmt.Sprintf("kernel state differs (tc %q after gotc's line vs after tc's):\n%s", label, diff(ref.tcOf[i], got.tcOf[i])))
+	}
+	for i := range ref.state {
+		if got.state[i] != ref.state[i] {
+			problems = append(problems, fmt.Sprintf("kernel state differs (tc's view after gotc's line vs after tc's):\n%s", diff(ref.state[i], got.state[i])))
 		}
 	}
 	if len(problems) == 0 {
