@@ -133,6 +133,11 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 			for _, m := range d.Members {
 				ours = append(ours, cMember(m.Type, m.Struct, m.Len, strings.ReplaceAll(m.Name, "-", "_")))
 			}
+			for i, m := range members {
+				if strings.HasSuffix(m, "[]") {
+					members[i] = arrayMember(m)
+				}
+			}
 			if strings.Join(ours, "; ") != strings.Join(members, "; ") {
 				t.Errorf("struct %s:\n spec:   %s\n kernel: %s", cStruct, strings.Join(ours, "; "), strings.Join(members, "; "))
 			}
@@ -154,9 +159,10 @@ var notInUAPI = map[string]int64{
 func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", "_")) }
 
 // cMember is a spec struct member as parseStruct renders the C one: a
-// nested struct by its C name, a byte array without its size (C writes it
-// as an expression; the size is in the spec's layout), and a member named
-// "union" as the anonymous union it stands for.
+// nested struct by its C name, a binary member as an array of any element
+// type without its size (see arrayMember), padding of 1, 2, 4 or 8 bytes
+// as the unsigned integer of that size, and a member named "union" as the
+// anonymous union it stands for.
 func cMember(typ, structName string, n int, name string) string {
 	switch {
 	case structName != "":
@@ -164,11 +170,23 @@ func cMember(typ, structName string, n int, name string) string {
 	case typ == "binary" && name == "union":
 		return "union"
 	case typ == "binary":
-		return "__u8 " + name + "[]"
+		return "array " + name + "[]"
+	case typ == "pad" && (n == 1 || n == 2 || n == 4 || n == 8):
+		return "__u" + strconv.Itoa(8*n) + " " + name
 	case strings.HasPrefix(typ, "s"):
 		return "__s" + typ[1:] + " " + name
 	}
 	return "__u" + typ[1:] + " " + name
+}
+
+// arrayMember renders a C array member ("__u64 band_drops[]") as cMember
+// renders a binary one: the spec holds arrays as bytes, whatever C's
+// element type (fq's u64 band_drops[3] is 24 bytes), and C writes their
+// size as an expression; the kernel's tc.yaml, which codegen's oracle test
+// holds the spec against, gives their length in bytes.
+func arrayMember(m string) string {
+	fields := strings.Fields(m)
+	return "array " + fields[len(fields)-1]
 }
 
 // cIntegers are C's plain integer types as the UAPI headers' fixed ones.
