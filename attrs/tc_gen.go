@@ -462,11 +462,11 @@ func (s *TCCodelXstats) Decode(b []byte) error {
 // TCFQQdStats: fq's statistics of the qdisc (struct tc_fq_qd_stats).
 type TCFQQdStats struct {
 	// Flows freed by the garbage collector.
-	GcFlows uint64
+	GCFlows uint64
 	// Obsolete; the kernel sends 0.
 	HighprioPackets uint64
 	// Obsolete; the kernel sends 0.
-	TcpRetrans uint64
+	TCPRetrans uint64
 	// Times a flow was throttled by pacing.
 	Throttled uint64
 	// Packets dropped at the per-flow limit.
@@ -504,9 +504,9 @@ const TCFQQdStatsLen = 152
 
 // Append appends s in the kernel's layout to b.
 func (s *TCFQQdStats) Append(b []byte) []byte {
-	b = binary.NativeEndian.AppendUint64(b, uint64(s.GcFlows))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.GCFlows))
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.HighprioPackets))
-	b = binary.NativeEndian.AppendUint64(b, uint64(s.TcpRetrans))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.TCPRetrans))
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.Throttled))
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.FlowsPlimit))
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.PktsTooLong))
@@ -531,9 +531,9 @@ func (s *TCFQQdStats) Decode(b []byte) error {
 	if len(b) < TCFQQdStatsLen {
 		return errShort("tc-fq-qd-stats", TCFQQdStatsLen, len(b))
 	}
-	s.GcFlows = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.GCFlows = uint64(binary.NativeEndian.Uint64(b[0:]))
 	s.HighprioPackets = uint64(binary.NativeEndian.Uint64(b[8:]))
-	s.TcpRetrans = uint64(binary.NativeEndian.Uint64(b[16:]))
+	s.TCPRetrans = uint64(binary.NativeEndian.Uint64(b[16:]))
 	s.Throttled = uint64(binary.NativeEndian.Uint64(b[24:]))
 	s.FlowsPlimit = uint64(binary.NativeEndian.Uint64(b[32:]))
 	s.PktsTooLong = uint64(binary.NativeEndian.Uint64(b[40:]))
@@ -557,11 +557,11 @@ type TCHHFXstats struct {
 	// Times the packet limit was hit.
 	DropOverlimit uint32
 	// Times the heavy-hitter table was full.
-	HhOverlimit uint32
+	HHOverlimit uint32
 	// Heavy hitters caught so far.
-	HhTotCount uint32
+	HHTotCount uint32
 	// Heavy hitters now.
-	HhCurCount uint32
+	HHCurCount uint32
 }
 
 // TCHHFXstatsLen is the size of TCHHFXstats on the wire.
@@ -570,9 +570,9 @@ const TCHHFXstatsLen = 16
 // Append appends s in the kernel's layout to b.
 func (s *TCHHFXstats) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropOverlimit))
-	b = binary.NativeEndian.AppendUint32(b, uint32(s.HhOverlimit))
-	b = binary.NativeEndian.AppendUint32(b, uint32(s.HhTotCount))
-	b = binary.NativeEndian.AppendUint32(b, uint32(s.HhCurCount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.HHOverlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.HHTotCount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.HHCurCount))
 	return b
 }
 
@@ -582,9 +582,9 @@ func (s *TCHHFXstats) Decode(b []byte) error {
 		return errShort("tc-hhf-xstats", TCHHFXstatsLen, len(b))
 	}
 	s.DropOverlimit = uint32(binary.NativeEndian.Uint32(b[0:]))
-	s.HhOverlimit = uint32(binary.NativeEndian.Uint32(b[4:]))
-	s.HhTotCount = uint32(binary.NativeEndian.Uint32(b[8:]))
-	s.HhCurCount = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.HHOverlimit = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.HHTotCount = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.HHCurCount = uint32(binary.NativeEndian.Uint32(b[12:]))
 	return nil
 }
 
@@ -595,9 +595,9 @@ type TCPIEXstats struct {
 	// Current queueing delay, in microseconds.
 	Delay uint32
 	// Average dequeue rate in bytes/s, when dq-rate-estimating.
-	AvgDqRate uint32
+	AvgDQRate uint32
 	// Non-zero when the dequeue rate estimator is on.
-	DqRateEstimating uint32
+	DQRateEstimating uint32
 	// Packets enqueued.
 	PacketsIn uint32
 	// Packets dropped by PIE.
@@ -617,8 +617,8 @@ const TCPIEXstatsLen = 40
 func (s *TCPIEXstats) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.Prob))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Delay))
-	b = binary.NativeEndian.AppendUint32(b, uint32(s.AvgDqRate))
-	b = binary.NativeEndian.AppendUint32(b, uint32(s.DqRateEstimating))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.AvgDQRate))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DQRateEstimating))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.PacketsIn))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Dropped))
 	b = binary.NativeEndian.AppendUint32(b, uint32(s.Overlimit))
@@ -634,8 +634,8 @@ func (s *TCPIEXstats) Decode(b []byte) error {
 	}
 	s.Prob = uint64(binary.NativeEndian.Uint64(b[0:]))
 	s.Delay = uint32(binary.NativeEndian.Uint32(b[8:]))
-	s.AvgDqRate = uint32(binary.NativeEndian.Uint32(b[12:]))
-	s.DqRateEstimating = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.AvgDQRate = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.DQRateEstimating = uint32(binary.NativeEndian.Uint32(b[16:]))
 	s.PacketsIn = uint32(binary.NativeEndian.Uint32(b[20:]))
 	s.Dropped = uint32(binary.NativeEndian.Uint32(b[24:]))
 	s.Overlimit = uint32(binary.NativeEndian.Uint32(b[28:]))
@@ -3822,11 +3822,11 @@ const (
 	TCAHHFUnspec       uint16 = 0
 	TCAHHFBacklogLimit uint16 = 1
 	TCAHHFQuantum      uint16 = 2
-	TCAHHFHhFlowsLimit uint16 = 3
+	TCAHHFHHFlowsLimit uint16 = 3
 	TCAHHFResetTimeout uint16 = 4
 	TCAHHFAdmitBytes   uint16 = 5
 	TCAHHFEvictTimeout uint16 = 6
-	TCAHHFNonHhWeight  uint16 = 7
+	TCAHHFNonHHWeight  uint16 = 7
 )
 
 // HHFAttrs: Options of hhf (TCA_OPTIONS). The kernel parses them leniently
@@ -3837,7 +3837,7 @@ type HHFAttrs struct {
 	// Bytes a bucket may dequeue per round (at least 256).
 	Quantum *uint32
 	// Most heavy hitters tracked.
-	HhFlowsLimit *uint32
+	HHFlowsLimit *uint32
 	// Period of the heavy-hitter filter's reset, in microseconds.
 	ResetTimeout *uint32
 	// Bytes after which a flow is a heavy hitter.
@@ -3845,7 +3845,7 @@ type HHFAttrs struct {
 	// Idle time after which a heavy hitter is evicted, in microseconds.
 	EvictTimeout *uint32
 	// Weight of the non-heavy-hitter bucket against the heavy hitters'.
-	NonHhWeight *uint32
+	NonHHWeight *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
 	Unknown []Attribute
@@ -3859,8 +3859,8 @@ func (s *HHFAttrs) Encode(e *Encoder) {
 	if s.Quantum != nil {
 		e.Uint32(TCAHHFQuantum, uint32((*s.Quantum)))
 	}
-	if s.HhFlowsLimit != nil {
-		e.Uint32(TCAHHFHhFlowsLimit, uint32((*s.HhFlowsLimit)))
+	if s.HHFlowsLimit != nil {
+		e.Uint32(TCAHHFHHFlowsLimit, uint32((*s.HHFlowsLimit)))
 	}
 	if s.ResetTimeout != nil {
 		e.Uint32(TCAHHFResetTimeout, uint32((*s.ResetTimeout)))
@@ -3871,8 +3871,8 @@ func (s *HHFAttrs) Encode(e *Encoder) {
 	if s.EvictTimeout != nil {
 		e.Uint32(TCAHHFEvictTimeout, uint32((*s.EvictTimeout)))
 	}
-	if s.NonHhWeight != nil {
-		e.Uint32(TCAHHFNonHhWeight, uint32((*s.NonHhWeight)))
+	if s.NonHHWeight != nil {
+		e.Uint32(TCAHHFNonHHWeight, uint32((*s.NonHHWeight)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -3897,9 +3897,9 @@ func (s *HHFAttrs) decode(b []byte, sel *selectors) error {
 				s.Quantum = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
-		case TCAHHFHhFlowsLimit:
+		case TCAHHFHHFlowsLimit:
 			if v, ok := getUint32(data); ok {
-				s.HhFlowsLimit = arenaPtr(&sel.scalars, uint32(v))
+				s.HHFlowsLimit = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		case TCAHHFResetTimeout:
@@ -3917,9 +3917,9 @@ func (s *HHFAttrs) decode(b []byte, sel *selectors) error {
 				s.EvictTimeout = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
-		case TCAHHFNonHhWeight:
+		case TCAHHFNonHHWeight:
 			if v, ok := getUint32(data); ok {
-				s.NonHhWeight = arenaPtr(&sel.scalars, uint32(v))
+				s.NonHHWeight = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -3930,8 +3930,8 @@ func (s *HHFAttrs) decode(b []byte, sel *selectors) error {
 // Validate returns a *CheckError for the first attribute, in s or in a set
 // nested in it, whose value the kernel's policy refuses.
 func (s *HHFAttrs) Validate() error {
-	if s.HhFlowsLimit != nil {
-		v := *s.HhFlowsLimit
+	if s.HHFlowsLimit != nil {
+		v := *s.HHFlowsLimit
 		if v > 2048 {
 			return &CheckError{Set: "hhf-attrs", Attribute: "hh-flows-limit", Check: "max", Bound: 2048, Value: strconv.FormatUint(uint64(v), 10)}
 		}
@@ -3956,7 +3956,7 @@ const (
 	TCAPIEBeta            uint16 = 5
 	TCAPIEECN             uint16 = 6
 	TCAPIEBytemode        uint16 = 7
-	TCAPIEDqRateEstimator uint16 = 8
+	TCAPIEDQRateEstimator uint16 = 8
 )
 
 // PIEAttrs: Options of pie (TCA_OPTIONS). The kernel parses them leniently
@@ -3977,7 +3977,7 @@ type PIEAttrs struct {
 	// Non-zero to scale the drop probability by packet size.
 	Bytemode *uint32
 	// Non-zero to estimate the delay from the dequeue rate instead of timestamps.
-	DqRateEstimator *uint32
+	DQRateEstimator *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
 	Unknown []Attribute
@@ -4006,8 +4006,8 @@ func (s *PIEAttrs) Encode(e *Encoder) {
 	if s.Bytemode != nil {
 		e.Uint32(TCAPIEBytemode, uint32((*s.Bytemode)))
 	}
-	if s.DqRateEstimator != nil {
-		e.Uint32(TCAPIEDqRateEstimator, uint32((*s.DqRateEstimator)))
+	if s.DQRateEstimator != nil {
+		e.Uint32(TCAPIEDQRateEstimator, uint32((*s.DQRateEstimator)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -4057,9 +4057,9 @@ func (s *PIEAttrs) decode(b []byte, sel *selectors) error {
 				s.Bytemode = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
-		case TCAPIEDqRateEstimator:
+		case TCAPIEDQRateEstimator:
 			if v, ok := getUint32(data); ok {
-				s.DqRateEstimator = arenaPtr(&sel.scalars, uint32(v))
+				s.DQRateEstimator = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -4094,7 +4094,7 @@ const (
 	TCAFQPIEECNProb         uint16 = 9
 	TCAFQPIEECN             uint16 = 10
 	TCAFQPIEBytemode        uint16 = 11
-	TCAFQPIEDqRateEstimator uint16 = 12
+	TCAFQPIEDQRateEstimator uint16 = 12
 )
 
 // FQPIEAttrs: Options of fq_pie (TCA_OPTIONS). The kernel parses them strictly
@@ -4123,7 +4123,7 @@ type FQPIEAttrs struct {
 	// Non-zero to scale the drop probability by packet size.
 	Bytemode *uint32
 	// Non-zero to estimate the delay from the dequeue rate instead of timestamps.
-	DqRateEstimator *uint32
+	DQRateEstimator *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
 	Unknown []Attribute
@@ -4164,8 +4164,8 @@ func (s *FQPIEAttrs) Encode(e *Encoder) {
 	if s.Bytemode != nil {
 		e.Uint32(TCAFQPIEBytemode, uint32((*s.Bytemode)))
 	}
-	if s.DqRateEstimator != nil {
-		e.Uint32(TCAFQPIEDqRateEstimator, uint32((*s.DqRateEstimator)))
+	if s.DQRateEstimator != nil {
+		e.Uint32(TCAFQPIEDQRateEstimator, uint32((*s.DQRateEstimator)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -4235,9 +4235,9 @@ func (s *FQPIEAttrs) decode(b []byte, sel *selectors) error {
 				s.Bytemode = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
-		case TCAFQPIEDqRateEstimator:
+		case TCAFQPIEDQRateEstimator:
 			if v, ok := getUint32(data); ok {
-				s.DqRateEstimator = arenaPtr(&sel.scalars, uint32(v))
+				s.DQRateEstimator = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
