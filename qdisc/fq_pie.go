@@ -118,33 +118,35 @@ func PrintFQPIEOptions(p *tcfmt.Printer, o *attrs.FQPIEAttrs) {
 type fqpiexs = attrs.TCFQPIEXstats
 
 // fqPIEStat is one of fq_pie's statistics (Stat, with tc's JSON key) and
-// how tc's -s text writes it (format, a leading blank included).
+// how tc's -s text writes it (format, a leading blank included; whether a
+// line separator precedes it).
 type fqPIEStat struct {
 	Stat
-	format string
+	format    string
+	breakLine bool
 }
 
 // fqPIEQdiscStats lists fq_pie's statistics in tc's order; the second
 // line starts at new_flow_count.
 var fqPIEQdiscStats = []fqPIEStat{
 	{fqPIEField("pkts_in", "gotc_fq_pie_packets_total", "Packets enqueued.", true,
-		func(s *fqpiexs) uint32 { return s.PacketsIn }), "  pkts_in %u"},
+		func(s *fqpiexs) uint32 { return s.PacketsIn }), "  pkts_in %u", false},
 	{fqPIEField("overlimit", "gotc_fq_pie_overlimit_packets_total", "Packets dropped at the queue limit.", true,
-		func(s *fqpiexs) uint32 { return s.Overlimit }), " overlimit %u"},
+		func(s *fqpiexs) uint32 { return s.Overlimit }), " overlimit %u", false},
 	{fqPIEField("overmemory", "gotc_fq_pie_overmemory_packets_total", "Packets dropped at the memory limit.", true,
-		func(s *fqpiexs) uint32 { return s.Overmemory }), " overmemory %u"},
+		func(s *fqpiexs) uint32 { return s.Overmemory }), " overmemory %u", false},
 	{fqPIEField("dropped", "gotc_fq_pie_dropped_packets_total", "Packets dropped by PIE.", true,
-		func(s *fqpiexs) uint32 { return s.Dropped }), " dropped %u"},
+		func(s *fqpiexs) uint32 { return s.Dropped }), " dropped %u", false},
 	{fqPIEField("ecn_mark", "gotc_fq_pie_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
-		func(s *fqpiexs) uint32 { return s.ECNMark }), " ecn_mark %u"},
+		func(s *fqpiexs) uint32 { return s.ECNMark }), " ecn_mark %u", false},
 	{fqPIEField("new_flow_count", "gotc_fq_pie_new_flows_total", "Packets that started a new flow.", true,
-		func(s *fqpiexs) uint32 { return s.NewFlowCount }), "  new_flow_count %u"},
+		func(s *fqpiexs) uint32 { return s.NewFlowCount }), "  new_flow_count %u", true},
 	{fqPIEField("new_flows_len", "gotc_fq_pie_new_flows", "Flows in the new-flows list.", false,
-		func(s *fqpiexs) uint32 { return s.NewFlowsLen }), " new_flows_len %u"},
+		func(s *fqpiexs) uint32 { return s.NewFlowsLen }), " new_flows_len %u", false},
 	{fqPIEField("old_flows_len", "gotc_fq_pie_old_flows", "Flows in the old-flows list.", false,
-		func(s *fqpiexs) uint32 { return s.OldFlowsLen }), " old_flows_len %u"},
+		func(s *fqpiexs) uint32 { return s.OldFlowsLen }), " old_flows_len %u", false},
 	{fqPIEField("memory_used", "gotc_fq_pie_memory_used_bytes", "Memory (truesize) of the packets held now.", false,
-		func(s *fqpiexs) uint32 { return s.MemoryUsage }), " memory_used %u"},
+		func(s *fqpiexs) uint32 { return s.MemoryUsage }), " memory_used %u", false},
 }
 
 func fqPIEField(key, metric, help string, counter bool, get func(*fqpiexs) uint32) Stat {
@@ -186,7 +188,7 @@ func PrintFQPIEXstats(p *tcfmt.Printer, x *attrs.TCFQPIEXstats) {
 	for i := range fqPIEQdiscStats {
 		f := &fqPIEQdiscStats[i]
 		v, _ := f.Get(x)
-		if f.Key == "new_flow_count" {
+		if f.breakLine {
 			p.NL()
 		}
 		p.Uint(tcfmt.Any, tcfmt.Name(f.Key), f.format, v)

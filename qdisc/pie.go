@@ -190,10 +190,12 @@ func (v *pieParams) printSwitches(p *tcfmt.Printer) {
 type piexs = attrs.TCPIEXstats
 
 // pieStat is one of pie's statistics (Stat, with tc's JSON key) and how
-// tc's -s text writes it (format, a leading blank included).
+// tc's -s text writes it (format, a leading blank included; whether a line
+// separator precedes it).
 type pieStat struct {
 	Stat
-	format string
+	format    string
+	breakLine bool
 }
 
 // pieQdiscStats lists pie's statistics in tc's order: prob, delay and
@@ -202,26 +204,26 @@ type pieStat struct {
 var pieQdiscStats = []pieStat{
 	{Stat{Key: "prob", Unit: UnitProbability64, Metric: "gotc_pie_probability",
 		Help: "Drop/mark probability as a fraction (0..1).",
-		Get:  statAlways(func(s *piexs) uint64 { return s.Prob })}, "  prob %lg"},
+		Get:  statAlways(func(s *piexs) uint64 { return s.Prob })}, "  prob %lg", false},
 	{Stat{Key: "delay", Unit: UnitMicroseconds, Metric: "gotc_pie_delay_seconds",
 		Help: "Current queueing delay.",
-		Get:  statAlways(func(s *piexs) uint64 { return uint64(s.Delay) })}, " delay %s"},
+		Get:  statAlways(func(s *piexs) uint64 { return uint64(s.Delay) })}, " delay %s", false},
 	{Stat{Key: "avg_dq_rate", Metric: "gotc_pie_avg_dequeue_rate_bytes_per_second",
 		Help: "Average dequeue rate, while the dequeue rate estimator is on.",
 		Get: func(s any) (uint64, bool) {
 			x := s.(*piexs)
 			return uint64(x.AvgDQRate), x.DQRateEstimating != 0
-		}}, " avg_dq_rate %u"},
+		}}, " avg_dq_rate %u", false},
 	{pieCounter("pkts_in", "gotc_pie_packets_total", "Packets enqueued.",
-		func(s *piexs) uint32 { return s.PacketsIn }), "  pkts_in %u"},
+		func(s *piexs) uint32 { return s.PacketsIn }), "  pkts_in %u", true},
 	{pieCounter("overlimit", "gotc_pie_overlimit_packets_total", "Packets dropped at the queue limit.",
-		func(s *piexs) uint32 { return s.Overlimit }), " overlimit %u"},
+		func(s *piexs) uint32 { return s.Overlimit }), " overlimit %u", false},
 	{pieCounter("dropped", "gotc_pie_dropped_packets_total", "Packets dropped by PIE.",
-		func(s *piexs) uint32 { return s.Dropped }), " dropped %u"},
+		func(s *piexs) uint32 { return s.Dropped }), " dropped %u", false},
 	{Stat{Key: "maxq", Metric: "gotc_pie_max_queue_packets", Help: "Longest queue seen, in packets.",
-		Get: statAlways(func(s *piexs) uint64 { return uint64(s.Maxq) })}, " maxq %u"},
+		Get: statAlways(func(s *piexs) uint64 { return uint64(s.Maxq) })}, " maxq %u", false},
 	{pieCounter("ecn_mark", "gotc_pie_ecn_marked_packets_total", "Packets marked CE instead of dropped.",
-		func(s *piexs) uint32 { return s.ECNMark }), " ecn_mark %u"},
+		func(s *piexs) uint32 { return s.ECNMark }), " ecn_mark %u", false},
 }
 
 func pieCounter(key, metric, help string, get func(*piexs) uint32) Stat {
@@ -277,7 +279,7 @@ func PrintPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
 		case UnitMicroseconds:
 			p.Time(tcfmt.Any, key, f.format, uint32(v))
 		default:
-			if f.Key == "pkts_in" {
+			if f.breakLine {
 				p.NL()
 			}
 			p.Uint(tcfmt.Any, key, f.format, v)
