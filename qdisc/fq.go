@@ -48,8 +48,6 @@ const (
 	fqBands = 3
 	// fqMinWeight is the smallest band weight (FQ_MIN_WEIGHT).
 	fqMinWeight = 16384
-	// fqPrioCount is the number of priorities a priomap maps (TC_PRIO_MAX+1).
-	fqPrioCount = 16
 )
 
 func init() {
