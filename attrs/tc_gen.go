@@ -459,6 +459,247 @@ func (s *TCCodelXstats) Decode(b []byte) error {
 	return nil
 }
 
+// TCFQQdStats: fq's statistics of the qdisc (struct tc_fq_qd_stats).
+type TCFQQdStats struct {
+	// Flows freed by the garbage collector.
+	GCFlows uint64
+	// Obsolete; the kernel sends 0.
+	HighprioPackets uint64
+	// Obsolete; the kernel sends 0.
+	TCPRetrans uint64
+	// Times a flow was throttled by pacing.
+	Throttled uint64
+	// Packets dropped at the per-flow limit.
+	FlowsPlimit uint64
+	// Packets longer than the quantum allows.
+	PktsTooLong uint64
+	// Failed flow allocations.
+	AllocationErrors uint64
+	// Nanoseconds until the next throttled flow may send (negative when none).
+	TimeNextDelayedFlow int64
+	// Flows now.
+	Flows uint32
+	// Flows without packets now.
+	InactiveFlows uint32
+	// Flows throttled now.
+	ThrottledFlows uint32
+	// Average lateness of the unthrottling timer, in nanoseconds.
+	UnthrottleLatencyNs uint32
+	// Packets marked CE above ce_threshold.
+	CEMark uint64
+	// Packets dropped for a timestamp beyond the horizon.
+	HorizonDrops uint64
+	// Packets whose timestamp was capped to the horizon.
+	HorizonCaps uint64
+	// Packets that took the fast path.
+	FastpathPackets uint64
+	// Packets dropped in each of the 3 bands (u64 each).
+	BandDrops [24]byte
+	// Packets queued in each of the 3 bands now (u32 each).
+	BandPktCount [12]byte
+}
+
+// TCFQQdStatsLen is the size of TCFQQdStats on the wire.
+const TCFQQdStatsLen = 152
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQQdStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.GCFlows))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.HighprioPackets))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.TCPRetrans))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Throttled))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.FlowsPlimit))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.PktsTooLong))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.AllocationErrors))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.TimeNextDelayedFlow))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Flows))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.InactiveFlows))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ThrottledFlows))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.UnthrottleLatencyNs))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.CEMark))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.HorizonDrops))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.HorizonCaps))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.FastpathPackets))
+	b = append(b, s.BandDrops[:]...)
+	b = append(b, s.BandPktCount[:]...)
+	b = append(b, make([]byte, 4)...)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQQdStatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQQdStats) Decode(b []byte) error {
+	if len(b) < TCFQQdStatsLen {
+		return errShort("tc-fq-qd-stats", TCFQQdStatsLen, len(b))
+	}
+	s.GCFlows = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.HighprioPackets = uint64(binary.NativeEndian.Uint64(b[8:]))
+	s.TCPRetrans = uint64(binary.NativeEndian.Uint64(b[16:]))
+	s.Throttled = uint64(binary.NativeEndian.Uint64(b[24:]))
+	s.FlowsPlimit = uint64(binary.NativeEndian.Uint64(b[32:]))
+	s.PktsTooLong = uint64(binary.NativeEndian.Uint64(b[40:]))
+	s.AllocationErrors = uint64(binary.NativeEndian.Uint64(b[48:]))
+	s.TimeNextDelayedFlow = int64(binary.NativeEndian.Uint64(b[56:]))
+	s.Flows = uint32(binary.NativeEndian.Uint32(b[64:]))
+	s.InactiveFlows = uint32(binary.NativeEndian.Uint32(b[68:]))
+	s.ThrottledFlows = uint32(binary.NativeEndian.Uint32(b[72:]))
+	s.UnthrottleLatencyNs = uint32(binary.NativeEndian.Uint32(b[76:]))
+	s.CEMark = uint64(binary.NativeEndian.Uint64(b[80:]))
+	s.HorizonDrops = uint64(binary.NativeEndian.Uint64(b[88:]))
+	s.HorizonCaps = uint64(binary.NativeEndian.Uint64(b[96:]))
+	s.FastpathPackets = uint64(binary.NativeEndian.Uint64(b[104:]))
+	copy(s.BandDrops[:], b[112:136])
+	copy(s.BandPktCount[:], b[136:148])
+	return nil
+}
+
+// TCHHFXstats: hhf's statistics of the qdisc (struct tc_hhf_xstats).
+type TCHHFXstats struct {
+	// Times the packet limit was hit.
+	DropOverlimit uint32
+	// Times the heavy-hitter table was full.
+	HHOverlimit uint32
+	// Heavy hitters caught so far.
+	HHTotCount uint32
+	// Heavy hitters now.
+	HHCurCount uint32
+}
+
+// TCHHFXstatsLen is the size of TCHHFXstats on the wire.
+const TCHHFXstatsLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCHHFXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DropOverlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.HHOverlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.HHTotCount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.HHCurCount))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCHHFXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCHHFXstats) Decode(b []byte) error {
+	if len(b) < TCHHFXstatsLen {
+		return errShort("tc-hhf-xstats", TCHHFXstatsLen, len(b))
+	}
+	s.DropOverlimit = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.HHOverlimit = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.HHTotCount = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.HHCurCount = uint32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCPIEXstats: pie's statistics of the qdisc (struct tc_pie_xstats).
+type TCPIEXstats struct {
+	// Drop probability, as a fraction of 2^64.
+	Prob uint64
+	// Current queueing delay, in microseconds.
+	Delay uint32
+	// Average dequeue rate in bytes/s, when dq-rate-estimating.
+	AvgDQRate uint32
+	// Non-zero when the dequeue rate estimator is on.
+	DQRateEstimating uint32
+	// Packets enqueued.
+	PacketsIn uint32
+	// Packets dropped by PIE.
+	Dropped uint32
+	// Packets dropped at the queue limit.
+	Overlimit uint32
+	// Longest queue seen, in packets.
+	Maxq uint32
+	// Packets marked CE instead of dropped.
+	ECNMark uint32
+}
+
+// TCPIEXstatsLen is the size of TCPIEXstats on the wire.
+const TCPIEXstatsLen = 40
+
+// Append appends s in the kernel's layout to b.
+func (s *TCPIEXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Prob))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Delay))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.AvgDQRate))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DQRateEstimating))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.PacketsIn))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Dropped))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Overlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Maxq))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ECNMark))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCPIEXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCPIEXstats) Decode(b []byte) error {
+	if len(b) < TCPIEXstatsLen {
+		return errShort("tc-pie-xstats", TCPIEXstatsLen, len(b))
+	}
+	s.Prob = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Delay = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.AvgDQRate = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.DQRateEstimating = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.PacketsIn = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.Dropped = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Overlimit = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.Maxq = uint32(binary.NativeEndian.Uint32(b[32:]))
+	s.ECNMark = uint32(binary.NativeEndian.Uint32(b[36:]))
+	return nil
+}
+
+// TCFQPIEXstats: fq_pie's statistics of the qdisc (struct tc_fq_pie_xstats).
+type TCFQPIEXstats struct {
+	// Packets enqueued.
+	PacketsIn uint32
+	// Packets dropped by PIE.
+	Dropped uint32
+	// Packets dropped at the queue limit.
+	Overlimit uint32
+	// Packets dropped at the memory limit.
+	Overmemory uint32
+	// Packets marked CE instead of dropped.
+	ECNMark uint32
+	// Times a packet created a new flow.
+	NewFlowCount uint32
+	// Flows in the new list now.
+	NewFlowsLen uint32
+	// Flows in the old list now.
+	OldFlowsLen uint32
+	// Bytes (truesize) held now.
+	MemoryUsage uint32
+}
+
+// TCFQPIEXstatsLen is the size of TCFQPIEXstats on the wire.
+const TCFQPIEXstatsLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFQPIEXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.PacketsIn))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Dropped))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Overlimit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Overmemory))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ECNMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.NewFlowCount))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.NewFlowsLen))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.OldFlowsLen))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MemoryUsage))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFQPIEXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCFQPIEXstats) Decode(b []byte) error {
+	if len(b) < TCFQPIEXstatsLen {
+		return errShort("tc-fq-pie-xstats", TCFQPIEXstatsLen, len(b))
+	}
+	s.PacketsIn = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Dropped = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Overlimit = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Overmemory = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.ECNMark = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.NewFlowCount = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.NewFlowsLen = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.OldFlowsLen = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.MemoryUsage = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
 // TCSKBPrioQopt: Options of skbprio (struct tc_skbprio_qopt), the whole
 // TCA_OPTIONS payload.
 type TCSKBPrioQopt struct {
@@ -1826,6 +2067,10 @@ type decodePool struct {
 	TCFQCodelQdStats        pool[TCFQCodelQdStats]
 	TCFQCodelClStats        pool[TCFQCodelClStats]
 	TCCodelXstats           pool[TCCodelXstats]
+	TCFQQdStats             pool[TCFQQdStats]
+	TCHHFXstats             pool[TCHHFXstats]
+	TCPIEXstats             pool[TCPIEXstats]
+	TCFQPIEXstats           pool[TCFQPIEXstats]
 	TCSKBPrioQopt           pool[TCSKBPrioQopt]
 	TCDRRStats              pool[TCDRRStats]
 	TCHFSCQopt              pool[TCHFSCQopt]
@@ -1867,6 +2112,10 @@ type decodePool struct {
 	DualPI2Attrs            pool[DualPI2Attrs]
 	FQCodelAttrs            pool[FQCodelAttrs]
 	CodelAttrs              pool[CodelAttrs]
+	FQAttrs                 pool[FQAttrs]
+	HHFAttrs                pool[HHFAttrs]
+	PIEAttrs                pool[PIEAttrs]
+	FQPIEAttrs              pool[FQPIEAttrs]
 	DRRAttrs                pool[DRRAttrs]
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
@@ -1903,6 +2152,10 @@ func (p *decodePool) reset() {
 	p.TCFQCodelQdStats.reset()
 	p.TCFQCodelClStats.reset()
 	p.TCCodelXstats.reset()
+	p.TCFQQdStats.reset()
+	p.TCHHFXstats.reset()
+	p.TCPIEXstats.reset()
+	p.TCFQPIEXstats.reset()
 	p.TCSKBPrioQopt.reset()
 	p.TCDRRStats.reset()
 	p.TCHFSCQopt.reset()
@@ -1944,6 +2197,10 @@ func (p *decodePool) reset() {
 	p.DualPI2Attrs.reset()
 	p.FQCodelAttrs.reset()
 	p.CodelAttrs.reset()
+	p.FQAttrs.reset()
+	p.HHFAttrs.reset()
+	p.PIEAttrs.reset()
+	p.FQPIEAttrs.reset()
 	p.DRRAttrs.reset()
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
@@ -2042,6 +2299,34 @@ func newTCCodelXstats(sel *selectors) *TCCodelXstats {
 		return new(TCCodelXstats)
 	}
 	return sel.pool.TCCodelXstats.get()
+}
+
+func newTCFQQdStats(sel *selectors) *TCFQQdStats {
+	if sel.pool == nil {
+		return new(TCFQQdStats)
+	}
+	return sel.pool.TCFQQdStats.get()
+}
+
+func newTCHHFXstats(sel *selectors) *TCHHFXstats {
+	if sel.pool == nil {
+		return new(TCHHFXstats)
+	}
+	return sel.pool.TCHHFXstats.get()
+}
+
+func newTCPIEXstats(sel *selectors) *TCPIEXstats {
+	if sel.pool == nil {
+		return new(TCPIEXstats)
+	}
+	return sel.pool.TCPIEXstats.get()
+}
+
+func newTCFQPIEXstats(sel *selectors) *TCFQPIEXstats {
+	if sel.pool == nil {
+		return new(TCFQPIEXstats)
+	}
+	return sel.pool.TCFQPIEXstats.get()
 }
 
 func newTCSKBPrioQopt(sel *selectors) *TCSKBPrioQopt {
@@ -2329,6 +2614,34 @@ func newCodelAttrs(sel *selectors) *CodelAttrs {
 		return new(CodelAttrs)
 	}
 	return sel.pool.CodelAttrs.get()
+}
+
+func newFQAttrs(sel *selectors) *FQAttrs {
+	if sel.pool == nil {
+		return new(FQAttrs)
+	}
+	return sel.pool.FQAttrs.get()
+}
+
+func newHHFAttrs(sel *selectors) *HHFAttrs {
+	if sel.pool == nil {
+		return new(HHFAttrs)
+	}
+	return sel.pool.HHFAttrs.get()
+}
+
+func newPIEAttrs(sel *selectors) *PIEAttrs {
+	if sel.pool == nil {
+		return new(PIEAttrs)
+	}
+	return sel.pool.PIEAttrs.get()
+}
+
+func newFQPIEAttrs(sel *selectors) *FQPIEAttrs {
+	if sel.pool == nil {
+		return new(FQPIEAttrs)
+	}
+	return sel.pool.FQPIEAttrs.get()
 }
 
 func newDRRAttrs(sel *selectors) *DRRAttrs {
@@ -4122,6 +4435,706 @@ func (s *CodelAttrs) Validate() error {
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *CodelAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set fq-attrs (TCA_FQ_*).
+const (
+	TCAFQUnspec           uint16 = 0
+	TCAFQPlimit           uint16 = 1
+	TCAFQFlowPlimit       uint16 = 2
+	TCAFQQuantum          uint16 = 3
+	TCAFQInitialQuantum   uint16 = 4
+	TCAFQRateEnable       uint16 = 5
+	TCAFQFlowDefaultRate  uint16 = 6
+	TCAFQFlowMaxRate      uint16 = 7
+	TCAFQBucketsLog       uint16 = 8
+	TCAFQFlowRefillDelay  uint16 = 9
+	TCAFQOrphanMask       uint16 = 10
+	TCAFQLowRateThreshold uint16 = 11
+	TCAFQCEThreshold      uint16 = 12
+	TCAFQTimerSlack       uint16 = 13
+	TCAFQHorizon          uint16 = 14
+	TCAFQHorizonDrop      uint16 = 15
+	TCAFQPriomap          uint16 = 16
+	TCAFQWeights          uint16 = 17
+	TCAFQOffloadHorizon   uint16 = 18
+)
+
+// FQAttrs: Options of fq (TCA_OPTIONS). The kernel parses them leniently
+// (nla_parse_nested_deprecated; strictly from timer-slack on), and tc sends the
+// nest without NLA_F_NESTED.
+type FQAttrs struct {
+	// Queue limit in packets.
+	Plimit *uint32
+	// Per-flow limit in packets.
+	FlowPlimit *uint32
+	// Bytes a flow may dequeue per round (the kernel clamps to 256..2^20).
+	Quantum *uint32
+	// Bytes a new flow may dequeue in its first round.
+	InitialQuantum *uint32
+	// 1 for pacing, 0 for none (the kernel refuses other values).
+	RateEnable *uint32
+	// Obsolete; the kernel ignores it and no longer dumps it.
+	FlowDefaultRate *uint32
+	// Per-flow rate limit in bytes/s; 2^32-1 for none.
+	FlowMaxRate *uint32
+	// Log2 of the number of hash buckets (the kernel takes 1..18).
+	BucketsLog *uint32
+	// Flow credit refill delay, in microseconds.
+	FlowRefillDelay *uint32
+	// Mask applied to the hash of packets without a socket.
+	OrphanMask *uint32
+	// Rate in bytes/s under which packets are paced one by one.
+	LowRateThreshold *uint32
+	// Delay above which packets are CE-marked, in microseconds; 2^32-1 for off.
+	CEThreshold *uint32
+	// Slack of the pacing timer, in nanoseconds.
+	TimerSlack *uint32
+	// Time horizon of packet timestamps, in microseconds.
+	Horizon *uint32
+	// 1 to drop packets beyond the horizon, 0 to cap their timestamp.
+	HorizonDrop *uint8
+	// Band of each priority (the kernel takes only 3 bands).
+	Priomap *TCPrioQopt
+	// Weight of each of the 3 bands.
+	Weights []int32
+	// Paced packets within this many microseconds are dequeued at once (hardware
+	// offload).
+	OffloadHorizon *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FQAttrs) Encode(e *Encoder) {
+	if s.BucketsLog != nil {
+		e.Uint32(TCAFQBucketsLog, uint32((*s.BucketsLog)))
+	}
+	if s.Plimit != nil {
+		e.Uint32(TCAFQPlimit, uint32((*s.Plimit)))
+	}
+	if s.FlowPlimit != nil {
+		e.Uint32(TCAFQFlowPlimit, uint32((*s.FlowPlimit)))
+	}
+	if s.Quantum != nil {
+		e.Uint32(TCAFQQuantum, uint32((*s.Quantum)))
+	}
+	if s.InitialQuantum != nil {
+		e.Uint32(TCAFQInitialQuantum, uint32((*s.InitialQuantum)))
+	}
+	if s.RateEnable != nil {
+		e.Uint32(TCAFQRateEnable, uint32((*s.RateEnable)))
+	}
+	if s.FlowMaxRate != nil {
+		e.Uint32(TCAFQFlowMaxRate, uint32((*s.FlowMaxRate)))
+	}
+	if s.LowRateThreshold != nil {
+		e.Uint32(TCAFQLowRateThreshold, uint32((*s.LowRateThreshold)))
+	}
+	if s.FlowDefaultRate != nil {
+		e.Uint32(TCAFQFlowDefaultRate, uint32((*s.FlowDefaultRate)))
+	}
+	if s.FlowRefillDelay != nil {
+		e.Uint32(TCAFQFlowRefillDelay, uint32((*s.FlowRefillDelay)))
+	}
+	if s.OrphanMask != nil {
+		e.Uint32(TCAFQOrphanMask, uint32((*s.OrphanMask)))
+	}
+	if s.CEThreshold != nil {
+		e.Uint32(TCAFQCEThreshold, uint32((*s.CEThreshold)))
+	}
+	if s.TimerSlack != nil {
+		e.Uint32(TCAFQTimerSlack, uint32((*s.TimerSlack)))
+	}
+	if s.Horizon != nil {
+		e.Uint32(TCAFQHorizon, uint32((*s.Horizon)))
+	}
+	if s.HorizonDrop != nil {
+		e.Uint8(TCAFQHorizonDrop, uint8((*s.HorizonDrop)))
+	}
+	if s.Priomap != nil {
+		e.Attr(TCAFQPriomap, (*s.Priomap).Append(nil))
+	}
+	if s.Weights != nil {
+		e.Attr(TCAFQWeights, appendInts(nil, s.Weights, false))
+	}
+	if s.OffloadHorizon != nil {
+		e.Uint32(TCAFQOffloadHorizon, uint32((*s.OffloadHorizon)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FQAttrs) Decode(b []byte) error { return s.decode(b, &selectors{decodeState: &decodeState{}}) }
+
+func (s *FQAttrs) decode(b []byte, sel *selectors) error {
+	*s = FQAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFQPlimit:
+			if v, ok := getUint32(data); ok {
+				s.Plimit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQFlowPlimit:
+			if v, ok := getUint32(data); ok {
+				s.FlowPlimit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQQuantum:
+			if v, ok := getUint32(data); ok {
+				s.Quantum = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQInitialQuantum:
+			if v, ok := getUint32(data); ok {
+				s.InitialQuantum = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQRateEnable:
+			if v, ok := getUint32(data); ok {
+				s.RateEnable = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQFlowDefaultRate:
+			if v, ok := getUint32(data); ok {
+				s.FlowDefaultRate = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQFlowMaxRate:
+			if v, ok := getUint32(data); ok {
+				s.FlowMaxRate = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQBucketsLog:
+			if v, ok := getUint32(data); ok {
+				s.BucketsLog = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQFlowRefillDelay:
+			if v, ok := getUint32(data); ok {
+				s.FlowRefillDelay = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQOrphanMask:
+			if v, ok := getUint32(data); ok {
+				s.OrphanMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQLowRateThreshold:
+			if v, ok := getUint32(data); ok {
+				s.LowRateThreshold = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQCEThreshold:
+			if v, ok := getUint32(data); ok {
+				s.CEThreshold = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQTimerSlack:
+			if v, ok := getUint32(data); ok {
+				s.TimerSlack = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQHorizon:
+			if v, ok := getUint32(data); ok {
+				s.Horizon = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQHorizonDrop:
+			if v, ok := getUint8(data); ok {
+				s.HorizonDrop = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFQPriomap:
+			if v := newTCPrioQopt(sel); v.Decode(data) == nil {
+				s.Priomap = v
+				return
+			}
+		case TCAFQWeights:
+			if v, ok := getInts[int32](data, false); ok {
+				s.Weights = v
+				return
+			}
+		case TCAFQOffloadHorizon:
+			if v, ok := getUint32(data); ok {
+				s.OffloadHorizon = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FQAttrs) Validate() error {
+	if s.InitialQuantum != nil {
+		v := *s.InitialQuantum
+		if v > 1048576 {
+			return &CheckError{Set: "fq-attrs", Attribute: "initial-quantum", Check: "max", Bound: 1048576, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FQAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set hhf-attrs (TCA_HHF_*).
+const (
+	TCAHHFUnspec       uint16 = 0
+	TCAHHFBacklogLimit uint16 = 1
+	TCAHHFQuantum      uint16 = 2
+	TCAHHFHHFlowsLimit uint16 = 3
+	TCAHHFResetTimeout uint16 = 4
+	TCAHHFAdmitBytes   uint16 = 5
+	TCAHHFEvictTimeout uint16 = 6
+	TCAHHFNonHHWeight  uint16 = 7
+)
+
+// HHFAttrs: Options of hhf (TCA_OPTIONS). The kernel parses them leniently
+// (nla_parse_nested_deprecated), and tc sends the nest without NLA_F_NESTED.
+type HHFAttrs struct {
+	// Queue limit in packets.
+	BacklogLimit *uint32
+	// Bytes a bucket may dequeue per round (at least 256).
+	Quantum *uint32
+	// Most heavy hitters tracked.
+	HHFlowsLimit *uint32
+	// Period of the heavy-hitter filter's reset, in microseconds.
+	ResetTimeout *uint32
+	// Bytes after which a flow is a heavy hitter.
+	AdmitBytes *uint32
+	// Idle time after which a heavy hitter is evicted, in microseconds.
+	EvictTimeout *uint32
+	// Weight of the non-heavy-hitter bucket against the heavy hitters'.
+	NonHHWeight *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *HHFAttrs) Encode(e *Encoder) {
+	if s.BacklogLimit != nil {
+		e.Uint32(TCAHHFBacklogLimit, uint32((*s.BacklogLimit)))
+	}
+	if s.Quantum != nil {
+		e.Uint32(TCAHHFQuantum, uint32((*s.Quantum)))
+	}
+	if s.HHFlowsLimit != nil {
+		e.Uint32(TCAHHFHHFlowsLimit, uint32((*s.HHFlowsLimit)))
+	}
+	if s.ResetTimeout != nil {
+		e.Uint32(TCAHHFResetTimeout, uint32((*s.ResetTimeout)))
+	}
+	if s.AdmitBytes != nil {
+		e.Uint32(TCAHHFAdmitBytes, uint32((*s.AdmitBytes)))
+	}
+	if s.EvictTimeout != nil {
+		e.Uint32(TCAHHFEvictTimeout, uint32((*s.EvictTimeout)))
+	}
+	if s.NonHHWeight != nil {
+		e.Uint32(TCAHHFNonHHWeight, uint32((*s.NonHHWeight)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *HHFAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *HHFAttrs) decode(b []byte, sel *selectors) error {
+	*s = HHFAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAHHFBacklogLimit:
+			if v, ok := getUint32(data); ok {
+				s.BacklogLimit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHHFQuantum:
+			if v, ok := getUint32(data); ok {
+				s.Quantum = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHHFHHFlowsLimit:
+			if v, ok := getUint32(data); ok {
+				s.HHFlowsLimit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHHFResetTimeout:
+			if v, ok := getUint32(data); ok {
+				s.ResetTimeout = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHHFAdmitBytes:
+			if v, ok := getUint32(data); ok {
+				s.AdmitBytes = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHHFEvictTimeout:
+			if v, ok := getUint32(data); ok {
+				s.EvictTimeout = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAHHFNonHHWeight:
+			if v, ok := getUint32(data); ok {
+				s.NonHHWeight = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *HHFAttrs) Validate() error {
+	if s.HHFlowsLimit != nil {
+		v := *s.HHFlowsLimit
+		if v > 2048 {
+			return &CheckError{Set: "hhf-attrs", Attribute: "hh-flows-limit", Check: "max", Bound: 2048, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *HHFAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set pie-attrs (TCA_PIE_*).
+const (
+	TCAPIEUnspec          uint16 = 0
+	TCAPIETarget          uint16 = 1
+	TCAPIELimit           uint16 = 2
+	TCAPIETupdate         uint16 = 3
+	TCAPIEAlpha           uint16 = 4
+	TCAPIEBeta            uint16 = 5
+	TCAPIEECN             uint16 = 6
+	TCAPIEBytemode        uint16 = 7
+	TCAPIEDQRateEstimator uint16 = 8
+)
+
+// PIEAttrs: Options of pie (TCA_OPTIONS). The kernel parses them leniently
+// (nla_parse_nested_deprecated), and tc sends the nest without NLA_F_NESTED.
+type PIEAttrs struct {
+	// Target queueing delay, in microseconds.
+	Target *uint32
+	// Queue limit in packets.
+	Limit *uint32
+	// Interval between probability updates, in microseconds.
+	Tupdate *uint32
+	// Weight of the delay's deviation from the target (tc takes 0..32).
+	Alpha *uint32
+	// Weight of the delay's trend (tc takes 0..32).
+	Beta *uint32
+	// Non-zero to mark ECN-capable packets instead of dropping them.
+	ECN *uint32
+	// Non-zero to scale the drop probability by packet size.
+	Bytemode *uint32
+	// Non-zero to estimate the delay from the dequeue rate instead of timestamps.
+	DQRateEstimator *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *PIEAttrs) Encode(e *Encoder) {
+	if s.Limit != nil {
+		e.Uint32(TCAPIELimit, uint32((*s.Limit)))
+	}
+	if s.Tupdate != nil {
+		e.Uint32(TCAPIETupdate, uint32((*s.Tupdate)))
+	}
+	if s.Target != nil {
+		e.Uint32(TCAPIETarget, uint32((*s.Target)))
+	}
+	if s.Alpha != nil {
+		e.Uint32(TCAPIEAlpha, uint32((*s.Alpha)))
+	}
+	if s.Beta != nil {
+		e.Uint32(TCAPIEBeta, uint32((*s.Beta)))
+	}
+	if s.ECN != nil {
+		e.Uint32(TCAPIEECN, uint32((*s.ECN)))
+	}
+	if s.Bytemode != nil {
+		e.Uint32(TCAPIEBytemode, uint32((*s.Bytemode)))
+	}
+	if s.DQRateEstimator != nil {
+		e.Uint32(TCAPIEDQRateEstimator, uint32((*s.DQRateEstimator)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *PIEAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *PIEAttrs) decode(b []byte, sel *selectors) error {
+	*s = PIEAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAPIETarget:
+			if v, ok := getUint32(data); ok {
+				s.Target = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPIELimit:
+			if v, ok := getUint32(data); ok {
+				s.Limit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPIETupdate:
+			if v, ok := getUint32(data); ok {
+				s.Tupdate = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPIEAlpha:
+			if v, ok := getUint32(data); ok {
+				s.Alpha = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPIEBeta:
+			if v, ok := getUint32(data); ok {
+				s.Beta = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPIEECN:
+			if v, ok := getUint32(data); ok {
+				s.ECN = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPIEBytemode:
+			if v, ok := getUint32(data); ok {
+				s.Bytemode = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPIEDQRateEstimator:
+			if v, ok := getUint32(data); ok {
+				s.DQRateEstimator = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *PIEAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *PIEAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set fq-pie-attrs (TCA_FQ_PIE_*).
+const (
+	TCAFQPIEUnspec          uint16 = 0
+	TCAFQPIELimit           uint16 = 1
+	TCAFQPIEFlows           uint16 = 2
+	TCAFQPIETarget          uint16 = 3
+	TCAFQPIETupdate         uint16 = 4
+	TCAFQPIEAlpha           uint16 = 5
+	TCAFQPIEBeta            uint16 = 6
+	TCAFQPIEQuantum         uint16 = 7
+	TCAFQPIEMemoryLimit     uint16 = 8
+	TCAFQPIEECNProb         uint16 = 9
+	TCAFQPIEECN             uint16 = 10
+	TCAFQPIEBytemode        uint16 = 11
+	TCAFQPIEDQRateEstimator uint16 = 12
+)
+
+// FQPIEAttrs: Options of fq_pie (TCA_OPTIONS). The kernel parses them strictly
+// (nla_parse_nested), and tc sends the nest with NLA_F_NESTED.
+type FQPIEAttrs struct {
+	// Queue limit in packets.
+	Limit *uint32
+	// Number of flow queues (1..65536); only settable when the qdisc is created.
+	Flows *uint32
+	// Target queueing delay, in microseconds.
+	Target *uint32
+	// Interval between probability updates, in microseconds.
+	Tupdate *uint32
+	// Weight of the delay's deviation from the target (tc takes 0..32).
+	Alpha *uint32
+	// Weight of the delay's trend (tc takes 0..32).
+	Beta *uint32
+	// Bytes a flow may dequeue per round (the kernel raises it to 256).
+	Quantum *uint32
+	// Memory limit in bytes.
+	MemoryLimit *uint32
+	// Drop probability in percent under which ECN-capable packets are marked instead.
+	ECNProb *uint32
+	// Non-zero to mark ECN-capable packets instead of dropping them.
+	ECN *uint32
+	// Non-zero to scale the drop probability by packet size.
+	Bytemode *uint32
+	// Non-zero to estimate the delay from the dequeue rate instead of timestamps.
+	DQRateEstimator *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FQPIEAttrs) Encode(e *Encoder) {
+	if s.Limit != nil {
+		e.Uint32(TCAFQPIELimit, uint32((*s.Limit)))
+	}
+	if s.Flows != nil {
+		e.Uint32(TCAFQPIEFlows, uint32((*s.Flows)))
+	}
+	if s.Target != nil {
+		e.Uint32(TCAFQPIETarget, uint32((*s.Target)))
+	}
+	if s.Tupdate != nil {
+		e.Uint32(TCAFQPIETupdate, uint32((*s.Tupdate)))
+	}
+	if s.Alpha != nil {
+		e.Uint32(TCAFQPIEAlpha, uint32((*s.Alpha)))
+	}
+	if s.Beta != nil {
+		e.Uint32(TCAFQPIEBeta, uint32((*s.Beta)))
+	}
+	if s.Quantum != nil {
+		e.Uint32(TCAFQPIEQuantum, uint32((*s.Quantum)))
+	}
+	if s.MemoryLimit != nil {
+		e.Uint32(TCAFQPIEMemoryLimit, uint32((*s.MemoryLimit)))
+	}
+	if s.ECNProb != nil {
+		e.Uint32(TCAFQPIEECNProb, uint32((*s.ECNProb)))
+	}
+	if s.ECN != nil {
+		e.Uint32(TCAFQPIEECN, uint32((*s.ECN)))
+	}
+	if s.Bytemode != nil {
+		e.Uint32(TCAFQPIEBytemode, uint32((*s.Bytemode)))
+	}
+	if s.DQRateEstimator != nil {
+		e.Uint32(TCAFQPIEDQRateEstimator, uint32((*s.DQRateEstimator)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FQPIEAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *FQPIEAttrs) decode(b []byte, sel *selectors) error {
+	*s = FQPIEAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFQPIELimit:
+			if v, ok := getUint32(data); ok {
+				s.Limit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEFlows:
+			if v, ok := getUint32(data); ok {
+				s.Flows = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIETarget:
+			if v, ok := getUint32(data); ok {
+				s.Target = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIETupdate:
+			if v, ok := getUint32(data); ok {
+				s.Tupdate = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEAlpha:
+			if v, ok := getUint32(data); ok {
+				s.Alpha = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEBeta:
+			if v, ok := getUint32(data); ok {
+				s.Beta = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEQuantum:
+			if v, ok := getUint32(data); ok {
+				s.Quantum = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEMemoryLimit:
+			if v, ok := getUint32(data); ok {
+				s.MemoryLimit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEECNProb:
+			if v, ok := getUint32(data); ok {
+				s.ECNProb = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEECN:
+			if v, ok := getUint32(data); ok {
+				s.ECN = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEBytemode:
+			if v, ok := getUint32(data); ok {
+				s.Bytemode = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFQPIEDQRateEstimator:
+			if v, ok := getUint32(data); ok {
+				s.DQRateEstimator = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FQPIEAttrs) Validate() error {
+	if s.Quantum != nil {
+		v := *s.Quantum
+		if v < 1 {
+			return &CheckError{Set: "fq-pie-attrs", Attribute: "quantum", Check: "min", Bound: 1, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+		if v > 1048576 {
+			return &CheckError{Set: "fq-pie-attrs", Attribute: "quantum", Check: "max", Bound: 1048576, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FQPIEAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	return n
 }
@@ -5961,7 +6974,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -5990,13 +7003,21 @@ func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, 
 
 func (s *ETSAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *FQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *FQCodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
+func (s *FQPIEAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 func (s *HFSCAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *HHFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *HTBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *PIEAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -6111,12 +7132,24 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newETSAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "fq":
+		if v := newFQAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "fq_codel":
 		if v := newFQCodelAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "fq_pie":
+		if v := newFQPIEAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "hfsc":
 		if v := newHFSCAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "hhf":
+		if v := newHHFAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "htb":
@@ -6125,6 +7158,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "matchall":
 		if v := newMatchallAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "pie":
+		if v := newPIEAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "qfq":
@@ -6172,7 +7209,7 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -6199,11 +7236,19 @@ func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ
 
 func (s *TCFQCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCFQPIEXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCFQQdStats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 func (s *TCHFSCStats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCHHFXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCNetemXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCPIEXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
 func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
@@ -6232,8 +7277,20 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "fq_pie":
+		if v := newTCFQPIEXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "fq":
+		if v := newTCFQQdStats(sel); v.Decode(b) == nil {
+			return v
+		}
 	case "hfsc":
 		if v := newTCHFSCStats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "hhf":
+		if v := newTCHHFXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "htb":
@@ -6244,12 +7301,16 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCNetemXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "pie":
+		if v := newTCPIEXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCXstatsMsgRaw(clone(b))
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -6276,11 +7337,19 @@ func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ
 
 func (s *TCFQCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCFQPIEXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCFQQdStats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 func (s *TCHFSCStats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCHHFXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCNetemXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCPIEXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
 func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
@@ -6309,8 +7378,20 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		if v := newTCFQCodelXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "fq_pie":
+		if v := newTCFQPIEXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "fq":
+		if v := newTCFQQdStats(sel); v.Decode(b) == nil {
+			return v
+		}
 	case "hfsc":
 		if v := newTCHFSCStats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "hhf":
+		if v := newTCHHFXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "htb":
@@ -6319,6 +7400,10 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	case "netem":
 		if v := newTCNetemXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "pie":
+		if v := newTCPIEXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	}

@@ -152,8 +152,13 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 				if m.ByteOrder == "big-endian" {
 					typ = "be" + typ[1:]
 				}
-				ours = append(ours, cMember(typ, m.Struct, name))
+				ours = append(ours, cMember(typ, m.Struct, m.Len, name))
 				off += memberSize(m.Type) + m.Len
+			}
+			for i, m := range members {
+				if strings.HasSuffix(m, "[]") {
+					members[i] = arrayMember(m)
+				}
 			}
 			if strings.Join(ours, "; ") != strings.Join(members, "; ") {
 				t.Errorf("struct %s:\n spec:   %s\n kernel: %s", cStruct, strings.Join(ours, "; "), strings.Join(members, "; "))
@@ -176,17 +181,23 @@ var notInUAPI = map[string]int64{
 func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", "_")) }
 
 // cMember is a spec struct member as parseStruct renders the C one: a
-// nested struct by its C name, a byte array without its size (C writes it
-// as an expression; the size is in the spec's layout), and a member named
-// "union" as the anonymous union it stands for. typ "be32" is __be32.
-func cMember(typ, structName string, name string) string {
+// nested struct by its C name, a binary member or a flexible array (name
+// ending in "[]") as an array of any element type without its size (see
+// arrayMember), padding of 1, 2, 4 or 8 bytes as the unsigned integer of
+// that size, and a member named "union" as the anonymous union it stands
+// for. typ "be32" is __be32.
+func cMember(typ, structName string, n int, name string) string {
 	switch {
+	case strings.HasSuffix(name, "[]"):
+		return "array " + name
 	case structName != "":
 		return "struct " + strings.ReplaceAll(structName, "-", "_") + " " + name
 	case typ == "binary" && name == "union":
 		return "union"
 	case typ == "binary":
-		return "__u8 " + name + "[]"
+		return "array " + name + "[]"
+	case typ == "pad" && (n == 1 || n == 2 || n == 4 || n == 8):
+		return "__u" + strconv.Itoa(8*n) + " " + name
 	}
 	return "__" + typ + " " + name
 }
@@ -198,6 +209,16 @@ func memberSize(typ string) int {
 		fmt.Sscanf(typ, "s%d", &bits)
 	}
 	return bits / 8
+}
+
+// arrayMember renders a C array member ("__u64 band_drops[]") as cMember
+// renders a binary one: the spec holds arrays as bytes, whatever C's
+// element type (fq's u64 band_drops[3] is 24 bytes), and C writes their
+// size as an expression; the kernel's tc.yaml, which codegen's oracle test
+// holds the spec against, gives their length in bytes.
+func arrayMember(m string) string {
+	fields := strings.Fields(m)
+	return "array " + fields[len(fields)-1]
 }
 
 // cIntegers are C's plain integer types as the UAPI headers' fixed ones.

@@ -58,75 +58,39 @@ func init() {
 // and for "help"; a keyword missing its value exits 255.
 func ParseCodel(args []string) (*attrs.CodelAttrs, error) {
 	w := newCodelWords()
-	for i := 0; i < len(args); i++ {
-		kw := args[i]
-		value := func() (string, error) {
-			if i+1 >= len(args) {
-				return "", incompleteCommand()
-			}
-			i++
-			return args[i], nil
-		}
-		if ok, err := w.word(kw, value); err != nil {
-			return nil, err
-		} else if ok {
-			continue
-		}
-		if kw == "help" {
-			return nil, &ParseError{ShowUsage: true}
-		}
-		// tc quotes the word as is, without escaping.
-		return nil, usageErrorf("What is \"%s\"?", kw)
+	if err := parseWords(args, w.word); err != nil {
+		return nil, err
 	}
 	o := &attrs.CodelAttrs{}
 	o.Limit, o.Interval, o.Target = nonZero(w.limit), nonZero(w.interval), nonZero(w.target)
-	o.ECN, o.CEThreshold = w.ecnAttr(), w.ceThresholdAttr()
+	o.ECN, o.CEThreshold = w.ecn.attr(), w.ceThresholdAttr()
 	return o, nil
 }
 
 // codelWords are the keywords codel and fq_codel share (tc's q_codel.c and
 // q_fq_codel.c read them alike), with tc's "not given" values: 0 for
-// limit, target and interval, 2^32-1 for ce_threshold, -1 for ecn.
+// limit, target and interval, 2^32-1 for ce_threshold.
 type codelWords struct {
 	limit, target, interval, ceThreshold uint32
-	ecn                                  int
+	ecn                                  switchArg
 }
 
 func newCodelWords() *codelWords {
-	return &codelWords{ceThreshold: math.MaxUint32, ecn: -1}
+	return &codelWords{ceThreshold: math.MaxUint32, ecn: switchUnset}
 }
 
 // word takes kw (and its value, read with value) when it is one of the
 // shared keywords; ok is false for any other word.
-func (w *codelWords) word(kw string, value func() (string, error)) (ok bool, err error) {
+func (w *codelWords) word(kw string, value valueFunc) (ok bool, err error) {
 	switch kw {
 	case "limit":
-		v, err := value()
-		if err != nil {
-			return true, err
-		}
-		n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
-		if perr != nil {
-			return true, errorf(`Illegal "limit"`)
-		}
-		w.limit = uint32(n)
-	case "target", "interval", "ce_threshold":
-		v, err := value()
-		if err != nil {
-			return true, err
-		}
-		t, perr := tcfmt.ParseTime(v)
-		if perr != nil {
-			return true, errorf("Illegal %q", kw)
-		}
-		switch kw {
-		case "target":
-			w.target = t
-		case "interval":
-			w.interval = t
-		default:
-			w.ceThreshold = t
-		}
+		w.limit, err = uintArg(kw, value)
+	case "target":
+		w.target, err = timeArg(kw, value)
+	case "interval":
+		w.interval, err = timeArg(kw, value)
+	case "ce_threshold":
+		w.ceThreshold, err = timeArg(kw, value)
 	case "ecn":
 		w.ecn = 1
 	case "noecn":
@@ -134,16 +98,7 @@ func (w *codelWords) word(kw string, value func() (string, error)) (ok bool, err
 	default:
 		return false, nil
 	}
-	return true, nil
-}
-
-// ecnAttr is the ECN attribute to send: none unless ecn or noecn was given.
-func (w *codelWords) ecnAttr() *uint32 {
-	if w.ecn < 0 {
-		return nil
-	}
-	e := uint32(w.ecn)
-	return &e
+	return true, err
 }
 
 // ceThresholdAttr is the CE threshold to send: none unless one was given.

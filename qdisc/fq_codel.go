@@ -80,80 +80,52 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 		ceMask                    uint8
 		ceSelector                uint8 = 0xff
 	)
-	for i := 0; i < len(args); i++ {
-		kw := args[i]
-		value := func() (string, error) {
-			if i+1 >= len(args) {
-				return "", incompleteCommand()
-			}
-			i++
-			return args[i], nil
-		}
-		if ok, err := w.word(kw, value); err != nil {
-			return nil, err
-		} else if ok {
-			continue
+	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+		if ok, err := w.word(kw, value); ok || err != nil {
+			return ok, err
 		}
 		switch kw {
-		case "flows", "quantum", "drop_batch":
-			v, err := value()
-			if err != nil {
-				return nil, err
-			}
-			n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
-			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
-			}
-			switch kw {
-			case "flows":
-				flows = uint32(n)
-			case "quantum":
-				quantum = uint32(n)
-			default:
-				dropBatch = uint32(n)
-			}
+		case "flows":
+			flows, err = uintArg(kw, value)
+		case "quantum":
+			quantum, err = uintArg(kw, value)
+		case "drop_batch":
+			dropBatch, err = uintArg(kw, value)
 		case "ce_threshold_selector":
 			v, err := value()
 			if err != nil {
-				return nil, err
+				return true, err
 			}
 			sel, mask, found := strings.Cut(v, "/")
 			if !found {
-				return nil, errorf(`Missing mask for "ce_threshold_selector"`)
+				return true, errorf(`Missing mask for "ce_threshold_selector"`)
 			}
 			// tc reads the mask first, so a bad mask is reported even
 			// when the value is bad too.
 			m, perr := tcfmt.ParseUint(mask, 0, 8)
 			if perr != nil {
-				return nil, errorf(`Illegal mask for "ce_threshold_selector"`)
+				return true, errorf(`Illegal mask for "ce_threshold_selector"`)
 			}
 			s, perr := tcfmt.ParseUint(sel, 0, 8)
 			if perr != nil {
-				return nil, errorf(`Illegal "ce_threshold_selector"`)
+				return true, errorf(`Illegal "ce_threshold_selector"`)
 			}
 			ceMask, ceSelector = uint8(m), uint8(s)
 		case "memory_limit":
-			v, err := value()
-			if err != nil {
-				return nil, err
-			}
-			n, perr := tcfmt.ParseSize(v)
-			if perr != nil {
-				return nil, errorf(`Illegal "memory_limit"`)
-			}
-			memory = n
-		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			memory, err = sizeArg(kw, value)
 		default:
-			// tc quotes the word as is, without escaping.
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return false, nil
 		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	o := &attrs.FQCodelAttrs{}
 	o.Limit, o.Flows, o.Quantum = nonZero(w.limit), nonZero(flows), nonZero(quantum)
 	o.Interval, o.Target, o.DropBatchSize = nonZero(w.interval), nonZero(w.target), nonZero(dropBatch)
-	o.ECN, o.CEThreshold = w.ecnAttr(), w.ceThresholdAttr()
+	o.ECN, o.CEThreshold = w.ecn.attr(), w.ceThresholdAttr()
 	if ceSelector != 0xff {
 		o.CEThresholdMask, o.CEThresholdSelector = &ceMask, &ceSelector
 	}

@@ -20,10 +20,10 @@ func init() {
 		ParseClass:        parseQFQClass,
 		PrintClassOptions: printQFQClass,
 	})
-	// fq, prio and mq appear in tests around the kinds gotc is for;
-	// gotc creates them without options and prints their first line. A kind
-	// that gets its own file must leave this list, or init fails.
-	for _, name := range []string{"fq", "mq"} {
+	// mq appears in tests around the kinds gotc is for; gotc creates it
+	// without options and prints its first line. A kind that gets its own
+	// file must leave this list, or init fails.
+	for _, name := range []string{"mq"} {
 		mustRegister(&Kind{Name: name, ParseQdisc: parseNoOptions})
 	}
 }

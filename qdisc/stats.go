@@ -100,6 +100,11 @@ const (
 	// UnitProbability is a fraction scaled to 2^32-1 (DualPI2's prob);
 	// Value gives the fraction.
 	UnitProbability
+	// UnitProbability64 is a fraction scaled to 2^64 (pie's prob, which tc
+	// divides by UINT64_MAX as a double); Value gives the fraction.
+	UnitProbability64
+	// UnitNanoseconds is a time in ns; Value gives seconds.
+	UnitNanoseconds
 )
 
 // TextFormat is how tc writes a statistic in its -s text table.
@@ -117,8 +122,8 @@ const (
 )
 
 // Value converts a raw value as Get returns it to the number consumers
-// show: seconds for microseconds, the fraction for a probability, the
-// signed value for a Signed one.
+// show: seconds for microseconds and nanoseconds, the fraction for a
+// probability, the signed value for a Signed one.
 func (s *Stat) Value(raw uint64) float64 {
 	switch {
 	case s.Signed:
@@ -127,6 +132,10 @@ func (s *Stat) Value(raw uint64) float64 {
 		return float64(raw) / 1e6
 	case s.Unit == UnitProbability:
 		return float64(raw) / math.MaxUint32
+	case s.Unit == UnitProbability64:
+		return float64(raw) / math.MaxUint64
+	case s.Unit == UnitNanoseconds:
+		return float64(raw) / 1e9
 	}
 	return float64(raw)
 }

@@ -1,0 +1,540 @@
+package qdisc
+
+// fq (net/sched/sch_fq.c, Fair Queue with pacing): tc's keywords to
+// netlink attributes, and the kernel's attributes and xstats back to tc's
+// text and JSON.
+//
+// Behaviour mirrored from iproute2 7.x (tc/q_fq.c):
+//
+//   - Keywords are matched exactly; the last of a repeated keyword wins,
+//     but for bands (with its priomap) and weights, which tc refuses twice.
+//   - Every option named is sent, 0 included, but buckets, which is sent
+//     (as its ceiling log2) only when not 0.
+//   - maxrate and the obsolete defrate take a share of the device's speed
+//     ("10%"); every rate must fit in 32 bits. timer_slack is read in
+//     nanoseconds; the other times in microseconds.
+//   - orphan_mask's bad value is reported as tc reports it, as
+//     `Illegal "initial_quantum"`.
+//   - The nest goes without NLA_F_NESTED; the kernel dumps every option but
+//     defrate.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// fqUsage is tc's explain() of fq.
+const fqUsage = "Usage: ... fq\t[ limit PACKETS ] [ flow_limit PACKETS ]\n" +
+	"\t\t[ quantum BYTES ] [ initial_quantum BYTES ]\n" +
+	"\t\t[ maxrate RATE ] [ buckets NUMBER ]\n" +
+	"\t\t[ [no]pacing ] [ refill_delay TIME ]\n" +
+	"\t\t[ bands 3 priomap P0 P1 ... P14 P15 ]\n" +
+	"\t\t[ weights W1 W2 W3 ]\n" +
+	"\t\t[ low_rate_threshold RATE ]\n" +
+	"\t\t[ orphan_mask MASK]\n" +
+	"\t\t[ timer_slack TIME]\n" +
+	"\t\t[ ce_threshold TIME ]\n" +
+	"\t\t[ horizon TIME ]\n" +
+	"\t\t[ horizon_{cap|drop} ]\n" +
+	"\t\t[ offload_horizon TIME ]"
+
+const (
+	// fqBands is the number of fq's bands (FQ_BANDS): tc takes no other.
+	fqBands = 3
+	// fqMinWeight is the smallest band weight (FQ_MIN_WEIGHT).
+	fqMinWeight = 16384
+)
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "fq",
+		Usage: fqUsage,
+		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParseFQ(args, env)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.FQAttrs); ok {
+				PrintFQOptions(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+			PrintFQXstats(p, fqStatsOf(x))
+		},
+		ChangeAccepted: fqChangeAccepted,
+		Stats:          fqStatsTable,
+	})
+}
+
+// ParseFQ turns the words after "fq" into the qdisc's options as tc 7.x
+// does; env gives the device for rates in percent. Only what the user
+// named is set, so that "change" keeps the rest; the result is never nil
+// on success (tc always sends the nest). Errors are *ParseError: exit 1,
+// with the usage after an unknown keyword and for "help"; a keyword
+// missing its value exits 255.
+func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
+	o := &attrs.FQAttrs{}
+	var buckets uint32
+	pacing := switchUnset
+	rate := func(kw string, value valueFunc, percent bool) (uint32, error) {
+		v, err := value()
+		if err != nil {
+			return 0, err
+		}
+		var r uint32
+		ok := false
+		if percent && strings.Contains(v, "%") {
+			r, ok = percentRate32(v, env)
+		} else if n, perr := tcfmt.ParseRate32(v); perr == nil {
+			r, ok = n, true
+		}
+		if !ok {
+			return 0, errorf("Illegal %q", kw)
+		}
+		return r, nil
+	}
+	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+		switch kw {
+		case "limit":
+			err = setU32(&o.Plimit)(uintArg(kw, value))
+		case "flow_limit":
+			err = setU32(&o.FlowPlimit)(uintArg(kw, value))
+		case "buckets":
+			buckets, err = uintArg(kw, value)
+		case "maxrate":
+			err = setU32(&o.FlowMaxRate)(rate(kw, value, true))
+		case "defrate":
+			err = setU32(&o.FlowDefaultRate)(rate(kw, value, true))
+		case "low_rate_threshold":
+			err = setU32(&o.LowRateThreshold)(rate(kw, value, false))
+		case "ce_threshold":
+			err = setU32(&o.CEThreshold)(timeArg(kw, value))
+		case "timer_slack":
+			v, verr := value()
+			if verr != nil {
+				return true, verr
+			}
+			ns, perr := tcfmt.ParseTime64(v)
+			if perr != nil {
+				return true, errorf(`Illegal "timer_slack"`)
+			}
+			if ns != int64(uint32(ns)) {
+				return true, errorf(`Illegal (out of range) "timer_slack"`)
+			}
+			slack := uint32(ns)
+			o.TimerSlack = &slack
+		case "horizon_drop", "horizon_cap":
+			var drop uint8
+			if kw == "horizon_drop" {
+				drop = 1
+			}
+			o.HorizonDrop = &drop
+		case "horizon":
+			err = setU32(&o.Horizon)(timeArg(kw, value))
+		case "offload_horizon":
+			err = setU32(&o.OffloadHorizon)(timeArg(kw, value))
+		case "quantum":
+			err = setU32(&o.Quantum)(uintArg(kw, value))
+		case "initial_quantum":
+			err = setU32(&o.InitialQuantum)(uintArg(kw, value))
+		case "orphan_mask":
+			// tc names the wrong keyword in this message.
+			err = setU32(&o.OrphanMask)(uintArg("initial_quantum", value))
+		case "refill_delay":
+			err = setU32(&o.FlowRefillDelay)(timeArg(kw, value))
+		case "pacing":
+			pacing = 1
+		case "nopacing":
+			pacing = 0
+		case "bands":
+			if o.Priomap != nil {
+				return true, errorf(`Duplicate "bands"`)
+			}
+			o.Priomap, err = parseFQPriomap(value)
+		case "weights":
+			if o.Weights != nil {
+				return true, errorf(`Duplicate "weights"`)
+			}
+			o.Weights, err = parseFQWeights(value)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if buckets != 0 {
+		log := ceilLog2(buckets)
+		o.BucketsLog = &log
+	}
+	o.RateEnable = pacing.attr()
+	return o, nil
+}
+
+// setU32 returns a function storing a parsed u32 in *dst when it parsed,
+// so that each of ParseFQ's keywords is one line.
+func setU32(dst **uint32) func(uint32, error) error {
+	return func(v uint32, err error) error {
+		if err == nil {
+			*dst = &v
+		}
+		return err
+	}
+}
+
+// ceilLog2 is tc's ilog2 of the bucket count: the smallest n with
+// 2^n >= v, for v > 0.
+func ceilLog2(v uint32) uint32 {
+	var n uint32
+	for v--; v != 0; v >>= 1 {
+		n++
+	}
+	return n
+}
+
+// parseFQPriomap reads what follows "bands": tc takes only "3 priomap"
+// and then 16 bands below 3, with its messages for anything else.
+func parseFQPriomap(value valueFunc) (*attrs.TCPrioQopt, error) {
+	v, err := value()
+	if err != nil {
+		return nil, err
+	}
+	bands, perr := tcfmt.ParseInt(v, 10, 32)
+	if perr != nil {
+		return nil, errorf(`Illegal "bands"`)
+	}
+	if bands != fqBands {
+		return nil, errorf(`"bands" must be %d`, fqBands)
+	}
+	if v, err = value(); err != nil {
+		return nil, err
+	}
+	if v != "priomap" {
+		return nil, errorf(`"priomap" expected`)
+	}
+	m := &attrs.TCPrioQopt{Bands: fqBands}
+	for i := range m.Priomap {
+		v, err := value()
+		if err != nil {
+			// tc checks for a word before it reads one.
+			return nil, errorf("Not enough elements in priomap")
+		}
+		band, perr := tcfmt.ParseUint(v, 10, 32)
+		if perr != nil {
+			return nil, errorf(`Illegal "priomap" element, number in [0..%d] expected`, fqBands-1)
+		}
+		if band >= fqBands {
+			return nil, errorf(`"priomap" element %d too big`, band)
+		}
+		m.Priomap[i] = byte(band)
+	}
+	return m, nil
+}
+
+// parseFQWeights reads the three band weights after "weights", each at
+// least fqMinWeight.
+func parseFQWeights(value valueFunc) ([]int32, error) {
+	w := make([]int32, fqBands)
+	for i := range w {
+		v, err := value()
+		if err != nil {
+			return nil, errorf("Not enough elements in weights")
+		}
+		n, perr := tcfmt.ParseInt(v, 10, 32)
+		if perr != nil {
+			return nil, errorf(`Illegal "weights" element, positive number expected`)
+		}
+		if n < fqMinWeight {
+			return nil, errorf(`"weight" element %d too small`, n)
+		}
+		w[i] = int32(n)
+	}
+	return w, nil
+}
+
+// PrintFQOptions prints an fq qdisc's options as tc does; the kernel's
+// defaults on a dummy device read:
+//
+//	limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 weights 589824 196608 65536 quantum 3028b initial_quantum 15140b low_rate_threshold 550Kbit refill_delay 40ms timer_slack 10us horizon 10s horizon_drop
+//
+// pacing is printed only when off ("nopacing", "pacing": false in JSON),
+// maxrate only when set, ce_threshold only when on. Times are raw (µs,
+// timer_slack ns) and sizes and rates bytes in JSON; the priomap and
+// weights are arrays under tc's keys "priomap " and "weights ", their
+// trailing blank included.
+func PrintFQOptions(p *tcfmt.Printer, o *attrs.FQAttrs) {
+	if o == nil {
+		return
+	}
+	const both = tcfmt.Any
+	if o.Plimit != nil {
+		p.Uint(both, "limit", "limit %up ", uint64(*o.Plimit))
+	}
+	if o.FlowPlimit != nil {
+		p.Uint(both, "flow_limit", "flow_limit %up ", uint64(*o.FlowPlimit))
+	}
+	if o.BucketsLog != nil {
+		// C's 1U << n, which x86 takes modulo 32.
+		p.Uint(both, "buckets", "buckets %u ", uint64(uint32(1)<<(*o.BucketsLog&31)))
+	}
+	if o.OrphanMask != nil {
+		p.Uint(both, "orphan_mask", "orphan_mask %u ", uint64(*o.OrphanMask))
+	}
+	if o.RateEnable != nil && *o.RateEnable == 0 {
+		p.Bool(both, "pacing", "nopacing ", false)
+	}
+	if m := o.Priomap; m != nil {
+		p.Uint(both, "bands", "bands %u ", uint64(uint32(m.Bands)))
+		p.OpenArray(both, "priomap ")
+		for _, b := range m.Priomap {
+			p.Uint(both, "", "%d ", uint64(b))
+		}
+		p.CloseArray(both, "")
+	}
+	if len(o.Weights) >= fqBands {
+		p.OpenArray(both, "weights ")
+		for _, w := range o.Weights[:fqBands] {
+			// tc prints the int as an unsigned int.
+			p.Uint(both, "", "%d ", uint64(uint32(w)))
+		}
+		p.CloseArray(both, "")
+	}
+	if o.Quantum != nil {
+		p.Size(both, "quantum", "quantum %s ", uint64(*o.Quantum))
+	}
+	if o.InitialQuantum != nil {
+		p.Size(both, "initial_quantum", "initial_quantum %s ", uint64(*o.InitialQuantum))
+	}
+	if o.FlowMaxRate != nil && *o.FlowMaxRate != math.MaxUint32 {
+		p.Rate(both, "maxrate", "maxrate %s ", uint64(*o.FlowMaxRate))
+	}
+	if o.FlowDefaultRate != nil && *o.FlowDefaultRate != 0 {
+		p.Rate(both, "defrate", "defrate %s ", uint64(*o.FlowDefaultRate))
+	}
+	if o.LowRateThreshold != nil && *o.LowRateThreshold != 0 {
+		p.Rate(both, "low_rate_threshold", "low_rate_threshold %s ", uint64(*o.LowRateThreshold))
+	}
+	if o.FlowRefillDelay != nil {
+		p.Time(both, "refill_delay", "refill_delay %s ", *o.FlowRefillDelay)
+	}
+	if o.CEThreshold != nil && *o.CEThreshold != math.MaxUint32 {
+		p.Time(both, "ce_threshold", "ce_threshold %s ", *o.CEThreshold)
+	}
+	if o.TimerSlack != nil {
+		p.Uint(tcfmt.JSON, "timer_slack", "", uint64(*o.TimerSlack))
+		p.String(tcfmt.FP, "", "timer_slack %s ", tcfmt.FormatTime64(int64(*o.TimerSlack)))
+	}
+	if o.Horizon != nil {
+		p.Time(both, "horizon", "horizon %s ", *o.Horizon)
+	}
+	if o.HorizonDrop != nil {
+		if *o.HorizonDrop == 0 {
+			p.Null(both, "horizon_cap", "horizon_cap ", "")
+		} else {
+			p.Null(both, "horizon_drop", "horizon_drop ", "")
+		}
+	}
+	if o.OffloadHorizon != nil {
+		p.Time(both, "offload_horizon", "offload_horizon %s ", *o.OffloadHorizon)
+	}
+}
+
+// fqPrint says how tc's -s writes one of fq's statistics.
+type fqPrint uint8
+
+const (
+	fqPlain    fqPrint = iota // a number
+	fqOmitZero                // a number, only when non-zero
+	fqTime64                  // nanoseconds, a time in text, only when positive
+	fqLine3                   // on a third line, which tc prints when one of them is not zero; only when non-zero
+)
+
+// fqStat is one of fq's statistics: what watch and the exporter read
+// (Stat), and how tc's -s writes it: format (a leading blank included),
+// its JSON key when it is not Stat's (tc prints "throttled" twice), and
+// whether a line separator precedes it.
+type fqStat struct {
+	Stat
+	format    string
+	json      string
+	print     fqPrint
+	breakLine bool
+}
+
+type fqqd = attrs.TCFQQdStats
+
+// fqQdiscStats lists fq's statistics in tc's order.
+var fqQdiscStats = []fqStat{
+	{Stat: fqU32("flows", "gotc_fq_flows", "Flows now.", func(s *fqqd) uint32 { return s.Flows }),
+		format: "  flows %u"},
+	{Stat: fqU32("inactive", "gotc_fq_inactive_flows", "Flows without packets now.",
+		func(s *fqqd) uint32 { return s.InactiveFlows }), format: " (inactive %u"},
+	{Stat: fqU32("throttled_flows", "gotc_fq_throttled_flows", "Flows throttled by pacing now.",
+		func(s *fqqd) uint32 { return s.ThrottledFlows }), format: " throttled %u)", json: "throttled"},
+	{Stat: fqBandPkts(0), format: " band0_pkts %u"},
+	{Stat: fqBandPkts(1), format: " band1_pkts %u"},
+	{Stat: fqBandPkts(2), format: " band2_pkts %u"},
+	{Stat: Stat{Key: "next_packet_delay", Unit: UnitNanoseconds, Metric: "gotc_fq_next_packet_delay_seconds",
+		Help: "Time until the next throttled flow may send, while one is throttled.",
+		Get: func(s any) (uint64, bool) {
+			d := s.(*fqqd).TimeNextDelayedFlow
+			return uint64(d), d > 0
+		}}, format: " next_packet_delay %s", print: fqTime64},
+	{Stat: fqU64("gc", "gotc_fq_gc_flows_total", "Flows freed by the garbage collector.",
+		func(s *fqqd) uint64 { return s.GCFlows }), format: "  gc %llu", breakLine: true},
+	// Obsolete: the kernel sends 0.
+	{Stat: fqU64("highprio", "", "", func(s *fqqd) uint64 { return s.HighprioPackets }), format: " highprio %llu"},
+	{Stat: fqU64("fastpath", "gotc_fq_fastpath_packets_total", "Packets that took the fast path.",
+		func(s *fqqd) uint64 { return s.FastpathPackets }), format: " fastpath %llu", print: fqOmitZero},
+	// Obsolete: the kernel sends 0.
+	{Stat: fqU64("retrans", "", "", func(s *fqqd) uint64 { return s.TCPRetrans }), format: " retrans %llu",
+		print: fqOmitZero},
+	{Stat: fqU64("throttled", "gotc_fq_throttled_total", "Times a flow was throttled by pacing.",
+		func(s *fqqd) uint64 { return s.Throttled }), format: " throttled %llu"},
+	{Stat: Stat{Key: "latency", Unit: UnitNanoseconds, Metric: "gotc_fq_unthrottle_latency_seconds",
+		Help: "Average lateness of the unthrottling timer.",
+		Get:  statAlways(func(s *fqqd) uint64 { return uint64(s.UnthrottleLatencyNs) })},
+		format: " latency %s", print: fqTime64},
+	{Stat: fqU64("ce_mark", "gotc_fq_ce_marked_packets_total", "Packets marked CE above ce_threshold.",
+		func(s *fqqd) uint64 { return s.CEMark }), format: " ce_mark %llu", print: fqOmitZero},
+	{Stat: fqU64("flows_plimit", "gotc_fq_flow_limit_drops_total", "Packets dropped at the per-flow limit.",
+		func(s *fqqd) uint64 { return s.FlowsPlimit }), format: " flows_plimit %llu", print: fqOmitZero},
+	{Stat: fqU64("pkts_too_long", "gotc_fq_too_long_packets_total", "Packets dropped as longer than the quantum allows.",
+		func(s *fqqd) uint64 { return s.PktsTooLong }), format: " pkts_too_long %llu", print: fqLine3},
+	{Stat: fqU64("alloc_errors", "gotc_fq_allocation_errors_total", "Failed flow allocations.",
+		func(s *fqqd) uint64 { return s.AllocationErrors }), format: " alloc_errors %llu", print: fqLine3},
+	{Stat: fqU64("horizon_drops", "gotc_fq_horizon_drops_total", "Packets dropped for a timestamp beyond the horizon.",
+		func(s *fqqd) uint64 { return s.HorizonDrops }), format: " horizon_drops %llu", print: fqLine3},
+	{Stat: fqU64("horizon_caps", "gotc_fq_horizon_caps_total", "Packets whose timestamp was capped to the horizon.",
+		func(s *fqqd) uint64 { return s.HorizonCaps }), format: "  horizon_caps %llu", print: fqLine3},
+	{Stat: fqBandDrops(0), format: " band0_drops %llu", print: fqLine3},
+	{Stat: fqBandDrops(1), format: " band1_drops %llu", print: fqLine3},
+	{Stat: fqBandDrops(2), format: " band2_drops %llu", print: fqLine3},
+}
+
+func fqU32(key, metric, help string, get func(*fqqd) uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help,
+		Get: statAlways(func(s *fqqd) uint64 { return uint64(get(s)) })}
+}
+
+// fqU64 builds one of fq's 64-bit statistics, which are all counters.
+func fqU64(key, metric, help string, get func(*fqqd) uint64) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Counter: true, Wide: true, Get: statAlways(get)}
+}
+
+// fqBandPkts and fqBandDrops read band i's entry of the struct's arrays
+// (u32 and u64, in the host's byte order as the kernel wrote them).
+func fqBandPkts(i int) Stat {
+	return fqU32(fmt.Sprintf("band%d_pkts", i), fmt.Sprintf("gotc_fq_band%d_packets", i),
+		fmt.Sprintf("Packets queued in band %d now.", i),
+		func(s *fqqd) uint32 { return binary.NativeEndian.Uint32(s.BandPktCount[4*i:]) })
+}
+
+func fqBandDrops(i int) Stat {
+	return fqU64(fmt.Sprintf("band%d_drops", i), fmt.Sprintf("gotc_fq_band%d_drops_total", i),
+		fmt.Sprintf("Packets dropped in band %d.", i),
+		func(s *fqqd) uint64 { return binary.NativeEndian.Uint64(s.BandDrops[8*i:]) })
+}
+
+// fqStatsTable is fqQdiscStats for the registry's consumers.
+var fqStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := fqStatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: func() []Stat {
+		fields := make([]Stat, len(fqQdiscStats))
+		for i := range fqQdiscStats {
+			fields[i] = fqQdiscStats[i].Stat
+		}
+		return fields
+	}(),
+}
+
+// fqStatsOf returns fq's xstats (see fixedXstats: tc zero-fills a short
+// payload); nil when there are none.
+func fqStatsOf(x Xstats) *attrs.TCFQQdStats {
+	return fixedXstats[attrs.TCFQQdStats](x, attrs.TCFQQdStatsLen)
+}
+
+// PrintFQXstats prints fq's xstats (-s) as tc does:
+//
+//	flows 0 (inactive 0 throttled 0) band0_pkts 0 band1_pkts 0 band2_pkts 0
+//	gc 0 highprio 0 throttled 0
+//
+// with next_packet_delay on the first line while a flow is throttled,
+// fastpath, retrans, latency, ce_mark and flows_plimit on the second when
+// not zero, and a third line of the drop counters that are not zero. In
+// JSON the members sit in the qdisc's object, the times in nanoseconds;
+// "throttled" is there twice, the flows then the counter, as tc prints it.
+func PrintFQXstats(p *tcfmt.Printer, x *attrs.TCFQQdStats) {
+	if x == nil {
+		return
+	}
+	line3 := false
+	for i := range fqQdiscStats {
+		if f := &fqQdiscStats[i]; f.print == fqLine3 {
+			if v, _ := f.Get(x); v != 0 {
+				line3 = true
+			}
+		}
+	}
+	for i := range fqQdiscStats {
+		f := &fqQdiscStats[i]
+		v, ok := f.Get(x)
+		key := f.Key
+		if f.json != "" {
+			key = f.json
+		}
+		if f.breakLine {
+			p.NL()
+		}
+		switch f.print {
+		case fqPlain:
+			p.Uint(tcfmt.Any, tcfmt.Name(key), f.format, v)
+		case fqOmitZero:
+			if v != 0 {
+				p.Uint(tcfmt.Any, tcfmt.Name(key), f.format, v)
+			}
+		case fqTime64:
+			if ok && v != 0 {
+				p.Uint(tcfmt.JSON, tcfmt.Name(key), "", v)
+				p.String(tcfmt.FP, "", f.format, tcfmt.FormatTime64(int64(v)))
+			}
+		case fqLine3:
+			if !line3 {
+				continue
+			}
+			if f.Key == "pkts_too_long" {
+				p.NL()
+			}
+			if v != 0 {
+				p.Uint(tcfmt.Any, tcfmt.Name(key), f.format, v)
+			}
+		}
+	}
+}
+
+// fqChangeAccepted is Kind.ChangeAccepted for fq: fq_change refuses a
+// bucket count outside 2..2^18 (a log of 1..18), and an offload_horizon
+// beyond what the device can offload, which gotc does not know; tc's
+// parser keeps pacing, the priomap and the weights within what the kernel
+// takes, and the policy bounds initial_quantum.
+func fqChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
+	o, ok := opts.(*attrs.FQAttrs)
+	if !ok || len(o.Unknown) != 0 || o.OffloadHorizon != nil || o.Validate() != nil {
+		return false
+	}
+	return o.BucketsLog == nil || *o.BucketsLog >= 1 && *o.BucketsLog <= 18
+}

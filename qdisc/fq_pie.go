@@ -1,0 +1,204 @@
+package qdisc
+
+// fq_pie (net/sched/sch_fq_pie.c): pie's keywords (pieWords) and a flow
+// table's, to netlink attributes, and back to tc's text and JSON.
+//
+// Behaviour mirrored from iproute2 7.x (tc/q_fq_pie.c): as pie's, plus
+// flows, ecn_prob (a percentage below 100), quantum and memory_limit (sizes),
+// each sent only when not 0. The nest carries NLA_F_NESTED, and the kernel
+// parses it strictly.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// fqPIEUsage is tc's explain() of fq_pie.
+const fqPIEUsage = "Usage: ... fq_pie [ limit PACKETS ] [ flows NUMBER ]\n" +
+	"                  [ target TIME ] [ tupdate TIME ]\n" +
+	"                  [ alpha NUMBER ] [ beta NUMBER ]\n" +
+	"                  [ quantum BYTES ] [ memory_limit BYTES ]\n" +
+	"                  [ ecn_prob PERCENTAGE ] [ [no]ecn ]\n" +
+	"                  [ [no]bytemode ] [ [no_]dq_rate_estimator ]"
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "fq_pie",
+		Usage: fqPIEUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParseFQPIE(args)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.FQPIEAttrs); ok {
+				PrintFQPIEOptions(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+			PrintFQPIEXstats(p, fqPIEStatsOf(x))
+		},
+		ChangeAccepted: fqPIEChangeAccepted,
+		Stats:          fqPIEStatsTable,
+	})
+}
+
+// ParseFQPIE turns the words after "fq_pie" into the qdisc's options as tc
+// 7.x does. Only what the user named is set, so that "change" keeps the
+// rest; the result is never nil on success (tc always sends the nest).
+// Errors are *ParseError: exit 1, with the usage after an unknown keyword
+// and for "help"; a keyword missing its value exits 255.
+func ParseFQPIE(args []string) (*attrs.FQPIEAttrs, error) {
+	w := newPIEWords()
+	var flows, quantum, memory, ecnProb uint32
+	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+		if ok, err := w.word(kw, value); ok || err != nil {
+			return ok, err
+		}
+		switch kw {
+		case "flows":
+			flows, err = uintArg(kw, value)
+		case "quantum":
+			quantum, err = sizeArg(kw, value)
+		case "memory_limit":
+			memory, err = sizeArg(kw, value)
+		case "ecn_prob":
+			ecnProb, err = uintArg(kw, value)
+			if err == nil && ecnProb >= 100 {
+				err = errorf("Illegal %q", kw)
+			}
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	p := w.params()
+	return &attrs.FQPIEAttrs{Limit: p.Limit, Flows: nonZero(flows), Target: p.Target, Tupdate: p.Tupdate,
+		Alpha: p.Alpha, Beta: p.Beta, Quantum: nonZero(quantum), MemoryLimit: nonZero(memory),
+		ECNProb: nonZero(ecnProb), ECN: p.ECN, Bytemode: p.Bytemode, DQRateEstimator: p.DQRateEstimator}, nil
+}
+
+// PrintFQPIEOptions prints an fq_pie qdisc's options as tc does; the
+// kernel's defaults read:
+//
+//	limit 10240p flows 1024 target 15ms tupdate 15ms alpha 2 beta 20 quantum 1514b memory_limit 32Mb ecn_prob 10
+//
+// Times are raw microseconds and sizes bytes in JSON.
+func PrintFQPIEOptions(p *tcfmt.Printer, o *attrs.FQPIEAttrs) {
+	if o == nil {
+		return
+	}
+	const both = tcfmt.Any
+	v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
+		Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
+	if o.Limit != nil {
+		p.Uint(both, "limit", "limit %up ", uint64(*o.Limit))
+	}
+	if o.Flows != nil {
+		p.Uint(both, "flows", "flows %u ", uint64(*o.Flows))
+	}
+	v.printControl(p)
+	if o.Quantum != nil {
+		p.Size(both, "quantum", "quantum %s ", uint64(*o.Quantum))
+	}
+	if o.MemoryLimit != nil {
+		p.Size(both, "memory_limit", "memory_limit %s ", uint64(*o.MemoryLimit))
+	}
+	if o.ECNProb != nil {
+		p.Uint(both, "ecn_prob", "ecn_prob %u ", uint64(*o.ECNProb))
+	}
+	v.printSwitches(p)
+}
+
+type fqpiexs = attrs.TCFQPIEXstats
+
+// fqPIEStat is one of fq_pie's statistics (Stat, with tc's JSON key) and
+// how tc's -s text writes it (format, a leading blank included; whether a
+// line separator precedes it).
+type fqPIEStat struct {
+	Stat
+	format    string
+	breakLine bool
+}
+
+// fqPIEQdiscStats lists fq_pie's statistics in tc's order; the second
+// line starts at new_flow_count.
+var fqPIEQdiscStats = []fqPIEStat{
+	{fqPIEField("pkts_in", "gotc_fq_pie_packets_total", "Packets enqueued.", true,
+		func(s *fqpiexs) uint32 { return s.PacketsIn }), "  pkts_in %u", false},
+	{fqPIEField("overlimit", "gotc_fq_pie_overlimit_packets_total", "Packets dropped at the queue limit.", true,
+		func(s *fqpiexs) uint32 { return s.Overlimit }), " overlimit %u", false},
+	{fqPIEField("overmemory", "gotc_fq_pie_overmemory_packets_total", "Packets dropped at the memory limit.", true,
+		func(s *fqpiexs) uint32 { return s.Overmemory }), " overmemory %u", false},
+	{fqPIEField("dropped", "gotc_fq_pie_dropped_packets_total", "Packets dropped by PIE.", true,
+		func(s *fqpiexs) uint32 { return s.Dropped }), " dropped %u", false},
+	{fqPIEField("ecn_mark", "gotc_fq_pie_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
+		func(s *fqpiexs) uint32 { return s.ECNMark }), " ecn_mark %u", false},
+	{fqPIEField("new_flow_count", "gotc_fq_pie_new_flows_total", "Packets that started a new flow.", true,
+		func(s *fqpiexs) uint32 { return s.NewFlowCount }), "  new_flow_count %u", true},
+	{fqPIEField("new_flows_len", "gotc_fq_pie_new_flows", "Flows in the new-flows list.", false,
+		func(s *fqpiexs) uint32 { return s.NewFlowsLen }), " new_flows_len %u", false},
+	{fqPIEField("old_flows_len", "gotc_fq_pie_old_flows", "Flows in the old-flows list.", false,
+		func(s *fqpiexs) uint32 { return s.OldFlowsLen }), " old_flows_len %u", false},
+	{fqPIEField("memory_used", "gotc_fq_pie_memory_used_bytes", "Memory (truesize) of the packets held now.", false,
+		func(s *fqpiexs) uint32 { return s.MemoryUsage }), " memory_used %u", false},
+}
+
+func fqPIEField(key, metric, help string, counter bool, get func(*fqpiexs) uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: statAlways(func(s *fqpiexs) uint64 { return uint64(get(s)) })}
+}
+
+// fqPIEStatsTable is fqPIEQdiscStats for the registry's consumers.
+var fqPIEStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := fqPIEStatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: func() []Stat {
+		fields := make([]Stat, len(fqPIEQdiscStats))
+		for i := range fqPIEQdiscStats {
+			fields[i] = fqPIEQdiscStats[i].Stat
+		}
+		return fields
+	}(),
+}
+
+// fqPIEStatsOf returns fq_pie's xstats (see fixedXstats: tc zero-fills a
+// short payload); nil when there are none.
+func fqPIEStatsOf(x Xstats) *attrs.TCFQPIEXstats {
+	return fixedXstats[attrs.TCFQPIEXstats](x, attrs.TCFQPIEXstatsLen)
+}
+
+// PrintFQPIEXstats prints fq_pie's xstats (-s) as tc does:
+//
+//	pkts_in 0 overlimit 0 overmemory 0 dropped 0 ecn_mark 0
+//	new_flow_count 0 new_flows_len 0 old_flows_len 0 memory_used 0
+func PrintFQPIEXstats(p *tcfmt.Printer, x *attrs.TCFQPIEXstats) {
+	if x == nil {
+		return
+	}
+	for i := range fqPIEQdiscStats {
+		f := &fqPIEQdiscStats[i]
+		v, _ := f.Get(x)
+		if f.breakLine {
+			p.NL()
+		}
+		p.Uint(tcfmt.Any, tcfmt.Name(f.Key), f.format, v)
+	}
+}
+
+// fqPIEChangeAccepted is Kind.ChangeAccepted for fq_pie: on an existing
+// qdisc fq_pie_change refuses any flows (the flow table exists already),
+// and the policy a quantum outside 1..2^20.
+func fqPIEChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
+	o, ok := opts.(*attrs.FQPIEAttrs)
+	return ok && len(o.Unknown) == 0 && o.Flows == nil && o.Validate() == nil
+}

@@ -1,0 +1,195 @@
+package qdisc
+
+// hhf (net/sched/sch_hhf.c, Heavy-Hitter Filter): tc's keywords to netlink
+// attributes, and the kernel's attributes and xstats back to tc's text and
+// JSON.
+//
+// Behaviour mirrored from iproute2 7.x (tc/q_hhf.c): keywords are matched
+// exactly, the last of a repeated one wins, and 0 is "not given" for every
+// option, so a typed 0 is not sent. The nest goes without NLA_F_NESTED and
+// the kernel dumps every option.
+
+import (
+	"math"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// hhfUsage is tc's explain() of hhf.
+const hhfUsage = "Usage: ... hhf\t[ limit PACKETS ] [ quantum BYTES]\n" +
+	"\t\t[ hh_limit NUMBER ]\n" +
+	"\t\t[ reset_timeout TIME ]\n" +
+	"\t\t[ admit_bytes BYTES ]\n" +
+	"\t\t[ evict_timeout TIME ]\n" +
+	"\t\t[ non_hh_weight NUMBER ]"
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "hhf",
+		Usage: hhfUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParseHHF(args)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.HHFAttrs); ok {
+				PrintHHFOptions(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+			PrintHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
+		},
+		ChangeAccepted: hhfChangeAccepted,
+		Stats:          hhfStatsTable,
+	})
+}
+
+// ParseHHF turns the words after "hhf" into the qdisc's options as tc 7.x
+// does. Only what the user named is set, so that "change" keeps the rest;
+// the result is never nil on success (tc always sends the nest). Errors
+// are *ParseError: exit 1, with the usage after an unknown keyword and for
+// "help"; a keyword missing its value exits 255.
+func ParseHHF(args []string) (*attrs.HHFAttrs, error) {
+	var limit, quantum, hhLimit, reset, admit, evict, weight uint32
+	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+		switch kw {
+		case "limit":
+			limit, err = uintArg(kw, value)
+		case "quantum":
+			quantum, err = uintArg(kw, value)
+		case "hh_limit":
+			hhLimit, err = uintArg(kw, value)
+		case "reset_timeout":
+			reset, err = timeArg(kw, value)
+		case "admit_bytes":
+			admit, err = uintArg(kw, value)
+		case "evict_timeout":
+			evict, err = timeArg(kw, value)
+		case "non_hh_weight":
+			weight, err = uintArg(kw, value)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &attrs.HHFAttrs{BacklogLimit: nonZero(limit), Quantum: nonZero(quantum),
+		HHFlowsLimit: nonZero(hhLimit), ResetTimeout: nonZero(reset), AdmitBytes: nonZero(admit),
+		EvictTimeout: nonZero(evict), NonHHWeight: nonZero(weight)}, nil
+}
+
+// PrintHHFOptions prints an hhf qdisc's options as tc does; the kernel's
+// defaults read:
+//
+//	limit 1000p quantum 1514b hh_limit 2048 reset_timeout 40ms admit_bytes 128Kb evict_timeout 1s non_hh_weight 2
+//
+// Times are raw microseconds and sizes bytes in JSON.
+func PrintHHFOptions(p *tcfmt.Printer, o *attrs.HHFAttrs) {
+	if o == nil {
+		return
+	}
+	const both = tcfmt.Any
+	if o.BacklogLimit != nil {
+		p.Uint(both, "limit", "limit %up ", uint64(*o.BacklogLimit))
+	}
+	if o.Quantum != nil {
+		p.Size(both, "quantum", "quantum %s ", uint64(*o.Quantum))
+	}
+	if o.HHFlowsLimit != nil {
+		p.Uint(both, "hh_limit", "hh_limit %u ", uint64(*o.HHFlowsLimit))
+	}
+	if o.ResetTimeout != nil {
+		p.Time(both, "reset_timeout", "reset_timeout %s ", *o.ResetTimeout)
+	}
+	if o.AdmitBytes != nil {
+		p.Size(both, "admit_bytes", "admit_bytes %s ", uint64(*o.AdmitBytes))
+	}
+	if o.EvictTimeout != nil {
+		p.Time(both, "evict_timeout", "evict_timeout %s ", *o.EvictTimeout)
+	}
+	if o.NonHHWeight != nil {
+		p.Uint(both, "non_hh_weight", "non_hh_weight %u ", uint64(*o.NonHHWeight))
+	}
+}
+
+type hhfxs = attrs.TCHHFXstats
+
+// hhfStat is one of hhf's statistics (Stat, with tc's JSON key) and how
+// tc's -s text writes it (format, a leading blank included).
+type hhfStat struct {
+	Stat
+	format string
+}
+
+// hhfQdiscStats lists hhf's statistics in tc's order, all on one line.
+var hhfQdiscStats = []hhfStat{
+	{hhfField("drop_overlimit", "gotc_hhf_drop_overlimit_packets_total", "Packets dropped at the queue limit.", true,
+		func(s *hhfxs) uint32 { return s.DropOverlimit }), "  drop_overlimit %u"},
+	{hhfField("hh_overlimit", "gotc_hhf_heavy_hitter_overlimit_total", "Times the heavy-hitter table was full.", true,
+		func(s *hhfxs) uint32 { return s.HHOverlimit }), " hh_overlimit %u"},
+	{hhfField("tot_hh", "gotc_hhf_heavy_hitters_total", "Heavy hitters caught.", true,
+		func(s *hhfxs) uint32 { return s.HHTotCount }), " tot_hh %u"},
+	{hhfField("cur_hh", "gotc_hhf_heavy_hitters", "Heavy hitters tracked now.", false,
+		func(s *hhfxs) uint32 { return s.HHCurCount }), " cur_hh %u"},
+}
+
+func hhfField(key, metric, help string, counter bool, get func(*hhfxs) uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: statAlways(func(s *hhfxs) uint64 { return uint64(get(s)) })}
+}
+
+// hhfStatsTable is hhfQdiscStats for the registry's consumers.
+var hhfStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := wholeXstats[attrs.TCHHFXstats](x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: func() []Stat {
+		fields := make([]Stat, len(hhfQdiscStats))
+		for i := range hhfQdiscStats {
+			fields[i] = hhfQdiscStats[i].Stat
+		}
+		return fields
+	}(),
+}
+
+// PrintHHFXstats prints hhf's xstats (-s) as tc does:
+//
+//	drop_overlimit 0 hh_overlimit 0 tot_hh 0 cur_hh 0
+func PrintHHFXstats(p *tcfmt.Printer, x *attrs.TCHHFXstats) {
+	if x == nil {
+		return
+	}
+	for i := range hhfQdiscStats {
+		f := &hhfQdiscStats[i]
+		v, _ := f.Get(x)
+		p.Uint(tcfmt.Any, tcfmt.Name(f.Key), f.format, v)
+	}
+}
+
+// hhfChangeAccepted is Kind.ChangeAccepted for hhf: hhf_change refuses a
+// quantum (raised to at least 256) times non_hh_weight that is 0 or above
+// INT_MAX, which, when only one of them is given, depends on the other's
+// current value; the policy refuses hh_limit above 2048.
+func hhfChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
+	o, ok := opts.(*attrs.HHFAttrs)
+	if !ok || len(o.Unknown) != 0 || o.Validate() != nil {
+		return false
+	}
+	switch {
+	case o.Quantum == nil && o.NonHHWeight == nil:
+		return true
+	case o.Quantum == nil || o.NonHHWeight == nil:
+		return false
+	}
+	q := uint64(max(*o.Quantum, 256)) * uint64(*o.NonHHWeight)
+	return q != 0 && q <= math.MaxInt32
+}

@@ -1,0 +1,304 @@
+package qdisc
+
+// pie (net/sched/sch_pie.c): tc's keywords to netlink attributes, and the
+// kernel's attributes and xstats back to tc's text and JSON. fq_pie's
+// parser and printer share the PIE part (pieWords, pieParams).
+//
+// Behaviour mirrored from iproute2 7.x (tc/q_pie.c, tc/q_fq_pie.c):
+//
+//   - Keywords are matched exactly; the last of a repeated keyword wins.
+//   - tc treats 0 as "not given" for limit, target, tupdate, alpha and
+//     beta, so a typed 0 is not sent; alpha and beta above 32 are refused.
+//   - ecn, bytemode and dq_rate_estimator are sent (as 1 or 0) only when
+//     named, and printed only when on.
+//   - pie's nest goes without NLA_F_NESTED; the kernel dumps every option.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// pieUsage is tc's explain() of pie.
+const pieUsage = "Usage: ... pie [ limit PACKETS ] [ target TIME ]\n" +
+	"               [ tupdate TIME ] [ alpha ALPHA ] [ beta BETA ]\n" +
+	"               [ bytemode | nobytemode ] [ ecn | noecn ]\n" +
+	"               [ dq_rate_estimator | no_dq_rate_estimator ]"
+
+// pieGainMax is the largest alpha and beta tc takes (its ALPHA_MAX and
+// BETA_MAX); the kernel takes any u32.
+const pieGainMax = 32
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "pie",
+		Usage: pieUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParsePIE(args)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.PIEAttrs); ok {
+				PrintPIEOptions(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+			PrintPIEXstats(p, pieStatsOf(x))
+		},
+		// pie_change refuses nothing the policy (every attribute a u32)
+		// lets through.
+		ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
+			o, ok := opts.(*attrs.PIEAttrs)
+			return ok && len(o.Unknown) == 0
+		},
+		Stats: pieStatsTable,
+	})
+}
+
+// pieWords are the keywords pie and fq_pie share, with tc's "not given"
+// values (0, and switchUnset for the on/off pairs).
+type pieWords struct {
+	limit, target, tupdate, alpha, beta uint32
+	ecn, bytemode, dqRateEstimator      switchArg
+}
+
+func newPIEWords() *pieWords {
+	return &pieWords{ecn: switchUnset, bytemode: switchUnset, dqRateEstimator: switchUnset}
+}
+
+// word takes kw (and its value) when it is one of the shared keywords; ok
+// is false for any other word.
+func (w *pieWords) word(kw string, value valueFunc) (ok bool, err error) {
+	switch kw {
+	case "limit":
+		w.limit, err = uintArg(kw, value)
+	case "target":
+		w.target, err = timeArg(kw, value)
+	case "tupdate":
+		w.tupdate, err = timeArg(kw, value)
+	case "alpha", "beta":
+		var g uint32
+		g, err = uintArg(kw, value)
+		if err == nil && g > pieGainMax {
+			err = errorf("Illegal %q", kw)
+		}
+		if kw == "alpha" {
+			w.alpha = g
+		} else {
+			w.beta = g
+		}
+	case "ecn":
+		w.ecn = 1
+	case "noecn":
+		w.ecn = 0
+	case "bytemode":
+		w.bytemode = 1
+	case "nobytemode":
+		w.bytemode = 0
+	case "dq_rate_estimator":
+		w.dqRateEstimator = 1
+	case "no_dq_rate_estimator":
+		w.dqRateEstimator = 0
+	default:
+		return false, nil
+	}
+	return true, err
+}
+
+// params are the shared options to send.
+func (w *pieWords) params() pieParams {
+	return pieParams{
+		Limit: nonZero(w.limit), Target: nonZero(w.target), Tupdate: nonZero(w.tupdate),
+		Alpha: nonZero(w.alpha), Beta: nonZero(w.beta),
+		ECN: w.ecn.attr(), Bytemode: w.bytemode.attr(), DQRateEstimator: w.dqRateEstimator.attr(),
+	}
+}
+
+// pieParams are the options pie and fq_pie have alike, as attributes.
+type pieParams struct {
+	Limit, Target, Tupdate, Alpha, Beta *uint32
+	ECN, Bytemode, DQRateEstimator      *uint32
+}
+
+// ParsePIE turns the words after "pie" into the qdisc's options as tc 7.x
+// does. Only what the user named is set, so that "change" keeps the rest;
+// the result is never nil on success (tc always sends the nest). Errors
+// are *ParseError: exit 1, with the usage after an unknown keyword and for
+// "help"; a keyword missing its value exits 255.
+func ParsePIE(args []string) (*attrs.PIEAttrs, error) {
+	w := newPIEWords()
+	if err := parseWords(args, w.word); err != nil {
+		return nil, err
+	}
+	p := w.params()
+	return &attrs.PIEAttrs{Limit: p.Limit, Target: p.Target, Tupdate: p.Tupdate, Alpha: p.Alpha,
+		Beta: p.Beta, ECN: p.ECN, Bytemode: p.Bytemode, DQRateEstimator: p.DQRateEstimator}, nil
+}
+
+// PrintPIEOptions prints a pie qdisc's options as tc does; the kernel's
+// defaults read:
+//
+//	limit 1000p target 15ms tupdate 15ms alpha 2 beta 20
+//
+// Times are raw microseconds in JSON.
+func PrintPIEOptions(p *tcfmt.Printer, o *attrs.PIEAttrs) {
+	if o == nil {
+		return
+	}
+	v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
+		Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
+	if v.Limit != nil {
+		p.Uint(tcfmt.Any, "limit", "limit %up ", uint64(*v.Limit))
+	}
+	v.printControl(p)
+	v.printSwitches(p)
+}
+
+// printControl prints target, tupdate, alpha and beta, which both kinds
+// print in this order after their sizes.
+func (v *pieParams) printControl(p *tcfmt.Printer) {
+	const both = tcfmt.Any
+	if v.Target != nil {
+		p.Time(both, "target", "target %s ", *v.Target)
+	}
+	if v.Tupdate != nil {
+		p.Time(both, "tupdate", "tupdate %s ", *v.Tupdate)
+	}
+	if v.Alpha != nil {
+		p.Uint(both, "alpha", "alpha %u ", uint64(*v.Alpha))
+	}
+	if v.Beta != nil {
+		p.Uint(both, "beta", "beta %u ", uint64(*v.Beta))
+	}
+}
+
+// printSwitches prints ecn, bytemode and dq_rate_estimator, each only when
+// on, last of both kinds' options.
+func (v *pieParams) printSwitches(p *tcfmt.Printer) {
+	for _, s := range []struct {
+		key string
+		v   *uint32
+	}{{"ecn", v.ECN}, {"bytemode", v.Bytemode}, {"dq_rate_estimator", v.DQRateEstimator}} {
+		if s.v != nil && *s.v != 0 {
+			p.Bool(tcfmt.Any, tcfmt.Name(s.key), s.key+" ", true)
+		}
+	}
+}
+
+type piexs = attrs.TCPIEXstats
+
+// pieStat is one of pie's statistics (Stat, with tc's JSON key) and how
+// tc's -s text writes it (format, a leading blank included; whether a line
+// separator precedes it).
+type pieStat struct {
+	Stat
+	format    string
+	breakLine bool
+}
+
+// pieQdiscStats lists pie's statistics in tc's order: prob, delay and
+// avg_dq_rate (only while the estimator is on) on the first line, the
+// counters on the second (from pkts_in).
+var pieQdiscStats = []pieStat{
+	{Stat{Key: "prob", Unit: UnitProbability64, Metric: "gotc_pie_probability",
+		Help: "Drop/mark probability as a fraction (0..1).",
+		Get:  statAlways(func(s *piexs) uint64 { return s.Prob })}, "  prob %lg", false},
+	{Stat{Key: "delay", Unit: UnitMicroseconds, Metric: "gotc_pie_delay_seconds",
+		Help: "Current queueing delay.",
+		Get:  statAlways(func(s *piexs) uint64 { return uint64(s.Delay) })}, " delay %s", false},
+	{Stat{Key: "avg_dq_rate", Metric: "gotc_pie_avg_dequeue_rate_bytes_per_second",
+		Help: "Average dequeue rate, while the dequeue rate estimator is on.",
+		Get: func(s any) (uint64, bool) {
+			x := s.(*piexs)
+			return uint64(x.AvgDQRate), x.DQRateEstimating != 0
+		}}, " avg_dq_rate %u", false},
+	{pieCounter("pkts_in", "gotc_pie_packets_total", "Packets enqueued.",
+		func(s *piexs) uint32 { return s.PacketsIn }), "  pkts_in %u", true},
+	{pieCounter("overlimit", "gotc_pie_overlimit_packets_total", "Packets dropped at the queue limit.",
+		func(s *piexs) uint32 { return s.Overlimit }), " overlimit %u", false},
+	{pieCounter("dropped", "gotc_pie_dropped_packets_total", "Packets dropped by PIE.",
+		func(s *piexs) uint32 { return s.Dropped }), " dropped %u", false},
+	{Stat{Key: "maxq", Metric: "gotc_pie_max_queue_packets", Help: "Longest queue seen, in packets.",
+		Get: statAlways(func(s *piexs) uint64 { return uint64(s.Maxq) })}, " maxq %u", false},
+	{pieCounter("ecn_mark", "gotc_pie_ecn_marked_packets_total", "Packets marked CE instead of dropped.",
+		func(s *piexs) uint32 { return s.ECNMark }), " ecn_mark %u", false},
+}
+
+func pieCounter(key, metric, help string, get func(*piexs) uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Counter: true,
+		Get: statAlways(func(s *piexs) uint64 { return uint64(get(s)) })}
+}
+
+// pieStatsTable is pieQdiscStats for the registry's consumers.
+var pieStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := pieStatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: func() []Stat {
+		fields := make([]Stat, len(pieQdiscStats))
+		for i := range pieQdiscStats {
+			fields[i] = pieQdiscStats[i].Stat
+		}
+		return fields
+	}(),
+}
+
+// pieStatsOf returns pie's xstats; nil when there are none or they are
+// shorter than the struct, which tc does not print.
+func pieStatsOf(x Xstats) *attrs.TCPIEXstats {
+	return wholeXstats[attrs.TCPIEXstats](x)
+}
+
+// PrintPIEXstats prints pie's xstats (-s) as tc does:
+//
+//	prob 0 delay 0us
+//	pkts_in 0 overlimit 0 dropped 0 maxq 0 ecn_mark 0
+//
+// with " avg_dq_rate N" after the delay while the dequeue rate estimator
+// is on. prob is the fraction of 2^64 ("%lg"; a number in JSON), the delay
+// raw microseconds in JSON.
+func PrintPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
+	if x == nil {
+		return
+	}
+	for i := range pieQdiscStats {
+		f := &pieQdiscStats[i]
+		v, ok := f.Get(x)
+		if !ok {
+			continue
+		}
+		key := tcfmt.Name(f.Key)
+		switch f.Unit {
+		case UnitProbability64:
+			p.Float(tcfmt.Any, key, f.format, f.Value(v))
+		case UnitMicroseconds:
+			p.Time(tcfmt.Any, key, f.format, uint32(v))
+		default:
+			if f.breakLine {
+				p.NL()
+			}
+			p.Uint(tcfmt.Any, key, f.format, v)
+		}
+	}
+}
+
+// wholeXstats returns a kind's statistics that are one fixed struct T, from
+// TCA_STATS_APP, which tc prefers, or else TCA_XSTATS; nil when there are
+// none, or when the payload is shorter than T, which the tc printers of
+// such kinds (pie, hhf) refuse to print.
+func wholeXstats[T any](x Xstats) *T {
+	var m any
+	switch {
+	case x.App != nil:
+		m = x.App
+	case x.Legacy != nil:
+		m = x.Legacy
+	}
+	s, _ := m.(*T)
+	return s
+}
