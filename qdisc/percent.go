@@ -35,28 +35,49 @@ const propBufSize = 80
 // does: a share of env.Dev's speed, in bytes/s. tc's messages go to
 // env.Stderr; the caller prints its own refusal after them.
 func percentRate(arg string, env ParseEnv) (uint64, bool) {
+	s, ok := percentRateText(arg, env)
+	if !ok {
+		return 0, false
+	}
+	r, err := tcfmt.ParseRate(s)
+	return r, err == nil
+}
+
+// percentRate32 is tc's get_percent_rate, the 32-bit variant older qdiscs
+// (red, choke, gred) use: percentRate's text read by get_rate.
+func percentRate32(arg string, env ParseEnv) (uint32, bool) {
+	s, ok := percentRateText(arg, env)
+	if !ok {
+		return 0, false
+	}
+	r, err := tcfmt.ParseRate32(s)
+	return r, err == nil
+}
+
+// percentRateText is tc's parse_percent_rate: the rate text, in bits per
+// second, that the share of env.Dev's speed gives.
+func percentRateText(arg string, env ParseEnv) (string, bool) {
 	w := env.stderr()
 	if env.Dev == "" {
 		io.WriteString(w, "No device specified; specify device to rate limit by percentage\n")
-		return 0, false
+		return "", false
 	}
 	mbit, ok := readSpeed(env.Dev, w)
 	if !ok {
-		return 0, false
+		return "", false
 	}
 	perc, ok := parsePercentOfRate(arg, w)
 	if !ok {
-		return 0, false
+		return "", false
 	}
 	// tc multiplies in this order, in doubles.
 	bits := perc * float64(mbit) * 1000 * 1000
 	s := strconv.FormatFloat(bits, 'f', 6, 64)
 	if len(s) >= rateBufSize {
 		io.WriteString(w, "Unable to parse calculated rate\n")
-		return 0, false
+		return "", false
 	}
-	r, err := tcfmt.ParseRate(s)
-	return r, err == nil
+	return s, true
 }
 
 // parsePercentOfRate is the percentage part of get_percent_rate64: the

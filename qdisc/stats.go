@@ -100,7 +100,14 @@ const (
 	// UnitProbability is a fraction scaled to 2^32-1 (DualPI2's prob);
 	// Value gives the fraction.
 	UnitProbability
+	// UnitSFBProbability is a fraction scaled to SFB_MAX_PROB (0xFFFF,
+	// sfb's maxprob and avgprob); Value gives the fraction.
+	UnitSFBProbability
 )
+
+// Fraction reports whether Value gives a fraction rather than a count or
+// seconds: JSON writes it as a float.
+func (u Unit) Fraction() bool { return u == UnitProbability || u == UnitSFBProbability }
 
 // TextFormat is how tc writes a statistic in its -s text table.
 type TextFormat uint8
@@ -127,6 +134,8 @@ func (s *Stat) Value(raw uint64) float64 {
 		return float64(raw) / 1e6
 	case s.Unit == UnitProbability:
 		return float64(raw) / math.MaxUint32
+	case s.Unit == UnitSFBProbability:
+		return float64(raw) / sfbMaxProb
 	}
 	return float64(raw)
 }
