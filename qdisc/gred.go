@@ -47,6 +47,12 @@ func init() {
 				PrintGREDOptions(p, o)
 			}
 		},
+		// A setup request (the table, TCA_GRED_DPS) is sent with
+		// NLM_F_CREATE.
+		Creates: func(opts attrs.TCOptionsMsg) bool {
+			o, ok := opts.(*attrs.GREDAttrs)
+			return ok && o.Dps != nil
+		},
 	})
 }
 
