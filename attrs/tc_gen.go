@@ -459,6 +459,520 @@ func (s *TCCodelXstats) Decode(b []byte) error {
 	return nil
 }
 
+// TCREDQopt: Parameters of red and choke (struct tc_red_qopt). red counts its
+// limit and thresholds in bytes, choke in packets.
+type TCREDQopt struct {
+	// Hard queue limit.
+	Limit uint32
+	// Average queue length where marking starts.
+	QthMin uint32
+	// Average queue length where every packet is marked.
+	QthMax uint32
+	// log2 of the averaging weight's inverse (tc's ewma).
+	Wlog uint8
+	// log2 of (qth-max - qth-min) / max probability.
+	Plog uint8
+	// log2 of the idle-damping table's cell, in psched ticks.
+	ScellLog uint8
+	// TC_RED_ECN (1), TC_RED_HARDDROP (2), TC_RED_ADAPTATIVE (4), TC_RED_NODROP (8).
+	Flags uint8
+}
+
+// TCREDQoptLen is the size of TCREDQopt on the wire.
+const TCREDQoptLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCREDQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.QthMin))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.QthMax))
+	b = append(b, byte(s.Wlog))
+	b = append(b, byte(s.Plog))
+	b = append(b, byte(s.ScellLog))
+	b = append(b, byte(s.Flags))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCREDQoptLen, which a newer kernel may append, are ignored.
+func (s *TCREDQopt) Decode(b []byte) error {
+	if len(b) < TCREDQoptLen {
+		return errShort("tc-red-qopt", TCREDQoptLen, len(b))
+	}
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.QthMin = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.QthMax = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Wlog = uint8(b[12:][0])
+	s.Plog = uint8(b[13:][0])
+	s.ScellLog = uint8(b[14:][0])
+	s.Flags = uint8(b[15:][0])
+	return nil
+}
+
+// TCREDXstats: red's extended statistics (struct tc_red_xstats).
+type TCREDXstats struct {
+	// Early drops, between the thresholds.
+	Early uint32
+	// Drops at the queue limit.
+	Pdrop uint32
+	// Drops by the child's drop().
+	Other uint32
+	// Packets marked CE instead of dropped.
+	Marked uint32
+}
+
+// TCREDXstatsLen is the size of TCREDXstats on the wire.
+const TCREDXstatsLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCREDXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Early))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Pdrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Other))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Marked))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCREDXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCREDXstats) Decode(b []byte) error {
+	if len(b) < TCREDXstatsLen {
+		return errShort("tc-red-xstats", TCREDXstatsLen, len(b))
+	}
+	s.Early = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Pdrop = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Other = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Marked = uint32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCChokeXstats: choke's extended statistics (struct tc_choke_xstats).
+type TCChokeXstats struct {
+	// Early drops.
+	Early uint32
+	// Drops at the queue limit.
+	Pdrop uint32
+	// Drops by drop().
+	Other uint32
+	// Packets marked CE.
+	Marked uint32
+	// Drops of a packet and its match of the same flow.
+	Matched uint32
+}
+
+// TCChokeXstatsLen is the size of TCChokeXstats on the wire.
+const TCChokeXstatsLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCChokeXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Early))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Pdrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Other))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Marked))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Matched))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCChokeXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCChokeXstats) Decode(b []byte) error {
+	if len(b) < TCChokeXstatsLen {
+		return errShort("tc-choke-xstats", TCChokeXstatsLen, len(b))
+	}
+	s.Early = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Pdrop = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Other = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Marked = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Matched = uint32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCSFBQopt: Parameters of sfb (struct tc_sfb_qopt).
+type TCSFBQopt struct {
+	// Milliseconds between rehashes.
+	RehashInterval uint32
+	// Milliseconds the new hash is warmed up before use (tc's db).
+	WarmupTime uint32
+	// Bin size above which packets are dropped, in packets.
+	Max uint32
+	// Target bin size, in packets.
+	BinSize uint32
+	// Probability increment, scaled to SFB_MAX_PROB (0xFFFF).
+	Increment uint32
+	// Probability decrement, scaled to SFB_MAX_PROB.
+	Decrement uint32
+	// Queue limit in packets; 0 means the device's tx queue length.
+	Limit uint32
+	// Packets per second let through from non-responsive flows.
+	PenaltyRate uint32
+	// Burst of penalty-rate, in packets.
+	PenaltyBurst uint32
+}
+
+// TCSFBQoptLen is the size of TCSFBQopt on the wire.
+const TCSFBQoptLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSFBQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.RehashInterval))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.WarmupTime))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Max))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.BinSize))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Increment))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Decrement))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.PenaltyRate))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.PenaltyBurst))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSFBQoptLen, which a newer kernel may append, are ignored.
+func (s *TCSFBQopt) Decode(b []byte) error {
+	if len(b) < TCSFBQoptLen {
+		return errShort("tc-sfb-qopt", TCSFBQoptLen, len(b))
+	}
+	s.RehashInterval = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.WarmupTime = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Max = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.BinSize = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Increment = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Decrement = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.PenaltyRate = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.PenaltyBurst = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
+// TCSFBXstats: sfb's extended statistics (struct tc_sfb_xstats).
+type TCSFBXstats struct {
+	Earlydrop   uint32
+	Penaltydrop uint32
+	Bucketdrop  uint32
+	Queuedrop   uint32
+	// Drops in the child qdisc.
+	Childdrop uint32
+	Marked    uint32
+	Maxqlen   uint32
+	// Scaled to SFB_MAX_PROB.
+	Maxprob uint32
+	// Scaled to SFB_MAX_PROB.
+	Avgprob uint32
+}
+
+// TCSFBXstatsLen is the size of TCSFBXstats on the wire.
+const TCSFBXstatsLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSFBXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Earlydrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Penaltydrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bucketdrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Queuedrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Childdrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Marked))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Maxqlen))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Maxprob))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Avgprob))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSFBXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCSFBXstats) Decode(b []byte) error {
+	if len(b) < TCSFBXstatsLen {
+		return errShort("tc-sfb-xstats", TCSFBXstatsLen, len(b))
+	}
+	s.Earlydrop = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Penaltydrop = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Bucketdrop = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Queuedrop = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Childdrop = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Marked = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.Maxqlen = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Maxprob = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.Avgprob = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
+// TCSFQQopt: sfq's original options (struct tc_sfq_qopt).
+type TCSFQQopt struct {
+	// Bytes a flow may dequeue per round.
+	Quantum uint32
+	// Seconds between hash perturbations.
+	PerturbPeriod int32
+	// Queue limit in packets.
+	Limit uint32
+	// Hash table size.
+	Divisor uint32
+	// Most flows at once.
+	Flows uint32
+}
+
+// TCSFQQoptLen is the size of TCSFQQopt on the wire.
+const TCSFQQoptLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSFQQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Quantum))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.PerturbPeriod))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Divisor))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Flows))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSFQQoptLen, which a newer kernel may append, are ignored.
+func (s *TCSFQQopt) Decode(b []byte) error {
+	if len(b) < TCSFQQoptLen {
+		return errShort("tc-sfq-qopt", TCSFQQoptLen, len(b))
+	}
+	s.Quantum = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.PerturbPeriod = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Divisor = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Flows = uint32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCSfqredStats: Statistics of sfq's RED mode (struct tc_sfqred_stats).
+type TCSfqredStats struct {
+	// Early drops, below the max threshold.
+	ProbDrop uint32
+	// Early drops, above the max threshold.
+	ForcedDrop uint32
+	// Marked packets, below the max threshold.
+	ProbMark uint32
+	// Marked packets, above the max threshold.
+	ForcedMark uint32
+	// Marked packets at the head, below the max threshold.
+	ProbMarkHead uint32
+	// Marked packets at the head, above the max threshold.
+	ForcedMarkHead uint32
+}
+
+// TCSfqredStatsLen is the size of TCSfqredStats on the wire.
+const TCSfqredStatsLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSfqredStats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ProbDrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ForcedDrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ProbMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ForcedMark))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ProbMarkHead))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.ForcedMarkHead))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSfqredStatsLen, which a newer kernel may append, are ignored.
+func (s *TCSfqredStats) Decode(b []byte) error {
+	if len(b) < TCSfqredStatsLen {
+		return errShort("tc-sfqred-stats", TCSfqredStatsLen, len(b))
+	}
+	s.ProbDrop = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.ForcedDrop = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.ProbMark = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.ForcedMark = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.ProbMarkHead = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.ForcedMarkHead = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCSFQQoptV1: sfq's options (struct tc_sfq_qopt_v1), the whole TCA_OPTIONS
+// payload both ways: tc sends it, the kernel dumps it with the RED statistics.
+type TCSFQQoptV1 struct {
+	V0 TCSFQQopt
+	// Most packets per flow.
+	Depth    uint32
+	Headdrop uint32
+	// RED's hard limit of a flow, in bytes (tc's redflowlimit).
+	Limit uint32
+	// RED's min threshold, in bytes.
+	QthMin uint32
+	// RED's max threshold, in bytes.
+	QthMax   uint32
+	Wlog     uint8
+	Plog     uint8
+	ScellLog uint8
+	Flags    uint8
+	// RED's max probability, scaled to 2^32.
+	MaxP  uint32
+	Stats TCSfqredStats
+}
+
+// TCSFQQoptV1Len is the size of TCSFQQoptV1 on the wire.
+const TCSFQQoptV1Len = 72
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSFQQoptV1) Append(b []byte) []byte {
+	b = s.V0.Append(b)
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Depth))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Headdrop))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.QthMin))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.QthMax))
+	b = append(b, byte(s.Wlog))
+	b = append(b, byte(s.Plog))
+	b = append(b, byte(s.ScellLog))
+	b = append(b, byte(s.Flags))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MaxP))
+	b = s.Stats.Append(b)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSFQQoptV1Len, which a newer kernel may append, are ignored.
+func (s *TCSFQQoptV1) Decode(b []byte) error {
+	if len(b) < TCSFQQoptV1Len {
+		return errShort("tc-sfq-qopt-v1", TCSFQQoptV1Len, len(b))
+	}
+	_ = s.V0.Decode(b[0:])
+	s.Depth = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.Headdrop = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.QthMin = uint32(binary.NativeEndian.Uint32(b[32:]))
+	s.QthMax = uint32(binary.NativeEndian.Uint32(b[36:]))
+	s.Wlog = uint8(b[40:][0])
+	s.Plog = uint8(b[41:][0])
+	s.ScellLog = uint8(b[42:][0])
+	s.Flags = uint8(b[43:][0])
+	s.MaxP = uint32(binary.NativeEndian.Uint32(b[44:]))
+	_ = s.Stats.Decode(b[48:])
+	return nil
+}
+
+// TCSFQXstats: Statistics of an sfq class, one flow (struct tc_sfq_xstats).
+type TCSFQXstats struct {
+	// Bytes the flow may still send this round.
+	Allot int32
+}
+
+// TCSFQXstatsLen is the size of TCSFQXstats on the wire.
+const TCSFQXstatsLen = 4
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSFQXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Allot))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSFQXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCSFQXstats) Decode(b []byte) error {
+	if len(b) < TCSFQXstatsLen {
+		return errShort("tc-sfq-xstats", TCSFQXstatsLen, len(b))
+	}
+	s.Allot = int32(binary.NativeEndian.Uint32(b[0:]))
+	return nil
+}
+
+// TCGREDQopt: One virtual queue of gred (struct tc_gred_qopt): its parameters in a
+// request; the dump's TCA_GRED_PARMS holds 16 of them with statistics, a DP of 16
+// or more marking an absent queue.
+type TCGREDQopt struct {
+	// Hard queue limit in bytes.
+	Limit uint32
+	// Min threshold in bytes.
+	QthMin uint32
+	// Max threshold in bytes.
+	QthMax uint32
+	// The virtual queue's index.
+	DP       uint32
+	Backlog  uint32
+	Qave     uint32
+	Forced   uint32
+	Early    uint32
+	Other    uint32
+	Pdrop    uint32
+	Wlog     uint8
+	Plog     uint8
+	ScellLog uint8
+	// Priority of the queue in grio mode.
+	Prio    uint8
+	Packets uint32
+	Bytesin uint32
+}
+
+// TCGREDQoptLen is the size of TCGREDQopt on the wire.
+const TCGREDQoptLen = 52
+
+// Append appends s in the kernel's layout to b.
+func (s *TCGREDQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.QthMin))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.QthMax))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DP))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Backlog))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Qave))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Forced))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Early))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Other))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Pdrop))
+	b = append(b, byte(s.Wlog))
+	b = append(b, byte(s.Plog))
+	b = append(b, byte(s.ScellLog))
+	b = append(b, byte(s.Prio))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Packets))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bytesin))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCGREDQoptLen, which a newer kernel may append, are ignored.
+func (s *TCGREDQopt) Decode(b []byte) error {
+	if len(b) < TCGREDQoptLen {
+		return errShort("tc-gred-qopt", TCGREDQoptLen, len(b))
+	}
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.QthMin = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.QthMax = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.DP = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Backlog = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Qave = uint32(binary.NativeEndian.Uint32(b[20:]))
+	s.Forced = uint32(binary.NativeEndian.Uint32(b[24:]))
+	s.Early = uint32(binary.NativeEndian.Uint32(b[28:]))
+	s.Other = uint32(binary.NativeEndian.Uint32(b[32:]))
+	s.Pdrop = uint32(binary.NativeEndian.Uint32(b[36:]))
+	s.Wlog = uint8(b[40:][0])
+	s.Plog = uint8(b[41:][0])
+	s.ScellLog = uint8(b[42:][0])
+	s.Prio = uint8(b[43:][0])
+	s.Packets = uint32(binary.NativeEndian.Uint32(b[44:]))
+	s.Bytesin = uint32(binary.NativeEndian.Uint32(b[48:]))
+	return nil
+}
+
+// TCGREDSopt: gred's table setup (struct tc_gred_sopt).
+type TCGREDSopt struct {
+	// Number of virtual queues.
+	DPs uint32
+	// The default virtual queue.
+	DefDP uint32
+	Grio  uint8
+	// The qdisc-wide RED flags.
+	Flags uint8
+	Pad1  uint16
+}
+
+// TCGREDSoptLen is the size of TCGREDSopt on the wire.
+const TCGREDSoptLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCGREDSopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DPs))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DefDP))
+	b = append(b, byte(s.Grio))
+	b = append(b, byte(s.Flags))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Pad1))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCGREDSoptLen, which a newer kernel may append, are ignored.
+func (s *TCGREDSopt) Decode(b []byte) error {
+	if len(b) < TCGREDSoptLen {
+		return errShort("tc-gred-sopt", TCGREDSoptLen, len(b))
+	}
+	s.DPs = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.DefDP = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Grio = uint8(b[8:][0])
+	s.Flags = uint8(b[9:][0])
+	s.Pad1 = uint16(binary.NativeEndian.Uint16(b[10:]))
+	return nil
+}
+
 // TCFQQdStats: fq's statistics of the qdisc (struct tc_fq_qd_stats).
 type TCFQQdStats struct {
 	// Flows freed by the garbage collector.
@@ -2067,6 +2581,17 @@ type decodePool struct {
 	TCFQCodelQdStats        pool[TCFQCodelQdStats]
 	TCFQCodelClStats        pool[TCFQCodelClStats]
 	TCCodelXstats           pool[TCCodelXstats]
+	TCREDQopt               pool[TCREDQopt]
+	TCREDXstats             pool[TCREDXstats]
+	TCChokeXstats           pool[TCChokeXstats]
+	TCSFBQopt               pool[TCSFBQopt]
+	TCSFBXstats             pool[TCSFBXstats]
+	TCSFQQopt               pool[TCSFQQopt]
+	TCSfqredStats           pool[TCSfqredStats]
+	TCSFQQoptV1             pool[TCSFQQoptV1]
+	TCSFQXstats             pool[TCSFQXstats]
+	TCGREDQopt              pool[TCGREDQopt]
+	TCGREDSopt              pool[TCGREDSopt]
 	TCFQQdStats             pool[TCFQQdStats]
 	TCHHFXstats             pool[TCHHFXstats]
 	TCPIEXstats             pool[TCPIEXstats]
@@ -2110,6 +2635,12 @@ type decodePool struct {
 	CakeStatsAttrs          pool[CakeStatsAttrs]
 	CakeTinStatsAttrs       pool[CakeTinStatsAttrs]
 	DualPI2Attrs            pool[DualPI2Attrs]
+	REDAttrs                pool[REDAttrs]
+	ChokeAttrs              pool[ChokeAttrs]
+	SFBAttrs                pool[SFBAttrs]
+	GREDAttrs               pool[GREDAttrs]
+	TCAGREDVqListAttrs      pool[TCAGREDVqListAttrs]
+	TCAGREDVqEntryAttrs     pool[TCAGREDVqEntryAttrs]
 	FQCodelAttrs            pool[FQCodelAttrs]
 	CodelAttrs              pool[CodelAttrs]
 	FQAttrs                 pool[FQAttrs]
@@ -2152,6 +2683,17 @@ func (p *decodePool) reset() {
 	p.TCFQCodelQdStats.reset()
 	p.TCFQCodelClStats.reset()
 	p.TCCodelXstats.reset()
+	p.TCREDQopt.reset()
+	p.TCREDXstats.reset()
+	p.TCChokeXstats.reset()
+	p.TCSFBQopt.reset()
+	p.TCSFBXstats.reset()
+	p.TCSFQQopt.reset()
+	p.TCSfqredStats.reset()
+	p.TCSFQQoptV1.reset()
+	p.TCSFQXstats.reset()
+	p.TCGREDQopt.reset()
+	p.TCGREDSopt.reset()
 	p.TCFQQdStats.reset()
 	p.TCHHFXstats.reset()
 	p.TCPIEXstats.reset()
@@ -2195,6 +2737,12 @@ func (p *decodePool) reset() {
 	p.CakeStatsAttrs.reset()
 	p.CakeTinStatsAttrs.reset()
 	p.DualPI2Attrs.reset()
+	p.REDAttrs.reset()
+	p.ChokeAttrs.reset()
+	p.SFBAttrs.reset()
+	p.GREDAttrs.reset()
+	p.TCAGREDVqListAttrs.reset()
+	p.TCAGREDVqEntryAttrs.reset()
 	p.FQCodelAttrs.reset()
 	p.CodelAttrs.reset()
 	p.FQAttrs.reset()
@@ -2299,6 +2847,83 @@ func newTCCodelXstats(sel *selectors) *TCCodelXstats {
 		return new(TCCodelXstats)
 	}
 	return sel.pool.TCCodelXstats.get()
+}
+
+func newTCREDQopt(sel *selectors) *TCREDQopt {
+	if sel.pool == nil {
+		return new(TCREDQopt)
+	}
+	return sel.pool.TCREDQopt.get()
+}
+
+func newTCREDXstats(sel *selectors) *TCREDXstats {
+	if sel.pool == nil {
+		return new(TCREDXstats)
+	}
+	return sel.pool.TCREDXstats.get()
+}
+
+func newTCChokeXstats(sel *selectors) *TCChokeXstats {
+	if sel.pool == nil {
+		return new(TCChokeXstats)
+	}
+	return sel.pool.TCChokeXstats.get()
+}
+
+func newTCSFBQopt(sel *selectors) *TCSFBQopt {
+	if sel.pool == nil {
+		return new(TCSFBQopt)
+	}
+	return sel.pool.TCSFBQopt.get()
+}
+
+func newTCSFBXstats(sel *selectors) *TCSFBXstats {
+	if sel.pool == nil {
+		return new(TCSFBXstats)
+	}
+	return sel.pool.TCSFBXstats.get()
+}
+
+func newTCSFQQopt(sel *selectors) *TCSFQQopt {
+	if sel.pool == nil {
+		return new(TCSFQQopt)
+	}
+	return sel.pool.TCSFQQopt.get()
+}
+
+func newTCSfqredStats(sel *selectors) *TCSfqredStats {
+	if sel.pool == nil {
+		return new(TCSfqredStats)
+	}
+	return sel.pool.TCSfqredStats.get()
+}
+
+func newTCSFQQoptV1(sel *selectors) *TCSFQQoptV1 {
+	if sel.pool == nil {
+		return new(TCSFQQoptV1)
+	}
+	return sel.pool.TCSFQQoptV1.get()
+}
+
+func newTCSFQXstats(sel *selectors) *TCSFQXstats {
+	if sel.pool == nil {
+		return new(TCSFQXstats)
+	}
+	return sel.pool.TCSFQXstats.get()
+}
+
+func newTCGREDQopt(sel *selectors) *TCGREDQopt {
+	if sel.pool == nil {
+		return new(TCGREDQopt)
+	}
+	return sel.pool.TCGREDQopt.get()
+}
+
+func newTCGREDSopt(sel *selectors) *TCGREDSopt {
+	if sel.pool == nil {
+		return new(TCGREDSopt)
+	}
+	return sel.pool.TCGREDSopt.get()
 }
 
 func newTCFQQdStats(sel *selectors) *TCFQQdStats {
@@ -2600,6 +3225,48 @@ func newDualPI2Attrs(sel *selectors) *DualPI2Attrs {
 		return new(DualPI2Attrs)
 	}
 	return sel.pool.DualPI2Attrs.get()
+}
+
+func newREDAttrs(sel *selectors) *REDAttrs {
+	if sel.pool == nil {
+		return new(REDAttrs)
+	}
+	return sel.pool.REDAttrs.get()
+}
+
+func newChokeAttrs(sel *selectors) *ChokeAttrs {
+	if sel.pool == nil {
+		return new(ChokeAttrs)
+	}
+	return sel.pool.ChokeAttrs.get()
+}
+
+func newSFBAttrs(sel *selectors) *SFBAttrs {
+	if sel.pool == nil {
+		return new(SFBAttrs)
+	}
+	return sel.pool.SFBAttrs.get()
+}
+
+func newGREDAttrs(sel *selectors) *GREDAttrs {
+	if sel.pool == nil {
+		return new(GREDAttrs)
+	}
+	return sel.pool.GREDAttrs.get()
+}
+
+func newTCAGREDVqListAttrs(sel *selectors) *TCAGREDVqListAttrs {
+	if sel.pool == nil {
+		return new(TCAGREDVqListAttrs)
+	}
+	return sel.pool.TCAGREDVqListAttrs.get()
+}
+
+func newTCAGREDVqEntryAttrs(sel *selectors) *TCAGREDVqEntryAttrs {
+	if sel.pool == nil {
+		return new(TCAGREDVqEntryAttrs)
+	}
+	return sel.pool.TCAGREDVqEntryAttrs.get()
 }
 
 func newFQCodelAttrs(sel *selectors) *FQCodelAttrs {
@@ -4166,6 +4833,593 @@ func (s *DualPI2Attrs) Validate() error {
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *DualPI2Attrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set red-attrs (TCA_RED_*).
+const (
+	TCAREDUnspec         uint16 = 0
+	TCAREDParms          uint16 = 1
+	TCAREDStab           uint16 = 2
+	TCAREDMaxP           uint16 = 3
+	TCAREDFlags          uint16 = 4
+	TCAREDEarlyDropBlock uint16 = 5
+	TCAREDMarkBlock      uint16 = 6
+)
+
+// REDAttrs: Options of red (TCA_OPTIONS); tc nests them without NLA_F_NESTED.
+type REDAttrs struct {
+	Parms *TCREDQopt
+	// The idle-damping table, 256 bytes.
+	Stab []byte
+	// Max probability scaled to 2^32.
+	MaxP *uint32
+	// The RED flags, with the selector of those tc knows.
+	Flags *Bitfield32
+	// Block of the early_drop qevent.
+	EarlyDropBlock *uint32
+	// Block of the mark qevent.
+	MarkBlock *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *REDAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCAREDParms, (*s.Parms).Append(nil))
+	}
+	if s.Stab != nil {
+		e.Attr(TCAREDStab, s.Stab)
+	}
+	if s.MaxP != nil {
+		e.Uint32(TCAREDMaxP, uint32((*s.MaxP)))
+	}
+	if s.Flags != nil {
+		putBitfield32(e, TCAREDFlags, (*s.Flags))
+	}
+	if s.EarlyDropBlock != nil {
+		e.Uint32(TCAREDEarlyDropBlock, uint32((*s.EarlyDropBlock)))
+	}
+	if s.MarkBlock != nil {
+		e.Uint32(TCAREDMarkBlock, uint32((*s.MarkBlock)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *REDAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *REDAttrs) decode(b []byte, sel *selectors) error {
+	*s = REDAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAREDParms:
+			if v := newTCREDQopt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAREDStab:
+			s.Stab = clone(data)
+			return
+		case TCAREDMaxP:
+			if v, ok := getUint32(data); ok {
+				s.MaxP = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAREDFlags:
+			if v, ok := getBitfield32(data); ok {
+				s.Flags = &v
+				return
+			}
+		case TCAREDEarlyDropBlock:
+			if v, ok := getUint32(data); ok {
+				s.EarlyDropBlock = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAREDMarkBlock:
+			if v, ok := getUint32(data); ok {
+				s.MarkBlock = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *REDAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *REDAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set choke-attrs (TCA_CHOKE_*).
+const (
+	TCAChokeUnspec uint16 = 0
+	TCAChokeParms  uint16 = 1
+	TCAChokeStab   uint16 = 2
+	TCAChokeMaxP   uint16 = 3
+)
+
+// ChokeAttrs: Options of choke (TCA_OPTIONS); tc nests them without NLA_F_NESTED.
+type ChokeAttrs struct {
+	Parms *TCREDQopt
+	// The idle-damping table, 256 bytes.
+	Stab []byte
+	// Max probability scaled to 2^32.
+	MaxP *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ChokeAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCAChokeParms, (*s.Parms).Append(nil))
+	}
+	if s.Stab != nil {
+		e.Attr(TCAChokeStab, s.Stab)
+	}
+	if s.MaxP != nil {
+		e.Uint32(TCAChokeMaxP, uint32((*s.MaxP)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ChokeAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ChokeAttrs) decode(b []byte, sel *selectors) error {
+	*s = ChokeAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAChokeParms:
+			if v := newTCREDQopt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAChokeStab:
+			s.Stab = clone(data)
+			return
+		case TCAChokeMaxP:
+			if v, ok := getUint32(data); ok {
+				s.MaxP = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ChokeAttrs) Validate() error {
+	if v := s.Stab; v != nil {
+		if len(v) < 256 {
+			return &CheckError{Set: "choke-attrs", Attribute: "stab", Check: "min-len", Bound: 256, Value: strconv.Itoa(len(v))}
+		}
+		if len(v) > 256 {
+			return &CheckError{Set: "choke-attrs", Attribute: "stab", Check: "max-len", Bound: 256, Value: strconv.Itoa(len(v))}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ChokeAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set sfb-attrs (TCA_SFB_*).
+const (
+	TCASFBUnspec uint16 = 0
+	TCASFBParms  uint16 = 1
+)
+
+// SFBAttrs: Options of sfb (TCA_OPTIONS); tc nests them without NLA_F_NESTED.
+type SFBAttrs struct {
+	Parms *TCSFBQopt
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *SFBAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCASFBParms, (*s.Parms).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *SFBAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *SFBAttrs) decode(b []byte, sel *selectors) error {
+	*s = SFBAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCASFBParms:
+			if v := newTCSFBQopt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *SFBAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *SFBAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set gred-attrs (TCA_GRED_*).
+const (
+	TCAGREDUnspec uint16 = 0
+	TCAGREDParms  uint16 = 1
+	TCAGREDStab   uint16 = 2
+	TCAGREDDps    uint16 = 3
+	TCAGREDMaxP   uint16 = 4
+	TCAGREDLimit  uint16 = 5
+	TCAGREDVqList uint16 = 6
+)
+
+// GREDAttrs: Options of gred (TCA_OPTIONS), without NLA_F_NESTED. A setup request
+// carries dps (and limit); a virtual queue's carries parms, stab, max-p and
+// vq-list. The dump carries all sixteen queues' parms and max-p.
+type GREDAttrs struct {
+	// struct tc_gred_qopt: one in a request, sixteen (one per possible queue) in a
+	// dump.
+	Parms []byte
+	// The idle-damping table of a request's queue, 256 bytes.
+	Stab []uint8
+	Dps  *TCGREDSopt
+	// Max probability scaled to 2^32 (u32s): one in a request, sixteen in a dump.
+	MaxP []uint32
+	// The qdisc's limit in bytes.
+	Limit  *uint32
+	VqList *TCAGREDVqListAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *GREDAttrs) Encode(e *Encoder) {
+	if s.Dps != nil {
+		e.Attr(TCAGREDDps, (*s.Dps).Append(nil))
+	}
+	if s.Limit != nil {
+		e.Uint32(TCAGREDLimit, uint32((*s.Limit)))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAGREDParms, s.Parms)
+	}
+	if s.Stab != nil {
+		e.Attr(TCAGREDStab, appendInts(nil, s.Stab, false))
+	}
+	if s.MaxP != nil {
+		e.Attr(TCAGREDMaxP, appendInts(nil, s.MaxP, false))
+	}
+	if s.VqList != nil {
+		e.Nest(TCAGREDVqList, false, (*s.VqList).Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *GREDAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *GREDAttrs) decode(b []byte, sel *selectors) error {
+	*s = GREDAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAGREDParms:
+			s.Parms = clone(data)
+			return
+		case TCAGREDStab:
+			if v, ok := getInts[uint8](data, false); ok {
+				s.Stab = v
+				return
+			}
+		case TCAGREDDps:
+			if v := newTCGREDSopt(sel); v.Decode(data) == nil {
+				s.Dps = v
+				return
+			}
+		case TCAGREDMaxP:
+			if v, ok := getInts[uint32](data, false); ok {
+				s.MaxP = v
+				return
+			}
+		case TCAGREDLimit:
+			if v, ok := getUint32(data); ok {
+				s.Limit = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqList:
+			if v := newTCAGREDVqListAttrs(sel); v.decode(data, sel) == nil {
+				s.VqList = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *GREDAttrs) Validate() error {
+	if s.VqList != nil {
+		if err := s.VqList.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *GREDAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.VqList != nil {
+		n += s.VqList.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set tca-gred-vq-list-attrs (TCA_GRED_VQ_*).
+const (
+	TCAGREDVqEntry uint16 = 1
+)
+
+// TCAGREDVqListAttrs: gred's list of virtual queues (TCA_GRED_VQ_LIST).
+type TCAGREDVqListAttrs struct {
+	// Repeated: one attribute per element, in order.
+	Entry []TCAGREDVqEntryAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TCAGREDVqListAttrs) Encode(e *Encoder) {
+	for i := range s.Entry {
+		e.Nest(TCAGREDVqEntry, false, s.Entry[i].Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TCAGREDVqListAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TCAGREDVqListAttrs) decode(b []byte, sel *selectors) error {
+	*s = TCAGREDVqListAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAGREDVqEntry:
+			var v TCAGREDVqEntryAttrs
+			if v.decode(data, sel) == nil {
+				s.Entry = append(s.Entry, v)
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TCAGREDVqListAttrs) Validate() error {
+	for i := range s.Entry {
+		if err := s.Entry[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TCAGREDVqListAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Entry {
+		n += s.Entry[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set tca-gred-vq-entry-attrs (TCA_GRED_VQ_*).
+const (
+	TCAGREDVqUnspec         uint16 = 0
+	TCAGREDVqPad            uint16 = 1
+	TCAGREDVqDp             uint16 = 2
+	TCAGREDVqStatBytes      uint16 = 3
+	TCAGREDVqStatPackets    uint16 = 4
+	TCAGREDVqStatBacklog    uint16 = 5
+	TCAGREDVqStatProbDrop   uint16 = 6
+	TCAGREDVqStatProbMark   uint16 = 7
+	TCAGREDVqStatForcedDrop uint16 = 8
+	TCAGREDVqStatForcedMark uint16 = 9
+	TCAGREDVqStatPdrop      uint16 = 10
+	TCAGREDVqStatOther      uint16 = 11
+	TCAGREDVqFlags          uint16 = 12
+)
+
+// TCAGREDVqEntryAttrs: One virtual queue of gred's list (TCA_GRED_VQ_ENTRY).
+type TCAGREDVqEntryAttrs struct {
+	Dp             *uint32
+	StatBytes      *uint64
+	StatPackets    *uint32
+	StatBacklog    *uint32
+	StatProbDrop   *uint32
+	StatProbMark   *uint32
+	StatForcedDrop *uint32
+	StatForcedMark *uint32
+	StatPdrop      *uint32
+	StatOther      *uint32
+	// The queue's RED flags.
+	Flags *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TCAGREDVqEntryAttrs) Encode(e *Encoder) {
+	if s.Dp != nil {
+		e.Uint32(TCAGREDVqDp, uint32((*s.Dp)))
+	}
+	if s.Flags != nil {
+		e.Uint32(TCAGREDVqFlags, uint32((*s.Flags)))
+	}
+	if s.StatBytes != nil {
+		e.Uint64(TCAGREDVqStatBytes, uint64((*s.StatBytes)))
+	}
+	if s.StatPackets != nil {
+		e.Uint32(TCAGREDVqStatPackets, uint32((*s.StatPackets)))
+	}
+	if s.StatBacklog != nil {
+		e.Uint32(TCAGREDVqStatBacklog, uint32((*s.StatBacklog)))
+	}
+	if s.StatProbDrop != nil {
+		e.Uint32(TCAGREDVqStatProbDrop, uint32((*s.StatProbDrop)))
+	}
+	if s.StatProbMark != nil {
+		e.Uint32(TCAGREDVqStatProbMark, uint32((*s.StatProbMark)))
+	}
+	if s.StatForcedDrop != nil {
+		e.Uint32(TCAGREDVqStatForcedDrop, uint32((*s.StatForcedDrop)))
+	}
+	if s.StatForcedMark != nil {
+		e.Uint32(TCAGREDVqStatForcedMark, uint32((*s.StatForcedMark)))
+	}
+	if s.StatPdrop != nil {
+		e.Uint32(TCAGREDVqStatPdrop, uint32((*s.StatPdrop)))
+	}
+	if s.StatOther != nil {
+		e.Uint32(TCAGREDVqStatOther, uint32((*s.StatOther)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TCAGREDVqEntryAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TCAGREDVqEntryAttrs) decode(b []byte, sel *selectors) error {
+	*s = TCAGREDVqEntryAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAGREDVqPad:
+			return
+		case TCAGREDVqDp:
+			if v, ok := getUint32(data); ok {
+				s.Dp = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatBytes:
+			if v, ok := getUint64(data); ok {
+				s.StatBytes = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAGREDVqStatPackets:
+			if v, ok := getUint32(data); ok {
+				s.StatPackets = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatBacklog:
+			if v, ok := getUint32(data); ok {
+				s.StatBacklog = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatProbDrop:
+			if v, ok := getUint32(data); ok {
+				s.StatProbDrop = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatProbMark:
+			if v, ok := getUint32(data); ok {
+				s.StatProbMark = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatForcedDrop:
+			if v, ok := getUint32(data); ok {
+				s.StatForcedDrop = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatForcedMark:
+			if v, ok := getUint32(data); ok {
+				s.StatForcedMark = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatPdrop:
+			if v, ok := getUint32(data); ok {
+				s.StatPdrop = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqStatOther:
+			if v, ok := getUint32(data); ok {
+				s.StatOther = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGREDVqFlags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TCAGREDVqEntryAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TCAGREDVqEntryAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	return n
 }
@@ -6974,7 +8228,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -6995,6 +8249,8 @@ func (s *BasicAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fa
 
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
+func (s *ChokeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *CodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *DRRAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
@@ -7009,6 +8265,8 @@ func (s *FQCodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, 
 
 func (s *FQPIEAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *GREDAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *HFSCAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *HHFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
@@ -7020,6 +8278,10 @@ func (s *MatchallAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 func (s *PIEAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *REDAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *SFBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -7097,6 +8359,8 @@ func (s *TCPlugQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.
 
 func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCSFQQoptV1) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 func (s *TCSKBPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *U32Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
@@ -7114,6 +8378,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "cake", "cake_mq":
 		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "choke":
+		if v := newChokeAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "codel":
@@ -7144,6 +8412,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newFQPIEAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "gred":
+		if v := newGREDAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "hfsc":
 		if v := newHFSCAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -7166,6 +8438,14 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "qfq":
 		if v := newQFQAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "red":
+		if v := newREDAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "sfb":
+		if v := newSFBAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "tbf":
@@ -7196,6 +8476,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newTCPrioQopt(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "sfq":
+		if v := newTCSFQQoptV1(sel); v.Decode(b) == nil {
+			return v
+		}
 	case "skbprio":
 		if v := newTCSKBPrioQopt(sel); v.Decode(b) == nil {
 			return v
@@ -7209,7 +8493,7 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TCREDXstats (red), *TCChokeXstats (choke), *TCSFBXstats (sfb), *TCSFQXstats (sfq), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -7227,6 +8511,8 @@ type TCXstatsMsgNest []byte
 func (r TCXstatsMsgNest) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
 func (s *CakeStatsAttrs) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TCChokeXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -7250,6 +8536,12 @@ func (s *TCNetemXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, 
 
 func (s *TCPIEXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCREDXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCSFBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCSFQXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
 func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
 	return decodeTCXstatsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -7259,6 +8551,10 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "choke":
+		if v := newTCChokeXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "codel":
@@ -7305,12 +8601,24 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCPIEXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "red":
+		if v := newTCREDXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "sfb":
+		if v := newTCSFBXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "sfq":
+		if v := newTCSFQXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCXstatsMsgRaw(clone(b))
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TCREDXstats (red), *TCChokeXstats (choke), *TCSFBXstats (sfb), *TCSFQXstats (sfq), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -7328,6 +8636,8 @@ type StatsAppMsgNest []byte
 func (r StatsAppMsgNest) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
 func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TCChokeXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -7351,6 +8661,12 @@ func (s *TCNetemXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, 
 
 func (s *TCPIEXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *TCREDXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCSFBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCSFQXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
 func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
 	return decodeStatsAppMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -7360,6 +8676,10 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "choke":
+		if v := newTCChokeXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	case "codel":
@@ -7404,6 +8724,18 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		}
 	case "pie":
 		if v := newTCPIEXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "red":
+		if v := newTCREDXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "sfb":
+		if v := newTCSFBXstats(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "sfq":
+		if v := newTCSFQXstats(sel); v.Decode(b) == nil {
 			return v
 		}
 	}

@@ -113,6 +113,10 @@ const (
 	Link
 	// Delete removes the object.
 	Delete
+	// ChangeCreate is Change with NLM_F_CREATE: it modifies the object, or
+	// creates it when there is none. tc sends it for a "change" whose
+	// options ask for creation (gred's setup).
+	ChangeCreate
 )
 
 func (op Op) String() string {
@@ -127,6 +131,8 @@ func (op Op) String() string {
 		return "link"
 	case Delete:
 		return "delete"
+	case ChangeCreate:
+		return "change"
 	}
 	return fmt.Sprintf("Op(%d)", int(op))
 }
@@ -140,6 +146,8 @@ func (o Object) request(op Op) (msgType uint16, flags uint16, err error) {
 		return newType, nlabi.NLM_F_CREATE | nlabi.NLM_F_EXCL, nil
 	case Change:
 		return newType, 0, nil
+	case ChangeCreate:
+		return newType, nlabi.NLM_F_CREATE, nil
 	case Replace:
 		if o == Qdisc {
 			return newType, nlabi.NLM_F_CREATE | nlabi.NLM_F_REPLACE, nil

@@ -36,6 +36,11 @@ type Kind struct {
 	// fate depends on how the kernel was built. A batch sends the lines after
 	// such a change without waiting for its answer. Nil: never assumed.
 	ChangeAccepted func(opts attrs.TCOptionsMsg, parentKind string) bool
+	// Creates reports whether tc asks the kernel to create the qdisc with
+	// these options (as ParseQdisc returns them) whatever the command, as
+	// gred's setup does: "change" then creates one that is not there, and
+	// "link" becomes "replace". Nil: never.
+	Creates func(opts attrs.TCOptionsMsg) bool
 	// Stats describes the kind's statistics for samplers and exporters; nil
 	// for a kind without statistics of its own.
 	Stats *StatsTable

@@ -44,7 +44,8 @@ func percentRate(arg string, env ParseEnv) (uint64, bool) {
 }
 
 // percentRate32 is percentRate as tc's get_percent_rate (of fq's maxrate)
-// reads it: the computed rate must fit in 32 bits.
+// and the older red, choke and gred read it: the computed rate must fit in
+// 32 bits.
 func percentRate32(arg string, env ParseEnv) (uint32, bool) {
 	s, ok := percentRateText(arg, env)
 	if !ok {

@@ -105,7 +105,16 @@ const (
 	UnitProbability64
 	// UnitNanoseconds is a time in ns; Value gives seconds.
 	UnitNanoseconds
+	// UnitSFBProbability is a fraction scaled to SFB_MAX_PROB (0xFFFF,
+	// sfb's maxprob and avgprob); Value gives the fraction.
+	UnitSFBProbability
 )
+
+// Fraction reports whether Value gives a fraction rather than a count or
+// seconds: JSON writes it as a float.
+func (u Unit) Fraction() bool {
+	return u == UnitProbability || u == UnitProbability64 || u == UnitSFBProbability
+}
 
 // TextFormat is how tc writes a statistic in its -s text table.
 type TextFormat uint8
@@ -136,6 +145,8 @@ func (s *Stat) Value(raw uint64) float64 {
 		return float64(raw) / math.MaxUint64
 	case s.Unit == UnitNanoseconds:
 		return float64(raw) / 1e9
+	case s.Unit == UnitSFBProbability:
+		return float64(raw) / sfbMaxProb
 	}
 	return float64(raw)
 }

@@ -27,6 +27,7 @@ type Options struct {
 	IEC     bool // -iec: rates in powers of 1024 ("Kibit")
 	Details bool // -details: the kinds print more of their options
 	Raw     bool // -raw: the kinds print some values also in tc's raw form
+	Stats   bool // -stats: some kinds print statistics among their options (gred, sfq)
 }
 
 // flushAt is the buffered size past which a Printer writes to its writer.
@@ -64,6 +65,7 @@ type Printer struct {
 	iec    bool
 	detail bool   // -details
 	raw    bool   // -raw
+	stats  bool   // -stats
 	sl     string // _SL_
 	depth  int
 	sep    byte // pending separator: 0 or ','
@@ -73,7 +75,7 @@ type Printer struct {
 // NewPrinter returns a Printer writing to w with the given flags. In JSON
 // mode nothing is written before Start (or StartPlain) is called.
 func NewPrinter(w io.Writer, o Options) *Printer {
-	p := &Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, detail: o.Details, raw: o.Raw, sl: "\n"}
+	p := &Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, detail: o.Details, raw: o.Raw, stats: o.Stats, sl: "\n"}
 	if o.Oneline {
 		p.sl = "\\"
 	}
@@ -85,7 +87,7 @@ func NewPrinter(w io.Writer, o Options) *Printer {
 // and any error, and keeping its buffer.
 func (p *Printer) Reset(w io.Writer, o Options) {
 	buf := p.buf[:0]
-	*p = Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, detail: o.Details, raw: o.Raw, sl: "\n", buf: buf}
+	*p = Printer{w: w, jsonOn: o.JSON, pretty: o.Pretty, iec: o.IEC, detail: o.Details, raw: o.Raw, stats: o.Stats, sl: "\n", buf: buf}
 	if o.Oneline {
 		p.sl = "\\"
 	}
@@ -158,6 +160,10 @@ func (p *Printer) Pretty() bool { return p.pretty }
 
 // Raw reports whether -raw was given (tc's show_raw).
 func (p *Printer) Raw() bool { return p.raw }
+
+// ShowStats reports whether -stats was given (tc's show_stats), which
+// some kinds' option printers read.
+func (p *Printer) ShowStats() bool { return p.stats }
 
 // SL returns the text line separator (_SL_): "\n", or "\" with -oneline.
 func (p *Printer) SL() string { return p.sl }

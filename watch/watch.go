@@ -411,7 +411,7 @@ func appendFields(b []byte, fields []qdisc.Stat, s any, sv *statValues, first bo
 			b = appendKey(b, f.Key)
 		}
 		switch {
-		case f.Unit == qdisc.UnitProbability || f.Unit == qdisc.UnitProbability64:
+		case f.Unit.Fraction():
 			b = appendFloat(b, f.Value(v))
 		case f.Signed:
 			b = strconv.AppendInt(b, int64(v), 10)

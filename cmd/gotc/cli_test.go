@@ -206,7 +206,7 @@ func TestBadOptionSendsNothing(t *testing.T) {
 		"qdisc add dev eth0 root dualpi2 limit x",
 		"qdisc add dev eth0 root dualpi2 classic_protection 101",
 		"qdisc add dev eth0 root dualpi2 nosuchword",
-		"qdisc add dev eth0 root sfq perturb 10",
+		"qdisc add dev eth0 root sfq limit 1",
 	} {
 		k := newFake()
 		status, _, stderr := gotc(k, line)

@@ -216,6 +216,15 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 			return err
 		}
 	}
+	if kind := qdisc.Lookup(m.Kind()); obj == netlink.Qdisc && kind != nil && kind.Creates != nil && kind.Creates(m.Attrs.Options) {
+		// tc adds NLM_F_CREATE to whatever flags the command has.
+		switch op {
+		case netlink.Change:
+			op = netlink.ChangeCreate
+		case netlink.Link:
+			op = netlink.Replace
+		}
+	}
 	m.Header.Handle = tg.handle
 	m.Header.Parent = tg.parent
 	if tg.dev != "" {

@@ -184,7 +184,7 @@ func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.M
 }
 
 func (t *tc) printer() *tcfmt.Printer {
-	return tcfmt.NewPrinter(t.stdout, tcfmt.Options{JSON: t.json, Pretty: t.pretty, Oneline: t.oneline, IEC: t.iec, Details: t.details, Raw: t.raw})
+	return tcfmt.NewPrinter(t.stdout, tcfmt.Options{JSON: t.json, Pretty: t.pretty, Oneline: t.oneline, IEC: t.iec, Details: t.details, Raw: t.raw, Stats: t.stats})
 }
 
 // do runs one command line (without the global options) and returns its status.

@@ -1,0 +1,383 @@
+package qdisc
+
+// gred (net/sched/sch_gred.c): tc's keywords to netlink attributes, and
+// the kernel's dump back to tc's text and JSON, as iproute2 7.x's
+// tc/q_gred.c does.
+//
+//   - Two grammars: "setup vqs N default D [grio] [limit BYTES] [ecn]
+//     [harddrop]" builds the table (TCA_GRED_DPS, TCA_GRED_LIMIT), and
+//     "vq N limit min max avpkt ..." (DP for vq) sets one virtual queue
+//     (its struct, idle-damping table, max_P and, in TCA_GRED_VQ_LIST, its
+//     own RED flags). Words before "setup" that count as a queue's
+//     parameter make it illegal; the others are dropped.
+//   - The dump has all sixteen queues' structs, a DP of 16 or more
+//     marking an absent one, and their max_P; tc prints each present queue
+//     on its own line, with its statistics under -s.
+
+import (
+	"fmt"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// gredUsage is tc's explain() of gred.
+const gredUsage = "Usage: tc qdisc { add | replace | change } ... gred setup vqs NUMBER\n" +
+	"           default DEFAULT_VQ [ grio ] [ limit BYTES ] [ecn] [harddrop]\n" +
+	"       tc qdisc change ... gred vq VQ [ prio VALUE ] limit BYTES\n" +
+	"           min BYTES max BYTES avpkt BYTES [ burst PACKETS ]\n" +
+	"           [ probability PROBABILITY ] [ bandwidth KBPS ] [ecn] [harddrop]"
+
+// gredMaxDPs is MAX_DPs, the most virtual queues gred has.
+const gredMaxDPs = 16
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "gred",
+		Usage: gredUsage,
+		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParseGRED(args, env)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.GREDAttrs); ok {
+				PrintGREDOptions(p, o)
+			}
+		},
+		// A setup request (the table, TCA_GRED_DPS) is sent with
+		// NLM_F_CREATE.
+		Creates: func(opts attrs.TCOptionsMsg) bool {
+			o, ok := opts.(*attrs.GREDAttrs)
+			return ok && o.Dps != nil
+		},
+	})
+}
+
+// ParseGRED turns the words after "gred" into the qdisc's options as tc
+// 7.x does. Errors are *ParseError: exit 1, with the usage after an
+// unknown keyword, for "help" and for no queue parameter at all; a
+// keyword missing its value exits 255.
+func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
+	var (
+		q     = attrs.TCGREDQopt{DP: gredMaxDPs}
+		flags uint32
+		given bool // a queue's parameter was given (tc's ok)
+	)
+	r := newREDWords(0)
+	for i := 0; i < len(args); i++ {
+		kw := args[i]
+		value := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", incompleteCommand()
+			}
+			i++
+			return args[i], nil
+		}
+		if ok, err := r.word(kw, value, true, env); err != nil {
+			return nil, err
+		} else if ok {
+			given = true
+			continue
+		}
+		switch kw {
+		case "setup":
+			if given {
+				return nil, errorf(`Illegal "setup"`)
+			}
+			return parseGREDSetup(args[i+1:])
+		case "limit", "min", "max":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseSize(v)
+			if perr != nil {
+				return nil, errorf("Illegal %q", kw)
+			}
+			switch kw {
+			case "limit":
+				q.Limit = n
+			case "min":
+				q.QthMin = n
+			default:
+				q.QthMax = n
+			}
+			given = true
+		case "vq", "DP":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseUint(v, 10, 32) // get_unsigned, base 10
+			if perr != nil {
+				return nil, errorf(`Illegal "vq"`)
+			}
+			if n >= gredMaxDPs {
+				return nil, errorf("GRED: only %d VQs are currently supported", gredMaxDPs)
+			}
+			q.DP, given = uint32(n), true
+		case "prio":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			// strtol without a check: whatever number leads, into a u8.
+			n, _, _ := tcfmt.Strtol(v, 10)
+			q.Prio, given = uint8(n), true
+		case "ecn":
+			flags |= redFlagECN
+		case "harddrop":
+			flags |= redFlagHarddrop
+		case "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			return nil, usageErrorf("What is \"%s\"?", kw)
+		}
+	}
+	if !given {
+		return nil, &ParseError{ShowUsage: true}
+	}
+	if q.DP == gredMaxDPs || q.Limit == 0 || q.QthMin == 0 || q.QthMax == 0 || r.avpkt == 0 {
+		return nil, errorf("Required parameter (vq, limit, min, max, avpkt) is missing")
+	}
+	w := env.stderr()
+	if r.burst == 0 {
+		r.burst = redBurstDefault(q.QthMin, q.QthMax, r.avpkt)
+		fmt.Fprintf(w, "GRED: set burst to %d\n", r.burst)
+	}
+	if r.rate == 0 {
+		r.rate = redDefaultBandwidth
+		fmt.Fprintf(w, "GRED: set bandwidth to 10Mbit\n")
+	}
+	d, err := deriveRED("GRED", q.QthMin, q.QthMax, r, true, env)
+	if err != nil {
+		return nil, err
+	}
+	q.Wlog, q.Plog, q.ScellLog = d.wlog, d.plog, d.scellLog
+	dp := q.DP
+	return &attrs.GREDAttrs{
+		Parms:  q.Append(nil),
+		Stab:   d.stab,
+		MaxP:   []uint32{redMaxP(r.probability)},
+		VqList: &attrs.TCAGREDVqListAttrs{Entry: []attrs.TCAGREDVqEntryAttrs{{Dp: &dp, Flags: &flags}}},
+	}, nil
+}
+
+// parseGREDSetup reads the words after "setup" as tc's init_gred.
+func parseGREDSetup(args []string) (*attrs.GREDAttrs, error) {
+	s := attrs.TCGREDSopt{DefDP: gredMaxDPs}
+	var limit uint32
+	for i := 0; i < len(args); i++ {
+		kw := args[i]
+		value := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", incompleteCommand()
+			}
+			i++
+			return args[i], nil
+		}
+		switch kw {
+		case "vqs", "DPs":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseUint(v, 10, 32)
+			if perr != nil {
+				return nil, errorf(`Illegal "vqs"`)
+			}
+			if n > gredMaxDPs {
+				return nil, errorf("GRED: only %d VQs are currently supported", gredMaxDPs)
+			}
+			s.DPs = uint32(n)
+		case "default":
+			if s.DPs == 0 {
+				return nil, errorf(`"default" must be defined after "vqs"`)
+			}
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseUint(v, 10, 32)
+			if perr != nil {
+				return nil, errorf(`Illegal "default"`)
+			}
+			if n >= uint64(s.DPs) {
+				return nil, errorf(`"default" must be less than "vqs"`)
+			}
+			s.DefDP = uint32(n)
+		case "grio":
+			s.Grio = 1
+		case "limit":
+			v, err := value()
+			if err != nil {
+				return nil, err
+			}
+			n, perr := tcfmt.ParseSize(v)
+			if perr != nil {
+				return nil, errorf(`Illegal "limit"`)
+			}
+			limit = n
+		case "ecn":
+			s.Flags |= redFlagECN
+		case "harddrop":
+			s.Flags |= redFlagHarddrop
+		case "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			return nil, usageErrorf("What is \"%s\"?", kw)
+		}
+	}
+	if s.DPs == 0 || s.DefDP == gredMaxDPs {
+		return nil, errorf("Illegal gred setup parameters")
+	}
+	o := &attrs.GREDAttrs{Dps: &s}
+	if limit != 0 {
+		o.Limit = &limit
+	}
+	return o, nil
+}
+
+// gredVQStats is what a dump's TCA_GRED_VQ_LIST says of one queue.
+type gredVQStats struct {
+	flagsPresent bool
+	flags        uint32
+	bytes        uint64
+	forcedDrop   uint32
+	probDrop     uint32
+	pdrop        uint32
+	other        uint32
+	forcedMark   uint32
+	probMark     uint32
+}
+
+// gredVQs indexes the queue list by DP, as tc's gred_parse_vqs.
+func gredVQs(l *attrs.TCAGREDVqListAttrs) *[gredMaxDPs]gredVQStats {
+	var vqs [gredMaxDPs]gredVQStats
+	u32 := func(p *uint32) uint32 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	for i := range l.Entry {
+		e := &l.Entry[i]
+		if e.Dp == nil || *e.Dp >= gredMaxDPs {
+			continue
+		}
+		v := &vqs[*e.Dp]
+		if e.StatBytes != nil {
+			// tc reads the u64 attribute as a u32: its low half.
+			v.bytes = uint64(uint32(*e.StatBytes))
+		}
+		v.forcedDrop, v.probDrop = u32(e.StatForcedDrop), u32(e.StatProbDrop)
+		v.pdrop, v.other = u32(e.StatPdrop), u32(e.StatOther)
+		v.forcedMark, v.probMark = u32(e.StatForcedMark), u32(e.StatProbMark)
+		v.flagsPresent, v.flags = e.Flags != nil, u32(e.Flags)
+	}
+	return &vqs
+}
+
+// PrintGREDOptions prints a gred qdisc's options as tc does:
+//
+//	vqs 10 default 1 limit 1000b
+//	 vq 1 prio 8 limit 60Kb min 15Kb max 25Kb
+//
+// with each queue's ewma, probability and Scell_log for -d and its
+// statistics on three more lines for -s; JSON has the queues in "vqs".
+func PrintGREDOptions(p *tcfmt.Printer, o *attrs.GREDAttrs) {
+	if o == nil || o.Parms == nil {
+		return
+	}
+	if o.Dps == nil || len(o.Parms) < gredMaxDPs*attrs.TCGREDQoptLen {
+		p.Text("\n GRED received message smaller than expected\n")
+		return
+	}
+	var vqs *[gredMaxDPs]gredVQStats
+	if o.VqList != nil {
+		vqs = gredVQs(o.VqList)
+	}
+	s := o.Dps
+	p.Uint(tcfmt.Any, "dp_cnt", "vqs %u ", uint64(s.DPs))
+	p.Uint(tcfmt.Any, "dp_default", "default %u ", uint64(s.DefDP))
+	if s.Grio != 0 {
+		p.Bool(tcfmt.Any, "grio", "grio ", true)
+	} else {
+		p.Bool(tcfmt.JSON, "grio", "", false)
+	}
+	if o.Limit != nil {
+		p.Size(tcfmt.Any, "limit", "limit %s ", uint64(*o.Limit))
+	}
+	printREDFlags(p, uint32(s.Flags))
+	p.OpenArray(tcfmt.JSON, "vqs")
+	for i := 0; i < gredMaxDPs; i++ {
+		var q attrs.TCGREDQopt
+		_ = q.Decode(o.Parms[i*attrs.TCGREDQoptLen:]) // the length is checked above
+		if q.DP >= gredMaxDPs {
+			continue
+		}
+		p.OpenObject("")
+		p.Uint(tcfmt.Any, "vq", "\n vq %u ", uint64(q.DP))
+		p.Uint(tcfmt.Any, "prio", "prio %u ", uint64(q.Prio))
+		p.Size(tcfmt.Any, "limit", "limit %s ", uint64(q.Limit))
+		p.Size(tcfmt.Any, "min", "min %s ", uint64(q.QthMin))
+		p.Size(tcfmt.Any, "max", "max %s ", uint64(q.QthMax))
+		var vq *gredVQStats
+		if vqs != nil {
+			vq = &vqs[i]
+			if vq.flagsPresent {
+				printREDFlags(p, vq.flags)
+			}
+		}
+		if p.Details() {
+			// tc shows Plog only when the kernel sends no max_P array;
+			// a queue's max_P of 0 prints as probability 0.
+			p.Uint(tcfmt.Any, "ewma", "ewma %u ", uint64(q.Wlog))
+			if len(o.MaxP) >= gredMaxDPs {
+				p.Float(tcfmt.Any, "probability", "probability %lg ", float64(o.MaxP[i])/(1<<32))
+			} else {
+				p.Uint(tcfmt.Any, "Plog", "Plog %u ", uint64(q.Plog))
+			}
+			p.Uint(tcfmt.Any, "Scell_log", "Scell_log %u ", uint64(q.ScellLog))
+		}
+		if p.ShowStats() {
+			printGREDStats(p, &q, vq)
+		}
+		p.CloseObject()
+	}
+	p.CloseArray(tcfmt.JSON, "")
+}
+
+// printGREDStats prints one queue's statistics as tc's gred_print_stats,
+// from the queue list when the dump has one (vq not nil), else from the
+// queue's struct.
+func printGREDStats(p *tcfmt.Printer, q *attrs.TCGREDQopt, vq *gredVQStats) {
+	bytes := uint64(q.Bytesin)
+	if vq != nil {
+		bytes = vq.bytes
+	}
+	p.Text("\n  Queue size: ")
+	p.Size(tcfmt.Any, "qave", "average %s ", uint64(q.Qave))
+	p.Size(tcfmt.Any, "backlog", "current %s ", uint64(q.Backlog))
+	p.Text("\n  Dropped packets: ")
+	if vq != nil {
+		p.Uint(tcfmt.Any, "forced_drop", "forced %u ", uint64(vq.forcedDrop))
+		p.Uint(tcfmt.Any, "prob_drop", "early %u ", uint64(vq.probDrop))
+		p.Uint(tcfmt.Any, "pdrop", "pdrop %u ", uint64(vq.pdrop))
+		p.Uint(tcfmt.Any, "other", "other %u ", uint64(vq.other))
+		p.Text("\n  Marked packets: ")
+		p.Uint(tcfmt.Any, "forced_mark", "forced %u ", uint64(vq.forcedMark))
+		p.Uint(tcfmt.Any, "prob_mark", "early %u ", uint64(vq.probMark))
+	} else {
+		p.Uint(tcfmt.Any, "forced_drop", "forced %u ", uint64(q.Forced))
+		p.Uint(tcfmt.Any, "prob_drop", "early %u ", uint64(q.Early))
+		p.Uint(tcfmt.Any, "pdrop", "pdrop %u ", uint64(q.Pdrop))
+		p.Uint(tcfmt.Any, "other", "other %u ", uint64(q.Other))
+	}
+	p.Text("\n  Total packets: ")
+	p.Uint(tcfmt.Any, "packets", "%u ", uint64(q.Packets))
+	p.Size(tcfmt.Any, "bytes", "(%s) ", bytes)
+}

@@ -1,0 +1,198 @@
+package qdisc
+
+// sfb (net/sched/sch_sfb.c): tc's keywords to netlink attributes, and the
+// kernel's attributes and xstats back to tc's text and JSON, as iproute2
+// 7.x's tc/q_sfb.c does.
+//
+//   - tc always sends the whole struct tc_sfb_qopt, starting from its own
+//     defaults (rehash 600s, db 60s, penalty_rate 10, penalty_burst 20,
+//     increment 1/2000, decrement 1/20000); max and target default from
+//     each other.
+//   - rehash and db are milliseconds; the probabilities are fractions in
+//     [0,1] scaled to SFB_MAX_PROB.
+//   - There is no "help": it is an unknown word like any other.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// sfbUsage is tc's explain() of sfb.
+const sfbUsage = "Usage: ... sfb [ rehash SECS ] [ db SECS ]\n" +
+	"\t    [ limit PACKETS ] [ max PACKETS ] [ target PACKETS ]\n" +
+	"\t    [ increment FLOAT ] [ decrement FLOAT ]\n" +
+	"\t    [ penalty_rate PPS ] [ penalty_burst PACKETS ]"
+
+// sfbMaxProb is SFB_MAX_PROB, the scale of sfb's probabilities.
+const sfbMaxProb = 0xFFFF
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "sfb",
+		Usage: sfbUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			o, err := ParseSFB(args)
+			if err != nil {
+				return nil, err
+			}
+			return o, nil
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.SFBAttrs); ok {
+				PrintSFBOptions(p, o)
+			}
+		},
+		PrintXstats: func(p *tcfmt.Printer, x Xstats) { printSFBXstats(p, sfbStatsOf(x)) },
+		Stats:       sfbStatsTable,
+	})
+}
+
+// ParseSFB turns the words after "sfb" into the qdisc's options as tc 7.x
+// does. Errors are *ParseError: exit 1, with the usage after an unknown
+// keyword; a keyword missing its value exits 255.
+func ParseSFB(args []string) (*attrs.SFBAttrs, error) {
+	q := &attrs.TCSFBQopt{
+		RehashInterval: 600 * 1000,
+		WarmupTime:     60 * 1000,
+		PenaltyRate:    10,
+		PenaltyBurst:   20,
+		Increment:      (sfbMaxProb + 1000) / 2000,
+		Decrement:      (sfbMaxProb + 10000) / 20000,
+	}
+	fields := map[string]*uint32{
+		"rehash": &q.RehashInterval, "db": &q.WarmupTime, "limit": &q.Limit, "max": &q.Max,
+		"target": &q.BinSize, "penalty_rate": &q.PenaltyRate, "penalty_burst": &q.PenaltyBurst,
+	}
+	for i := 0; i < len(args); i++ {
+		kw := args[i]
+		field, plain := fields[kw]
+		if !plain && kw != "increment" && kw != "decrement" {
+			return nil, usageErrorf("What is \"%s\"?", kw)
+		}
+		if i+1 >= len(args) {
+			return nil, incompleteCommand()
+		}
+		i++
+		v := args[i]
+		if plain {
+			n, err := tcfmt.ParseUint(v, 0, 32) // get_u32, base 0
+			if err != nil {
+				return nil, errorf("Illegal %q", kw)
+			}
+			*field = uint32(n)
+			continue
+		}
+		prob, ok := sfbProb(v)
+		if !ok {
+			return nil, errorf("Illegal %q", kw)
+		}
+		if kw == "increment" {
+			q.Increment = prob
+		} else {
+			q.Decrement = prob
+		}
+	}
+	if q.Max == 0 {
+		if q.BinSize >= 1 {
+			q.Max = (q.BinSize*5 + 1) / 4
+		} else {
+			q.Max = 25
+		}
+	}
+	if q.BinSize == 0 {
+		q.BinSize = (q.Max*4 + 3) / 5
+	}
+	return &attrs.SFBAttrs{Parms: q}, nil
+}
+
+// sfbProb reads a probability as tc's get_prob: a number (strtod's, with
+// nothing required after it) within [0,1], scaled to SFB_MAX_PROB and
+// rounded.
+func sfbProb(arg string) (uint32, bool) {
+	d, n, _ := tcfmt.Strtod(arg)
+	if n == 0 || d < 0 || d > 1 {
+		return 0, false
+	}
+	return tcfmt.CUint32(d*sfbMaxProb + 0.5), true
+}
+
+// PrintSFBOptions prints an sfb qdisc's options as tc does; the defaults
+// read:
+//
+//	rehash 600s db 60s limit 0p max 25p target 20p increment 0.00050354 decrement 4.57771e-05 penalty_rate 10pps penalty_burst 20p
+//
+// rehash and db are microseconds in JSON.
+func PrintSFBOptions(p *tcfmt.Printer, o *attrs.SFBAttrs) {
+	if o == nil || o.Parms == nil {
+		return
+	}
+	q := o.Parms
+	// tc multiplies the milliseconds in u32, which wraps.
+	p.Time(tcfmt.Any, "rehash", "rehash %s ", q.RehashInterval*1000)
+	p.Time(tcfmt.Any, "db", "db %s ", q.WarmupTime*1000)
+	p.Uint(tcfmt.Any, "limit", "limit %up ", uint64(q.Limit))
+	p.Uint(tcfmt.Any, "max", "max %up ", uint64(q.Max))
+	p.Uint(tcfmt.Any, "target", "target %up ", uint64(q.BinSize))
+	p.Float(tcfmt.Any, "increment", "increment %lg ", float64(q.Increment)/sfbMaxProb)
+	p.Float(tcfmt.Any, "decrement", "decrement %lg ", float64(q.Decrement)/sfbMaxProb)
+	p.Uint(tcfmt.Any, "penalty_rate", "penalty_rate %upps ", uint64(q.PenaltyRate))
+	p.Uint(tcfmt.Any, "penalty_burst", "penalty_burst %up ", uint64(q.PenaltyBurst))
+}
+
+type sfbxs = attrs.TCSFBXstats
+
+// sfbStatsTable lists sfb's statistics in tc's order.
+var sfbStatsTable = &StatsTable{
+	Of: func(x Xstats) any {
+		if s := sfbStatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: []Stat{
+		sfbField("earlydrop", "gotc_sfb_early_drops_total", "Packets dropped early by the bins' probability.", true, func(s *sfbxs) uint32 { return s.Earlydrop }),
+		sfbField("penaltydrop", "gotc_sfb_penalty_drops_total", "Packets of non-responsive flows dropped above the penalty rate.", true, func(s *sfbxs) uint32 { return s.Penaltydrop }),
+		sfbField("bucketdrop", "gotc_sfb_bucket_drops_total", "Packets dropped because their bins were full.", true, func(s *sfbxs) uint32 { return s.Bucketdrop }),
+		sfbField("queuedrop", "gotc_sfb_queue_drops_total", "Packets dropped at the queue limit.", true, func(s *sfbxs) uint32 { return s.Queuedrop }),
+		sfbField("childdrop", "gotc_sfb_child_drops_total", "Packets dropped by the child qdisc.", true, func(s *sfbxs) uint32 { return s.Childdrop }),
+		sfbField("marked", "gotc_sfb_marked_packets_total", "Packets marked CE instead of dropped.", true, func(s *sfbxs) uint32 { return s.Marked }),
+		sfbField("maxqlen", "gotc_sfb_max_bin_packets", "Packets in the fullest bin.", false, func(s *sfbxs) uint32 { return s.Maxqlen }),
+		{Key: "maxprob", Metric: "gotc_sfb_max_probability", Help: "Highest marking probability of the bins.",
+			Unit: UnitSFBProbability, Get: statAlways(func(s *sfbxs) uint64 { return uint64(s.Maxprob) })},
+		{Key: "avgprob", Metric: "gotc_sfb_average_probability", Help: "Average marking probability of the bins.",
+			Unit: UnitSFBProbability, Get: statAlways(func(s *sfbxs) uint64 { return uint64(s.Avgprob) })},
+	},
+}
+
+func sfbField(key, metric, help string, counter bool, get func(*sfbxs) uint32) Stat {
+	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: statAlways(func(s *sfbxs) uint64 { return uint64(get(s)) })}
+}
+
+// sfbStatsOf returns sfb's xstats (see fixedXstats); nil when there are
+// none.
+func sfbStatsOf(x Xstats) *attrs.TCSFBXstats {
+	return fixedXstats[attrs.TCSFBXstats](x, attrs.TCSFBXstatsLen)
+}
+
+// printSFBXstats prints sfb's xstats (-s) as tc does:
+//
+//	earlydrop 0 penaltydrop 0 bucketdrop 0 queuedrop 0 childdrop 0 marked 0
+//	maxqlen 0 maxprob 0 avgprob 0
+//
+// the probabilities as fractions.
+func printSFBXstats(p *tcfmt.Printer, x *attrs.TCSFBXstats) {
+	if x == nil {
+		return
+	}
+	p.Uint(tcfmt.Any, "earlydrop", "  earlydrop %u", uint64(x.Earlydrop))
+	p.Uint(tcfmt.Any, "penaltydrop", " penaltydrop %u", uint64(x.Penaltydrop))
+	p.Uint(tcfmt.Any, "bucketdrop", " bucketdrop %u", uint64(x.Bucketdrop))
+	p.Uint(tcfmt.Any, "queuedrop", " queuedrop %u", uint64(x.Queuedrop))
+	p.Uint(tcfmt.Any, "childdrop", " childdrop %u", uint64(x.Childdrop))
+	p.Uint(tcfmt.Any, "marked", " marked %u", uint64(x.Marked))
+	p.NL()
+	p.Uint(tcfmt.Any, "maxqlen", "  maxqlen %u", uint64(x.Maxqlen))
+	p.Float(tcfmt.Any, "maxprob", " maxprob %lg", float64(x.Maxprob)/sfbMaxProb)
+	p.Float(tcfmt.Any, "avgprob", " avgprob %lg", float64(x.Avgprob)/sfbMaxProb)
+}
