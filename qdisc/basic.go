@@ -7,6 +7,8 @@ package qdisc
 // tree is not printed.
 
 import (
+	"math"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -28,8 +30,8 @@ func init() {
 // of what follows the number: "12abc" is 12 and "x" is 0; only a value
 // strtol saturates on is refused. The handle is the low 32 bits.
 func basicHandle(s string) (uint32, error) {
-	v, saturated := readCNumber(s, 0).strtol()
-	if saturated {
+	v, _, _ := tcfmt.Strtol(s, 0)
+	if v == math.MaxInt64 || v == math.MinInt64 {
 		return 0, errorf("Illegal handle %q, must be numeric.", s)
 	}
 	return uint32(v), nil

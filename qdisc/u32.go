@@ -85,12 +85,12 @@ func parseU32Handle(s string) (uint32, error) {
 	// Each part: a hex number, or nothing before the next ':' (or the
 	// end); what follows the last part's number is not looked at.
 	part := func(s string, limit uint64, last bool) (uint64, string, error) {
-		n := readCNumber(s, 16)
-		if !n.ok && s != "" && (last || s[0] != ':') {
+		v, n, _ := tcfmt.Strtoul(s, 16)
+		if n == 0 && s != "" && (last || s[0] != ':') {
 			return 0, "", errIllegal
 		}
-		if v := n.strtoul(); v < limit {
-			return v, n.rest, nil
+		if v < limit {
+			return v, s[n:], nil
 		}
 		return 0, "", errIllegal
 	}
