@@ -341,18 +341,15 @@ func (t *tc) parseKindOptions(obj netlink.Object, kindName, dev string, opts []s
 			parse = kind.ParseQdisc
 		}
 	}
-	if parse == nil && kind != nil && obj == netlink.Class {
-		// tc's module of the kind has no class parser.
+	if parse == nil && obj == netlink.Class {
+		// tc's module of the kind has no class parser (and the stand-in
+		// for a kind tc has no module for has none either).
 		fmt.Fprintf(t.stderr, "Error: Qdisc \"%s\" is classless.\n", kindName)
 		return errStatus(exitBadOption)
 	}
 	if parse == nil {
 		if len(opts) > 0 {
-			what := "qdisc"
-			if obj == netlink.Class {
-				what = "class"
-			}
-			fmt.Fprintf(t.stderr, "Unknown %s %q, hence option %q is unparsable\n", what, kindName, opts[0])
+			fmt.Fprintf(t.stderr, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n", kindName, opts[0])
 			return errStatus(exitBadOption)
 		}
 		return nil

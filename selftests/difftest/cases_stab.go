@@ -41,5 +41,11 @@ func init() {
 			"class add dev DEV parent 1: classid 1:1 stab overhead 4 htb rate 1mbit",
 		}})
 	register(kindCases{name: "estimator-mq", kind: "mq", beforeKind: true, multiqueue: true,
-		invalid: []string{"estimator 1s 8s", "stab overhead 1 estimator 1s 8s"}})
+		invalid: []string{"estimator 1s 8s", "stab overhead 1 estimator 1s 8s", "stab overhead 1"}})
+	// tc has no module for mq: its options and classes are refused as
+	// those of a kind tc does not know; its classes are one per queue.
+	register(kindCases{kind: "mq", multiqueue: true, valid: []string{""}, invalid: []string{"limit 1", "help"},
+		classes: []string{"class add dev DEV parent 1: classid 1:5 mq",
+			"qdisc add dev DEV parent 1:2 handle 2: pfifo limit 5;qdisc add dev DEV parent 1:4 handle 4: estimator 1s 8s fq_codel",
+			"class add dev DEV parent 1: classid 1:1 mq limit 1"}})
 }
