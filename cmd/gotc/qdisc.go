@@ -286,12 +286,13 @@ func (t *tc) moreKeywords(obj netlink.Object, tg target, rest []string, m *netli
 			}
 			rest = rest[2:]
 		case tcfmt.Matches(word, "help"):
+			// tc prints its usage and reads on.
 			if obj == netlink.Class {
 				fmt.Fprint(t.stderr, classUsage)
 			} else {
 				fmt.Fprint(t.stderr, qdiscUsage)
 			}
-			return tg, nil, nil, errStatus(exitUsage)
+			rest = rest[1:]
 		default:
 			return tg, rest, stab, nil
 		}
