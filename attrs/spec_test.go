@@ -70,7 +70,7 @@ func gactFilter() TCAttrs {
 					Options: &ActGactAttrs{Parms: &TCGact{Index: 7, Action: 2}},
 					Stats:   &StatsAttrs{Basic: &GnetStatsBasic{Bytes: 100, Packets: 1}},
 				},
-				{Kind: ptr("mirred"), Options: ActOptionsMsgRaw{8, 0, 1, 0, 1, 2, 3, 4}},
+				{Kind: ptr("no-such-kind"), Options: ActOptionsMsgRaw{8, 0, 1, 0, 1, 2, 3, 4}},
 			},
 		},
 		Stats2: &StatsAttrs{Basic: &GnetStatsBasic{Bytes: 5, Packets: 1}},

@@ -712,6 +712,193 @@ func (s *TCMatchallPcnt) Decode(b []byte) error {
 	return nil
 }
 
+// TCU32Key: One key of a u32 selector: the 32 bits at off (from the selector's
+// start, or after the next header when offmask is set) and mask equal val.
+type TCU32Key struct {
+	// Big-endian on the wire.
+	Mask uint32
+	// Big-endian on the wire.
+	Val     uint32
+	Off     int32
+	Offmask int32
+}
+
+// TCU32KeyLen is the size of TCU32Key on the wire.
+const TCU32KeyLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Key) Append(b []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Mask))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Val))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Off))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Offmask))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32KeyLen, which a newer kernel may append, are ignored.
+func (s *TCU32Key) Decode(b []byte) error {
+	if len(b) < TCU32KeyLen {
+		return errShort("tc-u32-key", TCU32KeyLen, len(b))
+	}
+	s.Mask = uint32(binary.BigEndian.Uint32(b[0:]))
+	s.Val = uint32(binary.BigEndian.Uint32(b[4:]))
+	s.Off = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Offmask = int32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCU32Sel: A u32 filter's selector (TCA_U32_SEL): flags (TC_U32_TERMINAL 1,
+// OFFSET 2, VAROFFSET 4, EAT 8), how the next header's offset is found, the hash
+// key, and nkeys keys.
+type TCU32Sel struct {
+	Flags    uint8
+	Offshift uint8
+	Nkeys    uint8
+	// Big-endian on the wire.
+	Offmask uint16
+	Off     uint16
+	Offoff  int16
+	Hoff    int16
+	// Big-endian on the wire.
+	Hmask uint32
+	Keys  []TCU32Key
+}
+
+// TCU32SelLen is the size of TCU32Sel on the wire before its flexible array.
+const TCU32SelLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Sel) Append(b []byte) []byte {
+	b = append(b, byte(s.Flags))
+	b = append(b, byte(s.Offshift))
+	b = append(b, byte(s.Nkeys))
+	b = append(b, make([]byte, 1)...)
+	b = binary.BigEndian.AppendUint16(b, uint16(s.Offmask))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Off))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Offoff))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Hoff))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Hmask))
+	for i := range s.Keys {
+		b = s.Keys[i].Append(b)
+	}
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32SelLen, which a newer kernel may append, are ignored.
+func (s *TCU32Sel) Decode(b []byte) error {
+	if len(b) < TCU32SelLen {
+		return errShort("tc-u32-sel", TCU32SelLen, len(b))
+	}
+	s.Flags = uint8(b[0:][0])
+	s.Offshift = uint8(b[1:][0])
+	s.Nkeys = uint8(b[2:][0])
+	s.Offmask = uint16(binary.BigEndian.Uint16(b[4:]))
+	s.Off = uint16(binary.NativeEndian.Uint16(b[6:]))
+	s.Offoff = int16(binary.NativeEndian.Uint16(b[8:]))
+	s.Hoff = int16(binary.NativeEndian.Uint16(b[10:]))
+	s.Hmask = uint32(binary.BigEndian.Uint32(b[12:]))
+	n := int(s.Nkeys)
+	if len(b) < 16+n*16 {
+		return errShort("tc-u32-sel", 16+n*16, len(b))
+	}
+	s.Keys = make([]TCU32Key, n)
+	for i := range s.Keys {
+		_ = s.Keys[i].Decode(b[16+i*16:])
+	}
+	return nil
+}
+
+// TCU32Pcnt: Counters of a u32 filter (TCA_U32_PCNT, with CONFIG_CLS_U32_PERF):
+// lookups, hits, and the hits of each key.
+type TCU32Pcnt struct {
+	Rcnt  uint64
+	Rhit  uint64
+	Kcnts []uint64
+}
+
+// TCU32PcntLen is the size of TCU32Pcnt on the wire before its flexible array.
+const TCU32PcntLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Pcnt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rcnt))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rhit))
+	for _, v := range s.Kcnts {
+		b = binary.NativeEndian.AppendUint64(b, uint64(v))
+	}
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32PcntLen, which a newer kernel may append, are ignored.
+func (s *TCU32Pcnt) Decode(b []byte) error {
+	if len(b) < TCU32PcntLen {
+		return errShort("tc-u32-pcnt", TCU32PcntLen, len(b))
+	}
+	s.Rcnt = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Rhit = uint64(binary.NativeEndian.Uint64(b[8:]))
+	n := (len(b) - 16) / 8
+	s.Kcnts = make([]uint64, n)
+	for i := range s.Kcnts {
+		s.Kcnts[i] = uint64(binary.NativeEndian.Uint64(b[16+i*8:]))
+	}
+	return nil
+}
+
+// TCU32Mark: A u32 filter's match on the packet mark (TCA_U32_MARK), and its hits.
+type TCU32Mark struct {
+	Val     uint32
+	Mask    uint32
+	Success uint32
+}
+
+// TCU32MarkLen is the size of TCU32Mark on the wire.
+const TCU32MarkLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCU32Mark) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Val))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Mask))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Success))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCU32MarkLen, which a newer kernel may append, are ignored.
+func (s *TCU32Mark) Decode(b []byte) error {
+	if len(b) < TCU32MarkLen {
+		return errShort("tc-u32-mark", TCU32MarkLen, len(b))
+	}
+	s.Val = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Mask = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Success = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
+// TCBasicPcnt: Counters of a basic filter (TCA_BASIC_PCNT).
+type TCBasicPcnt struct {
+	Rcnt uint64
+	Rhit uint64
+}
+
+// TCBasicPcntLen is the size of TCBasicPcnt on the wire.
+const TCBasicPcntLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCBasicPcnt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rcnt))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Rhit))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCBasicPcntLen, which a newer kernel may append, are ignored.
+func (s *TCBasicPcnt) Decode(b []byte) error {
+	if len(b) < TCBasicPcntLen {
+		return errShort("tc-basic-pcnt", TCBasicPcntLen, len(b))
+	}
+	s.Rcnt = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Rhit = uint64(binary.NativeEndian.Uint64(b[8:]))
+	return nil
+}
+
 // TCFT: Times of an action, in jiffies (struct tcf_t).
 type TCFT struct {
 	Install  uint64
@@ -777,6 +964,50 @@ func (s *TCGact) Decode(b []byte) error {
 	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
 	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
 	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCMirred: Parameters of a mirred action (struct tc_mirred): the members of
+// tc_gen, then what it does to packets (TCA_EGRESS_REDIR 1, TCA_EGRESS_MIRROR 2,
+// TCA_INGRESS_REDIR 3, TCA_INGRESS_MIRROR 4) and the target device.
+type TCMirred struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the packet is mirrored or redirected.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	Eaction int32
+	Ifindex uint32
+}
+
+// TCMirredLen is the size of TCMirred on the wire.
+const TCMirredLen = 28
+
+// Append appends s in the kernel's layout to b.
+func (s *TCMirred) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Eaction))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Ifindex))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCMirredLen, which a newer kernel may append, are ignored.
+func (s *TCMirred) Decode(b []byte) error {
+	if len(b) < TCMirredLen {
+		return errShort("tc-mirred", TCMirredLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.Eaction = int32(binary.NativeEndian.Uint32(b[20:]))
+	s.Ifindex = uint32(binary.NativeEndian.Uint32(b[24:]))
 	return nil
 }
 
@@ -1017,6 +1248,319 @@ func (s *TCTBFQopt) Decode(b []byte) error {
 	s.Limit = uint32(binary.NativeEndian.Uint32(b[24:]))
 	s.Buffer = uint32(binary.NativeEndian.Uint32(b[28:]))
 	s.Mtu = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
+// TCNetemQopt: netem's fixed options (struct tc_netem_qopt), the head of its
+// TCA_OPTIONS before its attributes. Probabilities are scaled to the u32 range (0
+// none, 2^32-1 always).
+type TCNetemQopt struct {
+	// Delay in psched ticks; tc leaves it 0 and sends TCA_NETEM_LATENCY64.
+	Latency uint32
+	// Queue limit in packets.
+	Limit uint32
+	// Random loss probability.
+	Loss uint32
+	// Reordering gap (every gap-th packet is a candidate).
+	Gap uint32
+	// Duplication probability.
+	Duplicate uint32
+	// Jitter in psched ticks; tc sends TCA_NETEM_JITTER64 instead.
+	Jitter uint32
+}
+
+// TCNetemQoptLen is the size of TCNetemQopt on the wire.
+const TCNetemQoptLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Latency))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Loss))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Gap))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Duplicate))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Jitter))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemQoptLen, which a newer kernel may append, are ignored.
+func (s *TCNetemQopt) Decode(b []byte) error {
+	if len(b) < TCNetemQoptLen {
+		return errShort("tc-netem-qopt", TCNetemQoptLen, len(b))
+	}
+	s.Latency = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Loss = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Gap = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Duplicate = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Jitter = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCNetemGimodel: The 4-state Markov loss model's transition probabilities (struct
+// tc_netem_gimodel).
+type TCNetemGimodel struct {
+	P13 uint32
+	P31 uint32
+	P32 uint32
+	P14 uint32
+	P23 uint32
+}
+
+// TCNetemGimodelLen is the size of TCNetemGimodel on the wire.
+const TCNetemGimodelLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemGimodel) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P13))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P31))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P32))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P14))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P23))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemGimodelLen, which a newer kernel may append, are ignored.
+func (s *TCNetemGimodel) Decode(b []byte) error {
+	if len(b) < TCNetemGimodelLen {
+		return errShort("tc-netem-gimodel", TCNetemGimodelLen, len(b))
+	}
+	s.P13 = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.P31 = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.P32 = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.P14 = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.P23 = uint32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCNetemGemodel: The Gilbert-Elliott loss model (struct tc_netem_gemodel); h is
+// the loss probability in the bad state's complement, as the kernel keeps it.
+type TCNetemGemodel struct {
+	P  uint32
+	R  uint32
+	H  uint32
+	K1 uint32
+}
+
+// TCNetemGemodelLen is the size of TCNetemGemodel on the wire.
+const TCNetemGemodelLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemGemodel) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.P))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.R))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.H))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.K1))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemGemodelLen, which a newer kernel may append, are ignored.
+func (s *TCNetemGemodel) Decode(b []byte) error {
+	if len(b) < TCNetemGemodelLen {
+		return errShort("tc-netem-gemodel", TCNetemGemodelLen, len(b))
+	}
+	s.P = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.R = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.H = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.K1 = uint32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCNetemCorr: Correlations of delay, loss and duplication (struct tc_netem_corr).
+type TCNetemCorr struct {
+	DelayCorr uint32
+	LossCorr  uint32
+	DupCorr   uint32
+}
+
+// TCNetemCorrLen is the size of TCNetemCorr on the wire.
+const TCNetemCorrLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemCorr) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DelayCorr))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.LossCorr))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.DupCorr))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemCorrLen, which a newer kernel may append, are ignored.
+func (s *TCNetemCorr) Decode(b []byte) error {
+	if len(b) < TCNetemCorrLen {
+		return errShort("tc-netem-corr", TCNetemCorrLen, len(b))
+	}
+	s.DelayCorr = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.LossCorr = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.DupCorr = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
+// TCNetemReorder: Reordering probability and correlation (struct
+// tc_netem_reorder).
+type TCNetemReorder struct {
+	Probability uint32
+	Correlation uint32
+}
+
+// TCNetemReorderLen is the size of TCNetemReorder on the wire.
+const TCNetemReorderLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemReorder) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Probability))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Correlation))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemReorderLen, which a newer kernel may append, are ignored.
+func (s *TCNetemReorder) Decode(b []byte) error {
+	if len(b) < TCNetemReorderLen {
+		return errShort("tc-netem-reorder", TCNetemReorderLen, len(b))
+	}
+	s.Probability = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Correlation = uint32(binary.NativeEndian.Uint32(b[4:]))
+	return nil
+}
+
+// TCNetemCorrupt: Corruption probability and correlation (struct
+// tc_netem_corrupt).
+type TCNetemCorrupt struct {
+	Probability uint32
+	Correlation uint32
+}
+
+// TCNetemCorruptLen is the size of TCNetemCorrupt on the wire.
+const TCNetemCorruptLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemCorrupt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Probability))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Correlation))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemCorruptLen, which a newer kernel may append, are ignored.
+func (s *TCNetemCorrupt) Decode(b []byte) error {
+	if len(b) < TCNetemCorruptLen {
+		return errShort("tc-netem-corrupt", TCNetemCorruptLen, len(b))
+	}
+	s.Probability = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Correlation = uint32(binary.NativeEndian.Uint32(b[4:]))
+	return nil
+}
+
+// TCNetemRate: Rate emulation (struct tc_netem_rate): bytes/s (all ones when
+// TCA_NETEM_RATE64 holds the rate) and the per-packet and per-cell overheads.
+type TCNetemRate struct {
+	Rate           uint32
+	PacketOverhead int32
+	CellSize       uint32
+	CellOverhead   int32
+}
+
+// TCNetemRateLen is the size of TCNetemRate on the wire.
+const TCNetemRateLen = 16
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemRate) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Rate))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.PacketOverhead))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.CellSize))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.CellOverhead))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemRateLen, which a newer kernel may append, are ignored.
+func (s *TCNetemRate) Decode(b []byte) error {
+	if len(b) < TCNetemRateLen {
+		return errShort("tc-netem-rate", TCNetemRateLen, len(b))
+	}
+	s.Rate = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.PacketOverhead = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.CellSize = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.CellOverhead = int32(binary.NativeEndian.Uint32(b[12:]))
+	return nil
+}
+
+// TCNetemSlot: Slotted delivery (struct tc_netem_slot): a slot between min and max
+// delay (ns), or drawn from the slot distribution at dist-delay with dist-jitter;
+// at most max-packets and max-bytes per slot (0: no limit).
+type TCNetemSlot struct {
+	MinDelay   int64
+	MaxDelay   int64
+	MaxPackets int32
+	MaxBytes   int32
+	DistDelay  int64
+	DistJitter int64
+}
+
+// TCNetemSlotLen is the size of TCNetemSlot on the wire.
+const TCNetemSlotLen = 40
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemSlot) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.MinDelay))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.MaxDelay))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MaxPackets))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MaxBytes))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.DistDelay))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.DistJitter))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemSlotLen, which a newer kernel may append, are ignored.
+func (s *TCNetemSlot) Decode(b []byte) error {
+	if len(b) < TCNetemSlotLen {
+		return errShort("tc-netem-slot", TCNetemSlotLen, len(b))
+	}
+	s.MinDelay = int64(binary.NativeEndian.Uint64(b[0:]))
+	s.MaxDelay = int64(binary.NativeEndian.Uint64(b[8:]))
+	s.MaxPackets = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.MaxBytes = int32(binary.NativeEndian.Uint32(b[20:]))
+	s.DistDelay = int64(binary.NativeEndian.Uint64(b[24:]))
+	s.DistJitter = int64(binary.NativeEndian.Uint64(b[32:]))
+	return nil
+}
+
+// TCNetemXstats: netem's statistics (struct tc_netem_xstats), counts of packets
+// per impairment.
+type TCNetemXstats struct {
+	Delayed          uint64
+	Dropped          uint64
+	Corrupted        uint64
+	Duplicated       uint64
+	Reordered        uint64
+	ECNMarked        uint64
+	AllocationErrors uint64
+}
+
+// TCNetemXstatsLen is the size of TCNetemXstats on the wire.
+const TCNetemXstatsLen = 56
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNetemXstats) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Delayed))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Dropped))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Corrupted))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Duplicated))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Reordered))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.ECNMarked))
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.AllocationErrors))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNetemXstatsLen, which a newer kernel may append, are ignored.
+func (s *TCNetemXstats) Decode(b []byte) error {
+	if len(b) < TCNetemXstatsLen {
+		return errShort("tc-netem-xstats", TCNetemXstatsLen, len(b))
+	}
+	s.Delayed = uint64(binary.NativeEndian.Uint64(b[0:]))
+	s.Dropped = uint64(binary.NativeEndian.Uint64(b[8:]))
+	s.Corrupted = uint64(binary.NativeEndian.Uint64(b[16:]))
+	s.Duplicated = uint64(binary.NativeEndian.Uint64(b[24:]))
+	s.Reordered = uint64(binary.NativeEndian.Uint64(b[32:]))
+	s.ECNMarked = uint64(binary.NativeEndian.Uint64(b[40:]))
+	s.AllocationErrors = uint64(binary.NativeEndian.Uint64(b[48:]))
 	return nil
 }
 
@@ -1269,14 +1813,29 @@ type decodePool struct {
 	TCFifoQopt              pool[TCFifoQopt]
 	TCPlugQopt              pool[TCPlugQopt]
 	TCMatchallPcnt          pool[TCMatchallPcnt]
+	TCU32Key                pool[TCU32Key]
+	TCU32Sel                pool[TCU32Sel]
+	TCU32Pcnt               pool[TCU32Pcnt]
+	TCU32Mark               pool[TCU32Mark]
+	TCBasicPcnt             pool[TCBasicPcnt]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
+	TCMirred                pool[TCMirred]
 	TCGactP                 pool[TCGactP]
 	TCRatespec              pool[TCRatespec]
 	TCHTBOpt                pool[TCHTBOpt]
 	TCHTBGlob               pool[TCHTBGlob]
 	TCHTBXstats             pool[TCHTBXstats]
 	TCTBFQopt               pool[TCTBFQopt]
+	TCNetemQopt             pool[TCNetemQopt]
+	TCNetemGimodel          pool[TCNetemGimodel]
+	TCNetemGemodel          pool[TCNetemGemodel]
+	TCNetemCorr             pool[TCNetemCorr]
+	TCNetemReorder          pool[TCNetemReorder]
+	TCNetemCorrupt          pool[TCNetemCorrupt]
+	TCNetemRate             pool[TCNetemRate]
+	TCNetemSlot             pool[TCNetemSlot]
+	TCNetemXstats           pool[TCNetemXstats]
 	TCAttrs                 pool[TCAttrs]
 	TCAStabAttrs            pool[TCAStabAttrs]
 	StatsAttrs              pool[StatsAttrs]
@@ -1289,14 +1848,20 @@ type decodePool struct {
 	DRRAttrs                pool[DRRAttrs]
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
+	U32Attrs                pool[U32Attrs]
+	BasicAttrs              pool[BasicAttrs]
 	ActAttrs                pool[ActAttrs]
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
+	ActMirredAttrs          pool[ActMirredAttrs]
 	HTBAttrs                pool[HTBAttrs]
 	PrioCompatAttrs         pool[PrioCompatAttrs]
 	PrioAttrs               pool[PrioAttrs]
 	TBFAttrs                pool[TBFAttrs]
+	NetemAttrs              pool[NetemAttrs]
+	NetemLossAttrs          pool[NetemLossAttrs]
 	TCOptionsMsgPrio        pool[TCOptionsMsgPrio]
+	TCOptionsMsgNetem       pool[TCOptionsMsgNetem]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
 	ActAttrsSlices          slicePool[ActAttrs]
 }
@@ -1323,14 +1888,29 @@ func (p *decodePool) reset() {
 	p.TCFifoQopt.reset()
 	p.TCPlugQopt.reset()
 	p.TCMatchallPcnt.reset()
+	p.TCU32Key.reset()
+	p.TCU32Sel.reset()
+	p.TCU32Pcnt.reset()
+	p.TCU32Mark.reset()
+	p.TCBasicPcnt.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
+	p.TCMirred.reset()
 	p.TCGactP.reset()
 	p.TCRatespec.reset()
 	p.TCHTBOpt.reset()
 	p.TCHTBGlob.reset()
 	p.TCHTBXstats.reset()
 	p.TCTBFQopt.reset()
+	p.TCNetemQopt.reset()
+	p.TCNetemGimodel.reset()
+	p.TCNetemGemodel.reset()
+	p.TCNetemCorr.reset()
+	p.TCNetemReorder.reset()
+	p.TCNetemCorrupt.reset()
+	p.TCNetemRate.reset()
+	p.TCNetemSlot.reset()
+	p.TCNetemXstats.reset()
 	p.TCAttrs.reset()
 	p.TCAStabAttrs.reset()
 	p.StatsAttrs.reset()
@@ -1343,14 +1923,20 @@ func (p *decodePool) reset() {
 	p.DRRAttrs.reset()
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
+	p.U32Attrs.reset()
+	p.BasicAttrs.reset()
 	p.ActAttrs.reset()
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
+	p.ActMirredAttrs.reset()
 	p.HTBAttrs.reset()
 	p.PrioCompatAttrs.reset()
 	p.PrioAttrs.reset()
 	p.TBFAttrs.reset()
+	p.NetemAttrs.reset()
+	p.NetemLossAttrs.reset()
 	p.TCOptionsMsgPrio.reset()
+	p.TCOptionsMsgNetem.reset()
 	p.CakeTinStatsAttrsSlices.reset()
 	p.ActAttrsSlices.reset()
 }
@@ -1495,6 +2081,41 @@ func newTCMatchallPcnt(sel *selectors) *TCMatchallPcnt {
 	return sel.pool.TCMatchallPcnt.get()
 }
 
+func newTCU32Key(sel *selectors) *TCU32Key {
+	if sel.pool == nil {
+		return new(TCU32Key)
+	}
+	return sel.pool.TCU32Key.get()
+}
+
+func newTCU32Sel(sel *selectors) *TCU32Sel {
+	if sel.pool == nil {
+		return new(TCU32Sel)
+	}
+	return sel.pool.TCU32Sel.get()
+}
+
+func newTCU32Pcnt(sel *selectors) *TCU32Pcnt {
+	if sel.pool == nil {
+		return new(TCU32Pcnt)
+	}
+	return sel.pool.TCU32Pcnt.get()
+}
+
+func newTCU32Mark(sel *selectors) *TCU32Mark {
+	if sel.pool == nil {
+		return new(TCU32Mark)
+	}
+	return sel.pool.TCU32Mark.get()
+}
+
+func newTCBasicPcnt(sel *selectors) *TCBasicPcnt {
+	if sel.pool == nil {
+		return new(TCBasicPcnt)
+	}
+	return sel.pool.TCBasicPcnt.get()
+}
+
 func newTCFT(sel *selectors) *TCFT {
 	if sel.pool == nil {
 		return new(TCFT)
@@ -1507,6 +2128,13 @@ func newTCGact(sel *selectors) *TCGact {
 		return new(TCGact)
 	}
 	return sel.pool.TCGact.get()
+}
+
+func newTCMirred(sel *selectors) *TCMirred {
+	if sel.pool == nil {
+		return new(TCMirred)
+	}
+	return sel.pool.TCMirred.get()
 }
 
 func newTCGactP(sel *selectors) *TCGactP {
@@ -1549,6 +2177,69 @@ func newTCTBFQopt(sel *selectors) *TCTBFQopt {
 		return new(TCTBFQopt)
 	}
 	return sel.pool.TCTBFQopt.get()
+}
+
+func newTCNetemQopt(sel *selectors) *TCNetemQopt {
+	if sel.pool == nil {
+		return new(TCNetemQopt)
+	}
+	return sel.pool.TCNetemQopt.get()
+}
+
+func newTCNetemGimodel(sel *selectors) *TCNetemGimodel {
+	if sel.pool == nil {
+		return new(TCNetemGimodel)
+	}
+	return sel.pool.TCNetemGimodel.get()
+}
+
+func newTCNetemGemodel(sel *selectors) *TCNetemGemodel {
+	if sel.pool == nil {
+		return new(TCNetemGemodel)
+	}
+	return sel.pool.TCNetemGemodel.get()
+}
+
+func newTCNetemCorr(sel *selectors) *TCNetemCorr {
+	if sel.pool == nil {
+		return new(TCNetemCorr)
+	}
+	return sel.pool.TCNetemCorr.get()
+}
+
+func newTCNetemReorder(sel *selectors) *TCNetemReorder {
+	if sel.pool == nil {
+		return new(TCNetemReorder)
+	}
+	return sel.pool.TCNetemReorder.get()
+}
+
+func newTCNetemCorrupt(sel *selectors) *TCNetemCorrupt {
+	if sel.pool == nil {
+		return new(TCNetemCorrupt)
+	}
+	return sel.pool.TCNetemCorrupt.get()
+}
+
+func newTCNetemRate(sel *selectors) *TCNetemRate {
+	if sel.pool == nil {
+		return new(TCNetemRate)
+	}
+	return sel.pool.TCNetemRate.get()
+}
+
+func newTCNetemSlot(sel *selectors) *TCNetemSlot {
+	if sel.pool == nil {
+		return new(TCNetemSlot)
+	}
+	return sel.pool.TCNetemSlot.get()
+}
+
+func newTCNetemXstats(sel *selectors) *TCNetemXstats {
+	if sel.pool == nil {
+		return new(TCNetemXstats)
+	}
+	return sel.pool.TCNetemXstats.get()
 }
 
 func newTCAttrs(sel *selectors) *TCAttrs {
@@ -1635,6 +2326,20 @@ func newMatchallAttrs(sel *selectors) *MatchallAttrs {
 	return sel.pool.MatchallAttrs.get()
 }
 
+func newU32Attrs(sel *selectors) *U32Attrs {
+	if sel.pool == nil {
+		return new(U32Attrs)
+	}
+	return sel.pool.U32Attrs.get()
+}
+
+func newBasicAttrs(sel *selectors) *BasicAttrs {
+	if sel.pool == nil {
+		return new(BasicAttrs)
+	}
+	return sel.pool.BasicAttrs.get()
+}
+
 func newActAttrs(sel *selectors) *ActAttrs {
 	if sel.pool == nil {
 		return new(ActAttrs)
@@ -1654,6 +2359,13 @@ func newActGactAttrs(sel *selectors) *ActGactAttrs {
 		return new(ActGactAttrs)
 	}
 	return sel.pool.ActGactAttrs.get()
+}
+
+func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
+	if sel.pool == nil {
+		return new(ActMirredAttrs)
+	}
+	return sel.pool.ActMirredAttrs.get()
 }
 
 func newHTBAttrs(sel *selectors) *HTBAttrs {
@@ -1684,11 +2396,32 @@ func newTBFAttrs(sel *selectors) *TBFAttrs {
 	return sel.pool.TBFAttrs.get()
 }
 
+func newNetemAttrs(sel *selectors) *NetemAttrs {
+	if sel.pool == nil {
+		return new(NetemAttrs)
+	}
+	return sel.pool.NetemAttrs.get()
+}
+
+func newNetemLossAttrs(sel *selectors) *NetemLossAttrs {
+	if sel.pool == nil {
+		return new(NetemLossAttrs)
+	}
+	return sel.pool.NetemLossAttrs.get()
+}
+
 func newTCOptionsMsgPrio(sel *selectors) *TCOptionsMsgPrio {
 	if sel.pool == nil {
 		return new(TCOptionsMsgPrio)
 	}
 	return sel.pool.TCOptionsMsgPrio.get()
+}
+
+func newTCOptionsMsgNetem(sel *selectors) *TCOptionsMsgNetem {
+	if sel.pool == nil {
+		return new(TCOptionsMsgNetem)
+	}
+	return sel.pool.TCOptionsMsgNetem.get()
 }
 
 // Attribute types of set tc-attrs (TCA_*).
@@ -3659,6 +4392,301 @@ func (s *MatchallAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set u32-attrs (TCA_U32_*).
+const (
+	TCAU32Unspec  uint16 = 0
+	TCAU32Classid uint16 = 1
+	TCAU32Hash    uint16 = 2
+	TCAU32Link    uint16 = 3
+	TCAU32Divisor uint16 = 4
+	TCAU32Sel     uint16 = 5
+	TCAU32Police  uint16 = 6
+	TCAU32Act     uint16 = 7
+	TCAU32Indev   uint16 = 8
+	TCAU32Pcnt    uint16 = 9
+	TCAU32Mark    uint16 = 10
+	TCAU32Flags   uint16 = 11
+	TCAU32Pad     uint16 = 12
+)
+
+// U32Attrs: Options of a u32 filter (TCA_OPTIONS). tc's f_u32.c opens the nest
+// without NLA_F_NESTED.
+type U32Attrs struct {
+	// Class that matching packets go to.
+	Classid *uint32
+	// Hash table and bucket the filter goes in (htid << 20 | bucket << 12).
+	Hash *uint32
+	// Hash table that matching packets are looked up in next.
+	Link *uint32
+	// Buckets of a new hash table (a power of two up to 256).
+	Divisor *uint32
+	Sel     *TCU32Sel
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// Only packets that came in on this device match.
+	Indev *string
+	Pcnt  *TCU32Pcnt
+	Mark  *TCU32Mark
+	// TCA_CLS_FLAGS_* (skip_hw 1, skip_sw 2, in_hw 4, not_in_hw 8).
+	Flags *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *U32Attrs) Encode(e *Encoder) {
+	if s.Classid != nil {
+		e.Uint32(TCAU32Classid, uint32((*s.Classid)))
+	}
+	if s.Divisor != nil {
+		e.Uint32(TCAU32Divisor, uint32((*s.Divisor)))
+	}
+	if s.Link != nil {
+		e.Uint32(TCAU32Link, uint32((*s.Link)))
+	}
+	if s.Indev != nil {
+		e.String(TCAU32Indev, (*s.Indev))
+	}
+	if s.Act != nil {
+		e.Nest(TCAU32Act, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.Hash != nil {
+		e.Uint32(TCAU32Hash, uint32((*s.Hash)))
+	}
+	if s.Sel != nil {
+		e.Attr(TCAU32Sel, (*s.Sel).Append(nil))
+	}
+	if s.Mark != nil {
+		e.Attr(TCAU32Mark, (*s.Mark).Append(nil))
+	}
+	if s.Flags != nil {
+		e.Uint32(TCAU32Flags, uint32((*s.Flags)))
+	}
+	if s.Police != nil {
+		e.Attr(TCAU32Police, s.Police)
+	}
+	if s.Pcnt != nil {
+		e.Attr(TCAU32Pcnt, (*s.Pcnt).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *U32Attrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *U32Attrs) decode(b []byte, sel *selectors) error {
+	*s = U32Attrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAU32Classid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Hash:
+			if v, ok := getUint32(data); ok {
+				s.Hash = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Link:
+			if v, ok := getUint32(data); ok {
+				s.Link = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Divisor:
+			if v, ok := getUint32(data); ok {
+				s.Divisor = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Sel:
+			if v := newTCU32Sel(sel); v.Decode(data) == nil {
+				s.Sel = v
+				return
+			}
+		case TCAU32Police:
+			s.Police = clone(data)
+			return
+		case TCAU32Act:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCAU32Indev:
+			if v, ok := getString(data); ok {
+				s.Indev = &v
+				return
+			}
+		case TCAU32Pcnt:
+			if v := newTCU32Pcnt(sel); v.Decode(data) == nil {
+				s.Pcnt = v
+				return
+			}
+		case TCAU32Mark:
+			if v := newTCU32Mark(sel); v.Decode(data) == nil {
+				s.Mark = v
+				return
+			}
+		case TCAU32Flags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAU32Pad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *U32Attrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Indev != nil {
+		v := *s.Indev
+		if len(v) > 16 {
+			return &CheckError{Set: "u32-attrs", Attribute: "indev", Check: "max-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *U32Attrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set basic-attrs (TCA_BASIC_*).
+const (
+	TCABasicUnspec   uint16 = 0
+	TCABasicClassid  uint16 = 1
+	TCABasicEmatches uint16 = 2
+	TCABasicAct      uint16 = 3
+	TCABasicPolice   uint16 = 4
+	TCABasicPcnt     uint16 = 5
+	TCABasicPad      uint16 = 6
+)
+
+// BasicAttrs: Options of a basic filter (TCA_OPTIONS): packets that pass its
+// extended matches go to a class or through its actions. tc's f_basic.c opens the
+// nest without NLA_F_NESTED.
+type BasicAttrs struct {
+	// Class that matching packets go to.
+	Classid *uint32
+	// The extended-match tree (TCA_EMATCH_TREE_*), kept as its bytes.
+	Ematches []byte
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	Pcnt   *TCBasicPcnt
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *BasicAttrs) Encode(e *Encoder) {
+	if s.Classid != nil {
+		e.Uint32(TCABasicClassid, uint32((*s.Classid)))
+	}
+	if s.Ematches != nil {
+		e.Attr(TCABasicEmatches, s.Ematches)
+	}
+	if s.Act != nil {
+		e.Nest(TCABasicAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.Police != nil {
+		e.Attr(TCABasicPolice, s.Police)
+	}
+	if s.Pcnt != nil {
+		e.Attr(TCABasicPcnt, (*s.Pcnt).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *BasicAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *BasicAttrs) decode(b []byte, sel *selectors) error {
+	*s = BasicAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCABasicClassid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCABasicEmatches:
+			s.Ematches = clone(data)
+			return
+		case TCABasicAct:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCABasicPolice:
+			s.Police = clone(data)
+			return
+		case TCABasicPcnt:
+			if v := newTCBasicPcnt(sel); v.Decode(data) == nil {
+				s.Pcnt = v
+				return
+			}
+		case TCABasicPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *BasicAttrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *BasicAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
 // Attribute types of set act-attrs (TCA_ACT_*).
 const (
 	TCAActUnspec      uint16 = 0
@@ -4031,6 +5059,85 @@ func (s *ActGactAttrs) Validate() error {
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *ActGactAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-mirred-attrs (TCA_MIRRED_*).
+const (
+	TCAMirredUnspec  uint16 = 0
+	TCAMirredTm      uint16 = 1
+	TCAMirredParms   uint16 = 2
+	TCAMirredPad     uint16 = 3
+	TCAMirredBlockid uint16 = 4
+)
+
+// ActMirredAttrs: Options of a mirred action (TCA_ACT_OPTIONS): parms, then a
+// block instead of a device as the target.
+type ActMirredAttrs struct {
+	Tm      *TCFT
+	Parms   *TCMirred
+	Blockid *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActMirredAttrs) Encode(e *Encoder) {
+	if s.Tm != nil {
+		e.Attr(TCAMirredTm, (*s.Tm).Append(nil))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAMirredParms, (*s.Parms).Append(nil))
+	}
+	if s.Blockid != nil {
+		e.Uint32(TCAMirredBlockid, uint32((*s.Blockid)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActMirredAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActMirredAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActMirredAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMirredTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAMirredParms:
+			if v := newTCMirred(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAMirredPad:
+			return
+		case TCAMirredBlockid:
+			if v, ok := getUint32(data); ok {
+				s.Blockid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActMirredAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActMirredAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	return n
 }
@@ -4411,8 +5518,276 @@ func (s *TBFAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set netem-attrs (TCA_NETEM_*).
+const (
+	TCANetemUnspec    uint16 = 0
+	TCANetemCorr      uint16 = 1
+	TCANetemDelayDist uint16 = 2
+	TCANetemReorder   uint16 = 3
+	TCANetemCorrupt   uint16 = 4
+	TCANetemLoss      uint16 = 5
+	TCANetemRate      uint16 = 6
+	TCANetemECN       uint16 = 7
+	TCANetemRate64    uint16 = 8
+	TCANetemPad       uint16 = 9
+	TCANetemLatency64 uint16 = 10
+	TCANetemJitter64  uint16 = 11
+	TCANetemSlot      uint16 = 12
+	TCANetemSlotDist  uint16 = 13
+	TCANetemPrngSeed  uint16 = 14
+)
+
+// NetemAttrs: netem's attributes, after struct tc_netem_qopt in its TCA_OPTIONS
+// (which tc sends without NLA_F_NESTED). The kernel dumps all but ecn, loss, slot
+// and the distributions every time, and always a seed.
+type NetemAttrs struct {
+	Corr *TCNetemCorr
+	// The delay distribution table, as read from tc's NAME.dist file.
+	DelayDist []int16
+	Reorder   *TCNetemReorder
+	Corrupt   *TCNetemCorrupt
+	Loss      *NetemLossAttrs
+	Rate      *TCNetemRate
+	// Mark ECN-capable packets instead of dropping them.
+	ECN *uint32
+	// The rate in bytes/s when it does not fit in 32 bits.
+	Rate64 *uint64
+	Pad    *uint32
+	// Delay in ns.
+	Latency64 *int64
+	// Jitter in ns.
+	Jitter64 *int64
+	Slot     *TCNetemSlot
+	// The slot distribution table.
+	SlotDist []int16
+	// Seed of the qdisc's pseudo-random generator.
+	PrngSeed *uint64
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *NetemAttrs) Encode(e *Encoder) {
+	if s.Latency64 != nil {
+		e.Uint64(TCANetemLatency64, uint64((*s.Latency64)))
+	}
+	if s.Jitter64 != nil {
+		e.Uint64(TCANetemJitter64, uint64((*s.Jitter64)))
+	}
+	if s.Corr != nil {
+		e.Attr(TCANetemCorr, (*s.Corr).Append(nil))
+	}
+	if s.Reorder != nil {
+		e.Attr(TCANetemReorder, (*s.Reorder).Append(nil))
+	}
+	if s.ECN != nil {
+		e.Uint32(TCANetemECN, uint32((*s.ECN)))
+	}
+	if s.Corrupt != nil {
+		e.Attr(TCANetemCorrupt, (*s.Corrupt).Append(nil))
+	}
+	if s.Slot != nil {
+		e.Attr(TCANetemSlot, (*s.Slot).Append(nil))
+	}
+	if s.Loss != nil {
+		e.Nest(TCANetemLoss, true, (*s.Loss).Encode)
+	}
+	if s.Rate64 != nil {
+		e.Uint64(TCANetemRate64, uint64((*s.Rate64)))
+	}
+	if s.Rate != nil {
+		e.Attr(TCANetemRate, (*s.Rate).Append(nil))
+	}
+	if s.PrngSeed != nil {
+		e.Uint64(TCANetemPrngSeed, uint64((*s.PrngSeed)))
+	}
+	if s.DelayDist != nil {
+		e.Attr(TCANetemDelayDist, appendInts(nil, s.DelayDist, false))
+	}
+	if s.SlotDist != nil {
+		e.Attr(TCANetemSlotDist, appendInts(nil, s.SlotDist, false))
+	}
+	if s.Pad != nil {
+		e.Uint32(TCANetemPad, uint32((*s.Pad)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *NetemAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *NetemAttrs) decode(b []byte, sel *selectors) error {
+	*s = NetemAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCANetemCorr:
+			if v := newTCNetemCorr(sel); v.Decode(data) == nil {
+				s.Corr = v
+				return
+			}
+		case TCANetemDelayDist:
+			if v, ok := getInts[int16](data, false); ok {
+				s.DelayDist = v
+				return
+			}
+		case TCANetemReorder:
+			if v := newTCNetemReorder(sel); v.Decode(data) == nil {
+				s.Reorder = v
+				return
+			}
+		case TCANetemCorrupt:
+			if v := newTCNetemCorrupt(sel); v.Decode(data) == nil {
+				s.Corrupt = v
+				return
+			}
+		case TCANetemLoss:
+			if v := newNetemLossAttrs(sel); v.decode(data, sel) == nil {
+				s.Loss = v
+				return
+			}
+		case TCANetemRate:
+			if v := newTCNetemRate(sel); v.Decode(data) == nil {
+				s.Rate = v
+				return
+			}
+		case TCANetemECN:
+			if v, ok := getUint32(data); ok {
+				s.ECN = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCANetemRate64:
+			if v, ok := getUint64(data); ok {
+				s.Rate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCANetemPad:
+			if v, ok := getUint32(data); ok {
+				s.Pad = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCANetemLatency64:
+			if v, ok := getUint64(data); ok {
+				s.Latency64 = arenaPtr(&sel.scalars, int64(v))
+				return
+			}
+		case TCANetemJitter64:
+			if v, ok := getUint64(data); ok {
+				s.Jitter64 = arenaPtr(&sel.scalars, int64(v))
+				return
+			}
+		case TCANetemSlot:
+			if v := newTCNetemSlot(sel); v.Decode(data) == nil {
+				s.Slot = v
+				return
+			}
+		case TCANetemSlotDist:
+			if v, ok := getInts[int16](data, false); ok {
+				s.SlotDist = v
+				return
+			}
+		case TCANetemPrngSeed:
+			if v, ok := getUint64(data); ok {
+				s.PrngSeed = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *NetemAttrs) Validate() error {
+	if s.Loss != nil {
+		if err := s.Loss.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *NetemAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.Loss != nil {
+		n += s.Loss.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set netem-loss-attrs (NETEM_LOSS_*).
+const (
+	NetemLossUnspec uint16 = 0
+	NetemLossGi     uint16 = 1
+	NetemLossGe     uint16 = 2
+)
+
+// NetemLossAttrs: netem's loss model, one of the two (tc sets NLA_F_NESTED on the
+// nest).
+type NetemLossAttrs struct {
+	Gi *TCNetemGimodel
+	Ge *TCNetemGemodel
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *NetemLossAttrs) Encode(e *Encoder) {
+	if s.Gi != nil {
+		e.Attr(NetemLossGi, (*s.Gi).Append(nil))
+	}
+	if s.Ge != nil {
+		e.Attr(NetemLossGe, (*s.Ge).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *NetemLossAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *NetemLossAttrs) decode(b []byte, sel *selectors) error {
+	*s = NetemLossAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case NetemLossGi:
+			if v := newTCNetemGimodel(sel); v.Decode(data) == nil {
+				s.Gi = v
+				return
+			}
+		case NetemLossGe:
+			if v := newTCNetemGemodel(sel); v.Decode(data) == nil {
+				s.Ge = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *NetemLossAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *NetemLossAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *HTBAttrs (htb), *TBFAttrs (tbf), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -4428,6 +5803,8 @@ func (r TCOptionsMsgRaw) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ
 type TCOptionsMsgNest []byte
 
 func (r TCOptionsMsgNest) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
+
+func (s *BasicAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -4450,6 +5827,39 @@ func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fals
 func (s *TCFifoQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCMultiqQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+// TCOptionsMsgNetem is struct tc-netem-qopt followed by the attributes of set netem-attrs.
+type TCOptionsMsgNetem struct {
+	Header TCNetemQopt
+	Attrs  NetemAttrs
+}
+
+// Encode appends the header, padded to 4 bytes, and the attributes.
+func (s *TCOptionsMsgNetem) Encode(e *Encoder) {
+	e.buf = s.Header.Append(e.buf)
+	s.Attrs.Encode(e)
+}
+
+// Decode replaces s with the header and the attributes in b.
+func (s *TCOptionsMsgNetem) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TCOptionsMsgNetem) decode(b []byte, sel *selectors) error {
+	if err := s.Header.Decode(b); err != nil {
+		return err
+	}
+	// The attributes start at the header's size rounded up to 4 (NLA_ALIGN).
+	return s.Attrs.decode(b[min(len(b), (TCNetemQoptLen+3)&^3):], sel)
+}
+
+// Validate is s.Attrs.Validate: the header has no checks.
+func (s *TCOptionsMsgNetem) Validate() error { return s.Attrs.Validate() }
+
+// UnknownCount is s.Attrs.UnknownCount.
+func (s *TCOptionsMsgNetem) UnknownCount() int { return s.Attrs.UnknownCount() }
+
+func (s *TCOptionsMsgNetem) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 // TCOptionsMsgPrio is struct tc-prio-qopt followed by the attributes of set prio-compat-attrs.
 type TCOptionsMsgPrio struct {
@@ -4490,6 +5900,8 @@ func (s *TCPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.
 
 func (s *TCSKBPrioQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
+func (s *U32Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 // DecodeTCOptionsMsg decodes b as the tc-options-msg payload of the given kind.
 func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
 	return decodeTCOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -4497,6 +5909,10 @@ func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
 
 func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 	switch sel.selectorKind() {
+	case "basic":
+		if v := newBasicAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "cake", "cake_mq":
 		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -4541,6 +5957,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newTCMultiqQopt(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "netem":
+		if v := newTCOptionsMsgNetem(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "prio":
 		if v := newTCOptionsMsgPrio(sel); v.decode(b, sel) == nil {
 			return v
@@ -4557,12 +5977,16 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newTCSKBPrioQopt(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "u32":
+		if v := newU32Attrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	}
 	return TCOptionsMsgRaw(clone(b))
 }
 
 // TCXstatsMsg is the payload of sub-message tc-xstats-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), or TCXstatsMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCNetemXstats (netem), or TCXstatsMsgRaw for a kind the spec does not describe.
 type TCXstatsMsg interface {
 	encodeTCXstatsMsg(e *Encoder, typ uint16)
 }
@@ -4590,6 +6014,8 @@ func (s *TCDualPI2Xstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ
 func (s *TCFQCodelXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCNetemXstats) encodeTCXstatsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeTCXstatsMsg decodes b as the tc-xstats-msg payload of the given kind.
 func DecodeTCXstatsMsg(kind string, b []byte) TCXstatsMsg {
@@ -4622,12 +6048,16 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "netem":
+		if v := newTCNetemXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return TCXstatsMsgRaw(clone(b))
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCDRRStats (drr), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -4655,6 +6085,8 @@ func (s *TCDualPI2Xstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ
 func (s *TCFQCodelXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCHTBXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+func (s *TCNetemXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 // DecodeStatsAppMsg decodes b as the stats-app-msg payload of the given kind.
 func DecodeStatsAppMsg(kind string, b []byte) StatsAppMsg {
@@ -4687,12 +6119,16 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 		if v := newTCHTBXstats(sel); v.Decode(b) == nil {
 			return v
 		}
+	case "netem":
+		if v := newTCNetemXstats(sel); v.Decode(b) == nil {
+			return v
+		}
 	}
 	return StatsAppMsgRaw(clone(b))
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -4711,6 +6147,8 @@ func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(
 
 func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 // DecodeActOptionsMsg decodes b as the act-options-msg payload of the given kind.
 func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
 	return decodeActOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -4720,6 +6158,10 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 	switch sel.selectorKind() {
 	case "gact":
 		if v := newActGactAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "mirred":
+		if v := newActMirredAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	}

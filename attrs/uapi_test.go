@@ -1,6 +1,7 @@
 package attrs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,10 +24,13 @@ type testSpec struct {
 		Type       string `yaml:"type"`
 		NamePrefix string `yaml:"name-prefix"`
 		Members    []struct {
-			Name   string `yaml:"name"`
-			Type   string `yaml:"type"`
-			Struct string `yaml:"struct"`
-			Len    int    `yaml:"len"`
+			Name          string `yaml:"name"`
+			Type          string `yaml:"type"`
+			Struct        string `yaml:"struct"`
+			SubType       string `yaml:"sub-type"`
+			Len           int    `yaml:"len"`
+			ByteOrder     string `yaml:"byte-order"`
+			FlexibleArray bool   `yaml:"flexible-array"`
 		} `yaml:"members"`
 		Entries []yaml.Node `yaml:"entries"`
 	} `yaml:"definitions"`
@@ -46,7 +50,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		t.Skipf("%s is not set: the spec is not checked against kernel headers (the test bed sets it)", uapiEnv)
 	}
 	var headers strings.Builder
-	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h"} {
+	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h"} {
 		b, err := os.ReadFile(filepath.Join(dir, "linux", name))
 		if err != nil {
 			t.Fatalf("%s=%s: %v", uapiEnv, dir, err)
@@ -130,8 +134,26 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 				continue
 			}
 			var ours []string
-			for _, m := range d.Members {
-				ours = append(ours, cMember(m.Type, m.Struct, m.Len, strings.ReplaceAll(m.Name, "-", "_")))
+			off := 0
+			for i, m := range d.Members {
+				if m.Type == "pad" && m.Name == "align" {
+					// A gap C leaves implicit: it must be the one C's
+					// alignment of the next (scalar) member makes.
+					if i+1 == len(d.Members) || (off+m.Len)%memberSize(d.Members[i+1].Type) != 0 || m.Len >= memberSize(d.Members[i+1].Type) {
+						t.Errorf("struct %s: an alignment gap of %d at %d is not C's", cStruct, m.Len, off)
+					}
+					off += m.Len
+					continue
+				}
+				typ, name := m.Type, strings.ReplaceAll(m.Name, "-", "_")
+				if m.FlexibleArray {
+					typ, name = m.SubType, name+"[]"
+				}
+				if m.ByteOrder == "big-endian" {
+					typ = "be" + typ[1:]
+				}
+				ours = append(ours, cMember(typ, m.Struct, name))
+				off += memberSize(m.Type) + m.Len
 			}
 			if strings.Join(ours, "; ") != strings.Join(members, "; ") {
 				t.Errorf("struct %s:\n spec:   %s\n kernel: %s", cStruct, strings.Join(ours, "; "), strings.Join(members, "; "))
@@ -156,8 +178,8 @@ func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", 
 // cMember is a spec struct member as parseStruct renders the C one: a
 // nested struct by its C name, a byte array without its size (C writes it
 // as an expression; the size is in the spec's layout), and a member named
-// "union" as the anonymous union it stands for.
-func cMember(typ, structName string, n int, name string) string {
+// "union" as the anonymous union it stands for. typ "be32" is __be32.
+func cMember(typ, structName string, name string) string {
 	switch {
 	case structName != "":
 		return "struct " + strings.ReplaceAll(structName, "-", "_") + " " + name
@@ -165,10 +187,17 @@ func cMember(typ, structName string, n int, name string) string {
 		return "union"
 	case typ == "binary":
 		return "__u8 " + name + "[]"
-	case strings.HasPrefix(typ, "s"):
-		return "__s" + typ[1:] + " " + name
 	}
-	return "__u" + typ[1:] + " " + name
+	return "__" + typ + " " + name
+}
+
+// memberSize is the size of a scalar member's type (u32: 4), 0 for others.
+func memberSize(typ string) int {
+	var bits int
+	if _, err := fmt.Sscanf(typ, "u%d", &bits); err != nil {
+		fmt.Sscanf(typ, "s%d", &bits)
+	}
+	return bits / 8
 }
 
 // cIntegers are C's plain integer types as the UAPI headers' fixed ones.
@@ -222,6 +251,10 @@ func parseStruct(src, name string) []string {
 	src = comments.ReplaceAllString(src, "")
 	// tc_gact_p declares its constants between its members.
 	src = regexp.MustCompile(`(?m)^\s*#.*$`).ReplaceAllString(src, "")
+	// Members grouped by __struct_group(TAG, NAME, ATTRS, MEMBERS) are the
+	// struct's own.
+	src = regexp.MustCompile(`__struct_group\([^,]*,[^,]*,[^,]*,`).ReplaceAllString(src, "")
+	src = regexp.MustCompile(`;\s*\)\s*;`).ReplaceAllString(src, ";")
 	// The actions' structs begin with pkt_cls.h's tc_gen macro.
 	src = strings.ReplaceAll(src, "tc_gen;", "__u32 index; __u32 capab; int action; int refcnt; int bindcnt;")
 	loc := regexp.MustCompile(strings.Replace(structStart, "%s", regexp.QuoteMeta(name), 1)).FindStringIndex(src)

@@ -182,6 +182,8 @@ func (g *generator) structDef(d *Definition) {
 		}
 		g.comment("\t", "", doc, "")
 		switch {
+		case m.FlexibleArray:
+			g.p("\t%s []%s", g.goName(m.Name), g.memberElemType(m))
 		case m.Struct != "":
 			g.p("\t%s %s", g.goName(m.Name), g.goName(m.Struct))
 		case m.Type == "binary":
@@ -192,7 +194,7 @@ func (g *generator) structDef(d *Definition) {
 	}
 	g.p("}")
 	g.p("")
-	g.p("// %sLen is the size of %s on the wire.", typ, typ)
+	g.p("// %sLen is the size of %s on the wire%s.", typ, typ, map[bool]string{true: " before its flexible array"}[flexible(d) != nil])
 	g.p("const %sLen = %d", typ, g.spec.structSize(d))
 	g.p("")
 	g.p("// Append appends s in the kernel's layout to b.")
@@ -202,6 +204,14 @@ func (g *generator) structDef(d *Definition) {
 		switch {
 		case m.Type == "pad":
 			g.p("b = append(b, make([]byte, %d)...)", m.Len)
+		case m.FlexibleArray && m.Struct != "":
+			g.p("for i := range %s {", field)
+			g.p("b = %s[i].Append(b)", field)
+			g.p("}")
+		case m.FlexibleArray:
+			g.p("for _, v := range %s {", field)
+			g.p("%s", appendScalar(m.SubType, m.ByteOrder, "v"))
+			g.p("}")
 		case m.Struct != "":
 			g.p("b = %s.Append(b)", field)
 		case m.Type == "binary":
@@ -224,6 +234,8 @@ func (g *generator) structDef(d *Definition) {
 		switch {
 		case m.Type == "pad":
 			off += m.Len
+		case m.FlexibleArray:
+			g.flexibleDecode(d, m, off)
 		case m.Struct != "":
 			// The length check above covers the nested struct: it cannot fail.
 			g.p("_ = %s.Decode(b[%d:])", field, off)
@@ -239,6 +251,49 @@ func (g *generator) structDef(d *Definition) {
 	g.p("return nil")
 	g.p("}")
 	g.p("")
+}
+
+// flexible is a struct's flexible array member, nil when it has none.
+func flexible(d *Definition) *Member {
+	if n := len(d.Members); n > 0 && d.Members[n-1].FlexibleArray {
+		return &d.Members[n-1]
+	}
+	return nil
+}
+
+// memberElemType is the Go type of a flexible array's elements.
+func (g *generator) memberElemType(m Member) string {
+	if m.Struct != "" {
+		return g.goName(m.Struct)
+	}
+	return scalarTypes[m.SubType].goType
+}
+
+// flexibleDecode decodes a flexible array that starts at off: as many
+// elements as its count member says (the payload must hold them), or as
+// many whole ones as the payload holds.
+func (g *generator) flexibleDecode(d *Definition, m Member, off int) {
+	size := scalarTypes[m.SubType].size
+	if m.Struct != "" {
+		size = g.spec.structSize(g.spec.structDef(m.Struct))
+	}
+	field := "s." + g.goName(m.Name)
+	if m.Count != "" {
+		g.p("n := int(s.%s)", g.goName(m.Count))
+		g.p("if len(b) < %d+n*%d {", off, size)
+		g.p("return errShort(%q, %d+n*%d, len(b))", d.Name, off, size)
+		g.p("}")
+	} else {
+		g.p("n := (len(b) - %d) / %d", off, size)
+	}
+	g.p("%s = make([]%s, n)", field, g.memberElemType(m))
+	g.p("for i := range %s {", field)
+	if m.Struct != "" {
+		g.p("_ = %s[i].Decode(b[%d+i*%d:])", field, off, size)
+	} else {
+		g.p("%s[i] = %s", field, readScalar(m.SubType, m.ByteOrder, fmt.Sprintf("b[%d+i*%d:]", off, size)))
+	}
+	g.p("}")
 }
 
 // order is the encoding/binary byte order of a spec's byte-order.

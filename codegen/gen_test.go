@@ -43,6 +43,13 @@ func TestEmitterSnippets(t *testing.T) {
 		"s.Port = uint16(binary.BigEndian.Uint16(b[4:]))",
 		// byte array member
 		"copy(s.Mac[:], b[8:14])",
+		// flexible arrays: counted by a member, or filling the payload
+		"Keys []Key",
+		"n := int(s.Nkeys)\n\tif len(b) < 4+n*8 {",
+		"for i := range s.Keys {\n\t\tb = s.Keys[i].Append(b)",
+		"Hits []uint64",
+		"n := (len(b) - 8) / 8",
+		"const SelLen = 4",
 		// const
 		"const MaxGap = 1000",
 		// flags: bits; enum: value-start
@@ -160,6 +167,10 @@ func TestParseErrors(t *testing.T) {
 		{"selector not a string", "attribute-sets:\n  - name: a\n    attributes:\n      - {name: kind, type: u32}\n      - {name: x, type: sub-message, sub-message: m, selector: kind}\nsub-messages:\n  - name: m\n    formats: [{value: v}]\n", "a selector must be a single string attribute"},
 		{"unknown enum", "attribute-sets:\n  - name: a\n    attributes:\n      - {name: x, type: u32, enum: e}\n", `unknown enum "e"`},
 		{"flags-mask without flags", "attribute-sets:\n  - name: a\n    attributes:\n      - {name: x, type: u32, checks: {flags-mask: nope}}\n", `flags-mask "nope"`},
+		{"flexible array not last", "definitions:\n  - name: s\n    type: struct\n    members:\n      - {name: a, type: binary, sub-type: u8, flexible-array: true}\n      - {name: b, type: u8}\n", "must be the last member"},
+		{"flexible array without elements", "definitions:\n  - name: s\n    type: struct\n    members:\n      - {name: a, type: binary, flexible-array: true}\n", "needs a struct or an integer sub-type"},
+		{"flexible array counted by nothing", "definitions:\n  - name: s\n    type: struct\n    members:\n      - {name: a, type: binary, sub-type: u8, flexible-array: true, count: n}\n", `count "n" is not an earlier integer member`},
+		{"count without flexible array", "definitions:\n  - name: s\n    type: struct\n    members:\n      - {name: n, type: u8}\n      - {name: a, type: u8, count: n}\n", "need flexible-array"},
 		{"unknown format set", "sub-messages:\n  - name: m\n    formats: [{value: v, attribute-set: nope}]\n", `unknown set "nope"`},
 	} {
 		spec := c.spec

@@ -55,16 +55,23 @@ type Definition struct {
 
 // Member is one field of a struct definition: a scalar, padding, or binary,
 // which is either a nested struct (Struct) or an array of Len bytes.
+//
+// The last member may be a C flexible array (gotc's key flexible-array): a
+// binary of Struct or SubType elements that fills the rest of the payload,
+// or holds as many elements as the integer member named by Count says.
 type Member struct {
-	Name        string `yaml:"name"`
-	Type        string `yaml:"type"`
-	Len         int    `yaml:"len"`
-	Struct      string `yaml:"struct"`
-	ByteOrder   string `yaml:"byte-order"`
-	Enum        string `yaml:"enum"`
-	EnumAsFlags bool   `yaml:"enum-as-flags"`
-	DisplayHint string `yaml:"display-hint"`
-	Doc         string `yaml:"doc"`
+	Name          string `yaml:"name"`
+	Type          string `yaml:"type"`
+	Len           int    `yaml:"len"`
+	Struct        string `yaml:"struct"`
+	SubType       string `yaml:"sub-type"`
+	FlexibleArray bool   `yaml:"flexible-array"`
+	Count         string `yaml:"count"`
+	ByteOrder     string `yaml:"byte-order"`
+	Enum          string `yaml:"enum"`
+	EnumAsFlags   bool   `yaml:"enum-as-flags"`
+	DisplayHint   string `yaml:"display-hint"`
+	Doc           string `yaml:"doc"`
 }
 
 // EnumEntry is one value of an enum; a bare name in YAML takes the next value.
@@ -227,9 +234,13 @@ func parseSpec(raw []byte) (*Spec, error) {
 				}
 			}
 		case "struct":
-			for _, m := range d.Members {
+			for i, m := range d.Members {
 				where := fmt.Sprintf("struct %s member %s", d.Name, m.Name)
+				if err := checkFlexibleArray(where, d.Members[:i], m, i == len(d.Members)-1); err != nil {
+					return nil, err
+				}
 				switch {
+				case m.FlexibleArray:
 				case m.Type == "pad" || m.Type == "binary" && m.Struct == "" && m.Len > 0:
 				case m.Type == "binary" && m.Struct != "" && m.Len == 0:
 				case m.Type != "binary" && m.Struct == "" && scalarTypes[m.Type].size > 0:
@@ -326,11 +337,44 @@ func (set *AttributeSet) encodeOrder() []*Attribute {
 	return out
 }
 
-// structSize is the size of a struct definition on the wire.
+// checkFlexibleArray refuses a flexible array that is not the struct's last
+// member, has no element type, or counts itself by something other than an
+// earlier integer member; and count without flexible-array.
+func checkFlexibleArray(where string, earlier []Member, m Member, last bool) error {
+	if !m.FlexibleArray {
+		if m.Count != "" || m.SubType != "" {
+			return fmt.Errorf("%s: count and sub-type need flexible-array", where)
+		}
+		return nil
+	}
+	switch {
+	case !last:
+		return fmt.Errorf("%s: a flexible array must be the last member", where)
+	case m.Type != "binary" || m.Len != 0:
+		return fmt.Errorf("%s: a flexible array is a binary without len", where)
+	case (m.Struct == "") == (m.SubType == ""):
+		return fmt.Errorf("%s: a flexible array needs a struct or an integer sub-type, not both", where)
+	case m.SubType != "" && scalarTypes[m.SubType].size == 0:
+		return fmt.Errorf("%s: sub-type %q is not an integer", where, m.SubType)
+	}
+	if m.Count == "" {
+		return nil
+	}
+	for _, e := range earlier {
+		if e.Name == m.Count && e.Type != "pad" && e.Type != "binary" && scalarTypes[e.Type].size > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: count %q is not an earlier integer member", where, m.Count)
+}
+
+// structSize is the size of a struct definition on the wire, without its
+// flexible array.
 func (s *Spec) structSize(d *Definition) int {
 	size := 0
 	for _, m := range d.Members {
 		switch {
+		case m.FlexibleArray:
 		case m.Struct != "":
 			size += s.structSize(s.structDef(m.Struct))
 		case m.Type == "pad" || m.Type == "binary":

@@ -7,6 +7,7 @@ package qdisc
 import (
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/gotc/gotc/attrs"
@@ -24,10 +25,11 @@ type ActionKind struct {
 	// starts at the word that chose the kind (its name, or for gact a
 	// verb such as "drop"); Parse returns the words after its own, since
 	// an action list goes on after them.
-	Parse func(args []string) (opts attrs.ActOptionsMsg, rest []string, err error)
+	Parse func(args []string, env ActionEnv) (opts attrs.ActOptionsMsg, rest []string, err error)
 	// Print prints decoded options as the kind's print_aopt does, up to
 	// the end of its last line without the line end; opts may be nil.
-	Print func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+	// links names the devices it refers to.
+	Print func(p *tcfmt.Printer, opts attrs.ActOptionsMsg, links Links)
 	// PrintStats prints what -s adds to that last line (the action's
 	// times); nil when -s adds nothing of the kind's own.
 	PrintStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
@@ -85,7 +87,7 @@ func isNewCmd(w string) bool {
 //
 // As tc, a cookie given to one action is given to every action after it
 // that names none (parse_action never forgets it).
-func ParseActions(args []string) ([]attrs.ActAttrs, []string, error) {
+func ParseActions(args []string, env ActionEnv) ([]attrs.ActAttrs, []string, error) {
 	if len(args) == 0 {
 		return nil, args, errorf(`Illegal "action"`)
 	}
@@ -118,12 +120,20 @@ func ParseActions(args []string) ([]attrs.ActAttrs, []string, error) {
 		if kind == nil {
 			kind = LookupAction("gact")
 		}
-		opts, rest, err := kind.Parse(args)
+		opts, rest, err := kind.Parse(args, env)
 		if err != nil {
 			if pe, ok := err.(*ParseError); ok && pe.Code == 0 && !pe.ShowUsage {
-				// A kind's own refusal: parse_action adds its two lines and
-				// the filter its own.
-				return nil, args, errorf("%s\nbad action parsing\nparse_action: bad value (%d:%s)!\nIllegal \"action\"", pe.Msg, len(args), w)
+				// A kind's own refusal, after what it printed (if
+				// anything): parse_action adds its two lines and the
+				// filter its own.
+				msg := fmt.Sprintf("bad action parsing\nparse_action: bad value (%d:%s)!\nIllegal \"action\"", len(args), w)
+				switch {
+				case pe.NoNewline:
+					msg = pe.Msg + msg
+				case pe.Msg != "":
+					msg = pe.Msg + "\n" + msg
+				}
+				return nil, args, errorf("%s", msg)
 			}
 			return nil, args, err
 		}
@@ -244,37 +254,69 @@ func parseActionControl(args []string, usage string) (int32, []string, error) {
 	if len(args) == 0 {
 		return 0, args, &ParseError{Msg: usage, Code: 255}
 	}
+	code, rest, bad, err := readActionControl(args)
+	if bad != "" {
+		return 0, args, &ParseError{Msg: bad + usage, Code: 255}
+	}
+	return code, rest, err
+}
+
+// parseActionControlDefault is tc's parse_action_control_dflt: a verdict
+// if one comes next, else dflt. A word that names no verdict is left to
+// the caller; a "goto" or "jump" without a good argument too, after tc's
+// warning on stderr.
+func parseActionControlDefault(args []string, dflt int32, stderr io.Writer) (int32, []string, error) {
+	if len(args) == 0 {
+		return dflt, args, nil
+	}
+	if _, ok := actionControl(args[0]); !ok {
+		return dflt, args, nil
+	}
+	code, rest, bad, err := readActionControl(args)
+	if bad != "" {
+		if stderr != nil {
+			fmt.Fprint(stderr, bad)
+		}
+		return dflt, args, nil
+	}
+	return code, rest, err
+}
+
+// readActionControl reads a verdict from args[0] on. bad is tc's message
+// (ending in a line end) for words that are not one; err is set for a
+// command line that ends too early.
+func readActionControl(args []string) (code int32, rest []string, bad string, err error) {
 	code, ok := actionControl(args[0])
 	if !ok {
-		return 0, args, &ParseError{Msg: fmt.Sprintf("Bad action type %s\n%s", args[0], usage), Code: 255}
+		return 0, args, fmt.Sprintf("Bad action type %s\n", args[0]), nil
 	}
 	switch code {
 	case actGotoChain:
 		if len(args) < 2 {
-			return 0, args, incompleteCommand()
+			return 0, args, "", incompleteCommand()
 		}
 		if !tcfmt.Matches(args[1], "chain") {
-			return 0, args, &ParseError{Msg: "\"chain index\" expected\n" + usage, Code: 255}
+			return 0, args, "\"chain index\" expected\n", nil
 		}
 		if len(args) < 3 {
-			return 0, args, incompleteCommand()
+			return 0, args, "", incompleteCommand()
 		}
 		v, err := tcfmt.ParseUint(args[2], 10, 32)
 		if err != nil || v > actExtValMask {
-			return 0, args, &ParseError{Msg: "Illegal \"chain index\"\n" + usage, Code: 255}
+			return 0, args, "Illegal \"chain index\"\n", nil
 		}
-		return code | int32(v), args[3:], nil
+		return code | int32(v), args[3:], "", nil
 	case actJump:
 		if len(args) < 2 {
-			return 0, args, incompleteCommand()
+			return 0, args, "", incompleteCommand()
 		}
 		v, err := tcfmt.ParseUint(args[1], 10, 32)
 		if err != nil || v > actExtValMask {
-			return 0, args, &ParseError{Msg: fmt.Sprintf("Invalid \"jump count\" (%s)\n%s", args[1], usage), Code: 255}
+			return 0, args, fmt.Sprintf("Invalid \"jump count\" (%s)\n", args[1]), nil
 		}
-		return code | int32(v), args[2:], nil
+		return code | int32(v), args[2:], "", nil
 	}
-	return code, args[1:], nil
+	return code, args[1:], "", nil
 }
 
 // actionControlName is tc's action_n2a.
@@ -350,6 +392,8 @@ type ActionPrint struct {
 	// the answer to a get (the kernel's tcf_action_dump), 0 in each
 	// message of an action dump (tcf_dump_walker).
 	FirstOrder uint32
+	// Links names the devices the actions refer to.
+	Links Links
 }
 
 // PrintActions prints a list of actions as tc_dump_action does: a JSON
@@ -377,7 +421,7 @@ func printAction(p *tcfmt.Printer, a *attrs.ActAttrs, how ActionPrint) {
 		// tc prints an unknown kind's options length on stderr only.
 		p.String(tcfmt.Any, "kind", "%s ", *a.Kind)
 	} else {
-		kind.Print(p, a.Options)
+		kind.Print(p, a.Options, how.Links)
 		if how.Stats && kind.PrintStats != nil {
 			kind.PrintStats(p, a.Options)
 		}

@@ -387,16 +387,10 @@ func parseDualPI2Packets(s string) (uint32, bool) {
 }
 
 // parseDualPI2Percent parses classic_protection as tc's parse_percent plus
-// rint: a strtod number divided by 100 that must lie in [0, 1], optionally
-// followed by "%", then multiplied back by 100 and rounded half to even.
-// Like tc it accepts an empty string or a lone "%" as 0.
+// rint: the fraction multiplied back by 100 and rounded half to even.
 func parseDualPI2Percent(s string) (uint8, bool) {
-	v, n, _ := tcfmt.Strtod(s)
-	per := v / 100
-	if per > 1 || per < 0 {
-		return 0, false
-	}
-	if rest := s[n:]; rest != "" && rest != "%" {
+	per, ok := parsePercent(s)
+	if !ok {
 		return 0, false
 	}
 	r := math.RoundToEven(per * 100)

@@ -47,7 +47,7 @@ func gactUsageError() *ParseError {
 
 // parseGact is m_gact.c's parse_gact: [gact] VERB [random TYPE VERB VAL]
 // [index N], or [gact] index N to bind an existing action.
-func parseGact(args []string) (attrs.ActOptionsMsg, []string, error) {
+func parseGact(args []string, _ ActionEnv) (attrs.ActOptionsMsg, []string, error) {
 	p := &attrs.TCGact{}
 	o := &attrs.ActGactAttrs{Parms: p}
 	if tcfmt.Matches(args[0], "gact") {
@@ -140,7 +140,7 @@ func gactProbName(t uint16) string {
 }
 
 // printGact is m_gact.c's print_gact up to its last line's end.
-func printGact(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
+func printGact(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ Links) {
 	p.String(tcfmt.Any, "kind", "%s ", "gact")
 	o, ok := opts.(*attrs.ActGactAttrs)
 	if !ok || o.Parms == nil {

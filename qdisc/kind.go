@@ -86,10 +86,42 @@ type FilterKind struct {
 	Name string
 	// Usage is the kind's keyword summary.
 	Usage string
-	// Parse builds the filter's TCA_OPTIONS from tc keywords.
-	Parse func(args []string) (attrs.TCOptionsMsg, error)
+	// Parse builds the filter's TCA_OPTIONS from tc keywords, and its
+	// handle (tcm_handle): tc lets each kind read the word after "handle"
+	// in its own form (u32's 800::1, basic's number), which it finds in
+	// env.
+	Parse func(args []string, env FilterEnv) (opts attrs.TCOptionsMsg, handle uint32, err error)
 	// PrintOptions prints a decoded filter's options as tc does.
 	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint)
+}
+
+// FilterEnv is what a filter kind's parser reads besides its own words.
+type FilterEnv struct {
+	// Handle is the word after "handle", "" when the command gave none.
+	Handle string
+	// ActionEnv is what the filter's actions read.
+	ActionEnv
+}
+
+// ActionEnv is what an action kind's parser reads besides its own words.
+type ActionEnv struct {
+	// Links resolves the devices that actions name (mirred's target); nil
+	// when there are none to look up.
+	Links Links
+	// Stderr receives the warnings tc prints while it goes on (nil: none
+	// are printed).
+	Stderr io.Writer
+}
+
+// Links names the devices of the system a command talks to, for the kinds
+// whose options refer to one by its ifindex.
+type Links interface {
+	// Index is the ifindex of the device called name; ok is false when
+	// there is none.
+	Index(name string) (idx int32, ok bool)
+	// Name is what tc prints for an ifindex (ll_index_to_name: "*" for 0,
+	// "ifN" for one it cannot name).
+	Name(idx int32) string
 }
 
 // FilterPrint is what a filter kind's printer needs beyond its options.
@@ -97,8 +129,13 @@ type FilterPrint struct {
 	// Handle is the filter's handle (tcm_handle), which tc's filter kinds
 	// print among their options.
 	Handle uint32
+	// Protocol is the filter's protocol (an ETH_P_* number), which u32's
+	// pretty printing of its keys depends on.
+	Protocol uint16
 	// Stats is tc's -s.
 	Stats bool
+	// Links names the devices the filter's actions refer to.
+	Links Links
 }
 
 // fixedXstats returns a kind's statistics that are one fixed struct (T, of

@@ -37,7 +37,29 @@ func init() {
 // parseMatchall is f_matchall.c's matchall_parse_opt. As there, skip_hw and
 // skip_sw must be followed by another word, and "action" starts a list
 // that runs to "classid", "flowid" or the end.
-func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {
+func parseMatchall(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
+	handle, err := numericFilterHandle(env.Handle)
+	if err != nil {
+		return nil, 0, err
+	}
+	o, err := parseMatchallOptions(args, env)
+	return o, handle, err
+}
+
+// numericFilterHandle reads a handle as most filter kinds do (get_u32 of
+// any base), 0 when none was given.
+func numericFilterHandle(s string) (uint32, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := tcfmt.ParseUint(s, 0, 32)
+	if err != nil {
+		return 0, errorf(`Illegal "handle"`)
+	}
+	return uint32(v), nil
+}
+
+func parseMatchallOptions(args []string, env FilterEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) == 0 {
 		// No TCA_OPTIONS at all, as tc sends a delete naming the kind.
 		return nil, nil
@@ -60,7 +82,7 @@ func parseMatchall(args []string) (attrs.TCOptionsMsg, error) {
 			if len(args) < 2 {
 				return nil, incompleteCommand()
 			}
-			acts, rest, err := ParseActions(args[1:])
+			acts, rest, err := ParseActions(args[1:], env.ActionEnv)
 			if err != nil {
 				return nil, err
 			}
@@ -121,6 +143,6 @@ func printMatchall(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 		p.Uint(tcfmt.Any, "rule_hit", " (rule hit %llu)", o.Pcnt.Rhit)
 	}
 	if o.Act != nil {
-		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1})
+		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}
 }

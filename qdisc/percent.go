@@ -166,3 +166,19 @@ func strerror(err error) string {
 	}
 	return s
 }
+
+// parsePercent is tc's parse_percent: a number read by strtod, divided by
+// 100, that must lie in [0,1], followed by nothing or a single "%". Like
+// tc it takes an empty string or a lone "%" as 0, and NaN passes the range
+// check.
+func parsePercent(s string) (float64, bool) {
+	v, n, _ := tcfmt.Strtod(s)
+	per := v / 100
+	if per > 1 || per < 0 {
+		return 0, false
+	}
+	if rest := s[n:]; rest != "" && rest != "%" {
+		return 0, false
+	}
+	return per, true
+}

@@ -1,16 +1,22 @@
 #!/bin/sh
-# The real-kernel suite, run inside the test bed's VM by ../test.sh:
-#  1. our tdc JSON tests (selftests/tests) with gotc as $TC, under our runner;
-#  2. the kernel's tdc files of the kinds gotc has ($matchfiles) under our
-#     runner, with gotc and with the reference tc as $TC: the same verdict
-#     for every case;
-#  3. the differential test against the reference tc;
-#  4. CAKE options decoded a second time by go-tc;
-#  5. the files of 2 under the kernel's own tdc.py, each checked against the
-#     reference tc's count (selftests/tdc-expected.txt);
-#  6. the model-vs-kernel cases (selftests/model-tests), alone.
-# Each part prints its own "N passed, M failed" line; the suite's status is
-# non-zero if any part failed.
+# The real-kernel suite, run inside the test bed's VM by ../test.sh, in two
+# halves that ../test.sh boots as two VMs side by side (the host has two CPUs
+# and each VM one):
+#
+#   sh selftests/vm-suite.sh runner    1. our tdc JSON tests (selftests/tests)
+#        with gotc as $TC; 2. the kernel's tdc files ($tdcfiles) under our
+#        runner, with gotc and with the reference tc as $TC: the same verdict
+#        for every case; 3. the differential test against the reference tc;
+#        4. CAKE options decoded a second time by go-tc.
+#   sh selftests/vm-suite.sh kernel    5. the files of 2 under the kernel's own
+#        tdc.py, each checked against the reference tc's count
+#        (selftests/tdc-expected.txt); 6. the model-vs-kernel cases
+#        (selftests/model-tests). Both are timing-sensitive, so this half runs
+#        nothing beside them.
+#
+# Each part prints its own "N passed, M failed" line; a half's status is
+# non-zero if any of its parts failed.
+half=${1:?usage: vm-suite.sh runner|kernel}
 status=0
 start=$(date +%s) last=$start
 part() {
@@ -19,23 +25,42 @@ part() {
 	last=$now
 	printf '\n--- %s\n' "$*"
 }
-# Kernel tdc files (DIR/NAME, as in selftests/tdc-expected.txt) on which gotc
-# must do as well as the reference tc, case for case, under both runners:
-# add a kind's file here once gotc has the kind.
-matchfiles="qdiscs/cake qdiscs/dualpi2 qdiscs/cake_mq qdiscs/fq_codel qdiscs/htb qdiscs/tbf
- qdiscs/ingress qdiscs/pfifo_fast qdiscs/prio qdiscs/multiq qdiscs/fifo qdiscs/plug qdiscs/codel
- qdiscs/skbprio qdiscs/depth qdiscs/mq"
+# The kernel tdc files (DIR/NAME) gotc must do as well on as the reference tc,
+# case for case, under both runners: every file selftests/tdc-expected.txt
+# measured, except those of kinds gotc does not have yet ($pending), which
+# are named in the output, never passed over silently.
+pending="qdiscs/cbs qdiscs/choke qdiscs/drr qdiscs/ets qdiscs/etf qdiscs/fq
+ qdiscs/fq_pie qdiscs/gred qdiscs/hfsc qdiscs/hhf qdiscs/mqprio qdiscs/pie qdiscs/qfq
+ qdiscs/red qdiscs/sfb qdiscs/sfq qdiscs/taprio qdiscs/teql infra/qdiscs"
+tdcfiles=$(awk '/^[a-z]/ { print $1 }' selftests/tdc-expected.txt | grep -vxF "$(printf '%s\n' $pending)")
+[ -z "$pending" ] || echo "# NOT RUN, kinds gotc does not have yet:" $pending
 
-# tdc_match FILE...: gotc under the kernel's tdc.py on each file; fails when
-# gotc passes fewer cases than the reference tc did, or skips any.
-tdc_match() { sh selftests/vm/tdc-match.sh /gotc/bin/gotc "$@"; }
+# verdicts FILE: "ok ID", "not ok ID" or "ok ID skip", one per case, from
+# our runner's output.
+verdicts() {
+	awk '/^(ok|not ok) / { v = ($1 == "ok") ? "ok" : "not ok"; id = (v == "ok") ? $3 : $4
+		print v, id ((index($0, "# skip") > 0) ? " skip" : "") }' "$1"
+}
+
+finish() {
+	now=$(date +%s)
+	echo "# part took $((now - last)) s; the $half half took $((now - start)) s"
+	exit $status
+}
+
+if [ "$half" = kernel ]; then
+	part "kernel tdc files under the kernel's tdc.py, against the reference tc's counts (gotc as \$TC)"
+	sh selftests/vm/tdc-match.sh /gotc/bin/gotc $tdcfiles || status=1
+
+	part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
+	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json || status=1
+	finish
+fi
 
 # The differential test and the second decoder use devices of the root
 # namespace and a namespace of their own, so they run beside our runner's
 # tdc parts (which use a fresh namespace per test), in the time those spend
-# waiting. The VM has one CPU (the test kernel is built without SMP): tdc.py,
-# whose counts move under load (selftests/tdc-expected.txt), and the model
-# tests, whose packets' timing the models predict, run after them, alone.
+# waiting.
 (
 	/gotc/bin/difftest >/tmp/difftest.log 2>&1 || echo fail >/tmp/difftest.status
 	# go-tc fails a whole dump on kinds it lacks (dualpi2): give it a namespace.
@@ -47,15 +72,8 @@ side=$!
 part "our tdc tests (gotc as \$TC)"
 /gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/tests/*.json || status=1
 
-# verdicts FILE: "ok ID", "not ok ID" or "ok ID skip", one per case, from
-# our runner's output.
-verdicts() {
-	awk '/^(ok|not ok) / { v = ($1 == "ok") ? "ok" : "not ok"; id = (v == "ok") ? $3 : $4
-		print v, id ((index($0, "# skip") > 0) ? " skip" : "") }' "$1"
-}
-
 part "kernel tdc files under our runner, case for case as the reference tc (gotc as \$TC)"
-for f in $matchfiles; do
+for f in $tdcfiles; do
 	echo "# $f"
 	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip "/tc-testing/tc-tests/$f.json" >/tmp/ours-gotc.out 2>&1
 	/gotc/bin/tdc -tc /ref/bin/tc -ip /ref/bin/ip "/tc-testing/tc-tests/$f.json" >/tmp/ours-tc.out 2>&1
@@ -80,12 +98,4 @@ part "CAKE options: gotc vs go-tc (ran alongside)"
 cat /tmp/crossdecode.log
 [ -e /tmp/crossdecode.status ] && status=1
 
-part "kernel tdc files under the kernel's tdc.py, against the reference tc's counts (gotc as \$TC)"
-tdc_match $matchfiles || status=1
-
-part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
-/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json || status=1
-
-now=$(date +%s)
-echo "# part took $((now - last)) s; suite took $((now - start)) s"
-exit $status
+finish

@@ -22,7 +22,7 @@ const (
 // Options are the global tc flags that change how output looks.
 type Options struct {
 	JSON    bool // -json: JSON instead of text
-	Pretty  bool // -pretty: indented JSON (ignored without JSON)
+	Pretty  bool // -pretty: indented JSON; in text only some kinds read it (u32's keys)
 	Oneline bool // -oneline: text line separator "\" instead of "\n"
 	IEC     bool // -iec: rates in powers of 1024 ("Kibit")
 	Details bool // -details: the kinds print more of their options
@@ -151,6 +151,10 @@ func (p *Printer) IEC() bool { return p.iec }
 
 // Details reports whether -details was given (tc's show_details).
 func (p *Printer) Details() bool { return p.detail }
+
+// Pretty reports whether -pretty was given. Beside indenting JSON it
+// changes some kinds' text: u32 prints its keys by field.
+func (p *Printer) Pretty() bool { return p.pretty }
 
 // Raw reports whether -raw was given (tc's show_raw).
 func (p *Printer) Raw() bool { return p.raw }

@@ -94,7 +94,7 @@ func (t *tc) actionKernel() (actionConn, error) {
 // actionModify is tc_action_modify: "add|change|replace action KIND ...".
 // Every failure ends tc with status 255.
 func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) {
-	acts, rest, err := qdisc.ParseActions(args)
+	acts, rest, err := qdisc.ParseActions(args, qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr})
 	if err != nil {
 		var pe *qdisc.ParseError
 		if errors.As(err, &pe) && pe.Code == 0 {
@@ -229,6 +229,8 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 		}
 		return nil
 	}
+	// The actions may name devices (mirred's target).
+	t.loadLinkNames()
 	p := t.printer()
 	p.Start()
 	err = ac.DumpActions(m, func(a *netlink.ActionMsg, decodeErr error) error {
@@ -261,7 +263,7 @@ func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32
 	p.NL()
 	p.CloseObject()
 	p.OpenObject("")
-	qdisc.PrintActions(p, m.Attrs.Tab, qdisc.ActionPrint{Stats: t.stats, FirstOrder: first})
+	qdisc.PrintActions(p, m.Attrs.Tab, qdisc.ActionPrint{Stats: t.stats, FirstOrder: first, Links: tcLinks{t}})
 	if m.Attrs.ExtWarnMsg != nil {
 		p.String(tcfmt.Any, "warn", "%s", *m.Attrs.ExtWarnMsg)
 		p.NL()

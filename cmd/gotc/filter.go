@@ -91,7 +91,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 	if op == netlink.Add || op == netlink.Replace {
 		protocol = ethProtocols["all"]
 	}
-	var kindName string
+	var kindName, handle string
 	var opts []string
 	parentSet := false
 	for len(args) > 0 && kindName == "" {
@@ -134,12 +134,11 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 			if err := t.needArg(args); err != nil {
 				return err
 			}
-			h, err := tcfmt.ParseUint(args[1], 0, 32)
-			if err != nil {
-				fmt.Fprintf(t.stderr, "Illegal \"handle\"\n")
-				return errStatus(exitBadOption)
+			if handle != "" {
+				return t.duparg("handle", args[1])
 			}
-			m.Header.Handle = uint32(h)
+			// The kind reads it, each in its own form.
+			handle = args[1]
 			args = args[1:]
 		case tcfmt.Matches(word, "preference"), tcfmt.Matches(word, "priority"):
 			if err := t.needArg(args); err != nil {
@@ -184,26 +183,33 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 	m.Header.Info = prio<<16 | uint32(htons(protocol))
 	if kindName != "" {
 		m.Attrs.Kind = &kindName
-		kind := qdisc.LookupFilter(kindName)
-		if kind == nil {
-			if len(opts) > 0 || op != netlink.Delete {
-				fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", kindName)
-				return errStatus(exitBadOption)
-			}
-		} else {
-			options, err := kind.Parse(opts)
-			if err != nil {
-				return t.parseFailed(err, kind.Usage)
-			}
-			m.Attrs.Options = options
-		}
 	}
+	// As tc: the device is looked up before the kind reads its options.
 	if dev != "" {
 		idx, err := t.ifindex(dev)
 		if err != nil {
 			return err
 		}
 		m.Header.Ifindex = idx
+	}
+	if kindName == "" && handle != "" {
+		fmt.Fprintln(t.stderr, `Must specify filter type when using "handle"`)
+		return errStatus(exitUsage)
+	}
+	if kindName != "" {
+		kind := qdisc.LookupFilter(kindName)
+		if kind == nil {
+			if len(opts) > 0 || handle != "" || op != netlink.Delete {
+				fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", kindName)
+				return errStatus(exitBadOption)
+			}
+		} else {
+			options, h, err := kind.Parse(opts, qdisc.FilterEnv{Handle: handle, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+			if err != nil {
+				return t.parseFailed(err, kind.Usage)
+			}
+			m.Attrs.Options, m.Header.Handle = options, h
+		}
 	}
 	c, err := t.kernel()
 	if err != nil {
@@ -238,7 +244,8 @@ func (t *tc) filterList(args []string) error {
 }
 
 func (t *tc) filterListOrGet(args []string, get bool) error {
-	var dev string
+	var dev, handle string
+	var kind *qdisc.FilterKind
 	var shown filterShown
 	shown.getting = get
 	for len(args) > 0 {
@@ -260,12 +267,7 @@ func (t *tc) filterListOrGet(args []string, get bool) error {
 				}
 				shown.parent = p
 			case w == "handle":
-				h, err := tcfmt.ParseUint(v, 0, 32)
-				if err != nil {
-					fmt.Fprintf(t.stderr, "Illegal \"handle\"\n")
-					return errStatus(exitBadOption)
-				}
-				shown.handle, shown.handleSet = uint32(h), true
+				handle = v
 			case tcfmt.Matches(w, "protocol"):
 				p, ok := parseProtocol(v)
 				if !ok {
@@ -296,6 +298,7 @@ func (t *tc) filterListOrGet(args []string, get bool) error {
 			shown.parent = netlink.HandleIngress&0xffff0000 | 0xfff3
 			args = args[1:]
 		case get && qdisc.LookupFilter(w) != nil:
+			kind = qdisc.LookupFilter(w)
 			args = args[1:]
 		default:
 			fmt.Fprintf(t.stderr, "What is %q? Try \"tc filter help\"\n", args[0])
@@ -310,6 +313,27 @@ func (t *tc) filterListOrGet(args []string, get bool) error {
 	if err != nil {
 		return err
 	}
+	if handle != "" {
+		// The kind named reads the handle in its own form (u32's 800::1);
+		// without one, it is a number.
+		if kind != nil {
+			_, h, err := kind.Parse(nil, qdisc.FilterEnv{Handle: handle})
+			if err != nil {
+				return t.parseFailed(err, kind.Usage)
+			}
+			shown.handle = h
+		} else {
+			h, err := tcfmt.ParseUint(handle, 0, 32)
+			if err != nil {
+				fmt.Fprintf(t.stderr, "Illegal \"handle\"\n")
+				return errStatus(exitBadOption)
+			}
+			shown.handle = uint32(h)
+		}
+		shown.handleSet = true
+	}
+	// Actions in the filters may name devices.
+	t.loadLinkNames()
 	keep := func(m *netlink.Msg) bool {
 		if shown.chainSet && (m.Attrs.Chain == nil || *m.Attrs.Chain != shown.chain) {
 			return false
@@ -376,7 +400,9 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 	if m.Attrs.Options != nil {
 		p.OpenObject("options")
 		if kind := qdisc.LookupFilter(m.Kind()); kind != nil {
-			kind.PrintOptions(p, m.Attrs.Options, qdisc.FilterPrint{Handle: m.Header.Handle, Stats: t.stats})
+			kind.PrintOptions(p, m.Attrs.Options, qdisc.FilterPrint{
+				Handle: m.Header.Handle, Protocol: htons(uint16(m.Header.Info)), Stats: t.stats, Links: tcLinks{t},
+			})
 		} else {
 			fmt.Fprintln(t.stderr, "cannot parse option parameters")
 		}

@@ -422,9 +422,7 @@ func (t *tc) qdiscList(args []string) error {
 		return (!tg.parentSet || m.Header.Parent == tg.parent) && (!tg.handleSet || m.Header.Handle == tg.handle)
 	}
 	if tg.dev == "" {
-		// Load the device names before the dump: looking them up from inside
-		// it would wait forever for the socket the dump is reading.
-		t.linkName(0)
+		t.loadLinkNames()
 	}
 	return t.list(netlink.Qdisc, filter, keep, func(p *tcfmt.Printer, m *netlink.Msg) {
 		t.printQdisc(p, m, tg.dev == "")

@@ -110,20 +110,46 @@ func (t *tc) ifindex(name string) (int32, error) {
 	return idx, nil
 }
 
+// tcLinks gives the kinds that name devices the command's own view of
+// them (qdisc.Links).
+type tcLinks struct{ t *tc }
+
+func (l tcLinks) Index(name string) (int32, bool) {
+	c, err := l.t.kernel()
+	if err != nil {
+		return 0, false
+	}
+	idx, err := c.LinkIndex(name)
+	return idx, err == nil
+}
+
+func (l tcLinks) Name(idx int32) string { return l.t.linkName(idx) }
+
 // linkName names an ifindex for output, as tc's ll_index_to_name does.
 func (t *tc) linkName(idx int32) string {
-	if t.names == nil {
-		if c, err := t.kernel(); err == nil {
-			t.names, _ = c.LinkNames()
-		}
-		if t.names == nil {
-			t.names = map[int32]string{}
-		}
+	if idx == 0 {
+		return "*"
 	}
+	t.loadLinkNames()
 	if name, ok := t.names[idx]; ok {
 		return name
 	}
 	return fmt.Sprintf("if%d", idx)
+}
+
+// loadLinkNames reads every device's name once. A listing calls it before
+// its dump whenever what it prints may name devices: looking them up from
+// inside the dump would wait forever for the socket the dump is reading.
+func (t *tc) loadLinkNames() {
+	if t.names != nil {
+		return
+	}
+	if c, err := t.kernel(); err == nil {
+		t.names, _ = c.LinkNames()
+	}
+	if t.names == nil {
+		t.names = map[int32]string{}
+	}
 }
 
 // list dumps objects of one kind and prints, as they arrive, those that keep

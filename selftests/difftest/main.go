@@ -8,6 +8,8 @@
 //   - the two devices end up in the same kernel state (tc shows both alike);
 //   - for a kind with classes, each class case's command lines end alike
 //     with both tools, and the classes print alike (class show, -s -d, -j);
+//   - for filter and action kinds (filters.go), each command line ends
+//     alike and leaves filters that both tools print alike;
 //
 // and it runs the same batch files through both tools (batch.go).
 //
@@ -31,12 +33,14 @@ func main() {
 	gotcPath := flag.String("gotc", "/gotc/bin/gotc", "gotc under test")
 	ipPath := flag.String("ip", "/ref/bin/ip", "reference ip")
 	verbose := flag.Bool("v", false, "show every compared output")
-	only := flag.String("kinds", "", "comma-separated kinds to test, skipping the batches (default: every kind and the batches)")
+	only := flag.String("kinds", "", "comma-separated kinds (qdisc, filter or action) to test, skipping the batches (default: every kind and the batches)")
 	flag.Parse()
+	var kinds []string
 	if *only != "" {
+		kinds = strings.Split(*only, ",")
 		var kept []kindCases
 		for _, k := range allCases {
-			if slices.Contains(strings.Split(*only, ","), k.label()) {
+			if slices.Contains(kinds, k.label()) {
 				kept = append(kept, k)
 			}
 		}
@@ -65,6 +69,7 @@ func main() {
 			total[k.label()] = counts
 		}
 	}
+	r.checkFilters(kinds, total)
 	var bp, bf int
 	if *only == "" {
 		bp, bf = r.checkBatches()
@@ -75,6 +80,13 @@ func main() {
 		fmt.Printf("# %s: %d combinations identical, %d differ\n", k.label(), c[0], c[1])
 		passed += c[0]
 		failed += c[1]
+	}
+	for _, k := range allFilterCases {
+		if c, ok := total[k.kind]; ok {
+			fmt.Printf("# %s: %d command lines identical, %d differ\n", k.kind, c[0], c[1])
+			passed += c[0]
+			failed += c[1]
+		}
 	}
 	fmt.Printf("# batches: %d identical, %d differ\n", bp, bf)
 	fmt.Printf("%d passed, %d failed\n", passed, failed)

@@ -1,0 +1,104 @@
+package qdisc
+
+// The basic filter (net/sched/cls_basic.c): packets that pass its extended
+// matches (all packets, without any) go to a class or through its actions,
+// as tc 7.3's f_basic.c reads and prints it. gotc does not build extended
+// matches yet: "match" is refused with a message that says so, and a dumped
+// tree is not printed.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+const basicUsage = `Usage: ... basic [ classid CLASSID | flowid CLASSID ] [ action ACTION ... ]
+Every packet matches (extended matches, "match EMATCH", are not in gotc yet).
+The handle is a number; CLASSID is hex MAJOR:MINOR.`
+
+func init() {
+	mustRegisterFilter(&FilterKind{
+		Name:         "basic",
+		Usage:        basicUsage,
+		Parse:        parseBasic,
+		PrintOptions: printBasic,
+	})
+}
+
+// basicHandle reads a handle as f_basic.c does, with strtol and no check
+// of what follows the number: "12abc" is 12 and "x" is 0; only a value
+// strtol saturates on is refused. The handle is the low 32 bits.
+func basicHandle(s string) (uint32, error) {
+	v, saturated := readCNumber(s, 0).strtol()
+	if saturated {
+		return 0, errorf("Illegal handle %q, must be numeric.", s)
+	}
+	return uint32(v), nil
+}
+
+// parseBasic is f_basic.c's basic_parse_opt.
+func parseBasic(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
+	var handle uint32
+	if env.Handle != "" {
+		h, err := basicHandle(env.Handle)
+		if err != nil {
+			return nil, 0, err
+		}
+		handle = h
+	}
+	if len(args) == 0 {
+		return nil, handle, nil
+	}
+	o := &attrs.BasicAttrs{}
+	for len(args) > 0 {
+		switch w := args[0]; {
+		case tcfmt.Matches(w, "match"):
+			return nil, 0, errorf("gotc does not support extended matches (ematch) yet")
+		case tcfmt.Matches(w, "classid"), w == "flowid":
+			if len(args) < 2 {
+				return nil, 0, incompleteCommand()
+			}
+			id, err := tcfmt.ParseClassID(args[1])
+			if err != nil {
+				return nil, 0, errorf(`Illegal "classid"`)
+			}
+			o.Classid = &id
+			args = args[2:]
+		case tcfmt.Matches(w, "action"):
+			if len(args) < 2 {
+				return nil, 0, incompleteCommand()
+			}
+			// ParseActions' refusals end with the line the filter adds.
+			acts, rest, err := ParseActions(args[1:], env.ActionEnv)
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Act = append(o.Act, acts...)
+			args = rest
+		case tcfmt.Matches(w, "police"):
+			return nil, 0, errorf("gotc does not support the police action yet")
+		case w == "help":
+			return nil, 0, &ParseError{Msg: basicUsage}
+		default:
+			return nil, 0, errorf("What is %q?\n%s", w, basicUsage)
+		}
+	}
+	return o, handle, nil
+}
+
+// printBasic is f_basic.c's basic_print_opt; it prints no counters, even
+// with -s.
+func printBasic(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
+	o, ok := opts.(*attrs.BasicAttrs)
+	if !ok {
+		return
+	}
+	if f.Handle != 0 {
+		p.Hex(tcfmt.Any, "handle", "handle 0x%x ", f.Handle)
+	}
+	if o.Classid != nil {
+		p.String(tcfmt.Any, "flowid", "flowid %s ", tcfmt.FormatClassID(*o.Classid))
+	}
+	if o.Act != nil {
+		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
+	}
+}
