@@ -29,7 +29,7 @@ part() {
 # case for case, under both runners: every file selftests/tdc-expected.txt
 # measured, except those of kinds gotc does not have yet ($pending), which
 # are named in the output, never passed over silently.
-pending="qdiscs/cbs qdiscs/choke qdiscs/drr qdiscs/ets qdiscs/etf qdiscs/fq
+pending="qdiscs/cbs qdiscs/choke qdiscs/ets qdiscs/etf qdiscs/fq
  qdiscs/fq_pie qdiscs/gred qdiscs/hfsc qdiscs/hhf qdiscs/mqprio qdiscs/pie qdiscs/qfq
  qdiscs/red qdiscs/sfb qdiscs/sfq qdiscs/taprio qdiscs/teql infra/qdiscs"
 tdcfiles=$(awk '/^[a-z]/ { print $1 }' selftests/tdc-expected.txt | grep -vxF "$(printf '%s\n' $pending)")
