@@ -169,6 +169,78 @@ func (s *GnetStatsRateEst64) Decode(b []byte) error {
 	return nil
 }
 
+// GnetEstimator: A rate estimator's parameters (TCA_RATE in requests, struct
+// tc_estimator): it samples every 2^interval / 4 s and averages with weight
+// 2^-ewma-log.
+type GnetEstimator struct {
+	Interval int8
+	EwmaLog  uint8
+}
+
+// GnetEstimatorLen is the size of GnetEstimator on the wire.
+const GnetEstimatorLen = 2
+
+// Append appends s in the kernel's layout to b.
+func (s *GnetEstimator) Append(b []byte) []byte {
+	b = append(b, byte(s.Interval))
+	b = append(b, byte(s.EwmaLog))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond GnetEstimatorLen, which a newer kernel may append, are ignored.
+func (s *GnetEstimator) Decode(b []byte) error {
+	if len(b) < GnetEstimatorLen {
+		return errShort("gnet-estimator", GnetEstimatorLen, len(b))
+	}
+	s.Interval = int8(b[0:][0])
+	s.EwmaLog = uint8(b[1:][0])
+	return nil
+}
+
+// TCSizespec: The size table's parameters (struct tc_sizespec).
+type TCSizespec struct {
+	CellLog   uint8
+	SizeLog   uint8
+	CellAlign int16
+	Overhead  int32
+	Linklayer uint32
+	MPU       uint32
+	Mtu       uint32
+	Tsize     uint32
+}
+
+// TCSizespecLen is the size of TCSizespec on the wire.
+const TCSizespecLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSizespec) Append(b []byte) []byte {
+	b = append(b, byte(s.CellLog))
+	b = append(b, byte(s.SizeLog))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.CellAlign))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Overhead))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Linklayer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MPU))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Mtu))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Tsize))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSizespecLen, which a newer kernel may append, are ignored.
+func (s *TCSizespec) Decode(b []byte) error {
+	if len(b) < TCSizespecLen {
+		return errShort("tc-sizespec", TCSizespecLen, len(b))
+	}
+	s.CellLog = uint8(b[0:][0])
+	s.SizeLog = uint8(b[1:][0])
+	s.CellAlign = int16(binary.NativeEndian.Uint16(b[2:]))
+	s.Overhead = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.Linklayer = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.MPU = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Mtu = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Tsize = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
 // GnetStatsQueue: Queue counters (TCA_STATS_QUEUE).
 type GnetStatsQueue struct {
 	Qlen       uint32
@@ -2575,6 +2647,8 @@ type decodePool struct {
 	GnetStatsBasic          pool[GnetStatsBasic]
 	GnetStatsRateEst        pool[GnetStatsRateEst]
 	GnetStatsRateEst64      pool[GnetStatsRateEst64]
+	GnetEstimator           pool[GnetEstimator]
+	TCSizespec              pool[TCSizespec]
 	GnetStatsQueue          pool[GnetStatsQueue]
 	TCDualPI2Xstats         pool[TCDualPI2Xstats]
 	TCFQCodelXstats         pool[TCFQCodelXstats]
@@ -2630,6 +2704,7 @@ type decodePool struct {
 	TCNetemSlot             pool[TCNetemSlot]
 	TCNetemXstats           pool[TCNetemXstats]
 	TCAttrs                 pool[TCAttrs]
+	TCAStabAttrs            pool[TCAStabAttrs]
 	StatsAttrs              pool[StatsAttrs]
 	CakeAttrs               pool[CakeAttrs]
 	CakeStatsAttrs          pool[CakeStatsAttrs]
@@ -2677,6 +2752,8 @@ func (p *decodePool) reset() {
 	p.GnetStatsBasic.reset()
 	p.GnetStatsRateEst.reset()
 	p.GnetStatsRateEst64.reset()
+	p.GnetEstimator.reset()
+	p.TCSizespec.reset()
 	p.GnetStatsQueue.reset()
 	p.TCDualPI2Xstats.reset()
 	p.TCFQCodelXstats.reset()
@@ -2732,6 +2809,7 @@ func (p *decodePool) reset() {
 	p.TCNetemSlot.reset()
 	p.TCNetemXstats.reset()
 	p.TCAttrs.reset()
+	p.TCAStabAttrs.reset()
 	p.StatsAttrs.reset()
 	p.CakeAttrs.reset()
 	p.CakeStatsAttrs.reset()
@@ -2805,6 +2883,20 @@ func newGnetStatsRateEst64(sel *selectors) *GnetStatsRateEst64 {
 		return new(GnetStatsRateEst64)
 	}
 	return sel.pool.GnetStatsRateEst64.get()
+}
+
+func newGnetEstimator(sel *selectors) *GnetEstimator {
+	if sel.pool == nil {
+		return new(GnetEstimator)
+	}
+	return sel.pool.GnetEstimator.get()
+}
+
+func newTCSizespec(sel *selectors) *TCSizespec {
+	if sel.pool == nil {
+		return new(TCSizespec)
+	}
+	return sel.pool.TCSizespec.get()
 }
 
 func newGnetStatsQueue(sel *selectors) *GnetStatsQueue {
@@ -3192,6 +3284,13 @@ func newTCAttrs(sel *selectors) *TCAttrs {
 	return sel.pool.TCAttrs.get()
 }
 
+func newTCAStabAttrs(sel *selectors) *TCAStabAttrs {
+	if sel.pool == nil {
+		return new(TCAStabAttrs)
+	}
+	return sel.pool.TCAStabAttrs.get()
+}
+
 func newStatsAttrs(sel *selectors) *StatsAttrs {
 	if sel.pool == nil {
 		return new(StatsAttrs)
@@ -3471,10 +3570,10 @@ type TCAttrs struct {
 	Options       TCOptionsMsg
 	Stats         *TCStats
 	Xstats        TCXstatsMsg
-	Rate          *GnetStatsRateEst
+	Rate          *GnetEstimator
 	Fcnt          *uint32
 	Stats2        *StatsAttrs
-	Stab          []byte
+	Stab          *TCAStabAttrs
 	DumpInvisible bool
 	Chain         *uint32
 	HWOffload     *uint8
@@ -3492,8 +3591,20 @@ func (s *TCAttrs) Encode(e *Encoder) {
 	if s.Kind != nil {
 		e.String(TCAKind, (*s.Kind))
 	}
+	if s.Rate != nil {
+		e.Attr(TCARate, (*s.Rate).Append(nil))
+	}
+	if s.IngressBlock != nil {
+		e.Uint32(TCAIngressBlock, uint32((*s.IngressBlock)))
+	}
+	if s.EgressBlock != nil {
+		e.Uint32(TCAEgressBlock, uint32((*s.EgressBlock)))
+	}
 	if s.Options != nil {
 		s.Options.encodeTCOptionsMsg(e, TCAOptions)
+	}
+	if s.Stab != nil {
+		e.Nest(TCAStab, false, (*s.Stab).Encode)
 	}
 	if s.Stats != nil {
 		e.Attr(TCAStats, (*s.Stats).Append(nil))
@@ -3501,17 +3612,11 @@ func (s *TCAttrs) Encode(e *Encoder) {
 	if s.Xstats != nil {
 		s.Xstats.encodeTCXstatsMsg(e, TCAXstats)
 	}
-	if s.Rate != nil {
-		e.Attr(TCARate, (*s.Rate).Append(nil))
-	}
 	if s.Fcnt != nil {
 		e.Uint32(TCAFcnt, uint32((*s.Fcnt)))
 	}
 	if s.Stats2 != nil {
 		e.Nest(TCAStats2, false, (*s.Stats2).Encode)
-	}
-	if s.Stab != nil {
-		e.Attr(TCAStab, s.Stab)
 	}
 	if s.DumpInvisible {
 		e.Flag(TCADumpInvisible)
@@ -3521,12 +3626,6 @@ func (s *TCAttrs) Encode(e *Encoder) {
 	}
 	if s.HWOffload != nil {
 		e.Uint8(TCAHWOffload, uint8((*s.HWOffload)))
-	}
-	if s.IngressBlock != nil {
-		e.Uint32(TCAIngressBlock, uint32((*s.IngressBlock)))
-	}
-	if s.EgressBlock != nil {
-		e.Uint32(TCAEgressBlock, uint32((*s.EgressBlock)))
 	}
 	if s.DumpFlags != nil {
 		putBitfield32(e, TCADumpFlags, (*s.DumpFlags))
@@ -3571,7 +3670,7 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 			s.Xstats = decodeTCXstatsMsg(data, sel)
 			return
 		case TCARate:
-			if v := newGnetStatsRateEst(sel); v.Decode(data) == nil {
+			if v := newGnetEstimator(sel); v.Decode(data) == nil {
 				s.Rate = v
 				return
 			}
@@ -3586,8 +3685,10 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAStab:
-			s.Stab = clone(data)
-			return
+			if v := newTCAStabAttrs(sel); v.decode(data, sel) == nil {
+				s.Stab = v
+				return
+			}
 		case TCAPad:
 			return
 		case TCADumpInvisible:
@@ -3648,6 +3749,11 @@ func (s *TCAttrs) Validate() error {
 			return err
 		}
 	}
+	if s.Stab != nil {
+		if err := s.Stab.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -3664,6 +3770,77 @@ func (s *TCAttrs) UnknownCount() int {
 	if s.Stats2 != nil {
 		n += s.Stats2.UnknownCount()
 	}
+	if s.Stab != nil {
+		n += s.Stab.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set tca-stab-attrs (TCA_STAB_*).
+const (
+	TCAStabUnspec uint16 = 0
+	TCAStabBase   uint16 = 1
+	TCAStabData   uint16 = 2
+)
+
+// TCAStabAttrs: A size table (TCA_STAB): how the qdisc reckons a packet's size.
+// Requests carry the base and, when it has slots, the table; dumps the base alone.
+type TCAStabAttrs struct {
+	Base *TCSizespec
+	// tsize sizes, slot i for packets of up to (i+1) << cell-log bytes, shifted right
+	// by size-log.
+	Data []uint16
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TCAStabAttrs) Encode(e *Encoder) {
+	if s.Base != nil {
+		e.Attr(TCAStabBase, (*s.Base).Append(nil))
+	}
+	if s.Data != nil {
+		e.Attr(TCAStabData, appendInts(nil, s.Data, false))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TCAStabAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TCAStabAttrs) decode(b []byte, sel *selectors) error {
+	*s = TCAStabAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAStabBase:
+			if v := newTCSizespec(sel); v.Decode(data) == nil {
+				s.Base = v
+				return
+			}
+		case TCAStabData:
+			if v, ok := getInts[uint16](data, false); ok {
+				s.Data = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TCAStabAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TCAStabAttrs) UnknownCount() int {
+	n := len(s.Unknown)
 	return n
 }
 

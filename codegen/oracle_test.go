@@ -27,7 +27,7 @@ var deviations = map[string]string{
 	"tca-basic- ematches": "the extended-match tree; gotc keeps it as bytes until it has ematches",
 	"tca-mirred- parms":   "struct tc_mirred (tc_act/tc_mirred.h); tc.yaml gives parms no struct",
 	"tca-mirred- blockid": "a u32 in act_mirred.c's policy (NLA_U32); tc.yaml says binary",
-	"tca- stab":           "a nest of TCA_STAB_* in C; gotc keeps the size table as bytes, as it neither builds nor decodes one",
+	"tca-stab- data":      "the size table's slots are u16 (qdisc_get_stab reads them so); tc.yaml says bytes",
 	"tca-root- set":       "tc.yaml has no message of standalone actions (RTM_*ACTION); the set is rtnetlink.h's TCA_ROOT_* enum",
 	"tc-ratespec layout": "struct tc_ratespec (pkt_sched.h) has u16 overhead, s16 cell_align and u16 mpu, " +
 		"12 bytes; tc.yaml lists them as u8 (9 bytes), which would misplace every member after them",
@@ -46,8 +46,6 @@ var deviations = map[string]string{
 		"and keeps its curves as bare binary; ours are struct tc_service_curve",
 	"tca-prio- set":           "TCA_PRIO_MQ is tc's own (tc_util.h); the kernel neither reads nor dumps it",
 	"tca-fq- offload-horizon": "TCA_FQ_OFFLOAD_HORIZON is in pkt_sched.h (and tc sends it); tc.yaml stops at weights",
-	"tca- rate": "not reviewed: our spec describes what dumps carry (gnet_stats_rate_est), tc.yaml what " +
-		"requests carry (struct tc_estimator, as gen_new_estimator reads it)",
 }
 
 // kernelSpec reads and parses the kernel's tc.yaml with our parser, which

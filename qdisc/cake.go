@@ -480,9 +480,7 @@ const (
 // errCakeDuplicate is tc's duparg for a second RTT preset (exit 255). tc
 // names the new preset as the key and the earlier one as "the second value".
 func errCakeDuplicate(key, prev string) error {
-	e := errorf(`Error: duplicate "%s": "%s" is the second value.`, key, prev)
-	e.Code = 255
-	return e
+	return duplicateArgument(key, prev)
 }
 
 // errCakeRange is the overhead or mpu range error, whose format in tc has an

@@ -46,3 +46,9 @@ func errorf(format string, args ...any) *ParseError {
 func usageErrorf(format string, args ...any) *ParseError {
 	return &ParseError{Msg: fmt.Sprintf(format, args...), ShowUsage: true}
 }
+
+// duplicateArgument is tc's duparg, for a keyword given twice: the message
+// names the keyword and the value after its second use, and tc exits 255.
+func duplicateArgument(key, arg string) *ParseError {
+	return &ParseError{Msg: fmt.Sprintf(`Error: duplicate "%s": "%s" is the second value.`, key, arg), Code: 255}
+}

@@ -3,6 +3,7 @@ package qdisc
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
@@ -140,4 +141,52 @@ func TestPrintHTBClass(t *testing.T) {
 			t.Errorf("%+v:\n got %q\nwant %q", c.opts, got, c.want)
 		}
 	}
+}
+
+// fuzzHTB checks one parser of htb's keywords on args split at NULs: an
+// error is a ParseError, and accepted options encode, decode back to the
+// same bytes and print alike before and after; nothing panics.
+func fuzzHTB(t *testing.T, s string, parse func([]string) (*attrs.HTBAttrs, error)) {
+	useClock(t, testbedClock)
+	args := strings.Split(s, "\x00")
+	o, err := parse(args)
+	if err != nil {
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%q: error %v is not a ParseError", args, err)
+		}
+		return
+	}
+	b := encodeOptions(o)
+	var back attrs.HTBAttrs
+	if err := back.Decode(b); err != nil {
+		t.Fatalf("%q: encoding %x does not decode: %v", args, b, err)
+	}
+	if got := encodeOptions(&back); !bytes.Equal(got, b) {
+		t.Fatalf("%q: round trip %x != %x", args, got, b)
+	}
+	for _, opt := range []tcfmt.Options{{}, {JSON: true}, {Details: true, Raw: true}} {
+		before := render(opt, func(p *tcfmt.Printer) { printHTB(p, o) })
+		if after := render(opt, func(p *tcfmt.Printer) { printHTB(p, &back) }); after != before {
+			t.Fatalf("%q: prints %q after the round trip, %q before", args, after, before)
+		}
+	}
+}
+
+func FuzzParseHTB(f *testing.F) {
+	for _, s := range []string{"default\x0010", "r2q\x005\x00direct_qlen\x0050", "debug\x000123x\x00offload", "default", "r2q\x00x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { fuzzHTB(t, s, parseHTB) })
+}
+
+func FuzzParseHTBClass(f *testing.F) {
+	for _, s := range []string{"rate\x001mbit", "rate\x001mbit\x00ceil\x002mbit\x00burst\x0015k\x00cburst\x001500/8\x00prio\x001",
+		"rate\x0010gbit\x00quantum\x001500\x00overhead\x0010\x00mpu\x0064\x00linklayer\x00atm", "rate\x005%", "ceil\x001mbit",
+		"rate\x001mbit\x00mtu\x009000\x00r2q\x002"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzHTB(t, s, func(args []string) (*attrs.HTBAttrs, error) { return parseHTBClass(args, ParseEnv{}) })
+	})
 }

@@ -20,12 +20,6 @@ func init() {
 		ParseClass:        parseQFQClass,
 		PrintClassOptions: printQFQClass,
 	})
-	// mq appears in tests around the kinds gotc is for; gotc creates it
-	// without options and prints its first line. A kind that gets its own
-	// file must leave this list, or init fails.
-	for _, name := range []string{"mq"} {
-		mustRegister(&Kind{Name: name, ParseQdisc: parseNoOptions})
-	}
 }
 
 // parseNoOptions accepts only an empty option list.

@@ -396,6 +396,13 @@ func (p *Printer) Text(s string) {
 	}
 }
 
+// Verbatim writes s into the output as it stands, in JSON mode too, as tc
+// does where it prints with fprintf beside its JSON writer (an unknown
+// kind's "[Unknown qdisc, optlen=N] ", inside the JSON of its options).
+func (p *Printer) Verbatim(s string) {
+	p.buf = append(p.buf, s...)
+}
+
 // Key writes a bare JSON member name with no value yet, as print_string
 // does for a key with a NULL value. Text output is unaffected.
 func (p *Printer) Key(t Target, key Name) {

@@ -53,7 +53,7 @@ func TestAcceptance(t *testing.T) {
 	withHandle := req(netlink.Replace, 1, 0x10001, "cake", "")
 	withHandle.Msg.Header.Handle = 0x80010000
 	withRate := req(netlink.Replace, 1, 0x10001, "cake", "")
-	withRate.Msg.Attrs.Rate = &attrs.GnetStatsRateEst{}
+	withRate.Msg.Attrs.Rate = &attrs.GnetEstimator{Interval: 0, EwmaLog: 2}
 	class := req(netlink.Replace, 1, 0x10001, "cake", "")
 	class.Object = netlink.Class
 	for _, tc := range []struct {

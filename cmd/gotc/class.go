@@ -83,8 +83,13 @@ func (t *tc) printClass(p *tcfmt.Printer, m *netlink.Msg) {
 		p.Hex0x(tcfmt.Any, "leaf", "leaf %x: ", uint64(m.Header.Info>>16))
 	}
 	kind := qdisc.Lookup(m.Kind())
-	if a.Options != nil && kind != nil && kind.PrintClassOptions != nil {
-		kind.PrintClassOptions(p, a.Options)
+	if a.Options != nil {
+		if kind != nil && kind.PrintClassOptions != nil {
+			kind.PrintClassOptions(p, a.Options)
+		} else {
+			// tc has no printer of this kind's class options.
+			fmt.Fprint(t.stderr, "[cannot parse class parameters]")
+		}
 	}
 	p.NL()
 	if t.stats {

@@ -221,7 +221,7 @@ func TestUsageErrors(t *testing.T) {
 		{"qdisk show", `Object "qdisk" is unknown, try "tc help".`},
 		{"qdisc frob", `Command "frob" is unknown, try "tc qdisc help".`},
 		{"qdisc add dev", `Command line is not complete. Try option "help"`},
-		{"qdisc add dev eth0 dev eth0 root cake", `Error: either "dev" is duplicate, or "eth0" is a garbage.`},
+		{"qdisc add dev eth0 dev eth0 root cake", `Error: duplicate "dev": "eth0" is the second value.`},
 		{"qdisc add dev eth0 root root cake", `Error: "root" is duplicate parent ID`},
 		{"qdisc show foo", `What is "foo"? Try "tc qdisc help".`},
 		{"-x qdisc show", `Option "-x" is unknown, try "tc -help".`},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -116,6 +117,10 @@ func (t *tc) moreTarget(tg target, args []string, classIDs bool) (target, []stri
 			tg.dev = args[1]
 			args = args[1:]
 		case word == "handle" || (classIDs && word == "classid"):
+			if tg.handleSet && !classIDs {
+				// tc's qdisc parser checks before it moves to the value.
+				return tg, nil, t.duparg(word, word)
+			}
 			if err := t.needArg(args); err != nil {
 				return tg, nil, err
 			}
@@ -183,32 +188,15 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		return err
 	}
 	m := &netlink.Msg{}
-	for tg.kind == "" && len(rest) > 0 && obj == netlink.Qdisc && (rest[0] == "ingress_block" || rest[0] == "egress_block") {
-		if err := t.needArg(rest); err != nil {
-			return err
-		}
-		v, perr := tcfmt.ParseUint(rest[1], 0, 32)
-		if perr != nil || v == 0 {
-			return t.invarg("invalid "+rest[0]+" block index value", rest[1])
-		}
-		block := uint32(v)
-		if rest[0] == "ingress_block" {
-			m.Attrs.IngressBlock = &block
-		} else {
-			m.Attrs.EgressBlock = &block
-		}
-		if tg, rest, err = t.moreTarget(tg, rest[2:], false); err != nil {
-			return err
-		}
+	var stab *attrs.TCSizespec
+	if tg, rest, stab, err = t.moreKeywords(obj, tg, rest, m); err != nil {
+		return err
 	}
 	if tg.kind != "" {
 		m.Attrs.Kind = &tg.kind
 		if err := t.parseKindOptions(obj, tg.kind, tg.dev, rest, m); err != nil {
 			return err
 		}
-	} else if len(rest) > 0 && rest[0] == "help" {
-		fmt.Fprint(t.stderr, qdiscUsage)
-		return errStatus(exitUsage)
 	} else if len(rest) > 0 {
 		kindName, opts := rest[0], rest[1:]
 		m.Attrs.Kind = &kindName
@@ -224,6 +212,9 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		case netlink.Link:
 			op = netlink.Replace
 		}
+	}
+	if stab != nil {
+		t.addSizeTable(m, *stab)
 	}
 	m.Header.Handle = tg.handle
 	m.Header.Parent = tg.parent
@@ -258,6 +249,89 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 	return nil
 }
 
+// moreKeywords reads the keywords tc takes among the placement ones before
+// the kind: an estimator (qdiscs and classes), and a size table and block
+// indexes (qdiscs), each followed by more placement keywords. It stops at
+// the first word that is none of them, the kind, as tc's loop does (which
+// tries these by prefix, in this order, after the exact placement words).
+func (t *tc) moreKeywords(obj netlink.Object, tg target, rest []string, m *netlink.Msg) (target, []string, *attrs.TCSizespec, error) {
+	var stab *attrs.TCSizespec
+	qdiscOnly := obj == netlink.Qdisc
+	for tg.kind == "" && len(rest) > 0 {
+		var err error
+		switch word := rest[0]; {
+		case tcfmt.Matches(word, "estimator"):
+			var est *attrs.GnetEstimator
+			if est, rest, err = qdisc.ParseEstimator(rest[1:], m.Attrs.Rate, t.stderr); err != nil {
+				return tg, nil, nil, t.parseFailed(err, "")
+			}
+			if t.raw {
+				fmt.Fprintf(t.stderr, "[estimator i=%d e=%d]\n", est.Interval, est.EwmaLog)
+			}
+			m.Attrs.Rate = est
+		case qdiscOnly && tcfmt.Matches(word, "stab"):
+			var s attrs.TCSizespec
+			if s, rest, err = qdisc.ParseSizeTable(rest[1:]); err != nil {
+				return tg, nil, nil, t.parseFailed(err, "")
+			}
+			stab = &s
+		case qdiscOnly && (tcfmt.Matches(word, "ingress_block") || tcfmt.Matches(word, "egress_block")):
+			if err := t.needArg(rest); err != nil {
+				return tg, nil, nil, err
+			}
+			name := "ingress"
+			if tcfmt.Matches(word, "egress_block") {
+				name = "egress"
+			}
+			v, perr := tcfmt.ParseUint(rest[1], 0, 32)
+			if perr != nil || v == 0 {
+				return tg, nil, nil, t.invarg("invalid "+name+" block index value", rest[1])
+			}
+			block := uint32(v)
+			if name == "ingress" {
+				m.Attrs.IngressBlock = &block
+			} else {
+				m.Attrs.EgressBlock = &block
+			}
+			rest = rest[2:]
+		case tcfmt.Matches(word, "help"):
+			// tc prints its usage and reads on.
+			if obj == netlink.Class {
+				fmt.Fprint(t.stderr, classUsage)
+			} else {
+				fmt.Fprint(t.stderr, qdiscUsage)
+			}
+			rest = rest[1:]
+		default:
+			return tg, rest, stab, nil
+		}
+		if tg, rest, err = t.moreTarget(tg, rest, obj == netlink.Class); err != nil {
+			return tg, nil, nil, err
+		}
+	}
+	return tg, rest, stab, nil
+}
+
+// tcaBufMax is the size of tc's request buffer past the headers, which no
+// attribute may overflow.
+const tcaBufMax = 64 * 1024
+
+// addSizeTable adds TCA_STAB for spec, after the options as tc does. The
+// slots must fit tc's request buffer: when they do not, tc prints its
+// netlink library's error and sends the nest without them (which the kernel
+// then refuses), and so does gotc.
+func (t *tc) addSizeTable(m *netlink.Msg, spec attrs.TCSizespec) {
+	const nlmsghdrLen, attrHdrLen = 16, 4
+	limit := nlmsghdrLen + attrs.TCMsgLen + tcaBufMax
+	m.Attrs.Stab, _ = qdisc.SizeTable(spec, 0)
+	b, _ := m.MarshalBinary()
+	room := limit - nlmsghdrLen - len(b) - attrHdrLen
+	var fits bool
+	if m.Attrs.Stab, fits = qdisc.SizeTable(spec, room); !fits {
+		fmt.Fprintf(t.stderr, "addattr_l ERROR: message exceeded bound of %d\n", limit)
+	}
+}
+
 // warningDoer is a connection that reports the warnings of accepted
 // requests (htb's "quantum of class ... is big", for one).
 type warningDoer interface {
@@ -277,18 +351,15 @@ func (t *tc) parseKindOptions(obj netlink.Object, kindName, dev string, opts []s
 			parse = kind.ParseQdisc
 		}
 	}
-	if parse == nil && kind != nil && obj == netlink.Class {
-		// tc's module of the kind has no class parser.
+	if parse == nil && obj == netlink.Class {
+		// tc's module of the kind has no class parser (and the stand-in
+		// for a kind tc has no module for has none either).
 		fmt.Fprintf(t.stderr, "Error: Qdisc \"%s\" is classless.\n", kindName)
 		return errStatus(exitBadOption)
 	}
 	if parse == nil {
 		if len(opts) > 0 {
-			what := "qdisc"
-			if obj == netlink.Class {
-				what = "class"
-			}
-			fmt.Fprintf(t.stderr, "Unknown %s %q, hence option %q is unparsable\n", what, kindName, opts[0])
+			fmt.Fprintf(t.stderr, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable\n", kindName, opts[0])
 			return errStatus(exitBadOption)
 		}
 		return nil
@@ -405,11 +476,18 @@ func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool) {
 	kind := qdisc.Lookup(m.Kind())
 	p.QdiscHead(&h)
 	p.OpenObject("options")
-	if a.Options != nil && kind != nil && kind.PrintOptions != nil {
+	switch {
+	case a.Options != nil && kind != nil && kind.PrintOptions != nil:
 		kind.PrintOptions(p, a.Options)
+	case kind == nil:
+		printUnknownOptions(p, a.Options, "qdisc")
 	}
 	p.CloseObject()
 	p.NL()
+	if t.details && a.Stab != nil {
+		qdisc.PrintSizeTable(p, a.Stab)
+		p.NL()
+	}
 	if t.stats {
 		t.printStats(p, a)
 		if x := qdisc.XstatsOf(a); kind != nil && kind.PrintXstats != nil && x.Present() {
@@ -441,5 +519,26 @@ func (t *tc) printStats(p *tcfmt.Printer, a *attrs.TCAttrs) {
 		p.NL()
 	case a.Xstats != nil:
 		p.NL()
+	}
+}
+
+// printUnknownOptions is what tc prints for the options of a kind it has no
+// module for: their length, if they have any.
+func printUnknownOptions(p *tcfmt.Printer, o attrs.TCOptionsMsg, what string) {
+	if o == nil {
+		return
+	}
+	n := 0
+	if raw, ok := o.(attrs.TCOptionsMsgRaw); ok {
+		n = len(raw)
+	} else {
+		// A kind the spec describes but no Kind prints: its length as
+		// encoded again, from the attribute's header.
+		e := attrs.NewEncoder(nil)
+		(&attrs.TCAttrs{Options: o}).Encode(e)
+		n = int(binary.NativeEndian.Uint16(e.Bytes())) - 4
+	}
+	if n > 0 {
+		p.Verbatim(fmt.Sprintf("[Unknown %s, optlen=%d] ", what, n))
 	}
 }

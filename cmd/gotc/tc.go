@@ -257,7 +257,7 @@ func (t *tc) needArg(args []string) error {
 
 // duparg is tc's message for a keyword given twice.
 func (t *tc) duparg(key, arg string) error {
-	fmt.Fprintf(t.stderr, "Error: either %q is duplicate, or %q is a garbage.\n", key, arg)
+	fmt.Fprintf(t.stderr, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, arg)
 	return errStatus(exitUsage)
 }
 

@@ -9,6 +9,8 @@
 //
 // Scenario file: one scenario per line, "NAME: ARGS; ARGS; ..." where each ARGS
 // is a tc command line run with DEV replaced by the scenario's device.
+// "NAME LINKARGS: ..." creates the device with those "ip link add" words
+// ("mq numtxqueues 4: ..." gives it 4 transmit queues).
 //
 // With -filters PARENT it records the filters below PARENT instead (their raw
 // dump and FilterViews), for the filter goldens in testdata/golden-filters:
@@ -125,9 +127,16 @@ func main() {
 		}
 		n++
 		dev := fmt.Sprintf("gd%d", n)
-		run(*ip, "link", "add", dev, "type", "dummy")
+		// Words after the name are the device's own "ip link add"
+		// parameters ("numtxqueues 4" for a multiqueue device).
+		linkArgs := strings.Fields(name)
+		if len(linkArgs) == 0 {
+			fail(fmt.Errorf("scenario line without name: %q", line))
+		}
+		name = linkArgs[0]
+		run(*ip, append(append([]string{"link", "add", dev}, linkArgs[1:]...), "type", "dummy")...)
 		run(*ip, "link", "set", dev, "up")
-		fmt.Printf("=== scenario %s\n", strings.TrimSpace(name))
+		fmt.Printf("=== scenario %s\n", name)
 		for _, c := range strings.Split(cmds, ";") {
 			args := strings.Fields(strings.ReplaceAll(c, "DEV", dev))
 			fmt.Printf("--- setup %s\n", strings.Join(args, " "))

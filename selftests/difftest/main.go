@@ -40,7 +40,7 @@ func main() {
 		kinds = strings.Split(*only, ",")
 		var kept []kindCases
 		for _, k := range allCases {
-			if slices.Contains(kinds, k.kind) {
+			if slices.Contains(kinds, k.label()) {
 				kept = append(kept, k)
 			}
 		}
@@ -60,13 +60,13 @@ func main() {
 		k := &allCases[i]
 		for _, c := range k.combinations() {
 			ok := r.check(k, c)
-			counts := total[k.kind]
+			counts := total[k.label()]
 			if ok {
 				counts[0]++
 			} else {
 				counts[1]++
 			}
-			total[k.kind] = counts
+			total[k.label()] = counts
 		}
 	}
 	r.checkFilters(kinds, total)
@@ -76,8 +76,8 @@ func main() {
 	}
 	passed, failed := bp, bf
 	for _, k := range allCases {
-		c := total[k.kind]
-		fmt.Printf("# %s: %d combinations identical, %d differ\n", k.kind, c[0], c[1])
+		c := total[k.label()]
+		fmt.Printf("# %s: %d combinations identical, %d differ\n", k.label(), c[0], c[1])
 		passed += c[0]
 		failed += c[1]
 	}
@@ -114,6 +114,17 @@ func words(s string) []string { return strings.Fields(s) }
 // them.
 type kindCases struct {
 	kind string
+	// name labels the cases (what -kinds picks) when a kind has more than
+	// one set; the kind when empty.
+	name string
+	// beforeKind makes valid, invalid and changes the words tc reads
+	// before the kind (a size table, an estimator), the kind's options
+	// being opts: the cases of keywords every kind takes.
+	beforeKind bool
+	opts       string
+	// mixes is how many random mixes of valid options follow the fixed
+	// cases; when 0, enough for 64 combinations in all.
+	mixes int
 	// place is where the qdisc goes; "root handle 1:" when empty.
 	place []string
 	// valid are option lists tc accepts, invalid ones it refuses; changes
@@ -131,11 +142,19 @@ type kindCases struct {
 
 var allCases []kindCases
 
-// register adds a kind's cases; a kind registered twice is a mistake.
+// label names the cases in the report and for -kinds.
+func (k *kindCases) label() string {
+	if k.name != "" {
+		return k.name
+	}
+	return k.kind
+}
+
+// register adds a kind's cases; a label registered twice is a mistake.
 func register(k kindCases) {
 	for _, c := range allCases {
-		if c.kind == k.kind {
-			panic("difftest: cases of " + k.kind + " registered twice")
+		if c.label() == k.label() {
+			panic("difftest: cases of " + k.label() + " registered twice")
 		}
 	}
 	allCases = append(allCases, k)
@@ -164,8 +183,12 @@ func (k *kindCases) combinations() []combination {
 	if len(valid) == 0 {
 		return out
 	}
-	rng := rand.New(rand.NewSource(int64(len(k.kind))))
-	for len(out) < 64+len(k.classes) {
+	rng := rand.New(rand.NewSource(int64(len(k.label()))))
+	want := 64 + len(k.classes)
+	if k.mixes > 0 {
+		want = len(out) + k.mixes
+	}
+	for len(out) < want {
 		n := 2 + rng.Intn(4)
 		var mix []string
 		for i := 0; i < n; i++ {
@@ -235,6 +258,9 @@ func (r *runner) check(k *kindCases, c combination) bool {
 		place = []string{"root", "handle", "1:"}
 	}
 	name := strings.TrimSpace(kind + " " + strings.Join(c.add, " "))
+	if k.beforeKind {
+		name = strings.TrimSpace(strings.Join(c.add, " ") + " " + kind + " " + k.opts)
+	}
 	if c.change != nil {
 		name += " / change " + strings.Join(c.change, " ")
 	}
@@ -267,8 +293,12 @@ func (r *runner) check(k *kindCases, c combination) bool {
 		return ref.status == 0
 	}
 	step := func(verb string, opts []string) bool {
-		args := append(append([]string{"qdisc", verb, "dev", "DEV"}, place...), kind)
-		return same(verb, append(args, opts...))
+		args := append([]string{"qdisc", verb, "dev", "DEV"}, place...)
+		if k.beforeKind {
+			args = append(append(append(args, opts...), kind), words(k.opts)...)
+			return same(verb, args)
+		}
+		return same(verb, append(append(args, kind), opts...))
 	}
 	if step("add", c.add) && c.change != nil {
 		step("change", c.change)
