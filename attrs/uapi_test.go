@@ -144,8 +144,12 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 
 // notInUAPI holds the numbers the spec names that the kernel's headers do
 // not define, with their values: prio's TCA_PRIO_* are tc's own
-// (tc_util.h), and the compat nest around them is a second TCA_OPTIONS.
+// (tc_util.h), and the compat nest around them is a second TCA_OPTIONS;
+// mqprio's rates are TCA_MQPRIO_MIN_RATE64 and TCA_MQPRIO_MAX_RATE64 again.
 var notInUAPI = map[string]int64{
+	// The rates inside mqprio's rate nests are numbered as the nest.
+	"TCA_MQPRIO_RATES_MIN":    3,
+	"TCA_MQPRIO_RATES_MAX":    4,
 	"TCA_PRIO_UNSPEC":         0,
 	"TCA_PRIO_MQ":             1,
 	"TCA_PRIO_COMPAT_OPTIONS": 2,
@@ -154,17 +158,20 @@ var notInUAPI = map[string]int64{
 func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", "_")) }
 
 // cMember is a spec struct member as parseStruct renders the C one: a
-// nested struct by its C name, a byte array without its size (C writes it
-// as an expression; the size is in the spec's layout), and a member named
-// "union" as the anonymous union it stands for.
+// nested struct by its C name, a byte array (binary or padding) or an
+// integer array without its size (C writes it as an expression; the size is
+// in the spec's layout), and a member named "union" as the anonymous union
+// it stands for.
 func cMember(typ, structName string, n int, name string) string {
 	switch {
 	case structName != "":
 		return "struct " + strings.ReplaceAll(structName, "-", "_") + " " + name
 	case typ == "binary" && name == "union":
 		return "union"
-	case typ == "binary":
+	case typ == "binary" || typ == "pad":
 		return "__u8 " + name + "[]"
+	case n > 0:
+		return cMember(typ, "", 0, name) + "[]"
 	case strings.HasPrefix(typ, "s"):
 		return "__s" + typ[1:] + " " + name
 	}

@@ -30,7 +30,17 @@ var deviations = map[string]string{
 	"tc-prio-qopt layout": "tc_prio_qopt's bands is an int in pkt_sched.h; tc.yaml says u32",
 	"tca-prio-compat- set": "tc's compat nest around prio's attributes (addattr_nest_compat), a second TCA_OPTIONS " +
 		"after struct tc_prio_qopt; the kernel reads the struct alone, and tc.yaml describes no more",
-	"tca-prio- set": "TCA_PRIO_MQ is tc's own (tc_util.h); the kernel neither reads nor dumps it",
+	"tca-prio- set":         "TCA_PRIO_MQ is tc's own (tc_util.h); the kernel neither reads nor dumps it",
+	"tc-mqprio-qopt layout": "count and offset are __u16[16] in pkt_sched.h; tc.yaml has them as 32 bytes each",
+	"tc-etf-qopt layout":    "tc_etf_qopt's flags is a __u32 in pkt_sched.h; tc.yaml says s32",
+	"tca-mqprio- set":       "mqprio's attributes after its struct (TCA_MQPRIO_*); tc.yaml describes the struct alone",
+	"tca-mqprio-rates- set": "the u64 rates inside TCA_MQPRIO_MIN_RATE64/MAX_RATE64, each numbered as its nest " +
+		"(sch_mqprio.c); not in tc.yaml",
+	"tca-mqprio-tc-entry- set":      "TCA_MQPRIO_TC_ENTRY_* (pkt_sched.h); not in tc.yaml",
+	"tca-taprio-offload-stats- set": "taprio's TCA_STATS_APP nest, TCA_TAPRIO_OFFLOAD_STATS_* (pkt_sched.h); not in tc.yaml",
+	"tca-taprio-attr- admin-sched":  "a nest of taprio's attributes (sch_taprio.c's dump_schedule); tc.yaml says binary",
+	"tca-taprio-attr- tc-entry": "the kernel dumps one TCA_TAPRIO_ATTR_TC_ENTRY per traffic class and tc sends " +
+		"several; tc.yaml does not mark it multi-attr",
 	"tca- rate": "not reviewed: our spec describes what dumps carry (gnet_stats_rate_est), tc.yaml what " +
 		"requests carry (struct tc_estimator, as gen_new_estimator reads it)",
 }
