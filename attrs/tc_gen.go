@@ -1265,6 +1265,52 @@ func (s *TCETFQopt) Decode(b []byte) error {
 	return nil
 }
 
+// TCSizespec: A size table's parameters (struct tc_sizespec): how the kernel maps
+// a packet's length to the size its qdisc accounts.
+type TCSizespec struct {
+	CellLog   uint8
+	SizeLog   uint8
+	CellAlign int16
+	Overhead  int32
+	Linklayer uint32
+	MPU       uint32
+	Mtu       uint32
+	// Entries of the table in TCA_STAB_DATA (0 without one).
+	Tsize uint32
+}
+
+// TCSizespecLen is the size of TCSizespec on the wire.
+const TCSizespecLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSizespec) Append(b []byte) []byte {
+	b = append(b, byte(s.CellLog))
+	b = append(b, byte(s.SizeLog))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.CellAlign))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Overhead))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Linklayer))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MPU))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Mtu))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Tsize))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSizespecLen, which a newer kernel may append, are ignored.
+func (s *TCSizespec) Decode(b []byte) error {
+	if len(b) < TCSizespecLen {
+		return errShort("tc-sizespec", TCSizespecLen, len(b))
+	}
+	s.CellLog = uint8(b[0:][0])
+	s.SizeLog = uint8(b[1:][0])
+	s.CellAlign = int16(binary.NativeEndian.Uint16(b[2:]))
+	s.Overhead = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.Linklayer = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.MPU = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Mtu = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Tsize = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
 // Bits of selectors.declared, one per attribute that selects a sub-message.
 const (
 	selKind uint64 = 1 << 0
@@ -1327,6 +1373,7 @@ type decodePool struct {
 	TCMQPrioQopt            pool[TCMQPrioQopt]
 	TCCBSQopt               pool[TCCBSQopt]
 	TCETFQopt               pool[TCETFQopt]
+	TCSizespec              pool[TCSizespec]
 	TCAttrs                 pool[TCAttrs]
 	StatsAttrs              pool[StatsAttrs]
 	CakeAttrs               pool[CakeAttrs]
@@ -1355,6 +1402,7 @@ type decodePool struct {
 	TAPrioOffloadStatsAttrs pool[TAPrioOffloadStatsAttrs]
 	ETFAttrs                pool[ETFAttrs]
 	CBSAttrs                pool[CBSAttrs]
+	StabAttrs               pool[StabAttrs]
 	TCOptionsMsgPrio        pool[TCOptionsMsgPrio]
 	TCOptionsMsgMQPrio      pool[TCOptionsMsgMQPrio]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
@@ -1392,6 +1440,7 @@ func (p *decodePool) reset() {
 	p.TCMQPrioQopt.reset()
 	p.TCCBSQopt.reset()
 	p.TCETFQopt.reset()
+	p.TCSizespec.reset()
 	p.TCAttrs.reset()
 	p.StatsAttrs.reset()
 	p.CakeAttrs.reset()
@@ -1420,6 +1469,7 @@ func (p *decodePool) reset() {
 	p.TAPrioOffloadStatsAttrs.reset()
 	p.ETFAttrs.reset()
 	p.CBSAttrs.reset()
+	p.StabAttrs.reset()
 	p.TCOptionsMsgPrio.reset()
 	p.TCOptionsMsgMQPrio.reset()
 	p.CakeTinStatsAttrsSlices.reset()
@@ -1629,6 +1679,13 @@ func newTCETFQopt(sel *selectors) *TCETFQopt {
 	return sel.pool.TCETFQopt.get()
 }
 
+func newTCSizespec(sel *selectors) *TCSizespec {
+	if sel.pool == nil {
+		return new(TCSizespec)
+	}
+	return sel.pool.TCSizespec.get()
+}
+
 func newTCAttrs(sel *selectors) *TCAttrs {
 	if sel.pool == nil {
 		return new(TCAttrs)
@@ -1825,6 +1882,13 @@ func newCBSAttrs(sel *selectors) *CBSAttrs {
 	return sel.pool.CBSAttrs.get()
 }
 
+func newStabAttrs(sel *selectors) *StabAttrs {
+	if sel.pool == nil {
+		return new(StabAttrs)
+	}
+	return sel.pool.StabAttrs.get()
+}
+
 func newTCOptionsMsgPrio(sel *selectors) *TCOptionsMsgPrio {
 	if sel.pool == nil {
 		return new(TCOptionsMsgPrio)
@@ -1862,14 +1926,15 @@ const (
 
 // TCAttrs: Top-level attributes of qdisc, class and filter messages.
 type TCAttrs struct {
-	Kind          *string
-	Options       TCOptionsMsg
-	Stats         *TCStats
-	Xstats        TCXstatsMsg
-	Rate          *GnetStatsRateEst
-	Fcnt          *uint32
-	Stats2        *StatsAttrs
-	Stab          []byte
+	Kind    *string
+	Options TCOptionsMsg
+	Stats   *TCStats
+	Xstats  TCXstatsMsg
+	Rate    *GnetStatsRateEst
+	Fcnt    *uint32
+	Stats2  *StatsAttrs
+	// The size table (tc's "stab"), qdiscs only.
+	Stab          *StabAttrs
 	DumpInvisible bool
 	Chain         *uint32
 	HWOffload     *uint8
@@ -1906,7 +1971,7 @@ func (s *TCAttrs) Encode(e *Encoder) {
 		e.Nest(TCAStats2, false, (*s.Stats2).Encode)
 	}
 	if s.Stab != nil {
-		e.Attr(TCAStab, s.Stab)
+		e.Nest(TCAStab, false, (*s.Stab).Encode)
 	}
 	if s.DumpInvisible {
 		e.Flag(TCADumpInvisible)
@@ -1981,8 +2046,10 @@ func (s *TCAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAStab:
-			s.Stab = clone(data)
-			return
+			if v := newStabAttrs(sel); v.decode(data, sel) == nil {
+				s.Stab = v
+				return
+			}
 		case TCAPad:
 			return
 		case TCADumpInvisible:
@@ -2043,6 +2110,11 @@ func (s *TCAttrs) Validate() error {
 			return err
 		}
 	}
+	if s.Stab != nil {
+		if err := s.Stab.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -2058,6 +2130,9 @@ func (s *TCAttrs) UnknownCount() int {
 	}
 	if s.Stats2 != nil {
 		n += s.Stats2.UnknownCount()
+	}
+	if s.Stab != nil {
+		n += s.Stab.UnknownCount()
 	}
 	return n
 }
@@ -4683,7 +4758,7 @@ func (s *MQPrioRatesAttrs) UnknownCount() int {
 const (
 	TCAMQPrioTCEntryUnspec uint16 = 0
 	TCAMQPrioTCEntryIndex  uint16 = 1
-	TCAMQPrioTCEntryFp     uint16 = 2
+	TCAMQPrioTCEntryFP     uint16 = 2
 )
 
 // MQPrioTCEntryAttrs: One traffic class's settings in mqprio
@@ -4692,7 +4767,7 @@ type MQPrioTCEntryAttrs struct {
 	// The traffic class, 0..15.
 	Index *uint32
 	// TC_FP_EXPRESS (1) or TC_FP_PREEMPTIBLE (2).
-	Fp *uint32
+	FP *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
 	Unknown []Attribute
@@ -4703,8 +4778,8 @@ func (s *MQPrioTCEntryAttrs) Encode(e *Encoder) {
 	if s.Index != nil {
 		e.Uint32(TCAMQPrioTCEntryIndex, uint32((*s.Index)))
 	}
-	if s.Fp != nil {
-		e.Uint32(TCAMQPrioTCEntryFp, uint32((*s.Fp)))
+	if s.FP != nil {
+		e.Uint32(TCAMQPrioTCEntryFP, uint32((*s.FP)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -4724,9 +4799,9 @@ func (s *MQPrioTCEntryAttrs) decode(b []byte, sel *selectors) error {
 				s.Index = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
-		case TCAMQPrioTCEntryFp:
+		case TCAMQPrioTCEntryFP:
 			if v, ok := getUint32(data); ok {
-				s.Fp = arenaPtr(&sel.scalars, uint32(v))
+				s.FP = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -5102,16 +5177,16 @@ func (s *TAPrioSchedEntry) UnknownCount() int {
 const (
 	TCATAPrioTCEntryUnspec uint16 = 0
 	TCATAPrioTCEntryIndex  uint16 = 1
-	TCATAPrioTCEntryMaxSdu uint16 = 2
-	TCATAPrioTCEntryFp     uint16 = 3
+	TCATAPrioTCEntryMaxSDU uint16 = 2
+	TCATAPrioTCEntryFP     uint16 = 3
 )
 
 // TAPrioTCEntryAttrs: One traffic class's settings in taprio
 // (TCA_TAPRIO_ATTR_TC_ENTRY).
 type TAPrioTCEntryAttrs struct {
 	Index  *uint32
-	MaxSdu *uint32
-	Fp     *uint32
+	MaxSDU *uint32
+	FP     *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
 	Unknown []Attribute
@@ -5122,11 +5197,11 @@ func (s *TAPrioTCEntryAttrs) Encode(e *Encoder) {
 	if s.Index != nil {
 		e.Uint32(TCATAPrioTCEntryIndex, uint32((*s.Index)))
 	}
-	if s.MaxSdu != nil {
-		e.Uint32(TCATAPrioTCEntryMaxSdu, uint32((*s.MaxSdu)))
+	if s.MaxSDU != nil {
+		e.Uint32(TCATAPrioTCEntryMaxSDU, uint32((*s.MaxSDU)))
 	}
-	if s.Fp != nil {
-		e.Uint32(TCATAPrioTCEntryFp, uint32((*s.Fp)))
+	if s.FP != nil {
+		e.Uint32(TCATAPrioTCEntryFP, uint32((*s.FP)))
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -5146,14 +5221,14 @@ func (s *TAPrioTCEntryAttrs) decode(b []byte, sel *selectors) error {
 				s.Index = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
-		case TCATAPrioTCEntryMaxSdu:
+		case TCATAPrioTCEntryMaxSDU:
 			if v, ok := getUint32(data); ok {
-				s.MaxSdu = arenaPtr(&sel.scalars, uint32(v))
+				s.MaxSDU = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
-		case TCATAPrioTCEntryFp:
+		case TCATAPrioTCEntryFP:
 			if v, ok := getUint32(data); ok {
-				s.Fp = arenaPtr(&sel.scalars, uint32(v))
+				s.FP = arenaPtr(&sel.scalars, uint32(v))
 				return
 			}
 		}
@@ -5348,6 +5423,70 @@ func (s *CBSAttrs) Validate() error {
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *CBSAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set stab-attrs (TCA_STAB_*).
+const (
+	TCAStabUnspec uint16 = 0
+	TCAStabBase   uint16 = 1
+	TCAStabData   uint16 = 2
+)
+
+// StabAttrs: A qdisc's size table (TCA_STAB); tc nests it without NLA_F_NESTED.
+type StabAttrs struct {
+	Base *TCSizespec
+	// The table, tsize u16 sizes, when the link layer or mpu needs one.
+	Data []byte
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *StabAttrs) Encode(e *Encoder) {
+	if s.Base != nil {
+		e.Attr(TCAStabBase, (*s.Base).Append(nil))
+	}
+	if s.Data != nil {
+		e.Attr(TCAStabData, s.Data)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *StabAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *StabAttrs) decode(b []byte, sel *selectors) error {
+	*s = StabAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAStabBase:
+			if v := newTCSizespec(sel); v.Decode(data) == nil {
+				s.Base = v
+				return
+			}
+		case TCAStabData:
+			s.Data = clone(data)
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *StabAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *StabAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	return n
 }

@@ -19,7 +19,6 @@ const uapiEnv = "GOTC_KERNEL_UAPI"
 var deviations = map[string]string{
 	"tca-cake- overhead": "the policy (sch_cake.c) is NLA_S32 and tc sends negative values; tc.yaml says u32",
 	"tca-dualpi2- pad":   "TCA_DUALPI2_PAD is in pkt_sched.h (the kernel pads u64 statistics with it); tc.yaml omits it",
-	"tca- stab":          "a nest of TCA_STAB_* in C; gotc keeps the size table as bytes, as it neither builds nor decodes one",
 	"tca-root- set":      "tc.yaml has no message of standalone actions (RTM_*ACTION); the set is rtnetlink.h's TCA_ROOT_* enum",
 	"tc-ratespec layout": "struct tc_ratespec (pkt_sched.h) has u16 overhead, s16 cell_align and u16 mpu, " +
 		"12 bytes; tc.yaml lists them as u8 (9 bytes), which would misplace every member after them",

@@ -183,7 +183,19 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		return err
 	}
 	m := &netlink.Msg{}
-	for tg.kind == "" && len(rest) > 0 && obj == netlink.Qdisc && (rest[0] == "ingress_block" || rest[0] == "egress_block") {
+	for tg.kind == "" && len(rest) > 0 && obj == netlink.Qdisc && (rest[0] == "ingress_block" || rest[0] == "egress_block" || tcfmt.Matches(rest[0], "stab")) {
+		if rest[0] != "ingress_block" && rest[0] != "egress_block" {
+			// tc keeps the last size table given.
+			stab, after, err := qdisc.ParseSizeTable(rest, t.stderr)
+			if err != nil {
+				return t.parseFailed(err, "")
+			}
+			m.Attrs.Stab = stab
+			if tg, rest, err = t.moreTarget(tg, after, false); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := t.needArg(rest); err != nil {
 			return err
 		}
@@ -403,6 +415,10 @@ func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool) {
 	}
 	p.CloseObject()
 	p.NL()
+	if p.Details() && a.Stab != nil {
+		qdisc.PrintSizeTable(p, a.Stab)
+		p.NL()
+	}
 	if t.stats {
 		t.printStats(p, a)
 		if x := qdisc.XstatsOf(a); kind != nil && kind.PrintXstats != nil && x.Present() {
