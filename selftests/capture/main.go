@@ -125,9 +125,16 @@ func main() {
 		}
 		n++
 		dev := fmt.Sprintf("gd%d", n)
-		run(*ip, "link", "add", dev, "type", "dummy")
+		// Words after the name are the device's link options
+		// ("numtxqueues 8" for the multiqueue kinds).
+		linkOpts := strings.Fields(name)
+		if len(linkOpts) == 0 {
+			fail(fmt.Errorf("scenario line without name: %q", line))
+		}
+		name = linkOpts[0]
+		run(*ip, append(append([]string{"link", "add", dev}, linkOpts[1:]...), "type", "dummy")...)
 		run(*ip, "link", "set", dev, "up")
-		fmt.Printf("=== scenario %s\n", strings.TrimSpace(name))
+		fmt.Printf("=== scenario %s\n", name)
 		for _, c := range strings.Split(cmds, ";") {
 			args := strings.Fields(strings.ReplaceAll(c, "DEV", dev))
 			fmt.Printf("--- setup %s\n", strings.Join(args, " "))
