@@ -88,7 +88,8 @@ func init() {
 // keyword, and returns the index of the last word it read, so that the
 // caller's loop goes on with the next one.
 type tcLists struct {
-	// pairs counts the count@offset pairs of the last "queues".
+	// pairs counts the count@offset pairs read, over every "queues"
+	// (each of which fills the list from its start again).
 	pairs int
 	// fp holds the values of "fp", nfp how many were read; entries is
 	// set by any "fp" (and taprio's "max-sdu"), even one without values:
@@ -131,7 +132,6 @@ func priorityMap(args []string, i int, o *attrs.TCMQPrioQopt) int {
 // count as one and what follows a second '@' is ignored. Entries beyond
 // those given keep their values.
 func (l *tcLists) queues(args []string, i int, o *attrs.TCMQPrioQopt) int {
-	l.pairs = 0
 	for n := 0; n < maxTC && i+1 < len(args); n++ {
 		var fields []string
 		for _, f := range strings.Split(args[i+1], "@") {

@@ -90,6 +90,7 @@ func TestParseMQPrioErrors(t *testing.T) {
 		// A count without its offset is read again as a keyword.
 		{"queues 1@0 3 hw 0", `Error: argument "3" is wrong: unknown argument`, false, 255},
 		{"num_tc 1 queues 1@0 1@1", "queues count/offset pair count 2 can not be higher than given num_tc 1", false, 1},
+		{"num_tc 2 queues 1@0 1@1 queues 1@0", "queues count/offset pair count 3 can not be higher than given num_tc 2", false, 1},
 		{"help", "", true, 1},
 	} {
 		_, err := ParseMQPrio(strings.Fields(tc.args))
