@@ -24,7 +24,7 @@ part() {
 # add a kind's file here once gotc has the kind.
 matchfiles="qdiscs/cake qdiscs/dualpi2 qdiscs/cake_mq qdiscs/fq_codel qdiscs/htb qdiscs/tbf
  qdiscs/ingress qdiscs/pfifo_fast qdiscs/prio qdiscs/multiq qdiscs/fifo qdiscs/plug qdiscs/codel
- qdiscs/skbprio"
+ qdiscs/skbprio qdiscs/mqprio qdiscs/taprio qdiscs/etf qdiscs/cbs"
 
 # tdc_match FILE...: gotc under the kernel's tdc.py on each file; fails when
 # gotc passes fewer cases than the reference tc did, or skips any.
