@@ -248,6 +248,8 @@ func parseStruct(src, name string) []string {
 	m := []string{"", src[loc[1] : end-1]}
 	// An anonymous union is one member, whatever it holds.
 	body := regexp.MustCompile(`(?s)union\s*\{.*?\}`).ReplaceAllString(m[1], "union")
+	// Array sizes are expressions, blanks and all (TC_QOPT_BITMASK + 1).
+	body = regexp.MustCompile(`\[[^\]]*\]`).ReplaceAllString(body, "[]")
 	var members []string
 	for _, decl := range strings.Split(body, ";") {
 		fields := strings.Fields(decl)
