@@ -24,6 +24,7 @@ func init() {
 			"num_tc 2 queues 1@0 1@1 hw 0 map 1 1",
 			"num_tc 4 queues 1@0 1@1 1@2 1@3 hw 0 map 3 2 1 0 3 2 1 0 3 2 1 0 3 2 1 0",
 			"num_tc 2 queues 2@0 2@2 hw 00",
+			"num_tc 3 queues 2@0 1@2 1@3 hw 0 map 2 1 0",
 		},
 		invalid: []string{
 			"", "hw 0", "num_tc 9 hw 0", "num_tc x", "num_tc", "num_tc 256", "hw x", "hw", "hw 0 mode channel",
