@@ -197,7 +197,8 @@ func (s *GnetEstimator) Decode(b []byte) error {
 	return nil
 }
 
-// TCSizespec: The size table's parameters (struct tc_sizespec).
+// TCSizespec: A size table's parameters (struct tc_sizespec): how the kernel maps
+// a packet's length to the size its qdisc accounts.
 type TCSizespec struct {
 	CellLog   uint8
 	SizeLog   uint8
@@ -206,7 +207,8 @@ type TCSizespec struct {
 	Linklayer uint32
 	MPU       uint32
 	Mtu       uint32
-	Tsize     uint32
+	// Entries of the table in TCA_STAB_DATA (0 without one).
+	Tsize uint32
 }
 
 // TCSizespecLen is the size of TCSizespec on the wire.
@@ -2609,6 +2611,127 @@ func (v DualPI2SplitGSO) String() string {
 	return "DualPI2SplitGSO(" + strconv.FormatInt(int64(v), 10) + ")"
 }
 
+// TCMQPrioQopt: The traffic classes of mqprio and taprio (struct tc_mqprio_qopt):
+// the head of mqprio's TCA_OPTIONS, taprio's TCA_TAPRIO_ATTR_PRIOMAP.
+type TCMQPrioQopt struct {
+	// Number of traffic classes.
+	NumTC uint8
+	// Traffic class of each of the 16 priorities (TC_BITMASK+1).
+	PrioTCMap [16]byte
+	// mqprio's hardware offload mode (0 none, 1 traffic classes).
+	HW uint8
+	// Transmit queues of each traffic class.
+	Count [16]uint16
+	// First transmit queue of each traffic class.
+	Offset [16]uint16
+}
+
+// TCMQPrioQoptLen is the size of TCMQPrioQopt on the wire.
+const TCMQPrioQoptLen = 82
+
+// Append appends s in the kernel's layout to b.
+func (s *TCMQPrioQopt) Append(b []byte) []byte {
+	b = append(b, byte(s.NumTC))
+	b = append(b, s.PrioTCMap[:]...)
+	b = append(b, byte(s.HW))
+	for _, v := range s.Count {
+		b = binary.NativeEndian.AppendUint16(b, uint16(v))
+	}
+	for _, v := range s.Offset {
+		b = binary.NativeEndian.AppendUint16(b, uint16(v))
+	}
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCMQPrioQoptLen, which a newer kernel may append, are ignored.
+func (s *TCMQPrioQopt) Decode(b []byte) error {
+	if len(b) < TCMQPrioQoptLen {
+		return errShort("tc-mqprio-qopt", TCMQPrioQoptLen, len(b))
+	}
+	s.NumTC = uint8(b[0:][0])
+	copy(s.PrioTCMap[:], b[1:17])
+	s.HW = uint8(b[17:][0])
+	for i := range s.Count {
+		s.Count[i] = uint16(binary.NativeEndian.Uint16(b[18+2*i:]))
+	}
+	for i := range s.Offset {
+		s.Offset[i] = uint16(binary.NativeEndian.Uint16(b[50+2*i:]))
+	}
+	return nil
+}
+
+// TCCBSQopt: Options of cbs (struct tc_cbs_qopt), its TCA_CBS_PARMS.
+type TCCBSQopt struct {
+	Offload uint8
+	// Credit ceiling, bytes.
+	Hicredit int32
+	// Credit floor, bytes.
+	Locredit int32
+	// Credit gained per second while waiting, kbit/s.
+	Idleslope int32
+	// Credit spent per second while sending, kbit/s (negative).
+	Sendslope int32
+}
+
+// TCCBSQoptLen is the size of TCCBSQopt on the wire.
+const TCCBSQoptLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCCBSQopt) Append(b []byte) []byte {
+	b = append(b, byte(s.Offload))
+	b = append(b, make([]byte, 3)...)
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Hicredit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Locredit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Idleslope))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Sendslope))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCCBSQoptLen, which a newer kernel may append, are ignored.
+func (s *TCCBSQopt) Decode(b []byte) error {
+	if len(b) < TCCBSQoptLen {
+		return errShort("tc-cbs-qopt", TCCBSQoptLen, len(b))
+	}
+	s.Offload = uint8(b[0:][0])
+	s.Hicredit = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.Locredit = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Idleslope = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Sendslope = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCETFQopt: Options of etf (struct tc_etf_qopt), its TCA_ETF_PARMS.
+type TCETFQopt struct {
+	// Nanoseconds before its txtime a packet is dequeued.
+	Delta int32
+	// The clock of the packets' txtime (CLOCK_TAI and the like; -1 none).
+	Clockid int32
+	// TC_ETF_DEADLINE_MODE_ON (1), TC_ETF_OFFLOAD_ON (2), TC_ETF_SKIP_SOCK_CHECK (4).
+	Flags uint32
+}
+
+// TCETFQoptLen is the size of TCETFQopt on the wire.
+const TCETFQoptLen = 12
+
+// Append appends s in the kernel's layout to b.
+func (s *TCETFQopt) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Delta))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Clockid))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Flags))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCETFQoptLen, which a newer kernel may append, are ignored.
+func (s *TCETFQopt) Decode(b []byte) error {
+	if len(b) < TCETFQoptLen {
+		return errShort("tc-etf-qopt", TCETFQoptLen, len(b))
+	}
+	s.Delta = int32(binary.NativeEndian.Uint32(b[0:]))
+	s.Clockid = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.Flags = uint32(binary.NativeEndian.Uint32(b[8:]))
+	return nil
+}
+
 // Bits of selectors.declared, one per attribute that selects a sub-message.
 const (
 	selKind uint64 = 1 << 0
@@ -2703,6 +2826,9 @@ type decodePool struct {
 	TCNetemRate             pool[TCNetemRate]
 	TCNetemSlot             pool[TCNetemSlot]
 	TCNetemXstats           pool[TCNetemXstats]
+	TCMQPrioQopt            pool[TCMQPrioQopt]
+	TCCBSQopt               pool[TCCBSQopt]
+	TCETFQopt               pool[TCETFQopt]
 	TCAttrs                 pool[TCAttrs]
 	TCAStabAttrs            pool[TCAStabAttrs]
 	StatsAttrs              pool[StatsAttrs]
@@ -2735,11 +2861,22 @@ type decodePool struct {
 	PrioCompatAttrs         pool[PrioCompatAttrs]
 	PrioAttrs               pool[PrioAttrs]
 	TBFAttrs                pool[TBFAttrs]
+	MQPrioAttrs             pool[MQPrioAttrs]
+	MQPrioRatesAttrs        pool[MQPrioRatesAttrs]
+	MQPrioTCEntryAttrs      pool[MQPrioTCEntryAttrs]
+	TAPrioAttrs             pool[TAPrioAttrs]
+	TAPrioSchedEntryList    pool[TAPrioSchedEntryList]
+	TAPrioSchedEntry        pool[TAPrioSchedEntry]
+	TAPrioTCEntryAttrs      pool[TAPrioTCEntryAttrs]
+	TAPrioOffloadStatsAttrs pool[TAPrioOffloadStatsAttrs]
+	ETFAttrs                pool[ETFAttrs]
+	CBSAttrs                pool[CBSAttrs]
 	HFSCAttrs               pool[HFSCAttrs]
 	ETSAttrs                pool[ETSAttrs]
 	NetemAttrs              pool[NetemAttrs]
 	NetemLossAttrs          pool[NetemLossAttrs]
 	TCOptionsMsgPrio        pool[TCOptionsMsgPrio]
+	TCOptionsMsgMQPrio      pool[TCOptionsMsgMQPrio]
 	TCOptionsMsgNetem       pool[TCOptionsMsgNetem]
 	CakeTinStatsAttrsSlices slicePool[CakeTinStatsAttrs]
 	ActAttrsSlices          slicePool[ActAttrs]
@@ -2808,6 +2945,9 @@ func (p *decodePool) reset() {
 	p.TCNetemRate.reset()
 	p.TCNetemSlot.reset()
 	p.TCNetemXstats.reset()
+	p.TCMQPrioQopt.reset()
+	p.TCCBSQopt.reset()
+	p.TCETFQopt.reset()
 	p.TCAttrs.reset()
 	p.TCAStabAttrs.reset()
 	p.StatsAttrs.reset()
@@ -2840,11 +2980,22 @@ func (p *decodePool) reset() {
 	p.PrioCompatAttrs.reset()
 	p.PrioAttrs.reset()
 	p.TBFAttrs.reset()
+	p.MQPrioAttrs.reset()
+	p.MQPrioRatesAttrs.reset()
+	p.MQPrioTCEntryAttrs.reset()
+	p.TAPrioAttrs.reset()
+	p.TAPrioSchedEntryList.reset()
+	p.TAPrioSchedEntry.reset()
+	p.TAPrioTCEntryAttrs.reset()
+	p.TAPrioOffloadStatsAttrs.reset()
+	p.ETFAttrs.reset()
+	p.CBSAttrs.reset()
 	p.HFSCAttrs.reset()
 	p.ETSAttrs.reset()
 	p.NetemAttrs.reset()
 	p.NetemLossAttrs.reset()
 	p.TCOptionsMsgPrio.reset()
+	p.TCOptionsMsgMQPrio.reset()
 	p.TCOptionsMsgNetem.reset()
 	p.CakeTinStatsAttrsSlices.reset()
 	p.ActAttrsSlices.reset()
@@ -3277,6 +3428,27 @@ func newTCNetemXstats(sel *selectors) *TCNetemXstats {
 	return sel.pool.TCNetemXstats.get()
 }
 
+func newTCMQPrioQopt(sel *selectors) *TCMQPrioQopt {
+	if sel.pool == nil {
+		return new(TCMQPrioQopt)
+	}
+	return sel.pool.TCMQPrioQopt.get()
+}
+
+func newTCCBSQopt(sel *selectors) *TCCBSQopt {
+	if sel.pool == nil {
+		return new(TCCBSQopt)
+	}
+	return sel.pool.TCCBSQopt.get()
+}
+
+func newTCETFQopt(sel *selectors) *TCETFQopt {
+	if sel.pool == nil {
+		return new(TCETFQopt)
+	}
+	return sel.pool.TCETFQopt.get()
+}
+
 func newTCAttrs(sel *selectors) *TCAttrs {
 	if sel.pool == nil {
 		return new(TCAttrs)
@@ -3501,6 +3673,76 @@ func newTBFAttrs(sel *selectors) *TBFAttrs {
 	return sel.pool.TBFAttrs.get()
 }
 
+func newMQPrioAttrs(sel *selectors) *MQPrioAttrs {
+	if sel.pool == nil {
+		return new(MQPrioAttrs)
+	}
+	return sel.pool.MQPrioAttrs.get()
+}
+
+func newMQPrioRatesAttrs(sel *selectors) *MQPrioRatesAttrs {
+	if sel.pool == nil {
+		return new(MQPrioRatesAttrs)
+	}
+	return sel.pool.MQPrioRatesAttrs.get()
+}
+
+func newMQPrioTCEntryAttrs(sel *selectors) *MQPrioTCEntryAttrs {
+	if sel.pool == nil {
+		return new(MQPrioTCEntryAttrs)
+	}
+	return sel.pool.MQPrioTCEntryAttrs.get()
+}
+
+func newTAPrioAttrs(sel *selectors) *TAPrioAttrs {
+	if sel.pool == nil {
+		return new(TAPrioAttrs)
+	}
+	return sel.pool.TAPrioAttrs.get()
+}
+
+func newTAPrioSchedEntryList(sel *selectors) *TAPrioSchedEntryList {
+	if sel.pool == nil {
+		return new(TAPrioSchedEntryList)
+	}
+	return sel.pool.TAPrioSchedEntryList.get()
+}
+
+func newTAPrioSchedEntry(sel *selectors) *TAPrioSchedEntry {
+	if sel.pool == nil {
+		return new(TAPrioSchedEntry)
+	}
+	return sel.pool.TAPrioSchedEntry.get()
+}
+
+func newTAPrioTCEntryAttrs(sel *selectors) *TAPrioTCEntryAttrs {
+	if sel.pool == nil {
+		return new(TAPrioTCEntryAttrs)
+	}
+	return sel.pool.TAPrioTCEntryAttrs.get()
+}
+
+func newTAPrioOffloadStatsAttrs(sel *selectors) *TAPrioOffloadStatsAttrs {
+	if sel.pool == nil {
+		return new(TAPrioOffloadStatsAttrs)
+	}
+	return sel.pool.TAPrioOffloadStatsAttrs.get()
+}
+
+func newETFAttrs(sel *selectors) *ETFAttrs {
+	if sel.pool == nil {
+		return new(ETFAttrs)
+	}
+	return sel.pool.ETFAttrs.get()
+}
+
+func newCBSAttrs(sel *selectors) *CBSAttrs {
+	if sel.pool == nil {
+		return new(CBSAttrs)
+	}
+	return sel.pool.CBSAttrs.get()
+}
+
 func newHFSCAttrs(sel *selectors) *HFSCAttrs {
 	if sel.pool == nil {
 		return new(HFSCAttrs)
@@ -3536,6 +3778,13 @@ func newTCOptionsMsgPrio(sel *selectors) *TCOptionsMsgPrio {
 	return sel.pool.TCOptionsMsgPrio.get()
 }
 
+func newTCOptionsMsgMQPrio(sel *selectors) *TCOptionsMsgMQPrio {
+	if sel.pool == nil {
+		return new(TCOptionsMsgMQPrio)
+	}
+	return sel.pool.TCOptionsMsgMQPrio.get()
+}
+
 func newTCOptionsMsgNetem(sel *selectors) *TCOptionsMsgNetem {
 	if sel.pool == nil {
 		return new(TCOptionsMsgNetem)
@@ -3566,13 +3815,14 @@ const (
 
 // TCAttrs: Top-level attributes of qdisc, class and filter messages.
 type TCAttrs struct {
-	Kind          *string
-	Options       TCOptionsMsg
-	Stats         *TCStats
-	Xstats        TCXstatsMsg
-	Rate          *GnetEstimator
-	Fcnt          *uint32
-	Stats2        *StatsAttrs
+	Kind    *string
+	Options TCOptionsMsg
+	Stats   *TCStats
+	Xstats  TCXstatsMsg
+	Rate    *GnetEstimator
+	Fcnt    *uint32
+	Stats2  *StatsAttrs
+	// The size table (tc's "stab"), qdiscs only.
 	Stab          *TCAStabAttrs
 	DumpInvisible bool
 	Chain         *uint32
@@ -7924,6 +8174,877 @@ func (s *TBFAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set mqprio-attrs (TCA_MQPRIO_*).
+const (
+	TCAMQPrioUnspec    uint16 = 0
+	TCAMQPrioMode      uint16 = 1
+	TCAMQPrioShaper    uint16 = 2
+	TCAMQPrioMinRate64 uint16 = 3
+	TCAMQPrioMaxRate64 uint16 = 4
+	TCAMQPrioTCEntry   uint16 = 5
+)
+
+// MQPrioAttrs: mqprio's attributes, which follow struct tc_mqprio_qopt in its
+// TCA_OPTIONS at the struct's size rounded up to 4; the kernel takes them only in
+// hardware mode (hw 1).
+type MQPrioAttrs struct {
+	// TC_MQPRIO_MODE_DCB (0) or TC_MQPRIO_MODE_CHANNEL (1).
+	Mode *uint16
+	// TC_MQPRIO_SHAPER_DCB (0) or TC_MQPRIO_SHAPER_BW_RATE (1).
+	Shaper *uint16
+	// Minimum rate of each traffic class, bytes/s.
+	MinRate64 *MQPrioRatesAttrs
+	// Maximum rate of each traffic class, bytes/s.
+	MaxRate64 *MQPrioRatesAttrs
+	// One traffic class's frame preemption. Repeated: one attribute per element, in
+	// order.
+	TCEntry []MQPrioTCEntryAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *MQPrioAttrs) Encode(e *Encoder) {
+	if s.Mode != nil {
+		e.Uint16(TCAMQPrioMode, uint16((*s.Mode)))
+	}
+	if s.Shaper != nil {
+		e.Uint16(TCAMQPrioShaper, uint16((*s.Shaper)))
+	}
+	for i := range s.TCEntry {
+		e.Nest(TCAMQPrioTCEntry, true, s.TCEntry[i].Encode)
+	}
+	if s.MinRate64 != nil {
+		e.Nest(TCAMQPrioMinRate64, true, (*s.MinRate64).Encode)
+	}
+	if s.MaxRate64 != nil {
+		e.Nest(TCAMQPrioMaxRate64, true, (*s.MaxRate64).Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *MQPrioAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *MQPrioAttrs) decode(b []byte, sel *selectors) error {
+	*s = MQPrioAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMQPrioMode:
+			if v, ok := getUint16(data); ok {
+				s.Mode = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAMQPrioShaper:
+			if v, ok := getUint16(data); ok {
+				s.Shaper = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAMQPrioMinRate64:
+			if v := newMQPrioRatesAttrs(sel); v.decode(data, sel) == nil {
+				s.MinRate64 = v
+				return
+			}
+		case TCAMQPrioMaxRate64:
+			if v := newMQPrioRatesAttrs(sel); v.decode(data, sel) == nil {
+				s.MaxRate64 = v
+				return
+			}
+		case TCAMQPrioTCEntry:
+			var v MQPrioTCEntryAttrs
+			if v.decode(data, sel) == nil {
+				s.TCEntry = append(s.TCEntry, v)
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *MQPrioAttrs) Validate() error {
+	if s.MinRate64 != nil {
+		if err := s.MinRate64.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.MaxRate64 != nil {
+		if err := s.MaxRate64.Validate(); err != nil {
+			return err
+		}
+	}
+	for i := range s.TCEntry {
+		if err := s.TCEntry[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *MQPrioAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.MinRate64 != nil {
+		n += s.MinRate64.UnknownCount()
+	}
+	if s.MaxRate64 != nil {
+		n += s.MaxRate64.UnknownCount()
+	}
+	for i := range s.TCEntry {
+		n += s.TCEntry[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set mqprio-rates-attrs (TCA_MQPRIO_RATES_*).
+const (
+	TCAMQPrioRatesMin uint16 = 3
+	TCAMQPrioRatesMax uint16 = 4
+)
+
+// MQPrioRatesAttrs: The rates inside TCA_MQPRIO_MIN_RATE64 and
+// TCA_MQPRIO_MAX_RATE64: one u64 per traffic class, each an attribute numbered as
+// its nest (tc sends all 16, the kernel reads num_tc of them).
+type MQPrioRatesAttrs struct {
+	// TCA_MQPRIO_MIN_RATE64, inside the nest of that number. Repeated: one attribute
+	// per element, in order.
+	Min []uint64
+	// TCA_MQPRIO_MAX_RATE64, inside the nest of that number. Repeated: one attribute
+	// per element, in order.
+	Max []uint64
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *MQPrioRatesAttrs) Encode(e *Encoder) {
+	for i := range s.Min {
+		e.Uint64(TCAMQPrioRatesMin, uint64(s.Min[i]))
+	}
+	for i := range s.Max {
+		e.Uint64(TCAMQPrioRatesMax, uint64(s.Max[i]))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *MQPrioRatesAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *MQPrioRatesAttrs) decode(b []byte, sel *selectors) error {
+	*s = MQPrioRatesAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMQPrioRatesMin:
+			if v, ok := getUint64(data); ok {
+				s.Min = append(s.Min, uint64(v))
+				return
+			}
+		case TCAMQPrioRatesMax:
+			if v, ok := getUint64(data); ok {
+				s.Max = append(s.Max, uint64(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *MQPrioRatesAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *MQPrioRatesAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set mqprio-tc-entry-attrs (TCA_MQPRIO_TC_ENTRY_*).
+const (
+	TCAMQPrioTCEntryUnspec uint16 = 0
+	TCAMQPrioTCEntryIndex  uint16 = 1
+	TCAMQPrioTCEntryFP     uint16 = 2
+)
+
+// MQPrioTCEntryAttrs: One traffic class's settings in mqprio
+// (TCA_MQPRIO_TC_ENTRY).
+type MQPrioTCEntryAttrs struct {
+	// The traffic class, 0..15.
+	Index *uint32
+	// TC_FP_EXPRESS (1) or TC_FP_PREEMPTIBLE (2).
+	FP *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *MQPrioTCEntryAttrs) Encode(e *Encoder) {
+	if s.Index != nil {
+		e.Uint32(TCAMQPrioTCEntryIndex, uint32((*s.Index)))
+	}
+	if s.FP != nil {
+		e.Uint32(TCAMQPrioTCEntryFP, uint32((*s.FP)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *MQPrioTCEntryAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *MQPrioTCEntryAttrs) decode(b []byte, sel *selectors) error {
+	*s = MQPrioTCEntryAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMQPrioTCEntryIndex:
+			if v, ok := getUint32(data); ok {
+				s.Index = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAMQPrioTCEntryFP:
+			if v, ok := getUint32(data); ok {
+				s.FP = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *MQPrioTCEntryAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *MQPrioTCEntryAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set taprio-attrs (TCA_TAPRIO_ATTR_*).
+const (
+	TCATAPrioAttrUnspec                  uint16 = 0
+	TCATAPrioAttrPriomap                 uint16 = 1
+	TCATAPrioAttrSchedEntryList          uint16 = 2
+	TCATAPrioAttrSchedBaseTime           uint16 = 3
+	TCATAPrioAttrSchedSingleEntry        uint16 = 4
+	TCATAPrioAttrSchedClockid            uint16 = 5
+	TCATAPrioAttrPad                     uint16 = 6
+	TCATAPrioAttrAdminSched              uint16 = 7
+	TCATAPrioAttrSchedCycleTime          uint16 = 8
+	TCATAPrioAttrSchedCycleTimeExtension uint16 = 9
+	TCATAPrioAttrFlags                   uint16 = 10
+	TCATAPrioAttrTxtimeDelay             uint16 = 11
+	TCATAPrioAttrTCEntry                 uint16 = 12
+)
+
+// TAPrioAttrs: Options of taprio (TCA_OPTIONS, sent without NLA_F_NESTED). Dumps
+// carry the operational schedule at the top and the administrative one, if
+// pending, in admin-sched.
+type TAPrioAttrs struct {
+	Priomap        *TCMQPrioQopt
+	SchedEntryList *TAPrioSchedEntryList
+	// Start of the schedule, ns of the clock.
+	SchedBaseTime    *int64
+	SchedSingleEntry *TAPrioSchedEntry
+	SchedClockid     *int32
+	// The pending schedule (dumps only).
+	AdminSched              *TAPrioAttrs
+	SchedCycleTime          *int64
+	SchedCycleTimeExtension *int64
+	// TCA_TAPRIO_ATTR_FLAG_TXTIME_ASSIST (1), TCA_TAPRIO_ATTR_FLAG_FULL_OFFLOAD (2).
+	Flags       *uint32
+	TxtimeDelay *uint32
+	// Repeated: one attribute per element, in order.
+	TCEntry []TAPrioTCEntryAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TAPrioAttrs) Encode(e *Encoder) {
+	if s.SchedClockid != nil {
+		e.Uint32(TCATAPrioAttrSchedClockid, uint32((*s.SchedClockid)))
+	}
+	if s.Flags != nil {
+		e.Uint32(TCATAPrioAttrFlags, uint32((*s.Flags)))
+	}
+	if s.Priomap != nil {
+		e.Attr(TCATAPrioAttrPriomap, (*s.Priomap).Append(nil))
+	}
+	if s.TxtimeDelay != nil {
+		e.Uint32(TCATAPrioAttrTxtimeDelay, uint32((*s.TxtimeDelay)))
+	}
+	if s.SchedBaseTime != nil {
+		e.Uint64(TCATAPrioAttrSchedBaseTime, uint64((*s.SchedBaseTime)))
+	}
+	if s.SchedCycleTime != nil {
+		e.Uint64(TCATAPrioAttrSchedCycleTime, uint64((*s.SchedCycleTime)))
+	}
+	if s.SchedCycleTimeExtension != nil {
+		e.Uint64(TCATAPrioAttrSchedCycleTimeExtension, uint64((*s.SchedCycleTimeExtension)))
+	}
+	for i := range s.TCEntry {
+		e.Nest(TCATAPrioAttrTCEntry, true, s.TCEntry[i].Encode)
+	}
+	if s.SchedEntryList != nil {
+		e.Nest(TCATAPrioAttrSchedEntryList, true, (*s.SchedEntryList).Encode)
+	}
+	if s.SchedSingleEntry != nil {
+		e.Nest(TCATAPrioAttrSchedSingleEntry, false, (*s.SchedSingleEntry).Encode)
+	}
+	if s.AdminSched != nil {
+		e.Nest(TCATAPrioAttrAdminSched, false, (*s.AdminSched).Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TAPrioAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TAPrioAttrs) decode(b []byte, sel *selectors) error {
+	*s = TAPrioAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATAPrioAttrPriomap:
+			if v := newTCMQPrioQopt(sel); v.Decode(data) == nil {
+				s.Priomap = v
+				return
+			}
+		case TCATAPrioAttrSchedEntryList:
+			if v := newTAPrioSchedEntryList(sel); v.decode(data, sel) == nil {
+				s.SchedEntryList = v
+				return
+			}
+		case TCATAPrioAttrSchedBaseTime:
+			if v, ok := getUint64(data); ok {
+				s.SchedBaseTime = arenaPtr(&sel.scalars, int64(v))
+				return
+			}
+		case TCATAPrioAttrSchedSingleEntry:
+			if v := newTAPrioSchedEntry(sel); v.decode(data, sel) == nil {
+				s.SchedSingleEntry = v
+				return
+			}
+		case TCATAPrioAttrSchedClockid:
+			if v, ok := getUint32(data); ok {
+				s.SchedClockid = arenaPtr(&sel.scalars, int32(v))
+				return
+			}
+		case TCATAPrioAttrPad:
+			return
+		case TCATAPrioAttrAdminSched:
+			if v := newTAPrioAttrs(sel); v.decode(data, sel) == nil {
+				s.AdminSched = v
+				return
+			}
+		case TCATAPrioAttrSchedCycleTime:
+			if v, ok := getUint64(data); ok {
+				s.SchedCycleTime = arenaPtr(&sel.scalars, int64(v))
+				return
+			}
+		case TCATAPrioAttrSchedCycleTimeExtension:
+			if v, ok := getUint64(data); ok {
+				s.SchedCycleTimeExtension = arenaPtr(&sel.scalars, int64(v))
+				return
+			}
+		case TCATAPrioAttrFlags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATAPrioAttrTxtimeDelay:
+			if v, ok := getUint32(data); ok {
+				s.TxtimeDelay = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATAPrioAttrTCEntry:
+			var v TAPrioTCEntryAttrs
+			if v.decode(data, sel) == nil {
+				s.TCEntry = append(s.TCEntry, v)
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TAPrioAttrs) Validate() error {
+	if s.SchedEntryList != nil {
+		if err := s.SchedEntryList.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.SchedSingleEntry != nil {
+		if err := s.SchedSingleEntry.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.AdminSched != nil {
+		if err := s.AdminSched.Validate(); err != nil {
+			return err
+		}
+	}
+	for i := range s.TCEntry {
+		if err := s.TCEntry[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TAPrioAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.SchedEntryList != nil {
+		n += s.SchedEntryList.UnknownCount()
+	}
+	if s.SchedSingleEntry != nil {
+		n += s.SchedSingleEntry.UnknownCount()
+	}
+	if s.AdminSched != nil {
+		n += s.AdminSched.UnknownCount()
+	}
+	for i := range s.TCEntry {
+		n += s.TCEntry[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set taprio-sched-entry-list (TCA_TAPRIO_SCHED_*).
+const (
+	TCATAPrioSchedUnspec uint16 = 0
+	TCATAPrioSchedEntry  uint16 = 1
+)
+
+// TAPrioSchedEntryList: taprio's schedule; tc sends it with NLA_F_NESTED, and
+// always.
+type TAPrioSchedEntryList struct {
+	// Repeated: one attribute per element, in order.
+	Entry []TAPrioSchedEntry
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TAPrioSchedEntryList) Encode(e *Encoder) {
+	for i := range s.Entry {
+		e.Nest(TCATAPrioSchedEntry, false, s.Entry[i].Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TAPrioSchedEntryList) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TAPrioSchedEntryList) decode(b []byte, sel *selectors) error {
+	*s = TAPrioSchedEntryList{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATAPrioSchedEntry:
+			var v TAPrioSchedEntry
+			if v.decode(data, sel) == nil {
+				s.Entry = append(s.Entry, v)
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TAPrioSchedEntryList) Validate() error {
+	for i := range s.Entry {
+		if err := s.Entry[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TAPrioSchedEntryList) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Entry {
+		n += s.Entry[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set taprio-sched-entry (TCA_TAPRIO_SCHED_ENTRY_*).
+const (
+	TCATAPrioSchedEntryUnspec   uint16 = 0
+	TCATAPrioSchedEntryIndex    uint16 = 1
+	TCATAPrioSchedEntryCmd      uint16 = 2
+	TCATAPrioSchedEntryGateMask uint16 = 3
+	TCATAPrioSchedEntryInterval uint16 = 4
+)
+
+// TAPrioSchedEntry: One entry of taprio's schedule; tc sends it without
+// NLA_F_NESTED.
+type TAPrioSchedEntry struct {
+	Index *uint32
+	// TC_TAPRIO_CMD_SET_GATES (0), _SET_AND_HOLD (1), _SET_AND_RELEASE (2).
+	Cmd      *uint8
+	GateMask *uint32
+	// Nanoseconds.
+	Interval *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TAPrioSchedEntry) Encode(e *Encoder) {
+	if s.Cmd != nil {
+		e.Uint8(TCATAPrioSchedEntryCmd, uint8((*s.Cmd)))
+	}
+	if s.GateMask != nil {
+		e.Uint32(TCATAPrioSchedEntryGateMask, uint32((*s.GateMask)))
+	}
+	if s.Interval != nil {
+		e.Uint32(TCATAPrioSchedEntryInterval, uint32((*s.Interval)))
+	}
+	if s.Index != nil {
+		e.Uint32(TCATAPrioSchedEntryIndex, uint32((*s.Index)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TAPrioSchedEntry) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TAPrioSchedEntry) decode(b []byte, sel *selectors) error {
+	*s = TAPrioSchedEntry{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATAPrioSchedEntryIndex:
+			if v, ok := getUint32(data); ok {
+				s.Index = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATAPrioSchedEntryCmd:
+			if v, ok := getUint8(data); ok {
+				s.Cmd = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCATAPrioSchedEntryGateMask:
+			if v, ok := getUint32(data); ok {
+				s.GateMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATAPrioSchedEntryInterval:
+			if v, ok := getUint32(data); ok {
+				s.Interval = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TAPrioSchedEntry) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TAPrioSchedEntry) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set taprio-tc-entry-attrs (TCA_TAPRIO_TC_ENTRY_*).
+const (
+	TCATAPrioTCEntryUnspec uint16 = 0
+	TCATAPrioTCEntryIndex  uint16 = 1
+	TCATAPrioTCEntryMaxSDU uint16 = 2
+	TCATAPrioTCEntryFP     uint16 = 3
+)
+
+// TAPrioTCEntryAttrs: One traffic class's settings in taprio
+// (TCA_TAPRIO_ATTR_TC_ENTRY).
+type TAPrioTCEntryAttrs struct {
+	Index  *uint32
+	MaxSDU *uint32
+	FP     *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TAPrioTCEntryAttrs) Encode(e *Encoder) {
+	if s.Index != nil {
+		e.Uint32(TCATAPrioTCEntryIndex, uint32((*s.Index)))
+	}
+	if s.MaxSDU != nil {
+		e.Uint32(TCATAPrioTCEntryMaxSDU, uint32((*s.MaxSDU)))
+	}
+	if s.FP != nil {
+		e.Uint32(TCATAPrioTCEntryFP, uint32((*s.FP)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TAPrioTCEntryAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TAPrioTCEntryAttrs) decode(b []byte, sel *selectors) error {
+	*s = TAPrioTCEntryAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATAPrioTCEntryIndex:
+			if v, ok := getUint32(data); ok {
+				s.Index = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATAPrioTCEntryMaxSDU:
+			if v, ok := getUint32(data); ok {
+				s.MaxSDU = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATAPrioTCEntryFP:
+			if v, ok := getUint32(data); ok {
+				s.FP = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TAPrioTCEntryAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TAPrioTCEntryAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set taprio-offload-stats-attrs (TCA_TAPRIO_OFFLOAD_STATS_*).
+const (
+	TCATAPrioOffloadStatsPad         uint16 = 1
+	TCATAPrioOffloadStatsWindowDrops uint16 = 2
+	TCATAPrioOffloadStatsTxOverruns  uint16 = 3
+)
+
+// TAPrioOffloadStatsAttrs: taprio's statistics (TCA_STATS_APP, a nest), which only
+// an offloading device reports.
+type TAPrioOffloadStatsAttrs struct {
+	WindowDrops *uint64
+	TxOverruns  *uint64
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *TAPrioOffloadStatsAttrs) Encode(e *Encoder) {
+	if s.WindowDrops != nil {
+		e.Uint64(TCATAPrioOffloadStatsWindowDrops, uint64((*s.WindowDrops)))
+	}
+	if s.TxOverruns != nil {
+		e.Uint64(TCATAPrioOffloadStatsTxOverruns, uint64((*s.TxOverruns)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *TAPrioOffloadStatsAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TAPrioOffloadStatsAttrs) decode(b []byte, sel *selectors) error {
+	*s = TAPrioOffloadStatsAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATAPrioOffloadStatsPad:
+			return
+		case TCATAPrioOffloadStatsWindowDrops:
+			if v, ok := getUint64(data); ok {
+				s.WindowDrops = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCATAPrioOffloadStatsTxOverruns:
+			if v, ok := getUint64(data); ok {
+				s.TxOverruns = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *TAPrioOffloadStatsAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *TAPrioOffloadStatsAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set etf-attrs (TCA_ETF_*).
+const (
+	TCAETFUnspec uint16 = 0
+	TCAETFParms  uint16 = 1
+)
+
+// ETFAttrs: Options of etf (TCA_OPTIONS, sent without NLA_F_NESTED).
+type ETFAttrs struct {
+	Parms *TCETFQopt
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ETFAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCAETFParms, (*s.Parms).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ETFAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ETFAttrs) decode(b []byte, sel *selectors) error {
+	*s = ETFAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAETFParms:
+			if v := newTCETFQopt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ETFAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ETFAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set cbs-attrs (TCA_CBS_*).
+const (
+	TCACBSUnspec uint16 = 0
+	TCACBSParms  uint16 = 1
+)
+
+// CBSAttrs: Options of cbs (TCA_OPTIONS, sent without NLA_F_NESTED).
+type CBSAttrs struct {
+	Parms *TCCBSQopt
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *CBSAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCACBSParms, (*s.Parms).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *CBSAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *CBSAttrs) decode(b []byte, sel *selectors) error {
+	*s = CBSAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCACBSParms:
+			if v := newTCCBSQopt(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *CBSAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *CBSAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set hfsc-attrs (TCA_HFSC_*).
 const (
 	TCAHFSCUnspec uint16 = 0
@@ -8405,7 +9526,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -8424,6 +9545,8 @@ func (r TCOptionsMsgNest) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(ty
 
 func (s *BasicAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
+func (s *CBSAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *ChokeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
@@ -8433,6 +9556,8 @@ func (s *CodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fa
 func (s *DRRAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *DualPI2Attrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ETFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *ETSAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -8460,11 +9585,47 @@ func (s *REDAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fals
 
 func (s *SFBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
+func (s *TAPrioAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *TBFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *TCFifoQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
 func (s *TCMultiqQopt) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
+
+// TCOptionsMsgMQPrio is struct tc-mqprio-qopt followed by the attributes of set mqprio-attrs.
+type TCOptionsMsgMQPrio struct {
+	Header TCMQPrioQopt
+	Attrs  MQPrioAttrs
+}
+
+// Encode appends the header, padded to 4 bytes, and the attributes.
+func (s *TCOptionsMsgMQPrio) Encode(e *Encoder) {
+	e.buf = s.Header.Append(e.buf)
+	e.buf = append(e.buf, make([]byte, 2)...)
+	s.Attrs.Encode(e)
+}
+
+// Decode replaces s with the header and the attributes in b.
+func (s *TCOptionsMsgMQPrio) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *TCOptionsMsgMQPrio) decode(b []byte, sel *selectors) error {
+	if err := s.Header.Decode(b); err != nil {
+		return err
+	}
+	// The attributes start at the header's size rounded up to 4 (NLA_ALIGN).
+	return s.Attrs.decode(b[min(len(b), (TCMQPrioQoptLen+3)&^3):], sel)
+}
+
+// Validate is s.Attrs.Validate: the header has no checks.
+func (s *TCOptionsMsgMQPrio) Validate() error { return s.Attrs.Validate() }
+
+// UnknownCount is s.Attrs.UnknownCount.
+func (s *TCOptionsMsgMQPrio) UnknownCount() int { return s.Attrs.UnknownCount() }
+
+func (s *TCOptionsMsgMQPrio) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 // TCOptionsMsgNetem is struct tc-netem-qopt followed by the attributes of set netem-attrs.
 type TCOptionsMsgNetem struct {
@@ -8553,6 +9714,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newBasicAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "cbs":
+		if v := newCBSAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "cake", "cake_mq":
 		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -8571,6 +9736,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "dualpi2":
 		if v := newDualPI2Attrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "etf":
+		if v := newETFAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "ets":
@@ -8625,6 +9794,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newSFBAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "taprio":
+		if v := newTAPrioAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "tbf":
 		if v := newTBFAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -8635,6 +9808,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "multiq":
 		if v := newTCMultiqQopt(sel); v.Decode(b) == nil {
+			return v
+		}
+	case "mqprio":
+		if v := newTCOptionsMsgMQPrio(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "netem":
@@ -8795,7 +9972,7 @@ func decodeTCXstatsMsg(b []byte, sel *selectors) TCXstatsMsg {
 }
 
 // StatsAppMsg is the payload of sub-message stats-app-msg, whose layout the kind chooses:
-// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TCREDXstats (red), *TCChokeXstats (choke), *TCSFBXstats (sfb), *TCSFQXstats (sfq), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
+// *CakeStatsAttrs (cake, cake_mq), *TCDualPI2Xstats (dualpi2), *TCHTBXstats (htb), *TCFQCodelXstats (fq_codel), *TCCodelXstats (codel), *TCFQQdStats (fq), *TCHHFXstats (hhf), *TCPIEXstats (pie), *TCFQPIEXstats (fq_pie), *TCDRRStats (drr), *TAPrioOffloadStatsAttrs (taprio), *TCREDXstats (red), *TCChokeXstats (choke), *TCSFBXstats (sfb), *TCSFQXstats (sfq), *TCHFSCStats (hfsc), *TCNetemXstats (netem), or StatsAppMsgRaw for a kind the spec does not describe.
 type StatsAppMsg interface {
 	encodeStatsAppMsg(e *Encoder, typ uint16)
 }
@@ -8813,6 +9990,10 @@ type StatsAppMsgNest []byte
 func (r StatsAppMsgNest) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
 func (s *CakeStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *TAPrioOffloadStatsAttrs) encodeStatsAppMsg(e *Encoder, typ uint16) {
+	e.Nest(typ, false, s.Encode)
+}
 
 func (s *TCChokeXstats) encodeStatsAppMsg(e *Encoder, typ uint16) { e.Attr(typ, s.Append(nil)) }
 
@@ -8853,6 +10034,10 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 	switch sel.selectorKind() {
 	case "cake", "cake_mq":
 		if v := newCakeStatsAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "taprio":
+		if v := newTAPrioOffloadStatsAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "choke":

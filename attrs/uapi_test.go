@@ -153,7 +153,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 					typ = "be" + typ[1:]
 				}
 				ours = append(ours, cMember(typ, m.Struct, m.Len, name))
-				off += memberSize(m.Type) + m.Len
+				off += memberSize(m.Type)*max(m.Len, 1)
 			}
 			for i, m := range members {
 				if strings.HasSuffix(m, "[]") {
@@ -171,8 +171,12 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 
 // notInUAPI holds the numbers the spec names that the kernel's headers do
 // not define, with their values: prio's TCA_PRIO_* are tc's own
-// (tc_util.h), and the compat nest around them is a second TCA_OPTIONS.
+// (tc_util.h), and the compat nest around them is a second TCA_OPTIONS;
+// mqprio's rates are TCA_MQPRIO_MIN_RATE64 and TCA_MQPRIO_MAX_RATE64 again.
 var notInUAPI = map[string]int64{
+	// The rates inside mqprio's rate nests are numbered as the nest.
+	"TCA_MQPRIO_RATES_MIN":    3,
+	"TCA_MQPRIO_RATES_MAX":    4,
 	"TCA_PRIO_UNSPEC":         0,
 	"TCA_PRIO_MQ":             1,
 	"TCA_PRIO_COMPAT_OPTIONS": 2,
@@ -185,7 +189,7 @@ func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", 
 // ending in "[]") as an array of any element type without its size (see
 // arrayMember), padding of 1, 2, 4 or 8 bytes as the unsigned integer of
 // that size, and a member named "union" as the anonymous union it stands
-// for. typ "be32" is __be32.
+// for. A scalar with a length is an integer array. typ "be32" is __be32.
 func cMember(typ, structName string, n int, name string) string {
 	switch {
 	case strings.HasSuffix(name, "[]"):
@@ -198,6 +202,8 @@ func cMember(typ, structName string, n int, name string) string {
 		return "array " + name + "[]"
 	case typ == "pad" && (n == 1 || n == 2 || n == 4 || n == 8):
 		return "__u" + strconv.Itoa(8*n) + " " + name
+	case n > 0:
+		return "array " + name + "[]"
 	}
 	return "__" + typ + " " + name
 }
@@ -295,6 +301,8 @@ func parseStruct(src, name string) []string {
 	m := []string{"", src[loc[1] : end-1]}
 	// An anonymous union is one member, whatever it holds.
 	body := regexp.MustCompile(`(?s)union\s*\{.*?\}`).ReplaceAllString(m[1], "union")
+	// Array sizes are expressions, blanks and all (TC_QOPT_BITMASK + 1).
+	body = regexp.MustCompile(`\[[^\]]*\]`).ReplaceAllString(body, "[]")
 	var members []string
 	for _, decl := range strings.Split(body, ";") {
 		fields := strings.Fields(decl)

@@ -188,6 +188,8 @@ func (g *generator) structDef(d *Definition) {
 			g.p("\t%s %s", g.goName(m.Name), g.goName(m.Struct))
 		case m.Type == "binary":
 			g.p("\t%s [%d]byte", g.goName(m.Name), m.Len)
+		case m.Len > 0:
+			g.p("\t%s [%d]%s", g.goName(m.Name), m.Len, scalarTypes[m.Type].goType)
 		default:
 			g.p("\t%s %s", g.goName(m.Name), scalarTypes[m.Type].goType)
 		}
@@ -216,6 +218,10 @@ func (g *generator) structDef(d *Definition) {
 			g.p("b = %s.Append(b)", field)
 		case m.Type == "binary":
 			g.p("b = append(b, %s[:]...)", field)
+		case m.Len > 0:
+			g.p("for _, v := range %s {", field)
+			g.p("%s", appendScalar(m.Type, m.ByteOrder, "v"))
+			g.p("}")
 		default:
 			g.p("%s", appendScalar(m.Type, m.ByteOrder, field))
 		}
@@ -243,6 +249,12 @@ func (g *generator) structDef(d *Definition) {
 		case m.Type == "binary":
 			g.p("copy(%s[:], b[%d:%d])", field, off, off+m.Len)
 			off += m.Len
+		case m.Len > 0:
+			size := scalarTypes[m.Type].size
+			g.p("for i := range %s {", field)
+			g.p("%s[i] = %s", field, readScalar(m.Type, m.ByteOrder, fmt.Sprintf("b[%d+%d*i:]", off, size)))
+			g.p("}")
+			off += size * m.Len
 		default:
 			g.p("%s = %s", field, readScalar(m.Type, m.ByteOrder, fmt.Sprintf("b[%d:]", off)))
 			off += scalarTypes[m.Type].size

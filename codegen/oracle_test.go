@@ -46,6 +46,16 @@ var deviations = map[string]string{
 		"and keeps its curves as bare binary; ours are struct tc_service_curve",
 	"tca-prio- set":           "TCA_PRIO_MQ is tc's own (tc_util.h); the kernel neither reads nor dumps it",
 	"tca-fq- offload-horizon": "TCA_FQ_OFFLOAD_HORIZON is in pkt_sched.h (and tc sends it); tc.yaml stops at weights",
+	"tc-mqprio-qopt layout":   "count and offset are __u16[16] in pkt_sched.h; tc.yaml has them as 32 bytes each",
+	"tc-etf-qopt layout":      "tc_etf_qopt's flags is a __u32 in pkt_sched.h; tc.yaml says s32",
+	"tca-mqprio- set":         "mqprio's attributes after its struct (TCA_MQPRIO_*); tc.yaml describes the struct alone",
+	"tca-mqprio-rates- set": "the u64 rates inside TCA_MQPRIO_MIN_RATE64/MAX_RATE64, each numbered as its nest " +
+		"(sch_mqprio.c); not in tc.yaml",
+	"tca-mqprio-tc-entry- set":      "TCA_MQPRIO_TC_ENTRY_* (pkt_sched.h); not in tc.yaml",
+	"tca-taprio-offload-stats- set": "taprio's TCA_STATS_APP nest, TCA_TAPRIO_OFFLOAD_STATS_* (pkt_sched.h); not in tc.yaml",
+	"tca-taprio-attr- admin-sched":  "a nest of taprio's attributes (sch_taprio.c's dump_schedule); tc.yaml says binary",
+	"tca-taprio-attr- tc-entry": "the kernel dumps one TCA_TAPRIO_ATTR_TC_ENTRY per traffic class and tc sends " +
+		"several; tc.yaml does not mark it multi-attr",
 }
 
 // kernelSpec reads and parses the kernel's tc.yaml with our parser, which

@@ -54,7 +54,9 @@ type Definition struct {
 }
 
 // Member is one field of a struct definition: a scalar, padding, or binary,
-// which is either a nested struct (Struct) or an array of Len bytes.
+// which is either a nested struct (Struct) or an array of Len bytes. A
+// scalar with a Len (a gotc extension) is an array of Len such integers, as
+// C's __u16 count[16].
 //
 // The last member may be a C flexible array (gotc's key flexible-array): a
 // binary of Struct or SubType elements that fills the rest of the payload,
@@ -243,7 +245,7 @@ func parseSpec(raw []byte) (*Spec, error) {
 				case m.FlexibleArray:
 				case m.Type == "pad" || m.Type == "binary" && m.Struct == "" && m.Len > 0:
 				case m.Type == "binary" && m.Struct != "" && m.Len == 0:
-				case m.Type != "binary" && m.Struct == "" && scalarTypes[m.Type].size > 0:
+				case m.Type != "binary" && m.Struct == "" && scalarTypes[m.Type].size > 0 && m.Len >= 0:
 				default:
 					return nil, fmt.Errorf("%s: type %q not supported (binary needs a struct or a len)", where, m.Type)
 				}
@@ -380,7 +382,7 @@ func (s *Spec) structSize(d *Definition) int {
 		case m.Type == "pad" || m.Type == "binary":
 			size += m.Len
 		default:
-			size += scalarTypes[m.Type].size
+			size += scalarTypes[m.Type].size * max(m.Len, 1)
 		}
 	}
 	return size

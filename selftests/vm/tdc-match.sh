@@ -6,7 +6,9 @@
 #   selftests/vm/run -- sh selftests/vm/tdc-match.sh /gotc/bin/gotc qdiscs/htb infra/qdiscs
 #
 # FILE is DIR/NAME (tc-tests/DIR/NAME.json), as in tdc-expected.txt. A file
-# fails when the tool passes fewer cases than the reference tc, skips any, or
+# fails when the tool passes fewer cases than the reference tc, skips more
+# than the reference leaves unpassed (taprio's 39b4 and e8a1 are skipped for
+# the reference tc too: the VM lacks jq and bash), or
 # runs a different number of cases (the file changed: measure it again). It
 # also fails when the tool passes more: then the reference count is stale, or
 # the environment changed; measure again rather than guess.
@@ -28,7 +30,7 @@ for f in "$@"; do
 		echo "tdc-match $f: FAIL: no reference count in selftests/tdc-expected.txt (measure it with the reference tc)"; bad=1
 	elif [ -z "$p" ]; then
 		echo "tdc-match $f: FAIL: no result from tdc.py"; bad=1
-	elif [ "$s" != 0 ] || [ "$p" != "$ep" ] || [ $((p + fl + s)) != "$et" ]; then
+	elif [ "$s" -gt $((et - ep)) ] || [ "$p" != "$ep" ] || [ $((p + fl + s)) != "$et" ]; then
 		echo "tdc-match $f: FAIL: $p of $((p + fl + s)) passed, $s skipped; the reference tc passes $ep of $et"; bad=1
 	else
 		echo "tdc-match $f: ok, $p of $et passed, as with the reference tc"

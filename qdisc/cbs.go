@@ -1,0 +1,98 @@
+package qdisc
+
+// cbs (net/sched/sch_cbs.c): the credit-based shaper of IEEE 802.1Q, as
+// iproute2 7.x's tc/q_cbs.c sets and prints it.
+//
+// tc sends struct tc_cbs_qopt in TCA_CBS_PARMS with what was given, zero
+// for the rest. Keywords are matched by prefix; a keyword given twice is
+// refused only when its first value was not 0.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// cbsUsage is tc's explain() for cbs.
+const cbsUsage = "Usage: ... cbs hicredit BYTES locredit BYTES sendslope BPS idleslope BPS\n" +
+	"	   [offload 0|1]"
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "cbs",
+		Usage: cbsUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			return ParseCBS(args)
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.CBSAttrs); ok && o.Parms != nil {
+				printCBS(p, o.Parms)
+			}
+		},
+	})
+}
+
+// ParseCBS reads cbs's keywords into the options tc sends.
+func ParseCBS(args []string) (*attrs.CBSAttrs, error) {
+	var o attrs.TCCBSQopt
+	// tc's order of tests, which decides what a prefix means.
+	credits := []struct {
+		keyword string
+		field   *int32
+	}{{"hicredit", &o.Hicredit}, {"locredit", &o.Locredit}, {"sendslope", &o.Sendslope}, {"idleslope", &o.Idleslope}}
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if w == "help" {
+			return nil, &ParseError{ShowUsage: true}
+		}
+		keyword, field := "", (*int32)(nil)
+		if tcfmt.Matches(w, "offload") {
+			keyword = "offload"
+		} else {
+			for _, c := range credits {
+				if tcfmt.Matches(w, c.keyword) {
+					keyword, field = c.keyword, c.field
+					break
+				}
+			}
+		}
+		if keyword == "" {
+			return nil, usageErrorf("cbs: unknown parameter \"%s\"", w)
+		}
+		if i+1 >= len(args) {
+			return nil, incompleteCommand()
+		}
+		i++
+		if field == nil {
+			if o.Offload != 0 {
+				return nil, errorf(`cbs: duplicate "offload" specification`)
+			}
+			v, err := tcfmt.ParseUint(args[i], 0, 8)
+			if err != nil {
+				return nil, errorf("cbs: illegal value for \"offload\": \"%s\"", args[i])
+			}
+			o.Offload = uint8(v)
+			continue
+		}
+		if *field != 0 {
+			return nil, errorf("cbs: duplicate %q specification", keyword)
+		}
+		v, err := tcfmt.ParseInt(args[i], 0, 32)
+		if err != nil {
+			return nil, errorf("cbs: illegal value for \"%s\": \"%s\"", keyword, args[i])
+		}
+		*field = int32(v)
+	}
+	return &attrs.CBSAttrs{Parms: &o}, nil
+}
+
+// printCBS prints cbs's options as tc does:
+//
+//	hicredit 30 locredit -1470 sendslope -980000 idleslope 20000 offload 0
+func printCBS(p *tcfmt.Printer, o *attrs.TCCBSQopt) {
+	const both = tcfmt.Any
+	p.Int(both, "hicredit", "hicredit %d ", int64(o.Hicredit))
+	p.Int(both, "locredit", "locredit %d ", int64(o.Locredit))
+	p.Int(both, "sendslope", "sendslope %d ", int64(o.Sendslope))
+	p.Int(both, "idleslope", "idleslope %d ", int64(o.Idleslope))
+	p.Int(both, "offload", "offload %d ", int64(o.Offload))
+}

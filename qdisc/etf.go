@@ -1,0 +1,120 @@
+package qdisc
+
+// etf (net/sched/sch_etf.c): earliest txtime first, which releases each
+// packet delta nanoseconds before the transmit time its socket gave it,
+// as iproute2 7.x's tc/q_etf.c sets and prints it.
+//
+// tc sends struct tc_etf_qopt in TCA_ETF_PARMS whatever was given (clockid
+// -1 when none, which the kernel refuses). Its keywords are matched by
+// prefix, except skip_sock_check; "delta" is a duplicate only when the first
+// was not 0.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// etfUsage is tc's explain() for etf.
+const etfUsage = "Usage: ... etf delta NANOS clockid CLOCKID [offload] [deadline_mode]\n" +
+	"CLOCKID must be a valid SYS-V id (i.e. CLOCK_TAI)"
+
+// etf's flags (TC_ETF_*).
+const (
+	etfDeadlineMode  = 1 << 0
+	etfOffload       = 1 << 1
+	etfSkipSockCheck = 1 << 2
+)
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "etf",
+		Usage: etfUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			return ParseETF(args)
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.ETFAttrs); ok && o.Parms != nil {
+				printETF(p, o.Parms)
+			}
+		},
+	})
+}
+
+// ParseETF reads etf's keywords into the options tc sends.
+func ParseETF(args []string) (*attrs.ETFAttrs, error) {
+	o := attrs.TCETFQopt{Clockid: clockidInvalid}
+	flag := func(bit uint32, keyword string) error {
+		if o.Flags&bit != 0 {
+			return errorf("etf: duplicate %q specification", keyword)
+		}
+		o.Flags |= bit
+		return nil
+	}
+	for i := 0; i < len(args); i++ {
+		var err error
+		switch w := args[i]; {
+		case tcfmt.Matches(w, "offload"):
+			err = flag(etfOffload, "offload")
+		case tcfmt.Matches(w, "deadline_mode"):
+			err = flag(etfDeadlineMode, "deadline_mode")
+		case tcfmt.Matches(w, "delta"):
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			if o.Delta != 0 {
+				return nil, errorf(`etf: duplicate "delta" specification`)
+			}
+			v, perr := tcfmt.ParseInt(args[i], 0, 32)
+			if perr != nil {
+				return nil, errorf("etf: illegal value for \"delta\": \"%s\"", args[i])
+			}
+			o.Delta = int32(v)
+		case tcfmt.Matches(w, "clockid"):
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			if o.Clockid != clockidInvalid {
+				return nil, errorf(`etf: duplicate "clockid" specification`)
+			}
+			id, ok := parseClockid(args[i])
+			if !ok {
+				return nil, errorf("etf: illegal value for \"clockid\": \"%s\".\nIt must be a valid SYS-V id (i.e. CLOCK_TAI)", args[i])
+			}
+			o.Clockid = id
+		case w == "skip_sock_check":
+			err = flag(etfSkipSockCheck, "skip_sock_check")
+		case w == "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			return nil, usageErrorf("etf: unknown parameter \"%s\"", w)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &attrs.ETFAttrs{Parms: &o}, nil
+}
+
+// printETF prints etf's options as tc does:
+//
+//	clockid TAI delta 0 offload off deadline_mode off skip_sock_check off
+//
+// (delta is printed as signed in text and as its u32 in JSON).
+func printETF(p *tcfmt.Printer, o *attrs.TCETFQopt) {
+	const both = tcfmt.Any
+	p.String(both, "clockid", "clockid %s ", clockName(o.Clockid))
+	p.Uint(tcfmt.JSON, "delta", "", uint64(uint32(o.Delta)))
+	p.Int(tcfmt.FP, "", "delta %d ", int64(o.Delta))
+	onOff := func(key tcfmt.Name, format string, bit uint32) {
+		v := "off"
+		if o.Flags&bit != 0 {
+			v = "on"
+		}
+		p.String(both, key, format, v)
+	}
+	onOff("offload", "offload %s ", etfOffload)
+	onOff("deadline_mode", "deadline_mode %s ", etfDeadlineMode)
+	onOff("skip_sock_check", "skip_sock_check %s", etfSkipSockCheck)
+}

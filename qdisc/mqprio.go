@@ -1,0 +1,408 @@
+package qdisc
+
+// mqprio (net/sched/sch_mqprio.c): a multiqueue root that maps priorities
+// to traffic classes and traffic classes to ranges of transmit queues, as
+// iproute2 7.x's tc/q_mqprio.c sets and prints it.
+//
+// What tc does, and gotc with it:
+//
+//   - It starts from 8 traffic classes, the map 0 1 2 3 4 5 6 7 0 1 1 1 3 3
+//     3 3 and hw 1; the keywords change them. "map", "queues", "fp",
+//     "min_rate" and "max_rate" read values until one does not parse (or 16
+//     were read), which is then the next keyword. "map" zeroes the entries
+//     it was not given.
+//   - "mode" and "shaper" are keywords only while hw is non-zero, and
+//     "min_rate"/"max_rate" only after "shaper bw_rlimit"; otherwise they
+//     are unknown arguments (tc's invarg: exit 255).
+//   - TCA_OPTIONS is the struct tc_mqprio_qopt followed by attributes:
+//     mode and shaper only when not dcb, one TCA_MQPRIO_TC_ENTRY per "fp"
+//     value, and the rate nests with all 16 rates.
+//   - The kernel dumps a TCA_MQPRIO_TC_ENTRY for every one of the 16
+//     traffic classes, so tc's "mode:", "shaper:" and "fp:" lines always
+//     appear.
+//
+// taprio (taprio.go) reads "num_tc", "map", "queues" and "fp" with the
+// same code.
+
+import (
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// mqprioUsage is tc's explain() for mqprio, tabs and all.
+const mqprioUsage = "Usage: ... mqprio	[num_tc NUMBER] [map P0 P1 ...]\n" +
+	"			[queues count1@offset1 count2@offset2 ...] [hw 1|0]\n" +
+	"			[fp FP0 FP1 FP2 ...]\n" +
+	"			[mode dcb|channel]\n" +
+	"			[shaper bw_rlimit SHAPER_PARAMS]\n" +
+	"Where: SHAPER_PARAMS := { min_rate MIN_RATE1 MIN_RATE2 ...|\n" +
+	"			  max_rate MAX_RATE1 MAX_RATE2 ... }"
+
+// maxTC is TC_QOPT_MAX_QUEUE: the most traffic classes, and the length of
+// every per-class list.
+const maxTC = 16
+
+// mqprio's modes and shapers (TC_MQPRIO_MODE_*, TC_MQPRIO_SHAPER_*) and the
+// frame preemption of a traffic class (TC_FP_*).
+const (
+	mqprioModeDCB      = 0
+	mqprioModeChannel  = 1
+	mqprioShaperDCB    = 0
+	mqprioShaperBWRate = 1
+	fpExpress          = 1
+	fpPreemptible      = 2
+)
+
+// The keywords of mqprio's rates, also their JSON keys.
+const (
+	mqprioMinRate = "min_rate"
+	mqprioMaxRate = "max_rate"
+)
+
+// mqprioDefault is tc's starting point for mqprio.
+var mqprioDefault = attrs.TCMQPrioQopt{
+	NumTC:     8,
+	PrioTCMap: [16]byte{0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 1, 1, 3, 3, 3, 3},
+	HW:        1,
+}
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "mqprio",
+		Usage: mqprioUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			return ParseMQPrio(args)
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.TCOptionsMsgMQPrio); ok {
+				printMQPrio(p, o)
+			}
+		},
+	})
+}
+
+// tcLists reads the per-traffic-class lists of tc_mqprio_qopt that mqprio
+// and taprio share. Each method is given the words and the index of its
+// keyword, and returns the index of the last word it read, so that the
+// caller's loop goes on with the next one.
+type tcLists struct {
+	// pairs counts the count@offset pairs read, over every "queues"
+	// (each of which fills the list from its start again).
+	pairs int
+	// fp holds the values of "fp", nfp how many were read; entries is
+	// set by any "fp" (and taprio's "max-sdu"), even one without values:
+	// then tc sends a TC_ENTRY per traffic class that has a value.
+	fp      [maxTC]uint32
+	nfp     int
+	entries bool
+}
+
+// numTC reads "num_tc N" (get_u8).
+func numTC(args []string, i int, o *attrs.TCMQPrioQopt) (int, error) {
+	if i+1 >= len(args) {
+		return i, incompleteCommand()
+	}
+	n, err := tcfmt.ParseUint(args[i+1], 10, 8)
+	if err != nil {
+		return i, errorf(`Illegal "num_tc"`)
+	}
+	o.NumTC = uint8(n)
+	return i + 1, nil
+}
+
+// priorityMap reads "map P0 P1 ...": up to 16 traffic classes, the rest
+// of the map zeroed.
+func priorityMap(args []string, i int, o *attrs.TCMQPrioQopt) int {
+	n := 0
+	for ; n < maxTC && i+1 < len(args); n++ {
+		v, err := tcfmt.ParseUint(args[i+1], 10, 8)
+		if err != nil {
+			break
+		}
+		i++
+		o.PrioTCMap[n] = byte(v)
+	}
+	clear(o.PrioTCMap[n:])
+	return i
+}
+
+// queues reads "queues COUNT@OFFSET ...". Like tc's strtok, '@'s in a row
+// count as one and what follows a second '@' is ignored. Entries beyond
+// those given keep their values.
+func (l *tcLists) queues(args []string, i int, o *attrs.TCMQPrioQopt) int {
+	for n := 0; n < maxTC && i+1 < len(args); n++ {
+		var fields []string
+		for _, f := range strings.Split(args[i+1], "@") {
+			if f != "" {
+				fields = append(fields, f)
+			}
+		}
+		if len(fields) == 0 {
+			break
+		}
+		count, err := tcfmt.ParseUint(fields[0], 10, 16)
+		if err != nil {
+			break
+		}
+		// tc stores the count before it reads the offset.
+		o.Count[n] = uint16(count)
+		if len(fields) < 2 {
+			break
+		}
+		offset, err := tcfmt.ParseUint(fields[1], 10, 16)
+		if err != nil {
+			break
+		}
+		o.Offset[n] = uint16(offset)
+		i++
+		l.pairs++
+	}
+	return i
+}
+
+// fpList reads "fp E|P ...".
+func (l *tcLists) fpList(args []string, i int) int {
+	l.entries = true
+	for n := 0; n < maxTC && i+1 < len(args); n++ {
+		switch args[i+1] {
+		case "E":
+			l.fp[n] = fpExpress
+		case "P":
+			l.fp[n] = fpPreemptible
+		default:
+			return i
+		}
+		i++
+		l.nfp++
+	}
+	return i
+}
+
+// ParseMQPrio reads mqprio's keywords into the options tc sends.
+func ParseMQPrio(args []string) (*attrs.TCOptionsMsgMQPrio, error) {
+	opt := mqprioDefault
+	var (
+		lists            tcLists
+		a                attrs.MQPrioAttrs
+		mode, shaper     uint16
+		minRate, maxRate [maxTC]uint64
+		hasMin, hasMax   bool
+		err              error
+	)
+	for i := 0; i < len(args); i++ {
+		switch w := args[i]; {
+		case w == "num_tc":
+			if i, err = numTC(args, i, &opt); err != nil {
+				return nil, err
+			}
+		case w == "map":
+			i = priorityMap(args, i, &opt)
+		case w == "queues":
+			i = lists.queues(args, i, &opt)
+		case w == "fp":
+			i = lists.fpList(args, i)
+		case w == "hw":
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			v, err := tcfmt.ParseUint(args[i], 10, 8)
+			if err != nil {
+				return nil, errorf(`Illegal "hw"`)
+			}
+			opt.HW = uint8(v)
+		case opt.HW != 0 && w == "mode":
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			switch {
+			case tcfmt.Matches(args[i], "dcb"):
+				mode = mqprioModeDCB
+			case tcfmt.Matches(args[i], "channel"):
+				mode = mqprioModeChannel
+			default:
+				return nil, errorf("Illegal mode (%s)", args[i])
+			}
+			if mode != mqprioModeDCB {
+				a.Mode = &mode
+			}
+		case opt.HW != 0 && w == "shaper":
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			switch {
+			case tcfmt.Matches(args[i], "dcb"):
+				shaper = mqprioShaperDCB
+			case tcfmt.Matches(args[i], "bw_rlimit"):
+				shaper = mqprioShaperBWRate
+				if i+1 >= len(args) {
+					return nil, errorf("Incomplete shaper arguments")
+				}
+			default:
+				return nil, errorf("Illegal shaper (%s)", args[i])
+			}
+			if shaper != mqprioShaperDCB {
+				a.Shaper = &shaper
+			}
+		case shaper == mqprioShaperBWRate && (w == mqprioMinRate || w == mqprioMaxRate):
+			rates := &minRate
+			if w == mqprioMaxRate {
+				rates, hasMax = &maxRate, true
+			} else {
+				hasMin = true
+			}
+			n := 0
+			for ; n < maxTC && i+1 < len(args); n++ {
+				v, err := tcfmt.ParseRate(args[i+1])
+				if err != nil {
+					break
+				}
+				i++
+				rates[n] = v
+			}
+			if n < int(opt.NumTC) && i+1 >= len(args) {
+				return nil, errorf("Incomplete arguments, %s values expected", w)
+			}
+		case w == "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			return nil, invalidArgument(w, "unknown argument")
+		}
+	}
+	if lists.pairs > int(opt.NumTC) {
+		return nil, errorf("queues count/offset pair count %d can not be higher than given num_tc %d", lists.pairs, opt.NumTC)
+	}
+	// A second "fp" counts on from the first one's count while it fills
+	// the list from the start again; past 16 tc reads beyond its array,
+	// where gotc stops.
+	for tc := range min(lists.nfp, maxTC) {
+		index, fp := uint32(tc), lists.fp[tc]
+		a.TCEntry = append(a.TCEntry, attrs.MQPrioTCEntryAttrs{Index: &index, FP: &fp})
+	}
+	if hasMin {
+		a.MinRate64 = &attrs.MQPrioRatesAttrs{Min: minRate[:]}
+	}
+	if hasMax {
+		a.MaxRate64 = &attrs.MQPrioRatesAttrs{Max: maxRate[:]}
+	}
+	return &attrs.TCOptionsMsgMQPrio{Header: opt, Attrs: a}, nil
+}
+
+// mqprioIndent lines up mqprio's continuation lines under its options.
+const mqprioIndent = "\n             "
+
+// printMQPrio prints mqprio's options as tc does:
+//
+//	tc 8 map 0 1 2 3 4 5 6 7 0 0 0 0 0 0 0 0
+//	             queues:(0:0) (1:1) ...
+//	             mode:dcb
+//	             shaper:dcb
+//	             fp: E E E E E E E E E E E E E E E E
+//
+// with min_rate/max_rate after the shaper when set; in JSON "tc", "map",
+// "queues" as [first, last] pairs, "mode", "shaper", the rate arrays and
+// "fp". The lines after the queues appear when the dump has attributes,
+// which this kernel's always has.
+func printMQPrio(p *tcfmt.Printer, o *attrs.TCOptionsMsgMQPrio) {
+	const both = tcfmt.Any
+	q := &o.Header
+	p.Uint(both, "tc", "tc %u ", uint64(q.NumTC))
+	p.OpenArray(both, textOrJSON(p, "map ", "map"))
+	for _, tc := range q.PrioTCMap {
+		p.Uint(both, "", "%u ", uint64(tc))
+	}
+	p.CloseArray(both, "")
+	p.OpenArray(both, textOrJSON(p, mqprioIndent+"queues:", "queues"))
+	for i := 0; i < int(q.NumTC) && i < maxTC; i++ {
+		p.OpenArray(tcfmt.JSON, "")
+		p.Uint(both, "", "(%u:", uint64(q.Offset[i]))
+		// tc computes the last queue in int, so an empty class shows
+		// one below its offset.
+		p.Uint(both, "", "%u) ", uint64(uint32(int32(q.Offset[i])+int32(q.Count[i])-1)))
+		p.CloseArray(tcfmt.JSON, "")
+	}
+	p.CloseArray(both, "")
+	a := &o.Attrs
+	if !mqprioHasAttrs(a) {
+		return
+	}
+	switch {
+	case a.Mode == nil:
+		p.String(both, "mode", mqprioIndent+"mode:%s", "dcb")
+	case *a.Mode == mqprioModeChannel:
+		p.String(both, "mode", mqprioIndent+"mode:%s", "channel")
+	}
+	switch {
+	case a.Shaper == nil:
+		p.String(both, "shaper", mqprioIndent+"shaper:%s", "dcb")
+	case *a.Shaper == mqprioShaperBWRate:
+		p.String(both, "shaper", mqprioIndent+"shaper:%s", "bw_rlimit")
+	}
+	printRates := func(key string, vals []uint64) {
+		var rates [maxTC]uint64
+		copy(rates[:], vals)
+		p.OpenArray(both, textOrJSON(p, "\t"+key+":", key))
+		for i := 0; i < int(q.NumTC) && i < maxTC; i++ {
+			p.Rate(both, "", "%s ", rates[i])
+		}
+		p.CloseArray(both, "")
+	}
+	if a.MinRate64 != nil {
+		printRates(mqprioMinRate, a.MinRate64.Min)
+	}
+	if a.MaxRate64 != nil {
+		printRates(mqprioMaxRate, a.MaxRate64.Max)
+	}
+	var fp [maxTC]uint32
+	last := -1
+	for _, e := range a.TCEntry {
+		if e.Index == nil || *e.Index >= maxTC || e.FP == nil {
+			continue
+		}
+		fp[*e.Index] = *e.FP
+		last = max(last, int(*e.Index))
+	}
+	printFP(p, textOrJSON(p, mqprioIndent+"fp:", "fp"), fp[:last+1])
+}
+
+// mqprioHasAttrs reports whether mqprio's dump carried attributes after
+// its struct, which is when tc prints its lines after the queues.
+func mqprioHasAttrs(a *attrs.MQPrioAttrs) bool {
+	return a.Mode != nil || a.Shaper != nil || a.MinRate64 != nil || a.MaxRate64 != nil ||
+		len(a.TCEntry) > 0 || len(a.Unknown) > 0
+}
+
+// printFP prints the frame preemption of each traffic class as mqprio
+// and taprio do, E or P (or ? for another value) each after a blank,
+// then a line end; nothing when fp is empty.
+func printFP(p *tcfmt.Printer, key tcfmt.Name, fp []uint32) {
+	if len(fp) == 0 {
+		return
+	}
+	p.OpenArray(tcfmt.Any, key)
+	for _, v := range fp {
+		s := "?"
+		switch v {
+		case fpPreemptible:
+			s = "P"
+		case fpExpress:
+			s = "E"
+		}
+		p.String(tcfmt.Any, "", " %s", s)
+	}
+	p.CloseArray(tcfmt.Any, "")
+	p.NL()
+}
+
+// textOrJSON is tc's is_json_context() ? json : text, for the arrays whose
+// text delimiter is not their JSON key.
+func textOrJSON(p *tcfmt.Printer, text, json string) tcfmt.Name {
+	if p.IsJSON() {
+		return tcfmt.Name(json)
+	}
+	return tcfmt.Name(text)
+}

@@ -1,0 +1,415 @@
+package qdisc
+
+// taprio (net/sched/sch_taprio.c): IEEE 802.1Qbv time-aware scheduling, a
+// cycle of gate states over the traffic classes, as iproute2 7.x's
+// tc/q_taprio.c sets and prints it.
+//
+// What tc does, and gotc with it:
+//
+//   - "num_tc", "map", "queues" and "fp" are read as mqprio reads them
+//     (mqprio.go), but from an all-zero tc_mqprio_qopt, which is sent only
+//     when num_tc is not 0.
+//   - "sched-entry CMD MASK INTERVAL" adds an entry (S, H or R; the mask in
+//     hex; the interval in any base); the schedule list is always sent,
+//     empty or not, with NLA_F_NESTED.
+//   - "base-time", "cycle-time" and "cycle-time-extension" are get_s64 in
+//     base 10: a value that does not parse ends the parsing there, and what
+//     was read so far is sent. "flags" and "txtime-delay" refuse a bad
+//     value without a message. A second cycle-time, cycle-time-extension,
+//     clockid, flags or txtime-delay is refused only when the first was not
+//     zero.
+//   - Values of 0 are not sent; "max-sdu" and "fp" make one
+//     TCA_TAPRIO_ATTR_TC_ENTRY per traffic class up to the longer list.
+
+import (
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// taprioUsage is tc's explain() for taprio, tabs and all.
+const taprioUsage = "Usage: ... taprio clockid CLOCKID\n" +
+	"		[num_tc NUMBER] [map P0 P1 ...]\n" +
+	"		[queues COUNT@OFFSET COUNT@OFFSET COUNT@OFFSET ...]\n" +
+	"		[ [sched-entry index cmd gate-mask interval] ... ]\n" +
+	"		[base-time time] [txtime-delay delay]\n" +
+	"		[fp FP0 FP1 FP2 ...]\n" +
+	"\n" +
+	"CLOCKID must be a valid SYS-V id (i.e. CLOCK_TAI)"
+
+// taprioEntryUsage is what tc prints for a sched-entry it cannot read.
+const taprioEntryUsage = "Usage: ... taprio ... sched-entry <cmd> <gate mask> <interval>"
+
+// taprioCommands are the schedule entries' commands (TC_TAPRIO_CMD_*) by
+// their number.
+var taprioCommands = [...]string{"S", "H", "R"}
+
+func init() {
+	mustRegister(&Kind{
+		Name:  "taprio",
+		Usage: taprioUsage,
+		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+			return ParseTAPrio(args)
+		},
+		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+			if o, ok := opts.(*attrs.TAPrioAttrs); ok {
+				printTAPrio(p, o)
+			}
+		},
+		PrintXstats:      printTAPrioXstats,
+		PrintClassXstats: printTAPrioXstats,
+	})
+}
+
+// ParseTAPrio reads taprio's keywords into the options tc sends.
+func ParseTAPrio(args []string) (*attrs.TAPrioAttrs, error) {
+	var (
+		opt       attrs.TCMQPrioQopt
+		lists     tcLists
+		maxSDU    [maxTC]uint32
+		nsdu      int
+		entries   []attrs.TAPrioSchedEntry
+		clockid   int32 = clockidInvalid
+		flags     uint32
+		txtime    uint32
+		base      int64
+		cycle     int64
+		extension int64
+		err       error
+	)
+	// s64 reads a get_s64 value: ok is false when it does not parse, where
+	// tc stops reading and sends what it has.
+	s64 := func(i int, dst *int64) (int, bool, error) {
+		if i+1 >= len(args) {
+			return i, false, incompleteCommand()
+		}
+		v, err := tcfmt.ParseInt(args[i+1], 10, 64)
+		if err != nil {
+			return i, false, nil
+		}
+		*dst = v
+		return i + 1, true, nil
+	}
+	u32 := func(i int, dst *uint32) (int, error) {
+		v, err := tcfmt.ParseUint(args[i], 0, 32)
+		if err != nil {
+			return i, errorf("")
+		}
+		*dst = uint32(v)
+		return i, nil
+	}
+	duplicate := func(keyword string) error {
+		return errorf("taprio: duplicate %q specification", keyword)
+	}
+parse:
+	for i := 0; i < len(args); i++ {
+		switch w := args[i]; w {
+		case "num_tc":
+			if i, err = numTC(args, i, &opt); err != nil {
+				return nil, err
+			}
+		case "map":
+			i = priorityMap(args, i, &opt)
+		case "queues":
+			i = lists.queues(args, i, &opt)
+		case "fp":
+			i = lists.fpList(args, i)
+		case "max-sdu":
+			lists.entries = true
+			for n := 0; n < maxTC && i+1 < len(args); n++ {
+				v, err := tcfmt.ParseUint(args[i+1], 10, 32)
+				if err != nil {
+					break
+				}
+				i++
+				maxSDU[n] = uint32(v)
+				nsdu++
+			}
+		case "sched-entry":
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			cmd := uint8(len(taprioCommands))
+			for c, name := range taprioCommands {
+				if args[i] == name {
+					cmd = uint8(c)
+				}
+			}
+			if int(cmd) == len(taprioCommands) {
+				return nil, errorf(taprioEntryUsage)
+			}
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			mask, err := tcfmt.ParseUint(args[i], 16, 32)
+			if err != nil {
+				return nil, errorf(taprioEntryUsage)
+			}
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			interval, err := tcfmt.ParseUint(args[i], 0, 32)
+			if err != nil {
+				return nil, errorf(taprioEntryUsage)
+			}
+			gates, ns := uint32(mask), uint32(interval)
+			entries = append(entries, attrs.TAPrioSchedEntry{Cmd: &cmd, GateMask: &gates, Interval: &ns})
+		case "base-time", "cycle-time", "cycle-time-extension":
+			dst := &base
+			switch w {
+			case "cycle-time":
+				dst = &cycle
+			case "cycle-time-extension":
+				dst = &extension
+			}
+			if w != "base-time" && i+1 < len(args) && *dst != 0 {
+				return nil, duplicate(w)
+			}
+			var ok bool
+			if i, ok, err = s64(i, dst); err != nil {
+				return nil, err
+			} else if !ok {
+				break parse
+			}
+		case "clockid":
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			if clockid != clockidInvalid {
+				return nil, duplicate(w)
+			}
+			id, ok := parseClockid(args[i])
+			if !ok {
+				return nil, errorf("taprio: illegal value for \"clockid\": \"%s\".\nIt must be a valid SYS-V id (i.e. CLOCK_TAI)", args[i])
+			}
+			clockid = id
+		case "flags", "txtime-delay":
+			if i+1 >= len(args) {
+				return nil, incompleteCommand()
+			}
+			i++
+			dst := &flags
+			if w == "txtime-delay" {
+				dst = &txtime
+			}
+			if *dst != 0 {
+				return nil, duplicate(w)
+			}
+			if i, err = u32(i, dst); err != nil {
+				return nil, err
+			}
+		case "help":
+			return nil, &ParseError{ShowUsage: true}
+		default:
+			return nil, errorf("Unknown argument")
+		}
+	}
+	o := &attrs.TAPrioAttrs{SchedEntryList: &attrs.TAPrioSchedEntryList{Entry: entries}}
+	if clockid != clockidInvalid {
+		o.SchedClockid = &clockid
+	}
+	if flags != 0 {
+		o.Flags = &flags
+	}
+	if opt.NumTC > 0 {
+		o.Priomap = &opt
+	}
+	if txtime != 0 {
+		o.TxtimeDelay = &txtime
+	}
+	if base != 0 {
+		o.SchedBaseTime = &base
+	}
+	if cycle != 0 {
+		o.SchedCycleTime = &cycle
+	}
+	if extension != 0 {
+		o.SchedCycleTimeExtension = &extension
+	}
+	if lists.entries {
+		// As in mqprio, the counts add up over repeated keywords; gotc
+		// stops at 16 where tc would read past its arrays.
+		for tc := 0; tc < min(max(nsdu, lists.nfp), maxTC); tc++ {
+			e := attrs.TAPrioTCEntryAttrs{Index: ptrTo(uint32(tc))}
+			if tc < nsdu {
+				e.MaxSDU = ptrTo(maxSDU[tc])
+			}
+			if tc < lists.nfp {
+				e.FP = ptrTo(lists.fp[tc])
+			}
+			o.TCEntry = append(o.TCEntry, e)
+		}
+	}
+	return o, nil
+}
+
+// ptrTo returns a pointer to a copy of v.
+func ptrTo[T any](v T) *T { return &v }
+
+// printTAPrio prints taprio's options as tc does: the traffic classes
+// and their queues, the clock and flags, the operational schedule and,
+// under "admin" in JSON, the pending one, then each traffic class's
+// max-sdu and fp. Without TCA_TAPRIO_ATTR_PRIOMAP tc prints nothing.
+func printTAPrio(p *tcfmt.Printer, o *attrs.TAPrioAttrs) {
+	const both = tcfmt.Any
+	q := o.Priomap
+	if q == nil {
+		return
+	}
+	p.Uint(both, "tc", "tc %u ", uint64(q.NumTC))
+	p.OpenArray(both, "map")
+	for _, tc := range q.PrioTCMap {
+		p.Uint(both, "", " %u", uint64(tc))
+	}
+	p.CloseArray(both, "")
+	p.NL()
+	p.OpenArray(both, "queues")
+	for i := 0; i < int(q.NumTC) && i < maxTC; i++ {
+		p.OpenObject("")
+		p.Uint(both, "offset", " offset %u", uint64(q.Offset[i]))
+		p.Uint(both, "count", " count %u", uint64(q.Count[i]))
+		p.CloseObject()
+	}
+	p.CloseArray(both, "")
+	p.NL()
+	if o.SchedClockid != nil {
+		p.String(both, "clockid", "clockid %s", clockName(*o.SchedClockid))
+	}
+	if o.Flags != nil {
+		p.Hex0x(both, "flags", " flags %#x", uint64(*o.Flags))
+	}
+	if o.TxtimeDelay != nil {
+		// tc reads it as s32 into a u32 and prints it with %d.
+		p.Uint(tcfmt.JSON, "txtime_delay", "", uint64(*o.TxtimeDelay))
+		p.Int(tcfmt.FP, "", " txtime delay %d", int64(int32(*o.TxtimeDelay)))
+	}
+	printTAPrioSchedule(p, o)
+	if o.AdminSched != nil {
+		p.OpenObject("admin")
+		printTAPrioSchedule(p, o.AdminSched)
+		p.CloseObject()
+	}
+	var maxSDU, fp [maxTC]uint32
+	lastSDU, lastFP := -1, -1
+	for _, e := range o.TCEntry {
+		if e.Index == nil || *e.Index >= maxTC {
+			continue
+		}
+		tc := int(*e.Index)
+		if e.MaxSDU != nil {
+			maxSDU[tc], lastSDU = *e.MaxSDU, max(lastSDU, tc)
+		}
+		if e.FP != nil {
+			fp[tc], lastFP = *e.FP, max(lastFP, tc)
+		}
+	}
+	if lastSDU >= 0 {
+		p.OpenArray(both, "max-sdu")
+		for _, v := range maxSDU[:lastSDU+1] {
+			p.Uint(both, "", " %u", uint64(v))
+		}
+		p.CloseArray(both, "")
+		p.NL()
+	}
+	printFP(p, "fp", fp[:lastFP+1])
+}
+
+// printTAPrioSchedule prints one schedule, the operational at the top of
+// the options or the administrative one in TCA_TAPRIO_ATTR_ADMIN_SCHED:
+// base time, cycle time, extension, then an entry a line.
+func printTAPrioSchedule(p *tcfmt.Printer, o *attrs.TAPrioAttrs) {
+	const both = tcfmt.Any
+	// tc prints these s64 with print_lluint: unsigned in JSON, "%lld"
+	// in text.
+	s64 := func(key tcfmt.Name, format string, v *int64) {
+		if v != nil {
+			p.Uint(tcfmt.JSON, key, "", uint64(*v))
+			p.Int(tcfmt.FP, "", format, *v)
+		}
+	}
+	s64("base_time", "\tbase-time %lld", o.SchedBaseTime)
+	s64("cycle_time", " cycle-time %lld", o.SchedCycleTime)
+	s64("cycle_time_extension", " cycle-time-extension %lld", o.SchedCycleTimeExtension)
+	if o.SchedEntryList == nil {
+		return
+	}
+	p.OpenArray(tcfmt.JSON, "schedule")
+	p.NL()
+	for _, e := range o.SchedEntryList.Entry {
+		p.OpenObject("")
+		if e.Index != nil {
+			p.Uint(both, "index", "\tindex %u", uint64(*e.Index))
+		}
+		if e.Cmd != nil {
+			name := "Invalid"
+			if int(*e.Cmd) < len(taprioCommands) {
+				name = taprioCommands[*e.Cmd]
+			}
+			p.String(both, "cmd", " cmd %s", name)
+		}
+		if e.GateMask != nil {
+			p.Hex0x(both, "gatemask", " gatemask %#llx", uint64(*e.GateMask))
+		}
+		if e.Interval != nil {
+			p.Uint(both, "interval", " interval %u", uint64(*e.Interval))
+		}
+		p.CloseObject()
+		p.NL()
+	}
+	p.CloseArray(both, "")
+}
+
+// printTAPrioXstats prints the statistics an offloading device reports
+// for taprio or one of its classes: window_drops and tx_overruns, each
+// when present.
+func printTAPrioXstats(p *tcfmt.Printer, x Xstats) {
+	s, ok := x.App.(*attrs.TAPrioOffloadStatsAttrs)
+	if !ok {
+		return
+	}
+	if s.WindowDrops != nil {
+		p.Uint(tcfmt.Any, "window_drops", " window_drops %llu", *s.WindowDrops)
+	}
+	if s.TxOverruns != nil {
+		p.Uint(tcfmt.Any, "tx_overruns", " tx_overruns %llu", *s.TxOverruns)
+	}
+}
+
+// clockidInvalid is tc's CLOCKID_INVALID: no clock given.
+const clockidInvalid = -1
+
+// clocks are the clocks tc names (tc_util.c's clockt_map), in its order.
+var clocks = []struct {
+	name string
+	id   int32
+}{{"BOOTTIME", 7}, {"MONOTONIC", 1}, {"REALTIME", 0}, {"TAI", 11}}
+
+// parseClockid is tc's get_clockid: a clock's name, case-insensitive,
+// with or without "CLOCK_". tc drops the first six characters whenever
+// "CLOCK_" appears anywhere in the word, and so does gotc.
+func parseClockid(s string) (int32, bool) {
+	if strings.Contains(strings.ToUpper(s), "CLOCK_") {
+		s = s[len("CLOCK_"):]
+	}
+	for _, c := range clocks {
+		if strings.EqualFold(c.name, s) {
+			return c.id, true
+		}
+	}
+	return 0, false
+}
+
+// clockName is tc's get_clock_name: "invalid" for a clock it does not name.
+func clockName(id int32) string {
+	for _, c := range clocks {
+		if c.id == id {
+			return c.name
+		}
+	}
+	return "invalid"
+}
