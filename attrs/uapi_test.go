@@ -153,7 +153,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 					typ = "be" + typ[1:]
 				}
 				ours = append(ours, cMember(typ, m.Struct, m.Len, name))
-				off += memberSize(m.Type)*max(m.Len, 1)
+				off += memberSize(m.Type) * max(m.Len, 1)
 			}
 			for i, m := range members {
 				if strings.HasSuffix(m, "[]") {

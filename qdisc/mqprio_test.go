@@ -282,7 +282,6 @@ func TestParseCBS(t *testing.T) {
 	}
 }
 
-
 // FuzzParseTAPrio: whatever the words, taprio's parser returns options
 // or a ParseError, and what it returns encodes, decodes and prints the
 // same after the round trip.
