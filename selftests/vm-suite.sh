@@ -6,13 +6,14 @@
 #   sh selftests/vm-suite.sh runner    1. our tdc JSON tests (selftests/tests)
 #        with gotc as $TC; 2. the kernel's tdc files ($tdcfiles) under our
 #        runner, with gotc and with the reference tc as $TC: the same verdict
-#        for every case; 3. the differential test against the reference tc;
-#        4. CAKE options decoded a second time by go-tc.
+#        for every case; 3. the first half of the differential test against
+#        the reference tc (with the batches), alongside; 4. CAKE options
+#        decoded a second time by go-tc.
 #   sh selftests/vm-suite.sh kernel    5. the files of 2 under the kernel's own
 #        tdc.py, each checked against the reference tc's count
 #        (selftests/tdc-expected.txt); 6. the model-vs-kernel cases
-#        (selftests/model-tests). Both are timing-sensitive, so this half runs
-#        nothing beside them.
+#        (selftests/model-tests). Both are timing-sensitive, so they run
+#        alone, and then 7. the second half of the differential test.
 #
 # Each part prints its own "N passed, M failed" line; a half's status is
 # non-zero if any of its parts failed.
@@ -52,6 +53,9 @@ if [ "$half" = kernel ]; then
 
 	part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
 	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json || status=1
+
+	part "differential test against the reference tc, second half of the kinds"
+	/gotc/bin/difftest -shard 2/2 || status=1
 	finish
 fi
 
@@ -60,7 +64,7 @@ fi
 # tdc parts (which use a fresh namespace per test), in the time those spend
 # waiting.
 (
-	/gotc/bin/difftest >/tmp/difftest.log 2>&1 || echo fail >/tmp/difftest.status
+	/gotc/bin/difftest -shard 1/2 >/tmp/difftest.log 2>&1 || echo fail >/tmp/difftest.status
 	# go-tc fails a whole dump on kinds it lacks (dualpi2): give it a namespace.
 	{ /ref/bin/ip netns add crossdecode && /ref/bin/ip netns exec crossdecode /gotc/bin/crossdecode; } \
 		>/tmp/crossdecode.log 2>&1 || echo fail >/tmp/crossdecode.status
@@ -87,7 +91,7 @@ for f in $tdcfiles; do
 	fi
 done
 
-part "differential test against the reference tc (ran alongside)"
+part "differential test against the reference tc, first half of the kinds and the batches (ran alongside)"
 wait $side
 cat /tmp/difftest.log
 [ -e /tmp/difftest.status ] && status=1

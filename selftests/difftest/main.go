@@ -34,6 +34,8 @@ func main() {
 	ipPath := flag.String("ip", "/ref/bin/ip", "reference ip")
 	verbose := flag.Bool("v", false, "show every compared output")
 	only := flag.String("kinds", "", "comma-separated kinds (qdisc, filter or action) to test, skipping the batches (default: every kind and the batches)")
+	list := flag.Bool("list", false, "print how many combinations (and filter lines) each kind has, and run nothing")
+	shardFlag := flag.String("shard", "", "K/N: run the K-th of N shares of the kinds, of about equal size (the batches run in the first)")
 	flag.Parse()
 	var kinds []string
 	if *only != "" {
@@ -45,6 +47,18 @@ func main() {
 			}
 		}
 		allCases = kept
+	}
+	shard, shards := 1, 1
+	if *shardFlag != "" {
+		if _, err := fmt.Sscanf(*shardFlag, "%d/%d", &shard, &shards); err != nil || shard < 1 || shard > shards {
+			fmt.Fprintf(os.Stderr, "difftest: -shard %q: want K/N with 1 <= K <= N\n", *shardFlag)
+			os.Exit(2)
+		}
+		keepShard(shard, shards)
+	}
+	if *list {
+		listCases()
+		return
 	}
 	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose}
 	for _, dev := range []string{"dref", "dgot"} {
@@ -71,7 +85,7 @@ func main() {
 	}
 	r.checkFilters(kinds, total)
 	var bp, bf int
-	if *only == "" {
+	if *only == "" && shard == 1 {
 		bp, bf = r.checkBatches()
 	}
 	passed, failed := bp, bf
@@ -93,6 +107,60 @@ func main() {
 	if failed > 0 {
 		os.Exit(1)
 	}
+}
+
+// keepShard keeps the kinds of the shard-th of shards shares: kinds go,
+// the largest first, to the share with the fewest cases so far, so that
+// the shares take about as long.
+func keepShard(shard, shards int) {
+	type sized struct {
+		i, n   int
+		filter bool
+	}
+	var all []sized
+	for i := range allCases {
+		all = append(all, sized{i, len(allCases[i].combinations()), false})
+	}
+	for i, c := range allFilterCases {
+		// A filter line runs each tool alone on a fresh device: about
+		// three combinations' time.
+		all = append(all, sized{i, 3 * len(c.lines), true})
+	}
+	slices.SortStableFunc(all, func(a, b sized) int { return b.n - a.n })
+	load := make([]int, shards)
+	var kinds []kindCases
+	var filters []filterCases
+	for _, k := range all {
+		to := slices.Index(load, slices.Min(load))
+		load[to] += k.n
+		if to != shard-1 {
+			continue
+		}
+		if k.filter {
+			filters = append(filters, allFilterCases[k.i])
+		} else {
+			kinds = append(kinds, allCases[k.i])
+		}
+	}
+	allCases, allFilterCases = kinds, filters
+}
+
+// listCases prints each kind's count of combinations: its valid and
+// invalid option lists, class cases, and random mixes; and each filter or
+// action kind's command lines.
+func listCases() {
+	total := 0
+	for i := range allCases {
+		k := &allCases[i]
+		n := len(k.combinations())
+		total += n
+		fmt.Printf("%s: %d combinations (%d valid, %d invalid, %d class cases)\n", k.label(), n, len(k.valid), len(k.invalid), len(k.classes))
+	}
+	for _, c := range allFilterCases {
+		total += len(c.lines)
+		fmt.Printf("%s: %d command lines\n", c.kind, len(c.lines))
+	}
+	fmt.Printf("%d in all\n", total)
 }
 
 // combination is one test: the options of an add, and optionally those of a
@@ -161,7 +229,7 @@ func register(k kindCases) {
 }
 
 // combinations are each valid and invalid option list alone, then random
-// mixes of valid ones (half of them changed afterwards) up to 64 in all.
+// mixes of valid ones (half of them changed afterwards) up to 32 in all.
 func (k *kindCases) combinations() []combination {
 	var out []combination
 	for _, s := range append(append([]string{}, k.valid...), k.invalid...) {
@@ -184,7 +252,7 @@ func (k *kindCases) combinations() []combination {
 		return out
 	}
 	rng := rand.New(rand.NewSource(int64(len(k.label()))))
-	want := 64 + len(k.classes)
+	want := 32 + len(k.classes)
 	if k.mixes > 0 {
 		want = len(out) + k.mixes
 	}
