@@ -444,6 +444,16 @@ var ipv6Fields = map[string]struct {
 	"icmp_type": {8, 40, 0}, "icmp_code": {8, 41, 1},
 }
 
+// nextHeaderFields are the samples of udp and tcp (alike) and icmp: fields
+// of the header after IP's, so relative to the next header (offmask -1).
+var nextHeaderFields = map[string]map[string]struct {
+	size int
+	off  int32
+}{
+	"udp":  {"src": {16, 0}, "dst": {16, 2}},
+	"icmp": {"type": {8, 0}, "code": {8, 1}},
+}
+
 func (s *u32Sel) sized(w *u32Words, size int, off, offmask int32) error {
 	switch size {
 	case 32:
@@ -536,25 +546,20 @@ func (s *u32Sel) selector(w *u32Words, stderr func(string)) error {
 			}
 			return errIllegal
 		})
-	case tcfmt.Matches(kw, "udp"), tcfmt.Matches(kw, "tcp"):
+	case tcfmt.Matches(kw, "udp"), tcfmt.Matches(kw, "tcp"), tcfmt.Matches(kw, "icmp"):
+		fields := nextHeaderFields["icmp"]
+		if !tcfmt.Matches(kw, "icmp") {
+			fields = nextHeaderFields["udp"]
+		}
 		read = field(func(name string) error {
-			if name != "src" && name != "dst" {
+			f, ok := fields[name]
+			if !ok {
 				return errIllegal
 			}
 			if err := w.next(); err != nil {
 				return err
 			}
-			return s.sample16(w, map[string]int32{"src": 0, "dst": 2}[name], -1)
-		})
-	case tcfmt.Matches(kw, "icmp"):
-		read = field(func(name string) error {
-			if name != "type" && name != "code" {
-				return errIllegal
-			}
-			if err := w.next(); err != nil {
-				return err
-			}
-			return s.sample8(w, map[string]int32{"type": 0, "code": 1}[name], -1)
+			return s.sized(w, f.size, f.off, -1)
 		})
 	case tcfmt.Matches(kw, "mark"):
 		read = func() error { return s.markSample(w, stderr) }
