@@ -41,6 +41,8 @@ const (
 	ethPRARP   = 0x8035
 	ethP8021Q  = 0x8100
 	ethP8021AD = 0x88a8
+	ethPMPLSUC = 0x8847
+	ethPMPLSMC = 0x8848
 )
 
 // IPPROTO_* numbers flower names.
@@ -257,8 +259,10 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 		return fp.vlanPrio(args, m("vlan_prio"))
 	case m("vlan_ethtype"), m("cvlan_ethtype"):
 		return fp.vlanEthType(args, m("vlan_ethtype"))
-	case m("mpls"), m("mpls_label"), m("mpls_tc"), m("mpls_bos"), m("mpls_ttl"):
-		return nil, flowerRefused(flowerKeyName(w, "mpls", "mpls_label", "mpls_tc", "mpls_bos", "mpls_ttl"))
+	case m("mpls"):
+		return nil, flowerRefused("mpls")
+	case m("mpls_label"), m("mpls_tc"), m("mpls_bos"), m("mpls_ttl"):
+		return fp.mplsKey(args, flowerKeyName(w, "mpls_label", "mpls_tc", "mpls_bos", "mpls_ttl"))
 	case m("dst_mac"), m("src_mac"):
 		v, err := value()
 		if err != nil {
@@ -349,13 +353,25 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 	case w == "l2tpv3_sid", w == "spi":
 		return nil, flowerRefused(w)
 	case m("arp_tip"), m("arp_sip"), m("arp_op"), m("arp_tha"), m("arp_sha"):
-		return nil, flowerRefused(flowerKeyName(w, "arp_tip", "arp_sip", "arp_op", "arp_tha", "arp_sha"))
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if err := fp.arpKey(flowerKeyName(w, "arp_tip", "arp_sip", "arp_op", "arp_tha", "arp_sha"), v); err != nil {
+			return nil, err
+		}
 	case w == "pppoe_sid", w == "ppp_proto":
 		return nil, flowerRefused(w)
-	case m("enc_dst_ip"), m("enc_src_ip"), m("enc_key_id"), m("enc_dst_port"), m("enc_tos"), m("enc_ttl"),
-		m("geneve_opts"), m("vxlan_opts"), m("erspan_opts"):
-		return nil, flowerRefused(flowerKeyName(w, "enc_dst_ip", "enc_src_ip", "enc_key_id", "enc_dst_port",
-			"enc_tos", "enc_ttl", "geneve_opts", "vxlan_opts", "erspan_opts"))
+	case m("enc_dst_ip"), m("enc_src_ip"), m("enc_key_id"), m("enc_dst_port"), m("enc_tos"), m("enc_ttl"):
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if err := fp.encKey(flowerKeyName(w, "enc_dst_ip", "enc_src_ip", "enc_key_id", "enc_dst_port", "enc_tos", "enc_ttl"), v); err != nil {
+			return nil, err
+		}
+	case m("geneve_opts"), m("vxlan_opts"), m("erspan_opts"):
+		return nil, flowerRefused(flowerKeyName(w, "geneve_opts", "vxlan_opts", "erspan_opts"))
 	case w == "gtp_opts", w == "pfcp_opts", w == "enc_flags":
 		return nil, flowerRefused(w)
 	case m("action"):
@@ -616,16 +632,7 @@ func (fp *flowerParser) parseIPAddr(s string, dst bool) error {
 		}
 		return nil
 	}
-	b := a.As16()
-	mask := make([]byte, 16)
-	for i := range mask {
-		switch {
-		case n >= 8*(i+1):
-			mask[i] = 0xff
-		case n > 8*i:
-			mask[i] = byte(0xff << (8*(i+1) - n))
-		}
-	}
+	b, mask := a.As16(), ipv6Mask(n)
 	if dst {
 		o.KeyIpv6Dst, o.KeyIpv6DstMask = b[:], mask
 	} else {
@@ -729,6 +736,174 @@ func (fp *flowerParser) parseICMP(s string, typ bool) bool {
 	a, b := uint8(v), uint8(m)
 	*val, *mask = &a, &b
 	return true
+}
+
+// mplsKey is the MPLS keys of the old form, one label stack entry's
+// fields: mpls_label (20 bits), mpls_tc (3), mpls_bos (1), mpls_ttl (8),
+// each decimal, under an MPLS ethertype.
+func (fp *flowerParser) mplsKey(args []string, key string) ([]string, error) {
+	if len(args) < 2 {
+		return nil, incompleteCommand()
+	}
+	if fp.ethType != ethPMPLSUC && fp.ethType != ethPMPLSMC {
+		return nil, errorf("Can't set %q if ethertype isn't MPLS", key)
+	}
+	width, limit := 8, uint64(0xff)
+	switch key {
+	case "mpls_label":
+		width, limit = 32, 0xfffff
+	case "mpls_tc":
+		limit = 7
+	case "mpls_bos":
+		limit = 1
+	}
+	n, err := tcfmt.ParseUint(args[1], 10, width)
+	if err != nil || n > limit {
+		return nil, keyError(key)
+	}
+	o, v := fp.o, uint8(n)
+	switch key {
+	case "mpls_label":
+		o.KeyMPLSLabel = ptrTo(uint32(n))
+	case "mpls_tc":
+		o.KeyMPLSTC = &v
+	case "mpls_bos":
+		o.KeyMPLSBos = &v
+	default:
+		o.KeyMPLSTtl = &v
+	}
+	return args[2:], nil
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// arpKey is the ARP keys, under an ARP or RARP ethertype: arp_tip and
+// arp_sip are IPv4 prefixes, arp_op request, reply or a number (masked),
+// arp_sha and arp_tha masked MACs.
+func (fp *flowerParser) arpKey(key, s string) error {
+	o := fp.o
+	arp := fp.ethType == ethPARP || fp.ethType == ethPRARP
+	switch key {
+	case "arp_tip", "arp_sip":
+		if !arp {
+			return keyError(key)
+		}
+		a, n, err := parsePrefix(s, false)
+		if err != nil {
+			return errorf("Error: inet prefix is expected rather than %q.", s)
+		}
+		addr, mask := be32(a.As4()), prefixMask(n)
+		if key == "arp_tip" {
+			o.KeyArpTip, o.KeyArpTipMask = &addr, &mask
+		} else {
+			o.KeyArpSip, o.KeyArpSipMask = &addr, &mask
+		}
+	case "arp_op":
+		if !arp {
+			return keyError(key)
+		}
+		v, m, slash := strings.Cut(s, "/")
+		var op uint64
+		switch v {
+		case "request":
+			op = 1
+		case "reply":
+			op = 2
+		default:
+			n, err := tcfmt.ParseUint(v, 10, 8)
+			if err != nil || n > 2 {
+				return keyError(key)
+			}
+			op = n
+		}
+		mask := uint64(0xff)
+		if slash {
+			var err error
+			if mask, err = tcfmt.ParseUint(m, 10, 8); err != nil {
+				return keyError(key)
+			}
+		}
+		o.KeyArpOp, o.KeyArpOpMask = ptrTo(uint8(op)), ptrTo(uint8(mask))
+	default:
+		addr, mask, printed, ok := parseMaskedMAC(s)
+		if !ok {
+			return keyError(key, printed...)
+		}
+		if key == "arp_tha" {
+			o.KeyArpTha, o.KeyArpThaMask = addr, mask
+		} else {
+			o.KeyArpSha, o.KeyArpShaMask = addr, mask
+		}
+	}
+	return nil
+}
+
+// encKey is the tunnel keys of a decapsulated packet: enc_dst_ip and
+// enc_src_ip are prefixes of either family, enc_key_id a 32-bit and
+// enc_dst_port a 16-bit decimal number, enc_tos and enc_ttl as ip_tos.
+func (fp *flowerParser) encKey(key, s string) error {
+	o := fp.o
+	switch key {
+	case "enc_dst_ip", "enc_src_ip":
+		v6 := strings.Contains(s, ":")
+		a, n, err := parsePrefix(s, v6)
+		if err != nil {
+			return errorf("Error: any valid prefix is expected rather than %q.", s)
+		}
+		dst := key == "enc_dst_ip"
+		if !v6 {
+			addr, mask := be32(a.As4()), prefixMask(n)
+			if dst {
+				o.KeyEncIpv4Dst, o.KeyEncIpv4DstMask = &addr, &mask
+			} else {
+				o.KeyEncIpv4Src, o.KeyEncIpv4SrcMask = &addr, &mask
+			}
+			return nil
+		}
+		b, mask := a.As16(), ipv6Mask(n)
+		if dst {
+			o.KeyEncIpv6Dst, o.KeyEncIpv6DstMask = b[:], mask
+		} else {
+			o.KeyEncIpv6Src, o.KeyEncIpv6SrcMask = b[:], mask
+		}
+	case "enc_key_id":
+		n, err := tcfmt.ParseUint(s, 10, 32)
+		if err != nil {
+			return keyError(key)
+		}
+		o.KeyEncKeyID = ptrTo(uint32(n))
+	case "enc_dst_port":
+		n, err := tcfmt.ParseUint(s, 10, 16)
+		if err != nil {
+			return keyError(key)
+		}
+		o.KeyEncUdpDstPort = ptrTo(uint16(n))
+	default:
+		val, mask, ok := parseTosTTL(s)
+		if !ok {
+			return keyError(key)
+		}
+		if key == "enc_tos" {
+			o.KeyEncIPTos, o.KeyEncIPTosMask = &val, &mask
+		} else {
+			o.KeyEncIPTtl, o.KeyEncIPTtlMask = &val, &mask
+		}
+	}
+	return nil
+}
+
+// ipv6Mask is the 16-byte mask of a prefix length.
+func ipv6Mask(n int) []byte {
+	mask := make([]byte, 16)
+	for i := range mask {
+		switch {
+		case n >= 8*(i+1):
+			mask[i] = 0xff
+		case n > 8*i:
+			mask[i] = byte(0xff << (8*(i+1) - n))
+		}
+	}
+	return mask
 }
 
 // isVLAN is eth_type_vlan: an 802.1Q or 802.1AD ethertype, or enough VLAN
@@ -945,6 +1120,36 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 		printFlowerMaskedU8(p, "icmp_type", o.KeyIcmpv6Type, o.KeyIcmpv6TypeMask)
 		printFlowerMaskedU8(p, "icmp_code", o.KeyIcmpv6Code, o.KeyIcmpv6CodeMask)
 	}
+	printFlowerIPv4(p, "arp_sip", o.KeyArpSip, o.KeyArpSipMask)
+	printFlowerIPv4(p, "arp_tip", o.KeyArpTip, o.KeyArpTipMask)
+	if o.KeyArpOp != nil {
+		if op := *o.KeyArpOp; (o.KeyArpOpMask == nil || *o.KeyArpOpMask == 0xff) && (op == 1 || op == 2) {
+			printIndentNameValue(p, "arp_op", map[uint8]string{1: "request", 2: "reply"}[op])
+		} else {
+			printFlowerMaskedU8(p, "arp_op", o.KeyArpOp, o.KeyArpOpMask)
+		}
+	}
+	printFlowerMAC(p, "arp_sha", o.KeyArpSha, o.KeyArpShaMask)
+	printFlowerMAC(p, "arp_tha", o.KeyArpTha, o.KeyArpThaMask)
+	// The tunnel addresses are IPv4 when the IPv4 mask is there.
+	if o.KeyEncIpv4DstMask != nil {
+		printFlowerIPv4(p, "enc_dst_ip", o.KeyEncIpv4Dst, o.KeyEncIpv4DstMask)
+	} else {
+		printFlowerIPv6(p, "enc_dst_ip", o.KeyEncIpv6Dst, o.KeyEncIpv6DstMask)
+	}
+	if o.KeyEncIpv4SrcMask != nil {
+		printFlowerIPv4(p, "enc_src_ip", o.KeyEncIpv4Src, o.KeyEncIpv4SrcMask)
+	} else {
+		printFlowerIPv6(p, "enc_src_ip", o.KeyEncIpv6Src, o.KeyEncIpv6SrcMask)
+	}
+	if o.KeyEncKeyID != nil {
+		p.NL()
+		p.Text("  ")
+		p.Uint(tcfmt.Any, "enc_key_id", "enc_key_id %u", uint64(*o.KeyEncKeyID))
+	}
+	printMaskedUint(p, "enc_dst_port", u16p(o.KeyEncUdpDstPort), u16p(o.KeyEncUdpDstPortMask), 0xffff)
+	printMaskedUint(p, "enc_tos", u8p(o.KeyEncIPTos), u8p(o.KeyEncIPTosMask), 0xff)
+	printMaskedUint(p, "enc_ttl", u8p(o.KeyEncIPTtl), u8p(o.KeyEncIPTtlMask), 0xff)
 	printIPFlags(p, o.KeyFlags, o.KeyFlagsMask)
 	if o.KeyCTState != nil {
 		mask := uint16(0xffff)

@@ -51,6 +51,13 @@ func TestParseFlower(t *testing.T) {
 		{ethPIP, "ip_flags frag/nofirstfrag", attrs.FlowerAttrs{Flags: zero, KeyFlags: u32(1), KeyFlagsMask: u32(3), KeyEthType: u16(ethPIP)}},
 		{ethPIP, "ct_state +trk-est ct_zone 5 ct_mark 1/3", attrs.FlowerAttrs{KeyCTState: u16(1 << 3), KeyCTStateMask: u16(1<<3 | 1<<1),
 			KeyCTZone: u16(5), KeyCTZoneMask: u16(0xffff), KeyCTMark: u32(1), KeyCTMarkMask: u32(3), Flags: zero, KeyEthType: u16(ethPIP)}},
+		{ethPMPLSUC, "mpls_label 1048575 mpls_tc 7 mpls_bos 1 mpls_ttl 255", attrs.FlowerAttrs{KeyMPLSLabel: u32(0xfffff), KeyMPLSTC: u8(7),
+			KeyMPLSBos: u8(1), KeyMPLSTtl: u8(255), Flags: zero, KeyEthType: u16(ethPMPLSUC)}},
+		{ethPARP, "arp_op reply/3 arp_tip 10.0.0.0/8", attrs.FlowerAttrs{KeyArpOp: u8(2), KeyArpOpMask: u8(3), KeyArpTip: u32(0x0a000000),
+			KeyArpTipMask: u32(0xff000000), Flags: zero, KeyEthType: u16(ethPARP)}},
+		{EthPAll, "enc_dst_ip 10.0.0.1 enc_key_id 42 enc_dst_port 4789 enc_ttl 64/f0", attrs.FlowerAttrs{
+			KeyEncIpv4Dst: u32(0x0a000001), KeyEncIpv4DstMask: u32(0xffffffff), KeyEncKeyID: u32(42), KeyEncUdpDstPort: u16(4789),
+			KeyEncIPTtl: u8(64), KeyEncIPTtlMask: u8(0xf0), Flags: zero}},
 	} {
 		opts, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
 		if err != nil {
@@ -84,9 +91,13 @@ func TestParseFlowerErrors(t *testing.T) {
 		{ethP8021Q, "vlan_ethtype bogus", `Error: argument "bogus" is wrong: invalid vlan_ethtype`, 255},
 		{ethPIP, "dst_mac 1:2:3:4:5:zz", "\"1:2:3:4:5:zz\" is invalid lladdr.\nIllegal \"dst_mac\"", 1},
 		{ethPIP, "indev a/b", `Error: argument "a/b" is wrong: "indev" not a valid ifname`, 255},
-		{0x8847, "mpls_label 5", "gotc does not support flower key mpls_label yet", 1},
-		{ethPARP, "arp_op request", "gotc does not support flower key arp_op yet", 1},
-		{ethPIP, "enc_key_id 5", "gotc does not support flower key enc_key_id yet", 1},
+		{ethPMPLSUC, "mpls lse depth 1 label 5", "gotc does not support flower key mpls yet", 1},
+		{ethPIP, "mpls_label 5", `Can't set "mpls_label" if ethertype isn't MPLS`, 1},
+		{ethPMPLSUC, "mpls_tc 8", `Illegal "mpls_tc"`, 1},
+		{ethPIP, "arp_op request", `Illegal "arp_op"`, 1},
+		{ethPIP, "geneve_opts 0102:80:1122", "gotc does not support flower key geneve_opts yet", 1},
+		{0x8864, "pppoe_sid 5", "gotc does not support flower key pppoe_sid yet", 1},
+		{ethPIP, "ip_proto udp spi 5", "gotc does not support flower key spi yet", 1},
 		{ethPIP, "ct_label 1", "gotc does not support flower key ct_label yet", 1},
 		{0x8902, "cfm mdl 1", "gotc does not support flower key cfm yet", 1},
 	} {

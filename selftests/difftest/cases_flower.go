@@ -43,6 +43,12 @@ func init() {
 		"filter add dev DEV ingress protocol ip prio 1 flower dst_ip 1.3.3.7/32 action mirred egress mirror dev IFB",
 		"filter add dev DEV ingress protocol ip flower ip_proto tcp dst_port 443 skip_hw action mirred egress redirect dev IFB",
 		"filter add dev DEV parent 1: protocol ip flower c 1:1",
+		"filter add dev DEV parent 1: protocol mpls_uc flower mpls_label 1000 mpls_tc 3 mpls_bos 1 mpls_ttl 64 classid 1:1",
+		"filter add dev DEV parent 1: protocol arp flower arp_op request arp_sip 10.0.0.0/8 arp_tip 10.0.0.1 classid 1:1",
+		"filter add dev DEV parent 1: protocol arp flower arp_op 0 arp_sha 00:11:22:33:44:55 arp_tha 00:11:22:00:00:00/24 classid 1:1",
+		"filter add dev DEV parent 1: protocol arp flower arp_op reply/3 classid 1:1",
+		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 10.0.0.1 enc_src_ip 10.0.0.0/16 enc_key_id 42 enc_dst_port 4789 classid 1:1",
+		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 2001:db8::1 enc_src_ip 2001:db8::/48 enc_tos 0x10/f0 enc_ttl 64 classid 1:1",
 		// Refused by tc or by the kernel.
 		"filter add dev DEV parent 1: protocol ip flower bogus",
 		"filter add dev DEV parent 1: protocol ip flower help",
@@ -75,5 +81,11 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip flower ct_state +foo",
 		"filter add dev DEV parent 1: protocol ip flower ct_zone 70000",
 		"filter add dev DEV parent 1: protocol ip flower dst_ip 1.1.1.1 action bogus",
+		"filter add dev DEV parent 1: protocol ip flower mpls_label 5",
+		"filter add dev DEV parent 1: protocol mpls_uc flower mpls_label 1048576",
+		"filter add dev DEV parent 1: protocol ip flower arp_op request",
+		"filter add dev DEV parent 1: protocol arp flower arp_op 3",
+		"filter add dev DEV parent 1: protocol ip flower enc_key_id x",
+		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 1.2.3.4/40",
 	}})
 }
