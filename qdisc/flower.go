@@ -9,8 +9,9 @@ package qdisc
 // the ethertype the keys start from, vlan_ethtype and cvlan_ethtype replace
 // it, and ip_proto chooses which port and ICMP attributes carry the
 // transport keys. gotc reads the words in order, as tc does. The keys gotc
-// does not build yet (MPLS, ARP, tunnels, PPPoE, CFM, ...) are refused with
-// a message that names them.
+// does not build yet (MPLS label stacks "mpls lse ...", ct_label,
+// ppp_proto, tunnel options and enc_flags, cfm) are refused with a message
+// that names them.
 
 import (
 	"encoding/binary"
@@ -33,6 +34,9 @@ MATCH := indev DEV | num_of_vlans N | vlan_id VID | vlan_prio PRIO | vlan_ethtyp
        | dst_port { PORT | PORT/MASK | MIN-MAX } | src_port { PORT | PORT/MASK | MIN-MAX }
        | tcp_flags HEX[/HEX] | type TYPE[/MASK] | code CODE[/MASK]
        | ip_flags [no]frag/[no]firstfrag | ct_state {+|-}FLAG... | ct_zone ZONE[/MASK] | ct_mark MARK[/MASK]
+       | mpls_label N | mpls_tc N | mpls_bos N | mpls_ttl N | l2tpv3_sid N | spi HEX | pppoe_sid N | l2_miss N
+       | arp_tip PREFIX | arp_sip PREFIX | arp_op { request | reply | N }[/MASK] | arp_tha MAC | arp_sha MAC
+       | enc_dst_ip PREFIX | enc_src_ip PREFIX | enc_key_id N | enc_dst_port PORT | enc_tos TOS | enc_ttl TTL
 The filter's protocol is the ethertype matched; CLASSID is hex MAJOR:MINOR.`
 
 // The ETH_P_* numbers flower's keys depend on.
@@ -43,6 +47,7 @@ const (
 	ethP8021AD = 0x88a8
 	ethPMPLSUC = 0x8847
 	ethPMPLSMC = 0x8848
+	ethPPPPSes = 0x8864
 )
 
 // IPPROTO_* numbers flower names.
@@ -189,7 +194,15 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 			return nil, errorf(`Illegal "ip_flags"`)
 		}
 	case w == "l2_miss":
-		return nil, flowerRefused(w)
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		n, err := tcfmt.ParseUint(v, 10, 8)
+		if err != nil {
+			return nil, errorf(`Illegal "l2_miss"`)
+		}
+		o.L2Miss = ptrTo(uint8(n))
 	case m("verbose"):
 		fp.flags |= clsFlagVerbose
 		return args[1:], nil
@@ -350,8 +363,32 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 			}
 			return nil, errorf(`Illegal "icmp code"`)
 		}
-	case w == "l2tpv3_sid", w == "spi":
-		return nil, flowerRefused(w)
+	case w == "l2tpv3_sid":
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if fp.ipProto != ipprotoL2TP {
+			return nil, errorf(`Can't set "l2tpv3_sid" if ip_proto isn't l2tp`)
+		}
+		n, err := tcfmt.ParseUint(v, 10, 32)
+		if err != nil {
+			return nil, errorf(`Illegal "l2tpv3 session id"`)
+		}
+		o.KeyL2tpv3Sid = ptrTo(uint32(n))
+	case w == "spi":
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if fp.ipProto != ipprotoUDP && fp.ipProto != ipprotoESP && fp.ipProto != ipprotoAH {
+			return nil, errorf(`Can't set "spi" if ip_proto isn't ESP/UDP/AH`)
+		}
+		n, err := tcfmt.ParseUint(v, 16, 32)
+		if err != nil {
+			return nil, errorf(`Illegal "spi index"`)
+		}
+		o.KeySpi, o.KeySpiMask = ptrTo(uint32(n)), ptrTo(uint32(0xffffffff))
 	case m("arp_tip"), m("arp_sip"), m("arp_op"), m("arp_tha"), m("arp_sha"):
 		v, err := value()
 		if err != nil {
@@ -360,7 +397,20 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 		if err := fp.arpKey(flowerKeyName(w, "arp_tip", "arp_sip", "arp_op", "arp_tha", "arp_sha"), v); err != nil {
 			return nil, err
 		}
-	case w == "pppoe_sid", w == "ppp_proto":
+	case w == "pppoe_sid":
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if fp.ethType != ethPPPPSes {
+			return nil, errorf(`Can't set "pppoe_sid" if ethertype isn't PPPoE session`)
+		}
+		n, err := tcfmt.ParseUint(v, 10, 16)
+		if err != nil {
+			return nil, errorf(`Illegal "pppoe_sid"`)
+		}
+		o.KeyPppoeSid = ptrTo(uint16(n))
+	case w == "ppp_proto":
 		return nil, flowerRefused(w)
 	case m("enc_dst_ip"), m("enc_src_ip"), m("enc_key_id"), m("enc_dst_port"), m("enc_tos"), m("enc_ttl"):
 		v, err := value()
@@ -1120,6 +1170,13 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 		printFlowerMaskedU8(p, "icmp_type", o.KeyIcmpv6Type, o.KeyIcmpv6TypeMask)
 		printFlowerMaskedU8(p, "icmp_code", o.KeyIcmpv6Code, o.KeyIcmpv6CodeMask)
 	}
+	if o.KeyL2tpv3Sid != nil {
+		nlUint("l2tpv3_sid", "  l2tpv3_sid %u", uint64(*o.KeyL2tpv3Sid))
+	}
+	if o.KeySpi != nil {
+		p.NL()
+		p.Hex(tcfmt.Any, "spi", "  spi 0x%x", *o.KeySpi)
+	}
 	printFlowerIPv4(p, "arp_sip", o.KeyArpSip, o.KeyArpSipMask)
 	printFlowerIPv4(p, "arp_tip", o.KeyArpTip, o.KeyArpTipMask)
 	if o.KeyArpOp != nil {
@@ -1131,6 +1188,9 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	}
 	printFlowerMAC(p, "arp_sha", o.KeyArpSha, o.KeyArpShaMask)
 	printFlowerMAC(p, "arp_tha", o.KeyArpTha, o.KeyArpThaMask)
+	if o.KeyPppoeSid != nil {
+		nlUint("pppoe_sid", "  pppoe_sid %u", uint64(*o.KeyPppoeSid))
+	}
 	// The tunnel addresses are IPv4 when the IPv4 mask is there.
 	if o.KeyEncIpv4DstMask != nil {
 		printFlowerIPv4(p, "enc_dst_ip", o.KeyEncIpv4Dst, o.KeyEncIpv4DstMask)
@@ -1151,6 +1211,9 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	printMaskedUint(p, "enc_tos", u8p(o.KeyEncIPTos), u8p(o.KeyEncIPTosMask), 0xff)
 	printMaskedUint(p, "enc_ttl", u8p(o.KeyEncIPTtl), u8p(o.KeyEncIPTtlMask), 0xff)
 	printIPFlags(p, o.KeyFlags, o.KeyFlagsMask)
+	if o.L2Miss != nil {
+		nlUint("l2_miss", "  l2_miss %u", uint64(*o.L2Miss))
+	}
 	if o.KeyCTState != nil {
 		mask := uint16(0xffff)
 		if o.KeyCTStateMask != nil {

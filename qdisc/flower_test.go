@@ -58,6 +58,8 @@ func TestParseFlower(t *testing.T) {
 		{EthPAll, "enc_dst_ip 10.0.0.1 enc_key_id 42 enc_dst_port 4789 enc_ttl 64/f0", attrs.FlowerAttrs{
 			KeyEncIpv4Dst: u32(0x0a000001), KeyEncIpv4DstMask: u32(0xffffffff), KeyEncKeyID: u32(42), KeyEncUdpDstPort: u16(4789),
 			KeyEncIPTtl: u8(64), KeyEncIPTtlMask: u8(0xf0), Flags: zero}},
+		{ethPIP, "ip_proto esp spi ff l2_miss 1", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoESP), KeySpi: u32(0xff), KeySpiMask: u32(0xffffffff),
+			L2Miss: u8(1), Flags: zero, KeyEthType: u16(ethPIP)}},
 	} {
 		opts, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
 		if err != nil {
@@ -96,8 +98,10 @@ func TestParseFlowerErrors(t *testing.T) {
 		{ethPMPLSUC, "mpls_tc 8", `Illegal "mpls_tc"`, 1},
 		{ethPIP, "arp_op request", `Illegal "arp_op"`, 1},
 		{ethPIP, "geneve_opts 0102:80:1122", "gotc does not support flower key geneve_opts yet", 1},
-		{0x8864, "pppoe_sid 5", "gotc does not support flower key pppoe_sid yet", 1},
-		{ethPIP, "ip_proto udp spi 5", "gotc does not support flower key spi yet", 1},
+		{ethPPPPSes, "ppp_proto ip", "gotc does not support flower key ppp_proto yet", 1},
+		{ethPIP, "pppoe_sid 5", `Can't set "pppoe_sid" if ethertype isn't PPPoE session`, 1},
+		{ethPIP, "ip_proto tcp spi 5", `Can't set "spi" if ip_proto isn't ESP/UDP/AH`, 1},
+		{ethPIP, "ip_proto l2tp l2tpv3_sid x", `Illegal "l2tpv3 session id"`, 1},
 		{ethPIP, "ct_label 1", "gotc does not support flower key ct_label yet", 1},
 		{0x8902, "cfm mdl 1", "gotc does not support flower key cfm yet", 1},
 	} {

@@ -48,6 +48,9 @@ func init() {
 		"filter add dev DEV parent 1: protocol arp flower arp_op 0 arp_sha 00:11:22:33:44:55 arp_tha 00:11:22:00:00:00/24 classid 1:1",
 		"filter add dev DEV parent 1: protocol arp flower arp_op reply/3 classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 10.0.0.1 enc_src_ip 10.0.0.0/16 enc_key_id 42 enc_dst_port 4789 classid 1:1",
+		"filter add dev DEV parent 1: protocol ip flower ip_proto esp spi 0x1234 l2_miss 0 classid 1:1",
+		"filter add dev DEV parent 1: protocol ipv6 flower ip_proto l2tp l2tpv3_sid 77 classid 1:1",
+		"filter add dev DEV parent 1: protocol ppp_ses flower pppoe_sid 1234 classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 2001:db8::1 enc_src_ip 2001:db8::/48 enc_tos 0x10/f0 enc_ttl 64 classid 1:1",
 		// Refused by tc or by the kernel.
 		"filter add dev DEV parent 1: protocol ip flower bogus",
@@ -86,6 +89,8 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip flower arp_op request",
 		"filter add dev DEV parent 1: protocol arp flower arp_op 3",
 		"filter add dev DEV parent 1: protocol ip flower enc_key_id x",
+		"filter add dev DEV parent 1: protocol ip flower ip_proto tcp spi 5",
+		"filter add dev DEV parent 1: protocol ip flower pppoe_sid 5",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 1.2.3.4/40",
 	}})
 }
