@@ -10,7 +10,7 @@ package qdisc
 // it, and ip_proto chooses which port and ICMP attributes carry the
 // transport keys. gotc reads the words in order, as tc does. The keys gotc
 // does not build yet (MPLS label stacks "mpls lse ...", ct_label,
-// ppp_proto, tunnel options and enc_flags, cfm) are refused with a message
+// ppp_proto, tunnel options, cfm) are refused with a message
 // that names them.
 
 import (
@@ -37,6 +37,7 @@ MATCH := indev DEV | num_of_vlans N | vlan_id VID | vlan_prio PRIO | vlan_ethtyp
        | mpls_label N | mpls_tc N | mpls_bos N | mpls_ttl N | l2tpv3_sid N | spi HEX | pppoe_sid N | l2_miss N
        | arp_tip PREFIX | arp_sip PREFIX | arp_op { request | reply | N }[/MASK] | arp_tha MAC | arp_sha MAC
        | enc_dst_ip PREFIX | enc_src_ip PREFIX | enc_key_id N | enc_dst_port PORT | enc_tos TOS | enc_ttl TTL
+       | enc_flags [no]tuncsum/[no]tundf/[no]tunoam/[no]tuncrit
 The filter's protocol is the ethertype matched; CLASSID is hex MAJOR:MINOR.`
 
 // The ETH_P_* numbers flower's keys depend on.
@@ -71,11 +72,19 @@ const (
 	tcpFlagsMask   = 0xfff
 )
 
-// flowerIPFlags are ip_flags' words (TCA_FLOWER_KEY_FLAGS_*), in tc's order.
-var flowerIPFlags = []struct {
+// flowerFlag is a word of ip_flags or enc_flags and its bit
+// (TCA_FLOWER_KEY_FLAGS_*).
+type flowerFlag struct {
 	name string
 	bit  uint32
-}{{"frag", 1 << 0}, {"firstfrag", 1 << 1}}
+}
+
+// flowerIPFlags and flowerEncFlags are the words of ip_flags and
+// enc_flags, in tc's order.
+var (
+	flowerIPFlags  = []flowerFlag{{"frag", 1 << 0}, {"firstfrag", 1 << 1}}
+	flowerEncFlags = []flowerFlag{{"tuncsum", 1 << 2}, {"tundf", 1 << 3}, {"tunoam", 1 << 4}, {"tuncrit", 1 << 5}}
+)
 
 // flowerCTStates are ct_state's flags (TCA_FLOWER_KEY_CT_FLAGS_*), in the
 // order tc reads and prints them.
@@ -105,6 +114,7 @@ type flowerParser struct {
 	ipProto              uint8 // 0xff until ip_proto
 	flags                uint32
 	ipFlags, ipFlagsMask uint32
+	encFlags, encMask    uint32
 }
 
 // parseFlower is flower_parse_opt. Unlike most kinds, flower always sends
@@ -127,6 +137,9 @@ func parseFlower(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, erro
 	o.Flags = &fp.flags
 	if fp.ipFlagsMask != 0 {
 		o.KeyFlags, o.KeyFlagsMask = &fp.ipFlags, &fp.ipFlagsMask
+	}
+	if fp.encMask != 0 {
+		o.KeyEncFlags, o.KeyEncFlagsMask = &fp.encFlags, &fp.encMask
 	}
 	if fp.tcProto != EthPAll {
 		o.KeyEthType = &fp.tcProto
@@ -190,7 +203,7 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !fp.parseIPFlags(v) {
+		if !parseMatchingFlags(flowerIPFlags, v, &fp.ipFlags, &fp.ipFlagsMask) {
 			return nil, errorf(`Illegal "ip_flags"`)
 		}
 	case w == "l2_miss":
@@ -422,8 +435,16 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 		}
 	case m("geneve_opts"), m("vxlan_opts"), m("erspan_opts"):
 		return nil, flowerRefused(flowerKeyName(w, "geneve_opts", "vxlan_opts", "erspan_opts"))
-	case w == "gtp_opts", w == "pfcp_opts", w == "enc_flags":
+	case w == "gtp_opts", w == "pfcp_opts":
 		return nil, flowerRefused(w)
+	case w == "enc_flags":
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if !parseMatchingFlags(flowerEncFlags, v, &fp.encFlags, &fp.encMask) {
+			return nil, errorf(`Illegal "enc_flags"`)
+		}
 	case m("action"):
 		if len(args) < 2 {
 			return nil, incompleteCommand()
@@ -506,23 +527,23 @@ func parseTosTTL(s string) (val, mask uint8, ok bool) {
 	return uint8(n), mask, true
 }
 
-// parseIPFlags is flower_parse_matching_flags for ip_flags: names joined by
-// "/", each maybe with "no" before it.
-func (fp *flowerParser) parseIPFlags(s string) bool {
+// parseMatchingFlags is flower_parse_matching_flags: names of a table
+// joined by "/", each maybe with "no" before it.
+func parseMatchingFlags(table []flowerFlag, s string, flags, mask *uint32) bool {
 	for _, tok := range strings.Split(s, "/") {
 		if tok == "" {
 			continue // strtok skips empty tokens
 		}
 		name, no := strings.CutPrefix(tok, "no")
 		found := false
-		for _, f := range flowerIPFlags {
+		for _, f := range table {
 			if name == f.name {
 				if no {
-					fp.ipFlags &^= f.bit
+					*flags &^= f.bit
 				} else {
-					fp.ipFlags |= f.bit
+					*flags |= f.bit
 				}
-				fp.ipFlagsMask |= f.bit
+				*mask |= f.bit
 				found = true
 				break
 			}
@@ -1210,7 +1231,8 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	printMaskedUint(p, "enc_dst_port", u16p(o.KeyEncUdpDstPort), u16p(o.KeyEncUdpDstPortMask), 0xffff)
 	printMaskedUint(p, "enc_tos", u8p(o.KeyEncIPTos), u8p(o.KeyEncIPTosMask), 0xff)
 	printMaskedUint(p, "enc_ttl", u8p(o.KeyEncIPTtl), u8p(o.KeyEncIPTtlMask), 0xff)
-	printIPFlags(p, o.KeyFlags, o.KeyFlagsMask)
+	printMatchingFlags(p, "ip_flags", flowerIPFlags, o.KeyFlags, o.KeyFlagsMask)
+	printMatchingFlags(p, "enc_flags", flowerEncFlags, o.KeyEncFlags, o.KeyEncFlagsMask)
 	if o.L2Miss != nil {
 		nlUint("l2_miss", "  l2_miss %u", uint64(*o.L2Miss))
 	}
@@ -1420,26 +1442,23 @@ func printPortRange(p *tcfmt.Printer, name string, min, max *uint16) {
 	printIndentNameValue(p, name, fmt.Sprintf("%d-%d", *min, *max))
 }
 
-// printIPFlags is flower_print_matching_flags for ip_flags: each flag of
-// the mask, "NAME" or "noNAME", joined by "/"; in JSON, an object of bools.
-func printIPFlags(p *tcfmt.Printer, flags, mask *uint32) {
-	if mask == nil {
+// printMatchingFlags is flower_print_matching_flags: each flag of the
+// mask, "NAME" or "noNAME", joined by "/"; in JSON, an object of bools.
+func printMatchingFlags(p *tcfmt.Printer, key string, table []flowerFlag, flags, mask *uint32) {
+	if mask == nil || flags == nil {
 		return
 	}
-	var f uint32
-	if flags != nil {
-		f = *flags
-	}
+	f := *flags
 	count := 0
-	for _, fl := range flowerIPFlags {
+	for _, fl := range table {
 		if *mask&fl.bit == 0 {
 			continue
 		}
 		count++
 		if count == 1 {
 			p.NL()
-			p.Text("  ip_flags ")
-			p.OpenObject("ip_flags")
+			p.Text("  " + key + " ")
+			p.OpenObject(tcfmt.Name(key))
 		} else {
 			p.Text("/")
 		}
