@@ -9,8 +9,8 @@ package qdisc
 // the ethertype the keys start from, vlan_ethtype and cvlan_ethtype replace
 // it, and ip_proto chooses which port and ICMP attributes carry the
 // transport keys. gotc reads the words in order, as tc does. The keys gotc
-// does not build yet (MPLS label stacks "mpls lse ...", ct_label,
-// ppp_proto, tunnel options, cfm) are refused with a message
+// does not build yet (MPLS label stacks "mpls lse ...", ppp_proto, tunnel
+// options, cfm) are refused with a message
 // that names them.
 
 import (
@@ -33,7 +33,7 @@ MATCH := indev DEV | num_of_vlans N | vlan_id VID | vlan_prio PRIO | vlan_ethtyp
        | ip_tos VALUE[/MASK] | ip_ttl VALUE[/MASK] | dst_ip PREFIX | src_ip PREFIX
        | dst_port { PORT | PORT/MASK | MIN-MAX } | src_port { PORT | PORT/MASK | MIN-MAX }
        | tcp_flags HEX[/HEX] | type TYPE[/MASK] | code CODE[/MASK]
-       | ip_flags [no]frag/[no]firstfrag | ct_state {+|-}FLAG... | ct_zone ZONE[/MASK] | ct_mark MARK[/MASK]
+       | ip_flags [no]frag/[no]firstfrag | ct_state {+|-}FLAG... | ct_zone ZONE[/MASK] | ct_mark MARK[/MASK] | ct_label HEX[/HEX]
        | mpls_label N | mpls_tc N | mpls_bos N | mpls_ttl N | l2tpv3_sid N | spi HEX | pppoe_sid N | l2_miss N
        | arp_tip PREFIX | arp_sip PREFIX | arp_op { request | reply | N }[/MASK] | arp_tha MAC | arp_sha MAC
        | enc_dst_ip PREFIX | enc_src_ip PREFIX | enc_key_id N | enc_dst_port PORT | enc_tos TOS | enc_ttl TTL
@@ -258,7 +258,13 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 		mk, mm := uint32(val), uint32(mask)
 		o.KeyCTMark, o.KeyCTMarkMask = &mk, &mm
 	case m("ct_label"):
-		return nil, flowerRefused("ct_label")
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if err := fp.parseCTLabel(v); err != nil {
+			return nil, err
+		}
 	case m("indev"):
 		v, err := value()
 		if err != nil {
@@ -579,6 +585,53 @@ func parseCTState(s string) (state, mask uint16, ok bool) {
 		}
 	}
 	return state, mask, true
+}
+
+// parseCTLabel is flower_parse_ct_labels: up to 128 bits in hex, and a
+// mask of as many (all ones without one). An odd digit is not read.
+func (fp *flowerParser) parseCTLabel(s string) error {
+	label, mask, slash := strings.Cut(s, "/")
+	if len(label) > 32 || len(mask) > 32 {
+		return invalidArgument(label, fmt.Sprintf("%d Max allowed size 32", len(label)))
+	}
+	l, ok := hexBytes(label)
+	if !ok {
+		return invalidArgument(label, "labels must be a hex string\n")
+	}
+	m := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	if slash {
+		if m, ok = hexBytes(mask); !ok {
+			return invalidArgument(mask, "labels mask must be a hex string\n")
+		}
+	}
+	fp.o.KeyCTLabels, fp.o.KeyCTLabelsMask = l, m
+	return nil
+}
+
+// hexBytes is hex2mem of len(s)/2 bytes.
+func hexBytes(s string) ([]byte, bool) {
+	b := make([]byte, len(s)/2)
+	for i := range b {
+		hi, ok1 := hexDigit(s[2*i])
+		lo, ok2 := hexDigit(s[2*i+1])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		b[i] = hi<<4 | lo
+	}
+	return b, true
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // parseMAC is ll_addr_a2n for six bytes: hex parts between colons, each as
@@ -1257,6 +1310,24 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	}
 	printMaskedUint(p, "ct_zone", u16p(o.KeyCTZone), u16p(o.KeyCTZoneMask), 0xffff)
 	printMaskedUint(p, "ct_mark", u32p(o.KeyCTMark), u32p(o.KeyCTMarkMask), 0xffffffff)
+	if o.KeyCTLabels != nil {
+		// The mask is shown unless it is 16 bytes of ones; as long as the
+		// label.
+		out := fmt.Sprintf("%x", o.KeyCTLabels)
+		full := len(o.KeyCTLabels) == 16
+		for _, c := range o.KeyCTLabelsMask {
+			full = full && c == 0xff
+		}
+		if !full {
+			m := o.KeyCTLabelsMask
+			if len(m) > len(o.KeyCTLabels) {
+				m = m[:len(o.KeyCTLabels)]
+			}
+			out += fmt.Sprintf("/%x", m)
+		}
+		p.NL()
+		p.String(tcfmt.Any, "ct_label", "  ct_label %s", out)
+	}
 	p.CloseObject()
 	if o.Flags != nil {
 		fl := *o.Flags

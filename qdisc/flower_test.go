@@ -102,7 +102,7 @@ func TestParseFlowerErrors(t *testing.T) {
 		{ethPIP, "pppoe_sid 5", `Can't set "pppoe_sid" if ethertype isn't PPPoE session`, 1},
 		{ethPIP, "ip_proto tcp spi 5", `Can't set "spi" if ip_proto isn't ESP/UDP/AH`, 1},
 		{ethPIP, "ip_proto l2tp l2tpv3_sid x", `Illegal "l2tpv3 session id"`, 1},
-		{ethPIP, "ct_label 1", "gotc does not support flower key ct_label yet", 1},
+		{ethPIP, "ct_label 1g", `Error: argument "1g" is wrong: labels must be a hex string` + "\n", 255},
 		{0x8902, "cfm mdl 1", "gotc does not support flower key cfm yet", 1},
 	} {
 		_, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))

@@ -37,6 +37,8 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip flower ip_flags nofrag classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower ct_state +trk+est ct_zone 5 ct_mark 0x10/0xff classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower ct_state -trk classid 1:1",
+		"filter add dev DEV parent 1: protocol ip flower ct_label 00000000000000000000000000000001 classid 1:1",
+		"filter add dev DEV parent 1: protocol ip flower ct_state +trk+new ct_label 12345678/ffff0000 classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower ct_zone 7/0xf ct_mark 3 classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower dst_ip 1.1.1.1 action drop",
 		"filter add dev DEV parent 1: protocol ip flower dst_ip 1.1.1.1 classid 1:1 action pass action drop",
@@ -93,6 +95,7 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip flower ip_proto tcp spi 5",
 		"filter add dev DEV parent 1: protocol ip flower pppoe_sid 5",
 		"filter add dev DEV parent 1: protocol ip flower enc_flags frag",
+		"filter add dev DEV parent 1: protocol ip flower ct_label xyz",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 1.2.3.4/40",
 	}})
 }
