@@ -9,8 +9,8 @@ package qdisc
 // the ethertype the keys start from, vlan_ethtype and cvlan_ethtype replace
 // it, and ip_proto chooses which port and ICMP attributes carry the
 // transport keys. gotc reads the words in order, as tc does. The keys gotc
-// does not build yet (MPLS label stacks "mpls lse ...", ppp_proto, tunnel
-// options, cfm) are refused with a message
+// does not build yet (MPLS label stacks "mpls lse ...", tunnel options,
+// cfm) are refused with a message
 // that names them.
 
 import (
@@ -34,7 +34,7 @@ MATCH := indev DEV | num_of_vlans N | vlan_id VID | vlan_prio PRIO | vlan_ethtyp
        | dst_port { PORT | PORT/MASK | MIN-MAX } | src_port { PORT | PORT/MASK | MIN-MAX }
        | tcp_flags HEX[/HEX] | type TYPE[/MASK] | code CODE[/MASK]
        | ip_flags [no]frag/[no]firstfrag | ct_state {+|-}FLAG... | ct_zone ZONE[/MASK] | ct_mark MARK[/MASK] | ct_label HEX[/HEX]
-       | mpls_label N | mpls_tc N | mpls_bos N | mpls_ttl N | l2tpv3_sid N | spi HEX | pppoe_sid N | l2_miss N
+       | mpls_label N | mpls_tc N | mpls_bos N | mpls_ttl N | l2tpv3_sid N | spi HEX | pppoe_sid N | ppp_proto PROTO | l2_miss N
        | arp_tip PREFIX | arp_sip PREFIX | arp_op { request | reply | N }[/MASK] | arp_tha MAC | arp_sha MAC
        | enc_dst_ip PREFIX | enc_src_ip PREFIX | enc_key_id N | enc_dst_port PORT | enc_tos TOS | enc_ttl TTL
        | enc_flags [no]tuncsum/[no]tundf/[no]tunoam/[no]tuncrit
@@ -430,7 +430,22 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 		}
 		o.KeyPppoeSid = ptrTo(uint16(n))
 	case w == "ppp_proto":
-		return nil, flowerRefused(w)
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		if fp.ethType != ethPPPPSes {
+			return nil, errorf(`Can't set "ppp_proto" if ethertype isn't PPPoE session`)
+		}
+		proto, ok := pppProtocols.a2n(v)
+		if !ok {
+			return nil, invalidArgument(v, "invalid ppp_proto")
+		}
+		// The protocol inside PPP is what the later keys apply to.
+		if e, ok := map[uint16]uint16{0x21: ethPIP, 0x57: ethPIPv6, 0x281: ethPMPLSUC, 0x283: ethPMPLSMC}[proto]; ok {
+			fp.ethType = e
+		}
+		o.KeyPppProto = &proto
 	case m("enc_dst_ip"), m("enc_src_ip"), m("enc_key_id"), m("enc_dst_port"), m("enc_tos"), m("enc_ttl"):
 		v, err := value()
 		if err != nil {
@@ -1264,6 +1279,10 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	printFlowerMAC(p, "arp_tha", o.KeyArpTha, o.KeyArpThaMask)
 	if o.KeyPppoeSid != nil {
 		nlUint("pppoe_sid", "  pppoe_sid %u", uint64(*o.KeyPppoeSid))
+	}
+	if o.KeyPppProto != nil {
+		p.NL()
+		p.String(tcfmt.Any, "ppp_proto", "  ppp_proto %s", pppProtocols.n2a(*o.KeyPppProto))
 	}
 	// The tunnel addresses are IPv4 when the IPv4 mask is there.
 	if o.KeyEncIpv4DstMask != nil {

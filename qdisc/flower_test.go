@@ -60,6 +60,8 @@ func TestParseFlower(t *testing.T) {
 			KeyEncIPTtl: u8(64), KeyEncIPTtlMask: u8(0xf0), Flags: zero}},
 		{ethPIP, "ip_proto esp spi ff l2_miss 1", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoESP), KeySpi: u32(0xff), KeySpiMask: u32(0xffffffff),
 			L2Miss: u8(1), Flags: zero, KeyEthType: u16(ethPIP)}},
+		{ethPPPPSes, "pppoe_sid 7 ppp_proto ipv6 dst_ip ::1", attrs.FlowerAttrs{KeyPppoeSid: u16(7), KeyPppProto: u16(0x57),
+			KeyIpv6Dst: []byte{15: 1}, KeyIpv6DstMask: ipv6Mask(128), Flags: zero, KeyEthType: u16(ethPPPPSes)}},
 	} {
 		opts, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
 		if err != nil {
@@ -98,7 +100,8 @@ func TestParseFlowerErrors(t *testing.T) {
 		{ethPMPLSUC, "mpls_tc 8", `Illegal "mpls_tc"`, 1},
 		{ethPIP, "arp_op request", `Illegal "arp_op"`, 1},
 		{ethPIP, "geneve_opts 0102:80:1122", "gotc does not support flower key geneve_opts yet", 1},
-		{ethPPPPSes, "ppp_proto ip", "gotc does not support flower key ppp_proto yet", 1},
+		{ethPPPPSes, "ppp_proto bogus", `Error: argument "bogus" is wrong: invalid ppp_proto`, 255},
+		{ethPIP, "ppp_proto ip", `Can't set "ppp_proto" if ethertype isn't PPPoE session`, 1},
 		{ethPIP, "pppoe_sid 5", `Can't set "pppoe_sid" if ethertype isn't PPPoE session`, 1},
 		{ethPIP, "ip_proto tcp spi 5", `Can't set "spi" if ip_proto isn't ESP/UDP/AH`, 1},
 		{ethPIP, "ip_proto l2tp l2tpv3_sid x", `Illegal "l2tpv3 session id"`, 1},

@@ -53,6 +53,8 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip flower ip_proto esp spi 0x1234 l2_miss 0 classid 1:1",
 		"filter add dev DEV parent 1: protocol ipv6 flower ip_proto l2tp l2tpv3_sid 77 classid 1:1",
 		"filter add dev DEV parent 1: protocol ppp_ses flower pppoe_sid 1234 classid 1:1",
+		"filter add dev DEV parent 1: protocol ppp_ses flower ppp_proto ip dst_ip 10.0.0.1 classid 1:1",
+		"filter add dev DEV parent 1: protocol ppp_ses flower ppp_proto 0x1234 classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 10.0.0.1 enc_flags tuncsum/notundf classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 2001:db8::1 enc_src_ip 2001:db8::/48 enc_tos 0x10/f0 enc_ttl 64 classid 1:1",
 		// Refused by tc or by the kernel.
@@ -96,6 +98,7 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip flower pppoe_sid 5",
 		"filter add dev DEV parent 1: protocol ip flower enc_flags frag",
 		"filter add dev DEV parent 1: protocol ip flower ct_label xyz",
+		"filter add dev DEV parent 1: protocol ppp_ses flower ppp_proto bogus",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 1.2.3.4/40",
 	}})
 }
