@@ -1776,6 +1776,7 @@ type decodePool struct {
 	U32Attrs                pool[U32Attrs]
 	BasicAttrs              pool[BasicAttrs]
 	FlowerAttrs             pool[FlowerAttrs]
+	FlowerKeyCfmAttrs       pool[FlowerKeyCfmAttrs]
 	ActAttrs                pool[ActAttrs]
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
@@ -1849,6 +1850,7 @@ func (p *decodePool) reset() {
 	p.U32Attrs.reset()
 	p.BasicAttrs.reset()
 	p.FlowerAttrs.reset()
+	p.FlowerKeyCfmAttrs.reset()
 	p.ActAttrs.reset()
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
@@ -2248,6 +2250,13 @@ func newFlowerAttrs(sel *selectors) *FlowerAttrs {
 		return new(FlowerAttrs)
 	}
 	return sel.pool.FlowerAttrs.get()
+}
+
+func newFlowerKeyCfmAttrs(sel *selectors) *FlowerKeyCfmAttrs {
+	if sel.pool == nil {
+		return new(FlowerKeyCfmAttrs)
+	}
+	return sel.pool.FlowerKeyCfmAttrs.get()
 }
 
 func newActAttrs(sel *selectors) *ActAttrs {
@@ -4794,7 +4803,7 @@ type FlowerAttrs struct {
 	// Big-endian on the wire.
 	KeyL2tpv3Sid *uint32
 	L2Miss       *uint8
-	KeyCfm       []byte
+	KeyCfm       *FlowerKeyCfmAttrs
 	// Big-endian on the wire.
 	KeySpi *uint32
 	// Big-endian on the wire.
@@ -5133,7 +5142,7 @@ func (s *FlowerAttrs) Encode(e *Encoder) {
 		e.Uint8(TCAFlowerL2Miss, uint8((*s.L2Miss)))
 	}
 	if s.KeyCfm != nil {
-		e.Attr(TCAFlowerKeyCfm, s.KeyCfm)
+		e.Nest(TCAFlowerKeyCfm, true, (*s.KeyCfm).Encode)
 	}
 	if s.KeySpi != nil {
 		e.BigUint32(TCAFlowerKeySpi, uint32((*s.KeySpi)))
@@ -5649,8 +5658,10 @@ func (s *FlowerAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAFlowerKeyCfm:
-			s.KeyCfm = clone(data)
-			return
+			if v := newFlowerKeyCfmAttrs(sel); v.decode(data, sel) == nil {
+				s.KeyCfm = v
+				return
+			}
 		case TCAFlowerKeySpi:
 			if v, ok := getBigUint32(data); ok {
 				s.KeySpi = arenaPtr(&sel.scalars, uint32(v))
@@ -5684,6 +5695,11 @@ func (s *FlowerAttrs) Validate() error {
 			return err
 		}
 	}
+	if s.KeyCfm != nil {
+		if err := s.KeyCfm.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -5694,6 +5710,76 @@ func (s *FlowerAttrs) UnknownCount() int {
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
 	}
+	if s.KeyCfm != nil {
+		n += s.KeyCfm.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set flower-key-cfm-attrs (TCA_FLOWER_KEY_CFM_*).
+const (
+	TCAFlowerKeyCfmUnspec  uint16 = 0
+	TCAFlowerKeyCfmMdLevel uint16 = 1
+	TCAFlowerKeyCfmOpcode  uint16 = 2
+)
+
+// FlowerKeyCfmAttrs: A flower filter's CFM keys (TCA_FLOWER_KEY_CFM_*); tc sets
+// NLA_F_NESTED on the nest.
+type FlowerKeyCfmAttrs struct {
+	// Maintenance domain level.
+	MdLevel *uint8
+	Opcode  *uint8
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FlowerKeyCfmAttrs) Encode(e *Encoder) {
+	if s.MdLevel != nil {
+		e.Uint8(TCAFlowerKeyCfmMdLevel, uint8((*s.MdLevel)))
+	}
+	if s.Opcode != nil {
+		e.Uint8(TCAFlowerKeyCfmOpcode, uint8((*s.Opcode)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FlowerKeyCfmAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *FlowerKeyCfmAttrs) decode(b []byte, sel *selectors) error {
+	*s = FlowerKeyCfmAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFlowerKeyCfmMdLevel:
+			if v, ok := getUint8(data); ok {
+				s.MdLevel = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyCfmOpcode:
+			if v, ok := getUint8(data); ok {
+				s.Opcode = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FlowerKeyCfmAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FlowerKeyCfmAttrs) UnknownCount() int {
+	n := len(s.Unknown)
 	return n
 }
 

@@ -31,7 +31,6 @@ var deviations = map[string]string{
 	"tca-flower- key-vlan-id":       "host order: cls_flower.c reads it with nla_get_u16 and dumps it with nla_put_u16, and tc sends it so; tc.yaml says big-endian",
 	"tca-flower- key-cvlan-id":      "as tca-flower- key-vlan-id",
 	"tca-flower- key-mpls-label":    "host order: cls_flower.c uses nla_get_u32/nla_put_u32, and tc sends it so; tc.yaml says big-endian",
-	"tca-flower- key-cfm":           "the CFM keys; gotc keeps them as bytes until flower reads them",
 	"tca-mirred- parms":             "struct tc_mirred (tc_act/tc_mirred.h); tc.yaml gives parms no struct",
 	"tca-mirred- blockid":           "a u32 in act_mirred.c's policy (NLA_U32); tc.yaml says binary",
 	"tca- stab":                     "a nest of TCA_STAB_* in C; gotc keeps the size table as bytes, as it neither builds nor decodes one",

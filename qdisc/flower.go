@@ -9,8 +9,7 @@ package qdisc
 // the ethertype the keys start from, vlan_ethtype and cvlan_ethtype replace
 // it, and ip_proto chooses which port and ICMP attributes carry the
 // transport keys. gotc reads the words in order, as tc does. The keys gotc
-// does not build yet (MPLS label stacks "mpls lse ...", tunnel options,
-// cfm) are refused with a message
+// does not build yet (MPLS label stacks "mpls lse ...", tunnel options) are refused with a message
 // that names them.
 
 import (
@@ -34,7 +33,7 @@ MATCH := indev DEV | num_of_vlans N | vlan_id VID | vlan_prio PRIO | vlan_ethtyp
        | dst_port { PORT | PORT/MASK | MIN-MAX } | src_port { PORT | PORT/MASK | MIN-MAX }
        | tcp_flags HEX[/HEX] | type TYPE[/MASK] | code CODE[/MASK]
        | ip_flags [no]frag/[no]firstfrag | ct_state {+|-}FLAG... | ct_zone ZONE[/MASK] | ct_mark MARK[/MASK] | ct_label HEX[/HEX]
-       | mpls_label N | mpls_tc N | mpls_bos N | mpls_ttl N | l2tpv3_sid N | spi HEX | pppoe_sid N | ppp_proto PROTO | l2_miss N
+       | mpls_label N | mpls_tc N | mpls_bos N | mpls_ttl N | l2tpv3_sid N | spi HEX | pppoe_sid N | ppp_proto PROTO | l2_miss N | cfm [ mdl N ] [ op N ]
        | arp_tip PREFIX | arp_sip PREFIX | arp_op { request | reply | N }[/MASK] | arp_tha MAC | arp_sha MAC
        | enc_dst_ip PREFIX | enc_src_ip PREFIX | enc_key_id N | enc_dst_port PORT | enc_tos TOS | enc_ttl TTL
        | enc_flags [no]tuncsum/[no]tundf/[no]tunoam/[no]tuncrit
@@ -49,6 +48,7 @@ const (
 	ethPMPLSUC = 0x8847
 	ethPMPLSMC = 0x8848
 	ethPPPPSes = 0x8864
+	ethPCFM    = 0x8902
 )
 
 // IPPROTO_* numbers flower names.
@@ -477,7 +477,10 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 		o.Act = append(o.Act, acts...)
 		return rest, nil
 	case w == "cfm":
-		return nil, flowerRefused(w)
+		if len(args) < 2 {
+			return nil, incompleteCommand()
+		}
+		return fp.cfm(args[1:])
 	case w == "help":
 		return nil, &ParseError{Msg: flowerUsage}
 	default:
@@ -1045,6 +1048,36 @@ func ipv6Mask(n int) []byte {
 	return mask
 }
 
+// cfm is flower_parse_cfm: the words "mdl N" and "op N" (decimal) that
+// follow, under the CFM ethertype; the first other word goes back to the
+// filter's keywords.
+func (fp *flowerParser) cfm(args []string) ([]string, error) {
+	if fp.ethType != ethPCFM {
+		return nil, errorf("Can't set attribute if ethertype isn't CFM")
+	}
+	c := &attrs.FlowerKeyCfmAttrs{}
+	fp.o.KeyCfm = c
+	for len(args) > 0 && (args[0] == "mdl" || args[0] == "op") {
+		if len(args) < 2 {
+			return nil, incompleteCommand()
+		}
+		n, err := tcfmt.ParseUint(args[1], 10, 8)
+		if err != nil {
+			if args[0] == "mdl" {
+				return nil, errorf(`Illegal "cfm md level"`)
+			}
+			return nil, errorf(`Illegal "cfm opcode"`)
+		}
+		if args[0] == "mdl" {
+			c.MdLevel = ptrTo(uint8(n))
+		} else {
+			c.Opcode = ptrTo(uint8(n))
+		}
+		args = args[2:]
+	}
+	return args, nil
+}
+
 // isVLAN is eth_type_vlan: an 802.1Q or 802.1AD ethertype, or enough VLAN
 // tags counted by num_of_vlans.
 func isVLAN(ethType uint16, enough bool) bool {
@@ -1346,6 +1379,18 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 		}
 		p.NL()
 		p.String(tcfmt.Any, "ct_label", "  ct_label %s", out)
+	}
+	if c := o.KeyCfm; c != nil {
+		p.NL()
+		p.Text("  cfm")
+		p.OpenObject("cfm")
+		if c.MdLevel != nil {
+			p.Uint(tcfmt.Any, "mdl", " mdl %u", uint64(*c.MdLevel))
+		}
+		if c.Opcode != nil {
+			p.Uint(tcfmt.Any, "op", " op %u", uint64(*c.Opcode))
+		}
+		p.CloseObject()
 	}
 	p.CloseObject()
 	if o.Flags != nil {

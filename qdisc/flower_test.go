@@ -62,6 +62,8 @@ func TestParseFlower(t *testing.T) {
 			L2Miss: u8(1), Flags: zero, KeyEthType: u16(ethPIP)}},
 		{ethPPPPSes, "pppoe_sid 7 ppp_proto ipv6 dst_ip ::1", attrs.FlowerAttrs{KeyPppoeSid: u16(7), KeyPppProto: u16(0x57),
 			KeyIpv6Dst: []byte{15: 1}, KeyIpv6DstMask: ipv6Mask(128), Flags: zero, KeyEthType: u16(ethPPPPSes)}},
+		{ethPCFM, "cfm mdl 3 op 1 classid 1:1", attrs.FlowerAttrs{KeyCfm: &attrs.FlowerKeyCfmAttrs{MdLevel: u8(3), Opcode: u8(1)},
+			Classid: u32(0x10001), Flags: zero, KeyEthType: u16(ethPCFM)}},
 	} {
 		opts, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
 		if err != nil {
@@ -106,7 +108,8 @@ func TestParseFlowerErrors(t *testing.T) {
 		{ethPIP, "ip_proto tcp spi 5", `Can't set "spi" if ip_proto isn't ESP/UDP/AH`, 1},
 		{ethPIP, "ip_proto l2tp l2tpv3_sid x", `Illegal "l2tpv3 session id"`, 1},
 		{ethPIP, "ct_label 1g", `Error: argument "1g" is wrong: labels must be a hex string` + "\n", 255},
-		{0x8902, "cfm mdl 1", "gotc does not support flower key cfm yet", 1},
+		{ethPIP, "cfm mdl 1", "Can't set attribute if ethertype isn't CFM", 1},
+		{ethPCFM, "cfm mdl x", `Illegal "cfm md level"`, 1},
 	} {
 		_, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
 		var perr *ParseError

@@ -55,6 +55,8 @@ func init() {
 		"filter add dev DEV parent 1: protocol ppp_ses flower pppoe_sid 1234 classid 1:1",
 		"filter add dev DEV parent 1: protocol ppp_ses flower ppp_proto ip dst_ip 10.0.0.1 classid 1:1",
 		"filter add dev DEV parent 1: protocol ppp_ses flower ppp_proto 0x1234 classid 1:1",
+		"filter add dev DEV parent 1: protocol cfm flower cfm mdl 5 op 1 classid 1:1",
+		"filter add dev DEV parent 1: protocol cfm flower cfm op 3 skip_hw",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 10.0.0.1 enc_flags tuncsum/notundf classid 1:1",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 2001:db8::1 enc_src_ip 2001:db8::/48 enc_tos 0x10/f0 enc_ttl 64 classid 1:1",
 		// Refused by tc or by the kernel.
@@ -99,6 +101,7 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip flower enc_flags frag",
 		"filter add dev DEV parent 1: protocol ip flower ct_label xyz",
 		"filter add dev DEV parent 1: protocol ppp_ses flower ppp_proto bogus",
+		"filter add dev DEV parent 1: protocol ip flower cfm mdl 1",
 		"filter add dev DEV parent 1: protocol ip flower enc_dst_ip 1.2.3.4/40",
 	}})
 }
