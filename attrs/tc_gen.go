@@ -2853,6 +2853,8 @@ type decodePool struct {
 	MatchallAttrs           pool[MatchallAttrs]
 	U32Attrs                pool[U32Attrs]
 	BasicAttrs              pool[BasicAttrs]
+	FlowerAttrs             pool[FlowerAttrs]
+	FlowerKeyCfmAttrs       pool[FlowerKeyCfmAttrs]
 	ActAttrs                pool[ActAttrs]
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
@@ -2972,6 +2974,8 @@ func (p *decodePool) reset() {
 	p.MatchallAttrs.reset()
 	p.U32Attrs.reset()
 	p.BasicAttrs.reset()
+	p.FlowerAttrs.reset()
+	p.FlowerKeyCfmAttrs.reset()
 	p.ActAttrs.reset()
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
@@ -3615,6 +3619,20 @@ func newBasicAttrs(sel *selectors) *BasicAttrs {
 		return new(BasicAttrs)
 	}
 	return sel.pool.BasicAttrs.get()
+}
+
+func newFlowerAttrs(sel *selectors) *FlowerAttrs {
+	if sel.pool == nil {
+		return new(FlowerAttrs)
+	}
+	return sel.pool.FlowerAttrs.get()
+}
+
+func newFlowerKeyCfmAttrs(sel *selectors) *FlowerKeyCfmAttrs {
+	if sel.pool == nil {
+		return new(FlowerKeyCfmAttrs)
+	}
+	return sel.pool.FlowerKeyCfmAttrs.get()
 }
 
 func newActAttrs(sel *selectors) *ActAttrs {
@@ -7343,6 +7361,1261 @@ func (s *BasicAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set flower-attrs (TCA_FLOWER_*).
+const (
+	TCAFlowerUnspec               uint16 = 0
+	TCAFlowerClassid              uint16 = 1
+	TCAFlowerIndev                uint16 = 2
+	TCAFlowerAct                  uint16 = 3
+	TCAFlowerKeyEthDst            uint16 = 4
+	TCAFlowerKeyEthDstMask        uint16 = 5
+	TCAFlowerKeyEthSrc            uint16 = 6
+	TCAFlowerKeyEthSrcMask        uint16 = 7
+	TCAFlowerKeyEthType           uint16 = 8
+	TCAFlowerKeyIPProto           uint16 = 9
+	TCAFlowerKeyIpv4Src           uint16 = 10
+	TCAFlowerKeyIpv4SrcMask       uint16 = 11
+	TCAFlowerKeyIpv4Dst           uint16 = 12
+	TCAFlowerKeyIpv4DstMask       uint16 = 13
+	TCAFlowerKeyIpv6Src           uint16 = 14
+	TCAFlowerKeyIpv6SrcMask       uint16 = 15
+	TCAFlowerKeyIpv6Dst           uint16 = 16
+	TCAFlowerKeyIpv6DstMask       uint16 = 17
+	TCAFlowerKeyTCPSrc            uint16 = 18
+	TCAFlowerKeyTCPDst            uint16 = 19
+	TCAFlowerKeyUdpSrc            uint16 = 20
+	TCAFlowerKeyUdpDst            uint16 = 21
+	TCAFlowerFlags                uint16 = 22
+	TCAFlowerKeyVLANID            uint16 = 23
+	TCAFlowerKeyVLANPrio          uint16 = 24
+	TCAFlowerKeyVLANEthType       uint16 = 25
+	TCAFlowerKeyEncKeyID          uint16 = 26
+	TCAFlowerKeyEncIpv4Src        uint16 = 27
+	TCAFlowerKeyEncIpv4SrcMask    uint16 = 28
+	TCAFlowerKeyEncIpv4Dst        uint16 = 29
+	TCAFlowerKeyEncIpv4DstMask    uint16 = 30
+	TCAFlowerKeyEncIpv6Src        uint16 = 31
+	TCAFlowerKeyEncIpv6SrcMask    uint16 = 32
+	TCAFlowerKeyEncIpv6Dst        uint16 = 33
+	TCAFlowerKeyEncIpv6DstMask    uint16 = 34
+	TCAFlowerKeyTCPSrcMask        uint16 = 35
+	TCAFlowerKeyTCPDstMask        uint16 = 36
+	TCAFlowerKeyUdpSrcMask        uint16 = 37
+	TCAFlowerKeyUdpDstMask        uint16 = 38
+	TCAFlowerKeySctpSrcMask       uint16 = 39
+	TCAFlowerKeySctpDstMask       uint16 = 40
+	TCAFlowerKeySctpSrc           uint16 = 41
+	TCAFlowerKeySctpDst           uint16 = 42
+	TCAFlowerKeyEncUdpSrcPort     uint16 = 43
+	TCAFlowerKeyEncUdpSrcPortMask uint16 = 44
+	TCAFlowerKeyEncUdpDstPort     uint16 = 45
+	TCAFlowerKeyEncUdpDstPortMask uint16 = 46
+	TCAFlowerKeyFlags             uint16 = 47
+	TCAFlowerKeyFlagsMask         uint16 = 48
+	TCAFlowerKeyIcmpv4Code        uint16 = 49
+	TCAFlowerKeyIcmpv4CodeMask    uint16 = 50
+	TCAFlowerKeyIcmpv4Type        uint16 = 51
+	TCAFlowerKeyIcmpv4TypeMask    uint16 = 52
+	TCAFlowerKeyIcmpv6Code        uint16 = 53
+	TCAFlowerKeyIcmpv6CodeMask    uint16 = 54
+	TCAFlowerKeyIcmpv6Type        uint16 = 55
+	TCAFlowerKeyIcmpv6TypeMask    uint16 = 56
+	TCAFlowerKeyArpSip            uint16 = 57
+	TCAFlowerKeyArpSipMask        uint16 = 58
+	TCAFlowerKeyArpTip            uint16 = 59
+	TCAFlowerKeyArpTipMask        uint16 = 60
+	TCAFlowerKeyArpOp             uint16 = 61
+	TCAFlowerKeyArpOpMask         uint16 = 62
+	TCAFlowerKeyArpSha            uint16 = 63
+	TCAFlowerKeyArpShaMask        uint16 = 64
+	TCAFlowerKeyArpTha            uint16 = 65
+	TCAFlowerKeyArpThaMask        uint16 = 66
+	TCAFlowerKeyMPLSTtl           uint16 = 67
+	TCAFlowerKeyMPLSBos           uint16 = 68
+	TCAFlowerKeyMPLSTC            uint16 = 69
+	TCAFlowerKeyMPLSLabel         uint16 = 70
+	TCAFlowerKeyTCPFlags          uint16 = 71
+	TCAFlowerKeyTCPFlagsMask      uint16 = 72
+	TCAFlowerKeyIPTos             uint16 = 73
+	TCAFlowerKeyIPTosMask         uint16 = 74
+	TCAFlowerKeyIPTtl             uint16 = 75
+	TCAFlowerKeyIPTtlMask         uint16 = 76
+	TCAFlowerKeyCvlanID           uint16 = 77
+	TCAFlowerKeyCvlanPrio         uint16 = 78
+	TCAFlowerKeyCvlanEthType      uint16 = 79
+	TCAFlowerKeyEncIPTos          uint16 = 80
+	TCAFlowerKeyEncIPTosMask      uint16 = 81
+	TCAFlowerKeyEncIPTtl          uint16 = 82
+	TCAFlowerKeyEncIPTtlMask      uint16 = 83
+	TCAFlowerKeyEncOpts           uint16 = 84
+	TCAFlowerKeyEncOptsMask       uint16 = 85
+	TCAFlowerInHWCount            uint16 = 86
+	TCAFlowerKeyPortSrcMin        uint16 = 87
+	TCAFlowerKeyPortSrcMax        uint16 = 88
+	TCAFlowerKeyPortDstMin        uint16 = 89
+	TCAFlowerKeyPortDstMax        uint16 = 90
+	TCAFlowerKeyCTState           uint16 = 91
+	TCAFlowerKeyCTStateMask       uint16 = 92
+	TCAFlowerKeyCTZone            uint16 = 93
+	TCAFlowerKeyCTZoneMask        uint16 = 94
+	TCAFlowerKeyCTMark            uint16 = 95
+	TCAFlowerKeyCTMarkMask        uint16 = 96
+	TCAFlowerKeyCTLabels          uint16 = 97
+	TCAFlowerKeyCTLabelsMask      uint16 = 98
+	TCAFlowerKeyMPLSOpts          uint16 = 99
+	TCAFlowerKeyHash              uint16 = 100
+	TCAFlowerKeyHashMask          uint16 = 101
+	TCAFlowerKeyNumOfVlans        uint16 = 102
+	TCAFlowerKeyPppoeSid          uint16 = 103
+	TCAFlowerKeyPppProto          uint16 = 104
+	TCAFlowerKeyL2tpv3Sid         uint16 = 105
+	TCAFlowerL2Miss               uint16 = 106
+	TCAFlowerKeyCfm               uint16 = 107
+	TCAFlowerKeySpi               uint16 = 108
+	TCAFlowerKeySpiMask           uint16 = 109
+	TCAFlowerKeyEncFlags          uint16 = 110
+	TCAFlowerKeyEncFlagsMask      uint16 = 111
+)
+
+// FlowerAttrs: Options of a flower filter (TCA_OPTIONS): keys of the packet's flow
+// dissection, each with its mask, the class or actions of a match, and the
+// filter's flags. tc's f_flower.c opens the nest without NLA_F_NESTED. Multi-byte
+// keys are in network order, except the conntrack keys and the hash.
+type FlowerAttrs struct {
+	Classid *uint32
+	Indev   *string
+	// Actions, in the order they run.
+	Act           []ActAttrs
+	KeyEthDst     []byte
+	KeyEthDstMask []byte
+	KeyEthSrc     []byte
+	KeyEthSrcMask []byte
+	// Big-endian on the wire.
+	KeyEthType *uint16
+	KeyIPProto *uint8
+	// Big-endian on the wire.
+	KeyIpv4Src *uint32
+	// Big-endian on the wire.
+	KeyIpv4SrcMask *uint32
+	// Big-endian on the wire.
+	KeyIpv4Dst *uint32
+	// Big-endian on the wire.
+	KeyIpv4DstMask *uint32
+	KeyIpv6Src     []byte
+	KeyIpv6SrcMask []byte
+	KeyIpv6Dst     []byte
+	KeyIpv6DstMask []byte
+	// Big-endian on the wire.
+	KeyTCPSrc *uint16
+	// Big-endian on the wire.
+	KeyTCPDst *uint16
+	// Big-endian on the wire.
+	KeyUdpSrc *uint16
+	// Big-endian on the wire.
+	KeyUdpDst *uint16
+	Flags     *uint32
+	// VLAN id, in host order (cls_flower.c reads and dumps it with
+	// nla_get_u16/nla_put_u16).
+	KeyVLANID   *uint16
+	KeyVLANPrio *uint8
+	// Big-endian on the wire.
+	KeyVLANEthType *uint16
+	// Big-endian on the wire.
+	KeyEncKeyID *uint32
+	// Big-endian on the wire.
+	KeyEncIpv4Src *uint32
+	// Big-endian on the wire.
+	KeyEncIpv4SrcMask *uint32
+	// Big-endian on the wire.
+	KeyEncIpv4Dst *uint32
+	// Big-endian on the wire.
+	KeyEncIpv4DstMask *uint32
+	KeyEncIpv6Src     []byte
+	KeyEncIpv6SrcMask []byte
+	KeyEncIpv6Dst     []byte
+	KeyEncIpv6DstMask []byte
+	// Big-endian on the wire.
+	KeyTCPSrcMask *uint16
+	// Big-endian on the wire.
+	KeyTCPDstMask *uint16
+	// Big-endian on the wire.
+	KeyUdpSrcMask *uint16
+	// Big-endian on the wire.
+	KeyUdpDstMask *uint16
+	// Big-endian on the wire.
+	KeySctpSrcMask *uint16
+	// Big-endian on the wire.
+	KeySctpDstMask *uint16
+	// Big-endian on the wire.
+	KeySctpSrc *uint16
+	// Big-endian on the wire.
+	KeySctpDst *uint16
+	// Big-endian on the wire.
+	KeyEncUdpSrcPort *uint16
+	// Big-endian on the wire.
+	KeyEncUdpSrcPortMask *uint16
+	// Big-endian on the wire.
+	KeyEncUdpDstPort *uint16
+	// Big-endian on the wire.
+	KeyEncUdpDstPortMask *uint16
+	// Big-endian on the wire.
+	KeyFlags *uint32
+	// Big-endian on the wire.
+	KeyFlagsMask      *uint32
+	KeyIcmpv4Code     *uint8
+	KeyIcmpv4CodeMask *uint8
+	KeyIcmpv4Type     *uint8
+	KeyIcmpv4TypeMask *uint8
+	KeyIcmpv6Code     *uint8
+	KeyIcmpv6CodeMask *uint8
+	KeyIcmpv6Type     *uint8
+	KeyIcmpv6TypeMask *uint8
+	// Big-endian on the wire.
+	KeyArpSip *uint32
+	// Big-endian on the wire.
+	KeyArpSipMask *uint32
+	// Big-endian on the wire.
+	KeyArpTip *uint32
+	// Big-endian on the wire.
+	KeyArpTipMask *uint32
+	KeyArpOp      *uint8
+	KeyArpOpMask  *uint8
+	KeyArpSha     []byte
+	KeyArpShaMask []byte
+	KeyArpTha     []byte
+	KeyArpThaMask []byte
+	KeyMPLSTtl    *uint8
+	KeyMPLSBos    *uint8
+	KeyMPLSTC     *uint8
+	// MPLS label, in host order (nla_get_u32/nla_put_u32).
+	KeyMPLSLabel *uint32
+	// Big-endian on the wire.
+	KeyTCPFlags *uint16
+	// Big-endian on the wire.
+	KeyTCPFlagsMask *uint16
+	KeyIPTos        *uint8
+	KeyIPTosMask    *uint8
+	KeyIPTtl        *uint8
+	KeyIPTtlMask    *uint8
+	// Inner VLAN id, in host order as key-vlan-id.
+	KeyCvlanID   *uint16
+	KeyCvlanPrio *uint8
+	// Big-endian on the wire.
+	KeyCvlanEthType *uint16
+	KeyEncIPTos     *uint8
+	KeyEncIPTosMask *uint8
+	KeyEncIPTtl     *uint8
+	KeyEncIPTtlMask *uint8
+	KeyEncOpts      []byte
+	KeyEncOptsMask  []byte
+	InHWCount       *uint32
+	// Big-endian on the wire.
+	KeyPortSrcMin *uint16
+	// Big-endian on the wire.
+	KeyPortSrcMax *uint16
+	// Big-endian on the wire.
+	KeyPortDstMin *uint16
+	// Big-endian on the wire.
+	KeyPortDstMax   *uint16
+	KeyCTState      *uint16
+	KeyCTStateMask  *uint16
+	KeyCTZone       *uint16
+	KeyCTZoneMask   *uint16
+	KeyCTMark       *uint32
+	KeyCTMarkMask   *uint32
+	KeyCTLabels     []byte
+	KeyCTLabelsMask []byte
+	KeyMPLSOpts     []byte
+	KeyHash         *uint32
+	KeyHashMask     *uint32
+	KeyNumOfVlans   *uint8
+	// Big-endian on the wire.
+	KeyPppoeSid *uint16
+	// Big-endian on the wire.
+	KeyPppProto *uint16
+	// Big-endian on the wire.
+	KeyL2tpv3Sid *uint32
+	L2Miss       *uint8
+	KeyCfm       *FlowerKeyCfmAttrs
+	// Big-endian on the wire.
+	KeySpi *uint32
+	// Big-endian on the wire.
+	KeySpiMask *uint32
+	// Big-endian on the wire.
+	KeyEncFlags *uint32
+	// Big-endian on the wire.
+	KeyEncFlagsMask *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FlowerAttrs) Encode(e *Encoder) {
+	if s.Classid != nil {
+		e.Uint32(TCAFlowerClassid, uint32((*s.Classid)))
+	}
+	if s.Indev != nil {
+		e.String(TCAFlowerIndev, (*s.Indev))
+	}
+	if s.Act != nil {
+		e.Nest(TCAFlowerAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.KeyEthDst != nil {
+		e.Attr(TCAFlowerKeyEthDst, s.KeyEthDst)
+	}
+	if s.KeyEthDstMask != nil {
+		e.Attr(TCAFlowerKeyEthDstMask, s.KeyEthDstMask)
+	}
+	if s.KeyEthSrc != nil {
+		e.Attr(TCAFlowerKeyEthSrc, s.KeyEthSrc)
+	}
+	if s.KeyEthSrcMask != nil {
+		e.Attr(TCAFlowerKeyEthSrcMask, s.KeyEthSrcMask)
+	}
+	if s.KeyEthType != nil {
+		e.BigUint16(TCAFlowerKeyEthType, uint16((*s.KeyEthType)))
+	}
+	if s.KeyIPProto != nil {
+		e.Uint8(TCAFlowerKeyIPProto, uint8((*s.KeyIPProto)))
+	}
+	if s.KeyIpv4Src != nil {
+		e.BigUint32(TCAFlowerKeyIpv4Src, uint32((*s.KeyIpv4Src)))
+	}
+	if s.KeyIpv4SrcMask != nil {
+		e.BigUint32(TCAFlowerKeyIpv4SrcMask, uint32((*s.KeyIpv4SrcMask)))
+	}
+	if s.KeyIpv4Dst != nil {
+		e.BigUint32(TCAFlowerKeyIpv4Dst, uint32((*s.KeyIpv4Dst)))
+	}
+	if s.KeyIpv4DstMask != nil {
+		e.BigUint32(TCAFlowerKeyIpv4DstMask, uint32((*s.KeyIpv4DstMask)))
+	}
+	if s.KeyIpv6Src != nil {
+		e.Attr(TCAFlowerKeyIpv6Src, s.KeyIpv6Src)
+	}
+	if s.KeyIpv6SrcMask != nil {
+		e.Attr(TCAFlowerKeyIpv6SrcMask, s.KeyIpv6SrcMask)
+	}
+	if s.KeyIpv6Dst != nil {
+		e.Attr(TCAFlowerKeyIpv6Dst, s.KeyIpv6Dst)
+	}
+	if s.KeyIpv6DstMask != nil {
+		e.Attr(TCAFlowerKeyIpv6DstMask, s.KeyIpv6DstMask)
+	}
+	if s.KeyTCPSrc != nil {
+		e.BigUint16(TCAFlowerKeyTCPSrc, uint16((*s.KeyTCPSrc)))
+	}
+	if s.KeyTCPDst != nil {
+		e.BigUint16(TCAFlowerKeyTCPDst, uint16((*s.KeyTCPDst)))
+	}
+	if s.KeyUdpSrc != nil {
+		e.BigUint16(TCAFlowerKeyUdpSrc, uint16((*s.KeyUdpSrc)))
+	}
+	if s.KeyUdpDst != nil {
+		e.BigUint16(TCAFlowerKeyUdpDst, uint16((*s.KeyUdpDst)))
+	}
+	if s.Flags != nil {
+		e.Uint32(TCAFlowerFlags, uint32((*s.Flags)))
+	}
+	if s.KeyVLANID != nil {
+		e.Uint16(TCAFlowerKeyVLANID, uint16((*s.KeyVLANID)))
+	}
+	if s.KeyVLANPrio != nil {
+		e.Uint8(TCAFlowerKeyVLANPrio, uint8((*s.KeyVLANPrio)))
+	}
+	if s.KeyVLANEthType != nil {
+		e.BigUint16(TCAFlowerKeyVLANEthType, uint16((*s.KeyVLANEthType)))
+	}
+	if s.KeyEncKeyID != nil {
+		e.BigUint32(TCAFlowerKeyEncKeyID, uint32((*s.KeyEncKeyID)))
+	}
+	if s.KeyEncIpv4Src != nil {
+		e.BigUint32(TCAFlowerKeyEncIpv4Src, uint32((*s.KeyEncIpv4Src)))
+	}
+	if s.KeyEncIpv4SrcMask != nil {
+		e.BigUint32(TCAFlowerKeyEncIpv4SrcMask, uint32((*s.KeyEncIpv4SrcMask)))
+	}
+	if s.KeyEncIpv4Dst != nil {
+		e.BigUint32(TCAFlowerKeyEncIpv4Dst, uint32((*s.KeyEncIpv4Dst)))
+	}
+	if s.KeyEncIpv4DstMask != nil {
+		e.BigUint32(TCAFlowerKeyEncIpv4DstMask, uint32((*s.KeyEncIpv4DstMask)))
+	}
+	if s.KeyEncIpv6Src != nil {
+		e.Attr(TCAFlowerKeyEncIpv6Src, s.KeyEncIpv6Src)
+	}
+	if s.KeyEncIpv6SrcMask != nil {
+		e.Attr(TCAFlowerKeyEncIpv6SrcMask, s.KeyEncIpv6SrcMask)
+	}
+	if s.KeyEncIpv6Dst != nil {
+		e.Attr(TCAFlowerKeyEncIpv6Dst, s.KeyEncIpv6Dst)
+	}
+	if s.KeyEncIpv6DstMask != nil {
+		e.Attr(TCAFlowerKeyEncIpv6DstMask, s.KeyEncIpv6DstMask)
+	}
+	if s.KeyTCPSrcMask != nil {
+		e.BigUint16(TCAFlowerKeyTCPSrcMask, uint16((*s.KeyTCPSrcMask)))
+	}
+	if s.KeyTCPDstMask != nil {
+		e.BigUint16(TCAFlowerKeyTCPDstMask, uint16((*s.KeyTCPDstMask)))
+	}
+	if s.KeyUdpSrcMask != nil {
+		e.BigUint16(TCAFlowerKeyUdpSrcMask, uint16((*s.KeyUdpSrcMask)))
+	}
+	if s.KeyUdpDstMask != nil {
+		e.BigUint16(TCAFlowerKeyUdpDstMask, uint16((*s.KeyUdpDstMask)))
+	}
+	if s.KeySctpSrcMask != nil {
+		e.BigUint16(TCAFlowerKeySctpSrcMask, uint16((*s.KeySctpSrcMask)))
+	}
+	if s.KeySctpDstMask != nil {
+		e.BigUint16(TCAFlowerKeySctpDstMask, uint16((*s.KeySctpDstMask)))
+	}
+	if s.KeySctpSrc != nil {
+		e.BigUint16(TCAFlowerKeySctpSrc, uint16((*s.KeySctpSrc)))
+	}
+	if s.KeySctpDst != nil {
+		e.BigUint16(TCAFlowerKeySctpDst, uint16((*s.KeySctpDst)))
+	}
+	if s.KeyEncUdpSrcPort != nil {
+		e.BigUint16(TCAFlowerKeyEncUdpSrcPort, uint16((*s.KeyEncUdpSrcPort)))
+	}
+	if s.KeyEncUdpSrcPortMask != nil {
+		e.BigUint16(TCAFlowerKeyEncUdpSrcPortMask, uint16((*s.KeyEncUdpSrcPortMask)))
+	}
+	if s.KeyEncUdpDstPort != nil {
+		e.BigUint16(TCAFlowerKeyEncUdpDstPort, uint16((*s.KeyEncUdpDstPort)))
+	}
+	if s.KeyEncUdpDstPortMask != nil {
+		e.BigUint16(TCAFlowerKeyEncUdpDstPortMask, uint16((*s.KeyEncUdpDstPortMask)))
+	}
+	if s.KeyFlags != nil {
+		e.BigUint32(TCAFlowerKeyFlags, uint32((*s.KeyFlags)))
+	}
+	if s.KeyFlagsMask != nil {
+		e.BigUint32(TCAFlowerKeyFlagsMask, uint32((*s.KeyFlagsMask)))
+	}
+	if s.KeyIcmpv4Code != nil {
+		e.Uint8(TCAFlowerKeyIcmpv4Code, uint8((*s.KeyIcmpv4Code)))
+	}
+	if s.KeyIcmpv4CodeMask != nil {
+		e.Uint8(TCAFlowerKeyIcmpv4CodeMask, uint8((*s.KeyIcmpv4CodeMask)))
+	}
+	if s.KeyIcmpv4Type != nil {
+		e.Uint8(TCAFlowerKeyIcmpv4Type, uint8((*s.KeyIcmpv4Type)))
+	}
+	if s.KeyIcmpv4TypeMask != nil {
+		e.Uint8(TCAFlowerKeyIcmpv4TypeMask, uint8((*s.KeyIcmpv4TypeMask)))
+	}
+	if s.KeyIcmpv6Code != nil {
+		e.Uint8(TCAFlowerKeyIcmpv6Code, uint8((*s.KeyIcmpv6Code)))
+	}
+	if s.KeyIcmpv6CodeMask != nil {
+		e.Uint8(TCAFlowerKeyIcmpv6CodeMask, uint8((*s.KeyIcmpv6CodeMask)))
+	}
+	if s.KeyIcmpv6Type != nil {
+		e.Uint8(TCAFlowerKeyIcmpv6Type, uint8((*s.KeyIcmpv6Type)))
+	}
+	if s.KeyIcmpv6TypeMask != nil {
+		e.Uint8(TCAFlowerKeyIcmpv6TypeMask, uint8((*s.KeyIcmpv6TypeMask)))
+	}
+	if s.KeyArpSip != nil {
+		e.BigUint32(TCAFlowerKeyArpSip, uint32((*s.KeyArpSip)))
+	}
+	if s.KeyArpSipMask != nil {
+		e.BigUint32(TCAFlowerKeyArpSipMask, uint32((*s.KeyArpSipMask)))
+	}
+	if s.KeyArpTip != nil {
+		e.BigUint32(TCAFlowerKeyArpTip, uint32((*s.KeyArpTip)))
+	}
+	if s.KeyArpTipMask != nil {
+		e.BigUint32(TCAFlowerKeyArpTipMask, uint32((*s.KeyArpTipMask)))
+	}
+	if s.KeyArpOp != nil {
+		e.Uint8(TCAFlowerKeyArpOp, uint8((*s.KeyArpOp)))
+	}
+	if s.KeyArpOpMask != nil {
+		e.Uint8(TCAFlowerKeyArpOpMask, uint8((*s.KeyArpOpMask)))
+	}
+	if s.KeyArpSha != nil {
+		e.Attr(TCAFlowerKeyArpSha, s.KeyArpSha)
+	}
+	if s.KeyArpShaMask != nil {
+		e.Attr(TCAFlowerKeyArpShaMask, s.KeyArpShaMask)
+	}
+	if s.KeyArpTha != nil {
+		e.Attr(TCAFlowerKeyArpTha, s.KeyArpTha)
+	}
+	if s.KeyArpThaMask != nil {
+		e.Attr(TCAFlowerKeyArpThaMask, s.KeyArpThaMask)
+	}
+	if s.KeyMPLSTtl != nil {
+		e.Uint8(TCAFlowerKeyMPLSTtl, uint8((*s.KeyMPLSTtl)))
+	}
+	if s.KeyMPLSBos != nil {
+		e.Uint8(TCAFlowerKeyMPLSBos, uint8((*s.KeyMPLSBos)))
+	}
+	if s.KeyMPLSTC != nil {
+		e.Uint8(TCAFlowerKeyMPLSTC, uint8((*s.KeyMPLSTC)))
+	}
+	if s.KeyMPLSLabel != nil {
+		e.Uint32(TCAFlowerKeyMPLSLabel, uint32((*s.KeyMPLSLabel)))
+	}
+	if s.KeyTCPFlags != nil {
+		e.BigUint16(TCAFlowerKeyTCPFlags, uint16((*s.KeyTCPFlags)))
+	}
+	if s.KeyTCPFlagsMask != nil {
+		e.BigUint16(TCAFlowerKeyTCPFlagsMask, uint16((*s.KeyTCPFlagsMask)))
+	}
+	if s.KeyIPTos != nil {
+		e.Uint8(TCAFlowerKeyIPTos, uint8((*s.KeyIPTos)))
+	}
+	if s.KeyIPTosMask != nil {
+		e.Uint8(TCAFlowerKeyIPTosMask, uint8((*s.KeyIPTosMask)))
+	}
+	if s.KeyIPTtl != nil {
+		e.Uint8(TCAFlowerKeyIPTtl, uint8((*s.KeyIPTtl)))
+	}
+	if s.KeyIPTtlMask != nil {
+		e.Uint8(TCAFlowerKeyIPTtlMask, uint8((*s.KeyIPTtlMask)))
+	}
+	if s.KeyCvlanID != nil {
+		e.Uint16(TCAFlowerKeyCvlanID, uint16((*s.KeyCvlanID)))
+	}
+	if s.KeyCvlanPrio != nil {
+		e.Uint8(TCAFlowerKeyCvlanPrio, uint8((*s.KeyCvlanPrio)))
+	}
+	if s.KeyCvlanEthType != nil {
+		e.BigUint16(TCAFlowerKeyCvlanEthType, uint16((*s.KeyCvlanEthType)))
+	}
+	if s.KeyEncIPTos != nil {
+		e.Uint8(TCAFlowerKeyEncIPTos, uint8((*s.KeyEncIPTos)))
+	}
+	if s.KeyEncIPTosMask != nil {
+		e.Uint8(TCAFlowerKeyEncIPTosMask, uint8((*s.KeyEncIPTosMask)))
+	}
+	if s.KeyEncIPTtl != nil {
+		e.Uint8(TCAFlowerKeyEncIPTtl, uint8((*s.KeyEncIPTtl)))
+	}
+	if s.KeyEncIPTtlMask != nil {
+		e.Uint8(TCAFlowerKeyEncIPTtlMask, uint8((*s.KeyEncIPTtlMask)))
+	}
+	if s.KeyEncOpts != nil {
+		e.Attr(TCAFlowerKeyEncOpts, s.KeyEncOpts)
+	}
+	if s.KeyEncOptsMask != nil {
+		e.Attr(TCAFlowerKeyEncOptsMask, s.KeyEncOptsMask)
+	}
+	if s.InHWCount != nil {
+		e.Uint32(TCAFlowerInHWCount, uint32((*s.InHWCount)))
+	}
+	if s.KeyPortSrcMin != nil {
+		e.BigUint16(TCAFlowerKeyPortSrcMin, uint16((*s.KeyPortSrcMin)))
+	}
+	if s.KeyPortSrcMax != nil {
+		e.BigUint16(TCAFlowerKeyPortSrcMax, uint16((*s.KeyPortSrcMax)))
+	}
+	if s.KeyPortDstMin != nil {
+		e.BigUint16(TCAFlowerKeyPortDstMin, uint16((*s.KeyPortDstMin)))
+	}
+	if s.KeyPortDstMax != nil {
+		e.BigUint16(TCAFlowerKeyPortDstMax, uint16((*s.KeyPortDstMax)))
+	}
+	if s.KeyCTState != nil {
+		e.Uint16(TCAFlowerKeyCTState, uint16((*s.KeyCTState)))
+	}
+	if s.KeyCTStateMask != nil {
+		e.Uint16(TCAFlowerKeyCTStateMask, uint16((*s.KeyCTStateMask)))
+	}
+	if s.KeyCTZone != nil {
+		e.Uint16(TCAFlowerKeyCTZone, uint16((*s.KeyCTZone)))
+	}
+	if s.KeyCTZoneMask != nil {
+		e.Uint16(TCAFlowerKeyCTZoneMask, uint16((*s.KeyCTZoneMask)))
+	}
+	if s.KeyCTMark != nil {
+		e.Uint32(TCAFlowerKeyCTMark, uint32((*s.KeyCTMark)))
+	}
+	if s.KeyCTMarkMask != nil {
+		e.Uint32(TCAFlowerKeyCTMarkMask, uint32((*s.KeyCTMarkMask)))
+	}
+	if s.KeyCTLabels != nil {
+		e.Attr(TCAFlowerKeyCTLabels, s.KeyCTLabels)
+	}
+	if s.KeyCTLabelsMask != nil {
+		e.Attr(TCAFlowerKeyCTLabelsMask, s.KeyCTLabelsMask)
+	}
+	if s.KeyMPLSOpts != nil {
+		e.Attr(TCAFlowerKeyMPLSOpts, s.KeyMPLSOpts)
+	}
+	if s.KeyHash != nil {
+		e.Uint32(TCAFlowerKeyHash, uint32((*s.KeyHash)))
+	}
+	if s.KeyHashMask != nil {
+		e.Uint32(TCAFlowerKeyHashMask, uint32((*s.KeyHashMask)))
+	}
+	if s.KeyNumOfVlans != nil {
+		e.Uint8(TCAFlowerKeyNumOfVlans, uint8((*s.KeyNumOfVlans)))
+	}
+	if s.KeyPppoeSid != nil {
+		e.BigUint16(TCAFlowerKeyPppoeSid, uint16((*s.KeyPppoeSid)))
+	}
+	if s.KeyPppProto != nil {
+		e.BigUint16(TCAFlowerKeyPppProto, uint16((*s.KeyPppProto)))
+	}
+	if s.KeyL2tpv3Sid != nil {
+		e.BigUint32(TCAFlowerKeyL2tpv3Sid, uint32((*s.KeyL2tpv3Sid)))
+	}
+	if s.L2Miss != nil {
+		e.Uint8(TCAFlowerL2Miss, uint8((*s.L2Miss)))
+	}
+	if s.KeyCfm != nil {
+		e.Nest(TCAFlowerKeyCfm, true, (*s.KeyCfm).Encode)
+	}
+	if s.KeySpi != nil {
+		e.BigUint32(TCAFlowerKeySpi, uint32((*s.KeySpi)))
+	}
+	if s.KeySpiMask != nil {
+		e.BigUint32(TCAFlowerKeySpiMask, uint32((*s.KeySpiMask)))
+	}
+	if s.KeyEncFlags != nil {
+		e.BigUint32(TCAFlowerKeyEncFlags, uint32((*s.KeyEncFlags)))
+	}
+	if s.KeyEncFlagsMask != nil {
+		e.BigUint32(TCAFlowerKeyEncFlagsMask, uint32((*s.KeyEncFlagsMask)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FlowerAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *FlowerAttrs) decode(b []byte, sel *selectors) error {
+	*s = FlowerAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFlowerClassid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerIndev:
+			if v, ok := getString(data); ok {
+				s.Indev = &v
+				return
+			}
+		case TCAFlowerAct:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCAFlowerKeyEthDst:
+			s.KeyEthDst = clone(data)
+			return
+		case TCAFlowerKeyEthDstMask:
+			s.KeyEthDstMask = clone(data)
+			return
+		case TCAFlowerKeyEthSrc:
+			s.KeyEthSrc = clone(data)
+			return
+		case TCAFlowerKeyEthSrcMask:
+			s.KeyEthSrcMask = clone(data)
+			return
+		case TCAFlowerKeyEthType:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyEthType = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyIPProto:
+			if v, ok := getUint8(data); ok {
+				s.KeyIPProto = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIpv4Src:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyIpv4Src = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyIpv4SrcMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyIpv4SrcMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyIpv4Dst:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyIpv4Dst = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyIpv4DstMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyIpv4DstMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyIpv6Src:
+			s.KeyIpv6Src = clone(data)
+			return
+		case TCAFlowerKeyIpv6SrcMask:
+			s.KeyIpv6SrcMask = clone(data)
+			return
+		case TCAFlowerKeyIpv6Dst:
+			s.KeyIpv6Dst = clone(data)
+			return
+		case TCAFlowerKeyIpv6DstMask:
+			s.KeyIpv6DstMask = clone(data)
+			return
+		case TCAFlowerKeyTCPSrc:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyTCPSrc = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyTCPDst:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyTCPDst = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyUdpSrc:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyUdpSrc = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyUdpDst:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyUdpDst = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerFlags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyVLANID:
+			if v, ok := getUint16(data); ok {
+				s.KeyVLANID = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyVLANPrio:
+			if v, ok := getUint8(data); ok {
+				s.KeyVLANPrio = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyVLANEthType:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyVLANEthType = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyEncKeyID:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyEncKeyID = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyEncIpv4Src:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyEncIpv4Src = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyEncIpv4SrcMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyEncIpv4SrcMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyEncIpv4Dst:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyEncIpv4Dst = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyEncIpv4DstMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyEncIpv4DstMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyEncIpv6Src:
+			s.KeyEncIpv6Src = clone(data)
+			return
+		case TCAFlowerKeyEncIpv6SrcMask:
+			s.KeyEncIpv6SrcMask = clone(data)
+			return
+		case TCAFlowerKeyEncIpv6Dst:
+			s.KeyEncIpv6Dst = clone(data)
+			return
+		case TCAFlowerKeyEncIpv6DstMask:
+			s.KeyEncIpv6DstMask = clone(data)
+			return
+		case TCAFlowerKeyTCPSrcMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyTCPSrcMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyTCPDstMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyTCPDstMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyUdpSrcMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyUdpSrcMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyUdpDstMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyUdpDstMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeySctpSrcMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeySctpSrcMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeySctpDstMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeySctpDstMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeySctpSrc:
+			if v, ok := getBigUint16(data); ok {
+				s.KeySctpSrc = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeySctpDst:
+			if v, ok := getBigUint16(data); ok {
+				s.KeySctpDst = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyEncUdpSrcPort:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyEncUdpSrcPort = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyEncUdpSrcPortMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyEncUdpSrcPortMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyEncUdpDstPort:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyEncUdpDstPort = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyEncUdpDstPortMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyEncUdpDstPortMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyFlags:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyFlags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyFlagsMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyFlagsMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv4Code:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv4Code = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv4CodeMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv4CodeMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv4Type:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv4Type = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv4TypeMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv4TypeMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv6Code:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv6Code = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv6CodeMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv6CodeMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv6Type:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv6Type = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIcmpv6TypeMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyIcmpv6TypeMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyArpSip:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyArpSip = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyArpSipMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyArpSipMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyArpTip:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyArpTip = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyArpTipMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyArpTipMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyArpOp:
+			if v, ok := getUint8(data); ok {
+				s.KeyArpOp = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyArpOpMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyArpOpMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyArpSha:
+			s.KeyArpSha = clone(data)
+			return
+		case TCAFlowerKeyArpShaMask:
+			s.KeyArpShaMask = clone(data)
+			return
+		case TCAFlowerKeyArpTha:
+			s.KeyArpTha = clone(data)
+			return
+		case TCAFlowerKeyArpThaMask:
+			s.KeyArpThaMask = clone(data)
+			return
+		case TCAFlowerKeyMPLSTtl:
+			if v, ok := getUint8(data); ok {
+				s.KeyMPLSTtl = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyMPLSBos:
+			if v, ok := getUint8(data); ok {
+				s.KeyMPLSBos = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyMPLSTC:
+			if v, ok := getUint8(data); ok {
+				s.KeyMPLSTC = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyMPLSLabel:
+			if v, ok := getUint32(data); ok {
+				s.KeyMPLSLabel = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyTCPFlags:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyTCPFlags = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyTCPFlagsMask:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyTCPFlagsMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyIPTos:
+			if v, ok := getUint8(data); ok {
+				s.KeyIPTos = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIPTosMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyIPTosMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIPTtl:
+			if v, ok := getUint8(data); ok {
+				s.KeyIPTtl = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyIPTtlMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyIPTtlMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyCvlanID:
+			if v, ok := getUint16(data); ok {
+				s.KeyCvlanID = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyCvlanPrio:
+			if v, ok := getUint8(data); ok {
+				s.KeyCvlanPrio = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyCvlanEthType:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyCvlanEthType = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyEncIPTos:
+			if v, ok := getUint8(data); ok {
+				s.KeyEncIPTos = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyEncIPTosMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyEncIPTosMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyEncIPTtl:
+			if v, ok := getUint8(data); ok {
+				s.KeyEncIPTtl = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyEncIPTtlMask:
+			if v, ok := getUint8(data); ok {
+				s.KeyEncIPTtlMask = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyEncOpts:
+			s.KeyEncOpts = clone(data)
+			return
+		case TCAFlowerKeyEncOptsMask:
+			s.KeyEncOptsMask = clone(data)
+			return
+		case TCAFlowerInHWCount:
+			if v, ok := getUint32(data); ok {
+				s.InHWCount = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyPortSrcMin:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyPortSrcMin = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyPortSrcMax:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyPortSrcMax = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyPortDstMin:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyPortDstMin = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyPortDstMax:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyPortDstMax = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyCTState:
+			if v, ok := getUint16(data); ok {
+				s.KeyCTState = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyCTStateMask:
+			if v, ok := getUint16(data); ok {
+				s.KeyCTStateMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyCTZone:
+			if v, ok := getUint16(data); ok {
+				s.KeyCTZone = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyCTZoneMask:
+			if v, ok := getUint16(data); ok {
+				s.KeyCTZoneMask = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyCTMark:
+			if v, ok := getUint32(data); ok {
+				s.KeyCTMark = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyCTMarkMask:
+			if v, ok := getUint32(data); ok {
+				s.KeyCTMarkMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyCTLabels:
+			s.KeyCTLabels = clone(data)
+			return
+		case TCAFlowerKeyCTLabelsMask:
+			s.KeyCTLabelsMask = clone(data)
+			return
+		case TCAFlowerKeyMPLSOpts:
+			s.KeyMPLSOpts = clone(data)
+			return
+		case TCAFlowerKeyHash:
+			if v, ok := getUint32(data); ok {
+				s.KeyHash = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyHashMask:
+			if v, ok := getUint32(data); ok {
+				s.KeyHashMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyNumOfVlans:
+			if v, ok := getUint8(data); ok {
+				s.KeyNumOfVlans = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyPppoeSid:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyPppoeSid = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyPppProto:
+			if v, ok := getBigUint16(data); ok {
+				s.KeyPppProto = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAFlowerKeyL2tpv3Sid:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyL2tpv3Sid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerL2Miss:
+			if v, ok := getUint8(data); ok {
+				s.L2Miss = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyCfm:
+			if v := newFlowerKeyCfmAttrs(sel); v.decode(data, sel) == nil {
+				s.KeyCfm = v
+				return
+			}
+		case TCAFlowerKeySpi:
+			if v, ok := getBigUint32(data); ok {
+				s.KeySpi = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeySpiMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeySpiMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyEncFlags:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyEncFlags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowerKeyEncFlagsMask:
+			if v, ok := getBigUint32(data); ok {
+				s.KeyEncFlagsMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FlowerAttrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	if s.KeyCfm != nil {
+		if err := s.KeyCfm.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FlowerAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	if s.KeyCfm != nil {
+		n += s.KeyCfm.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set flower-key-cfm-attrs (TCA_FLOWER_KEY_CFM_*).
+const (
+	TCAFlowerKeyCfmOptUnspec uint16 = 0
+	TCAFlowerKeyCfmMdLevel   uint16 = 1
+	TCAFlowerKeyCfmOpcode    uint16 = 2
+)
+
+// FlowerKeyCfmAttrs: A flower filter's CFM keys (TCA_FLOWER_KEY_CFM_*); tc sets
+// NLA_F_NESTED on the nest.
+type FlowerKeyCfmAttrs struct {
+	// Maintenance domain level.
+	MdLevel *uint8
+	Opcode  *uint8
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FlowerKeyCfmAttrs) Encode(e *Encoder) {
+	if s.MdLevel != nil {
+		e.Uint8(TCAFlowerKeyCfmMdLevel, uint8((*s.MdLevel)))
+	}
+	if s.Opcode != nil {
+		e.Uint8(TCAFlowerKeyCfmOpcode, uint8((*s.Opcode)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FlowerKeyCfmAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *FlowerKeyCfmAttrs) decode(b []byte, sel *selectors) error {
+	*s = FlowerKeyCfmAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFlowerKeyCfmMdLevel:
+			if v, ok := getUint8(data); ok {
+				s.MdLevel = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAFlowerKeyCfmOpcode:
+			if v, ok := getUint8(data); ok {
+				s.Opcode = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FlowerKeyCfmAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FlowerKeyCfmAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set act-attrs (TCA_ACT_*).
 const (
 	TCAActUnspec      uint16 = 0
@@ -9526,7 +10799,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *FlowerAttrs (flower), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -9566,6 +10839,8 @@ func (s *FQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false
 func (s *FQCodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *FQPIEAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *FlowerAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *GREDAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -9756,6 +11031,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "fq_pie":
 		if v := newFQPIEAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "flower":
+		if v := newFlowerAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "gred":

@@ -104,6 +104,12 @@ type FilterKind struct {
 type FilterEnv struct {
 	// Handle is the word after "handle", "" when the command gave none.
 	Handle string
+	// Protocol is the filter's protocol (an ETH_P_* number in host
+	// order), which flower matches on and its keys depend on.
+	Protocol uint16
+	// Parent is the filter's parent (tcm_parent), whose major number
+	// flower's hw_tc takes.
+	Parent uint32
 	// ActionEnv is what the filter's actions read.
 	ActionEnv
 }

@@ -30,7 +30,7 @@ part() {
 # case for case, under both runners: every file selftests/tdc-expected.txt
 # measured, except those of kinds gotc does not have yet ($pending), which
 # are named in the output, never passed over silently.
-pending="qdiscs/qfq"
+pending=""
 tdcfiles=$(awk '/^[a-z]/ { print $1 }' selftests/tdc-expected.txt | grep -vxF "$(printf '%s\n' $pending)")
 [ -z "$pending" ] || echo "# NOT RUN, kinds gotc does not have yet:" $pending
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
@@ -51,35 +50,6 @@ func (t *tc) filterCmd(args []string) error {
 	return errStatus(exitUsage)
 }
 
-// Ethernet protocol numbers tc knows by name (linux/if_ether.h, and the
-// aliases at the end of iproute2's ll_proto.c table, such as "ipv4").
-var ethProtocols = map[string]uint16{
-	"all": 0x0003, "ip": 0x0800, "ipv4": 0x0800, "ipv6": 0x86dd, "arp": 0x0806,
-	"802.1q": 0x8100, "802.1ad": 0x88a8, "mpls_uc": 0x8847,
-}
-
-// protocolNames are the names tc prints: the first of ll_proto.c's table
-// for each number.
-var protocolNames = map[uint16]string{
-	0x0003: "all", 0x0800: "ip", 0x86dd: "ipv6", 0x0806: "arp",
-	0x8100: "802.1Q", 0x88a8: "802.1ad", 0x8847: "mpls_uc",
-}
-
-func parseProtocol(s string) (uint16, bool) {
-	if v, ok := ethProtocols[strings.ToLower(s)]; ok {
-		return v, true
-	}
-	v, err := tcfmt.ParseUint(s, 0, 16)
-	return uint16(v), err == nil
-}
-
-func protocolName(p uint16) string {
-	if name, ok := protocolNames[p]; ok {
-		return name
-	}
-	return fmt.Sprintf("[%04x]", p)
-}
-
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
 // filterModify sends a filter request built from tc's grammar.
@@ -89,7 +59,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 	var prio uint32
 	protocol := uint16(0)
 	if op == netlink.Add || op == netlink.Replace {
-		protocol = ethProtocols["all"]
+		protocol = qdisc.EthPAll
 	}
 	var kindName, handle string
 	var opts []string
@@ -154,7 +124,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 			if err := t.needArg(args); err != nil {
 				return err
 			}
-			p, ok := parseProtocol(args[1])
+			p, ok := qdisc.ParseEthProtocol(args[1])
 			if !ok {
 				return t.invarg("invalid protocol", args[1])
 			}
@@ -204,7 +174,7 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 				return errStatus(exitBadOption)
 			}
 		} else {
-			options, h, err := kind.Parse(opts, qdisc.FilterEnv{Handle: handle, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+			options, h, err := kind.Parse(opts, qdisc.FilterEnv{Handle: handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
 			if err != nil {
 				return t.parseFailed(err, kind.Usage)
 			}
@@ -269,7 +239,7 @@ func (t *tc) filterListOrGet(args []string, get bool) error {
 			case w == "handle":
 				handle = v
 			case tcfmt.Matches(w, "protocol"):
-				p, ok := parseProtocol(v)
+				p, ok := qdisc.ParseEthProtocol(v)
 				if !ok {
 					return t.invarg("invalid protocol", v)
 				}
@@ -385,7 +355,7 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 		proto := uint32(htons(uint16(m.Header.Info)))
 		prio := m.Header.Info >> 16
 		if proto != 0 && (shown.getting || shown.protocol == 0 || shown.protocol != proto) {
-			p.String(tcfmt.Any, "protocol", "protocol %s ", protocolName(uint16(proto)))
+			p.String(tcfmt.Any, "protocol", "protocol %s ", qdisc.EthProtocolName(uint16(proto)))
 		}
 		if prio != 0 && (shown.getting || shown.prio == 0 || shown.prio != prio) {
 			p.Uint(tcfmt.Any, "pref", "pref %u ", uint64(prio))
