@@ -22,15 +22,9 @@ const chokeUsage = "Usage: ... choke limit PACKETS bandwidth KBPS [ecn]\n" +
 
 func init() {
 	mustRegister(&Kind{
-		Name:  "choke",
-		Usage: chokeUsage,
-		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseChoke(args, env)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
+		Name:       "choke",
+		Usage:      chokeUsage,
+		ParseQdisc: typedParser(ParseChoke),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.ChokeAttrs); ok {
 				PrintChokeOptions(p, o)

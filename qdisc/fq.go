@@ -52,15 +52,9 @@ const (
 
 func init() {
 	mustRegister(&Kind{
-		Name:  "fq",
-		Usage: fqUsage,
-		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseFQ(args, env)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
+		Name:       "fq",
+		Usage:      fqUsage,
+		ParseQdisc: typedParser(ParseFQ),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.FQAttrs); ok {
 				PrintFQOptions(p, o)

@@ -33,15 +33,9 @@ const gredMaxDPs = 16
 
 func init() {
 	mustRegister(&Kind{
-		Name:  "gred",
-		Usage: gredUsage,
-		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseGRED(args, env)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
+		Name:       "gred",
+		Usage:      gredUsage,
+		ParseQdisc: typedParser(ParseGRED),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.GREDAttrs); ok {
 				PrintGREDOptions(p, o)

@@ -182,3 +182,16 @@ func fixedXstats[T any, P interface {
 	_ = s.Decode(buf) // cannot fail: buf holds at least the struct
 	return s
 }
+
+// typedParser adapts a kind's exported parser, which returns its options'
+// own type, to Kind.ParseQdisc: a failed parse gives a nil interface, not a
+// nil pointer inside one.
+func typedParser[T attrs.TCOptionsMsg](parse func([]string, ParseEnv) (T, error)) func([]string, ParseEnv) (attrs.TCOptionsMsg, error) {
+	return func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+		o, err := parse(args, env)
+		if err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
+}

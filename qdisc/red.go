@@ -28,15 +28,9 @@ const redSupportedFlags = redFlagECN | redFlagHarddrop | redFlagAdaptive | redFl
 
 func init() {
 	mustRegister(&Kind{
-		Name:  "red",
-		Usage: redUsage,
-		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseRED(args, env)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
+		Name:       "red",
+		Usage:      redUsage,
+		ParseQdisc: typedParser(ParseRED),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.REDAttrs); ok {
 				PrintREDOptions(p, o)
