@@ -60,9 +60,10 @@ done
 
 section "real kernel: tdc suites, model-vs-kernel cases, differential tests, second decoder (two VMs)"
 # The two halves of the suite boot side by side, one VM per host CPU: the
-# runner half (our runner on the kernel's tdc files, the differential test)
-# streams here; the kernel half (tdc.py, the model tests, which want a CPU of
-# their own) is shown when both are done. The base image is built first, so
+# runner half (our tdc tests, tdc.py on the kernel's files of filters and
+# actions, half the differential test) streams here; the kernel half (tdc.py
+# on the files of qdiscs, the model tests, the other half) is shown when both
+# are done. The base image is built first, so
 # that the two runs do not both build it.
 selftests/vm/image.sh "$TC_TESTING" >/dev/null
 vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic)
@@ -75,7 +76,7 @@ selftests/vm/run --timeout 2400 "${vmbuild[@]}" -- sh selftests/vm-suite.sh runn
 kernel_status=0
 wait $kernel_half || kernel_status=$?
 echo
-echo "=== the kernel half (tdc.py, model tests), which ran alongside"
+echo "=== the kernel half (tdc.py on qdiscs, model tests), which ran alongside"
 cat "$kernellog"
 echo "real-kernel suite: $(($(date +%s) - suite_start)) s; runner half status $runner_status, kernel half status $kernel_status"
 [ "$runner_status" = 0 ] && [ "$kernel_status" = 0 ]

@@ -18,11 +18,14 @@ REF_PKGS="libc6 libgcc-s1 iproute2 libbpf1 libcap2 libdb5.3t64 libelf1t64 libmnl
  libk5crypto3 libkrb5-3 libkrb5support0 libkeyutils1 libcom-err2 libssl3t64
  python3.14-minimal libpython3.14-minimal libpython3.14-stdlib libexpat1 libffi8
  libbz2-1.0 liblzma5 libncursesw6 libtinfo6 libreadline8t64 libuuid1 libsqlite3-0
- python3-scapy"
+ python3-scapy bash jq libjq1 libonig5"
 # python3-scapy (pure Python): tdc's scapyPlugin, which many qdisc files load
 # (fq_codel, fq, codel, pie, qfq, ...); without the module tdc.py runs none of
 # their cases. It unpacks into usr/lib/python3/dist-packages, which Debian's
 # python finds under PYTHONHOME.
+# bash and jq: tdc cases run `bash -c '...'` (the batches of 32 actions, of
+# 2048 filters) and taprio's probe `jq`; without bash a failed batch case
+# makes tdc.py skip every case after it ("previous setup failed").
 BUSYBOX=/bin/busybox # from the host's busybox-static: statically linked
 
 need cpio:cpio gzip:gzip dpkg-deb:dpkg sha256sum:coreutils flock:util-linux
@@ -64,6 +67,10 @@ wrap() { # NAME PROGRAM [ENV=VALUE]: /ref/bin/NAME runs PROGRAM via unstable's l
 wrap tc $R/usr/sbin/tc; wrap ip $R/usr/sbin/ip
 wrap python3 $R/usr/bin/python3.14 "PYTHONHOME=$R/usr"
 ln -s /ref/bin/python3 "$st/usr/bin/python3"
+# Neither is a busybox applet, so a command's PATH search (tdc's nsPlugin
+# clears the environment: ash's default PATH) finds them in /usr/bin.
+wrap bash $R/usr/bin/bash; ln -s /ref/bin/bash "$st/usr/bin/bash"
+wrap jq $R/usr/bin/jq; ln -s /ref/bin/jq "$st/usr/bin/jq"
 # netem's "distribution NAME" makes tc read LIBDIR/tc/NAME.dist, LIBDIR built into
 # it: Debian's is /usr/lib/x86_64-linux-gnu (where it ships the tables), upstream's
 # /usr/lib. The reference iproute2's tables are at both.
@@ -74,7 +81,7 @@ ln -s "$R/$tcdist" "$st/usr/lib/tc"; ln -s "$R/$tcdist" "$st/$tcdist"
 echo "root:x:0:0:root:/root:/bin/sh" >"$st/etc/passwd"; echo "root:x:0:" >"$st/etc/group"
 
 # Check on the host that every program finds its libraries and python its modules.
-for p in usr/sbin/tc usr/sbin/ip usr/bin/python3.14; do
+for p in usr/sbin/tc usr/sbin/ip usr/bin/python3.14 usr/bin/bash usr/bin/jq; do
 	"$st$L/ld-linux-x86-64.so.2" --list --library-path "$st$L" "$st$R/$p" | grep 'not found' &&
 		die "$p lacks libraries (a Debian package was renamed?); fix REF_PKGS in image.sh"
 done

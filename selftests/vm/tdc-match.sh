@@ -6,12 +6,12 @@
 #   selftests/vm/run -- sh selftests/vm/tdc-match.sh /gotc/bin/gotc qdiscs/htb infra/qdiscs
 #
 # FILE is DIR/NAME (tc-tests/DIR/NAME.json), as in tdc-expected.txt. A file
-# fails when the tool passes fewer cases than the reference tc, skips more
-# than the reference leaves unpassed (taprio's 39b4 and e8a1 are skipped for
-# the reference tc too: the VM lacks jq and bash), or
-# runs a different number of cases (the file changed: measure it again). It
-# also fails when the tool passes more: then the reference count is stale, or
-# the environment changed; measure again rather than guess.
+# fails unless the tool passes exactly the cases the reference tc passed: the
+# same count, and the same cases left unpassed (failed or skipped; taprio's
+# 39b4 and e8a1 are skipped for the reference tc too: the VM lacks jq and
+# bash). A different number of cases means the file changed, and a case the
+# tool passes where the reference did not means the record is stale or the
+# environment changed: measure again rather than guess.
 tc=${1:?usage: tdc-match.sh TC DIR/NAME...}
 shift
 [ $# -gt 0 ] || { echo "tdc-match.sh: no files given"; exit 2; }
@@ -24,14 +24,18 @@ for f in "$@"; do
 	# "tdc.py qdiscs/htb.json: 12 passed, 0 failed, 0 skipped"
 	set -- $(sed -n "s|^tdc.py $f.json: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$|\1 \2 \3|p" "$out")
 	p=${1:-} fl=${2:-} s=${3:-}
-	set -- $(awk -v f="$f" '$1 == f { print $2, $3 }' "$expected")
-	ep=${1:-} et=${2:-}
+	set -- $(awk -v f="$f" '$1 == f { print $2, $3, $5 }' "$expected")
+	ep=${1:-} et=${2:-} eids=${3:-}
+	# The cases the tool did not pass, from tdc.py's TAP (tdc-reference.sh's).
+	tap=/tmp/tdc-$(echo "$f" | tr / _).tap
+	ids=$(awk '/^not ok / { print $4 } /^ok .*# skipped/ { print $3 }' "$tap" 2>/dev/null | sort | tr '\n' , | sed 's/,$//')
+	eids=$(echo "$eids" | tr , '\n' | grep -vx -- - | sort | tr '\n' , | sed 's/,$//')
 	if [ -z "$ep" ]; then
 		echo "tdc-match $f: FAIL: no reference count in selftests/tdc-expected.txt (measure it with the reference tc)"; bad=1
 	elif [ -z "$p" ]; then
 		echo "tdc-match $f: FAIL: no result from tdc.py"; bad=1
-	elif [ "$s" -gt $((et - ep)) ] || [ "$p" != "$ep" ] || [ $((p + fl + s)) != "$et" ]; then
-		echo "tdc-match $f: FAIL: $p of $((p + fl + s)) passed, $s skipped; the reference tc passes $ep of $et"; bad=1
+	elif [ "$p" != "$ep" ] || [ $((p + fl + s)) != "$et" ] || [ "$ids" != "$eids" ]; then
+		echo "tdc-match $f: FAIL: $p of $((p + fl + s)) passed, $s skipped, not passed: ${ids:-none}; the reference tc passes $ep of $et, not passed: ${eids:-none}"; bad=1
 	else
 		echo "tdc-match $f: ok, $p of $et passed, as with the reference tc"
 	fi
