@@ -1891,6 +1891,197 @@ func (s *TCGactP) Decode(b []byte) error {
 	return nil
 }
 
+// TCPeditKey: One key of a pedit action: the 32-bit word at off (after the header
+// of the key's type; with offmask set, off plus the byte at at, masked and shifted
+// right by shift) becomes (word & mask) ^ val, or with the extended "add" command
+// word & mask plus val.
+type TCPeditKey struct {
+	// Big-endian on the wire.
+	Mask uint32
+	// Big-endian on the wire.
+	Val     uint32
+	Off     uint32
+	At      uint32
+	Offmask uint32
+	Shift   uint32
+}
+
+// TCPeditKeyLen is the size of TCPeditKey on the wire.
+const TCPeditKeyLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCPeditKey) Append(b []byte) []byte {
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Mask))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Val))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Off))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.At))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Offmask))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Shift))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCPeditKeyLen, which a newer kernel may append, are ignored.
+func (s *TCPeditKey) Decode(b []byte) error {
+	if len(b) < TCPeditKeyLen {
+		return errShort("tc-pedit-key", TCPeditKeyLen, len(b))
+	}
+	s.Mask = uint32(binary.BigEndian.Uint32(b[0:]))
+	s.Val = uint32(binary.BigEndian.Uint32(b[4:]))
+	s.Off = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.At = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Offmask = uint32(binary.NativeEndian.Uint32(b[16:]))
+	s.Shift = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCPeditSel: Parameters of a pedit action (TCA_PEDIT_PARMS or
+// TCA_PEDIT_PARMS_EX): the members of tc_gen, then nkeys keys.
+type TCPeditSel struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the packet is edited.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	Nkeys   uint8
+	Flags   uint8
+	Keys    []TCPeditKey
+}
+
+// TCPeditSelLen is the size of TCPeditSel on the wire before its flexible array.
+const TCPeditSelLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCPeditSel) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = append(b, byte(s.Nkeys))
+	b = append(b, byte(s.Flags))
+	b = append(b, make([]byte, 2)...)
+	for i := range s.Keys {
+		b = s.Keys[i].Append(b)
+	}
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCPeditSelLen, which a newer kernel may append, are ignored.
+func (s *TCPeditSel) Decode(b []byte) error {
+	if len(b) < TCPeditSelLen {
+		return errShort("tc-pedit-sel", TCPeditSelLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.Nkeys = uint8(b[20:][0])
+	s.Flags = uint8(b[21:][0])
+	n := int(s.Nkeys)
+	if len(b) < 24+n*24 {
+		return errShort("tc-pedit-sel", 24+n*24, len(b))
+	}
+	s.Keys = make([]TCPeditKey, n)
+	for i := range s.Keys {
+		_ = s.Keys[i].Decode(b[24+i*24:])
+	}
+	return nil
+}
+
+// TCSkbmod: Parameters of a skbmod action (struct tc_skbmod): the members of
+// tc_gen, then SKBMOD_F_* flags (DMAC 1, SMAC 2, ETYPE 4, SWAPMAC 8, ECN 16).
+type TCSkbmod struct {
+	Index   uint32
+	Capab   uint32
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	Flags   uint64
+}
+
+// TCSkbmodLen is the size of TCSkbmod on the wire.
+const TCSkbmodLen = 32
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSkbmod) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = append(b, make([]byte, 4)...)
+	b = binary.NativeEndian.AppendUint64(b, uint64(s.Flags))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSkbmodLen, which a newer kernel may append, are ignored.
+func (s *TCSkbmod) Decode(b []byte) error {
+	if len(b) < TCSkbmodLen {
+		return errShort("tc-skbmod", TCSkbmodLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.Flags = uint64(binary.NativeEndian.Uint64(b[24:]))
+	return nil
+}
+
+// TCNAT: Parameters of a nat action (struct tc_nat): the members of tc_gen, then
+// the addresses under mask that are rewritten to new-addr (the source on egress,
+// the destination on ingress: TCA_NAT_FLAG_EGRESS 1).
+type TCNAT struct {
+	Index   uint32
+	Capab   uint32
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	// Big-endian on the wire.
+	OldAddr uint32
+	// Big-endian on the wire.
+	NewAddr uint32
+	// Big-endian on the wire.
+	Mask  uint32
+	Flags uint32
+}
+
+// TCNATLen is the size of TCNAT on the wire.
+const TCNATLen = 36
+
+// Append appends s in the kernel's layout to b.
+func (s *TCNAT) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.OldAddr))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.NewAddr))
+	b = binary.BigEndian.AppendUint32(b, uint32(s.Mask))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Flags))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCNATLen, which a newer kernel may append, are ignored.
+func (s *TCNAT) Decode(b []byte) error {
+	if len(b) < TCNATLen {
+		return errShort("tc-nat", TCNATLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.OldAddr = uint32(binary.BigEndian.Uint32(b[20:]))
+	s.NewAddr = uint32(binary.BigEndian.Uint32(b[24:]))
+	s.Mask = uint32(binary.BigEndian.Uint32(b[28:]))
+	s.Flags = uint32(binary.NativeEndian.Uint32(b[32:]))
+	return nil
+}
+
 // DualPI2AlphaBetaMax: Largest alpha and beta (Hz scaled by 256) dualpi2_policy
 // takes (the kernel's ALPHA_BETA_MAX, not in its UAPI headers).
 const DualPI2AlphaBetaMax = 2147483647
@@ -2812,6 +3003,10 @@ type decodePool struct {
 	TCGact                  pool[TCGact]
 	TCMirred                pool[TCMirred]
 	TCGactP                 pool[TCGactP]
+	TCPeditKey              pool[TCPeditKey]
+	TCPeditSel              pool[TCPeditSel]
+	TCSkbmod                pool[TCSkbmod]
+	TCNAT                   pool[TCNAT]
 	TCRatespec              pool[TCRatespec]
 	TCHTBOpt                pool[TCHTBOpt]
 	TCHTBGlob               pool[TCHTBGlob]
@@ -2859,6 +3054,11 @@ type decodePool struct {
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
 	ActMirredAttrs          pool[ActMirredAttrs]
+	ActPeditAttrs           pool[ActPeditAttrs]
+	ActPeditKeysExAttrs     pool[ActPeditKeysExAttrs]
+	ActPeditKeyExAttrs      pool[ActPeditKeyExAttrs]
+	ActSkbmodAttrs          pool[ActSkbmodAttrs]
+	ActNATAttrs             pool[ActNATAttrs]
 	HTBAttrs                pool[HTBAttrs]
 	PrioCompatAttrs         pool[PrioCompatAttrs]
 	PrioAttrs               pool[PrioAttrs]
@@ -2933,6 +3133,10 @@ func (p *decodePool) reset() {
 	p.TCGact.reset()
 	p.TCMirred.reset()
 	p.TCGactP.reset()
+	p.TCPeditKey.reset()
+	p.TCPeditSel.reset()
+	p.TCSkbmod.reset()
+	p.TCNAT.reset()
 	p.TCRatespec.reset()
 	p.TCHTBOpt.reset()
 	p.TCHTBGlob.reset()
@@ -2980,6 +3184,11 @@ func (p *decodePool) reset() {
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
 	p.ActMirredAttrs.reset()
+	p.ActPeditAttrs.reset()
+	p.ActPeditKeysExAttrs.reset()
+	p.ActPeditKeyExAttrs.reset()
+	p.ActSkbmodAttrs.reset()
+	p.ActNATAttrs.reset()
 	p.HTBAttrs.reset()
 	p.PrioCompatAttrs.reset()
 	p.PrioAttrs.reset()
@@ -3334,6 +3543,34 @@ func newTCGactP(sel *selectors) *TCGactP {
 	return sel.pool.TCGactP.get()
 }
 
+func newTCPeditKey(sel *selectors) *TCPeditKey {
+	if sel.pool == nil {
+		return new(TCPeditKey)
+	}
+	return sel.pool.TCPeditKey.get()
+}
+
+func newTCPeditSel(sel *selectors) *TCPeditSel {
+	if sel.pool == nil {
+		return new(TCPeditSel)
+	}
+	return sel.pool.TCPeditSel.get()
+}
+
+func newTCSkbmod(sel *selectors) *TCSkbmod {
+	if sel.pool == nil {
+		return new(TCSkbmod)
+	}
+	return sel.pool.TCSkbmod.get()
+}
+
+func newTCNAT(sel *selectors) *TCNAT {
+	if sel.pool == nil {
+		return new(TCNAT)
+	}
+	return sel.pool.TCNAT.get()
+}
+
 func newTCRatespec(sel *selectors) *TCRatespec {
 	if sel.pool == nil {
 		return new(TCRatespec)
@@ -3661,6 +3898,41 @@ func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
 		return new(ActMirredAttrs)
 	}
 	return sel.pool.ActMirredAttrs.get()
+}
+
+func newActPeditAttrs(sel *selectors) *ActPeditAttrs {
+	if sel.pool == nil {
+		return new(ActPeditAttrs)
+	}
+	return sel.pool.ActPeditAttrs.get()
+}
+
+func newActPeditKeysExAttrs(sel *selectors) *ActPeditKeysExAttrs {
+	if sel.pool == nil {
+		return new(ActPeditKeysExAttrs)
+	}
+	return sel.pool.ActPeditKeysExAttrs.get()
+}
+
+func newActPeditKeyExAttrs(sel *selectors) *ActPeditKeyExAttrs {
+	if sel.pool == nil {
+		return new(ActPeditKeyExAttrs)
+	}
+	return sel.pool.ActPeditKeyExAttrs.get()
+}
+
+func newActSkbmodAttrs(sel *selectors) *ActSkbmodAttrs {
+	if sel.pool == nil {
+		return new(ActSkbmodAttrs)
+	}
+	return sel.pool.ActSkbmodAttrs.get()
+}
+
+func newActNATAttrs(sel *selectors) *ActNATAttrs {
+	if sel.pool == nil {
+		return new(ActNATAttrs)
+	}
+	return sel.pool.ActNATAttrs.get()
 }
 
 func newHTBAttrs(sel *selectors) *HTBAttrs {
@@ -9071,6 +9343,396 @@ func (s *ActMirredAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set act-pedit-attrs (TCA_PEDIT_*).
+const (
+	TCAPeditUnspec  uint16 = 0
+	TCAPeditTm      uint16 = 1
+	TCAPeditParms   uint16 = 2
+	TCAPeditPad     uint16 = 3
+	TCAPeditParmsEx uint16 = 4
+	TCAPeditKeysEx  uint16 = 5
+)
+
+// ActPeditAttrs: Options of a pedit action (TCA_ACT_OPTIONS): the keys in parms,
+// or in parms-ex with each key's header type and command in keys-ex.
+type ActPeditAttrs struct {
+	Tm      *TCFT
+	Parms   *TCPeditSel
+	ParmsEx *TCPeditSel
+	KeysEx  *ActPeditKeysExAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActPeditAttrs) Encode(e *Encoder) {
+	if s.Tm != nil {
+		e.Attr(TCAPeditTm, (*s.Tm).Append(nil))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAPeditParms, (*s.Parms).Append(nil))
+	}
+	if s.ParmsEx != nil {
+		e.Attr(TCAPeditParmsEx, (*s.ParmsEx).Append(nil))
+	}
+	if s.KeysEx != nil {
+		e.Nest(TCAPeditKeysEx, true, (*s.KeysEx).Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActPeditAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActPeditAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActPeditAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAPeditTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAPeditParms:
+			if v := newTCPeditSel(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAPeditPad:
+			return
+		case TCAPeditParmsEx:
+			if v := newTCPeditSel(sel); v.Decode(data) == nil {
+				s.ParmsEx = v
+				return
+			}
+		case TCAPeditKeysEx:
+			if v := newActPeditKeysExAttrs(sel); v.decode(data, sel) == nil {
+				s.KeysEx = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActPeditAttrs) Validate() error {
+	if s.KeysEx != nil {
+		if err := s.KeysEx.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActPeditAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.KeysEx != nil {
+		n += s.KeysEx.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-pedit-keys-ex-attrs (TCA_PEDIT_*).
+const (
+	TCAPeditKeyEx uint16 = 6
+)
+
+// ActPeditKeysExAttrs: The extended part of each key of parms-ex
+// (TCA_PEDIT_KEYS_EX), in the keys' order.
+type ActPeditKeysExAttrs struct {
+	// Repeated: one attribute per element, in order.
+	KeyEx []ActPeditKeyExAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActPeditKeysExAttrs) Encode(e *Encoder) {
+	for i := range s.KeyEx {
+		e.Nest(TCAPeditKeyEx, true, s.KeyEx[i].Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActPeditKeysExAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActPeditKeysExAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActPeditKeysExAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAPeditKeyEx:
+			var v ActPeditKeyExAttrs
+			if v.decode(data, sel) == nil {
+				s.KeyEx = append(s.KeyEx, v)
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActPeditKeysExAttrs) Validate() error {
+	for i := range s.KeyEx {
+		if err := s.KeyEx[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActPeditKeysExAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.KeyEx {
+		n += s.KeyEx[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-pedit-key-ex-attrs (TCA_PEDIT_KEY_EX_*).
+const (
+	TCAPeditKeyExHtype uint16 = 1
+	TCAPeditKeyExCmd   uint16 = 2
+)
+
+// ActPeditKeyExAttrs: One key's header type (network 0, eth 1, ip4 2, ip6 3, tcp
+// 4, udp 5) and command (set 0, add 1): TCA_PEDIT_KEY_EX.
+type ActPeditKeyExAttrs struct {
+	Htype *uint16
+	Cmd   *uint16
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActPeditKeyExAttrs) Encode(e *Encoder) {
+	if s.Htype != nil {
+		e.Uint16(TCAPeditKeyExHtype, uint16((*s.Htype)))
+	}
+	if s.Cmd != nil {
+		e.Uint16(TCAPeditKeyExCmd, uint16((*s.Cmd)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActPeditKeyExAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActPeditKeyExAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActPeditKeyExAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAPeditKeyExHtype:
+			if v, ok := getUint16(data); ok {
+				s.Htype = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAPeditKeyExCmd:
+			if v, ok := getUint16(data); ok {
+				s.Cmd = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActPeditKeyExAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActPeditKeyExAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-skbmod-attrs (TCA_SKBMOD_*).
+const (
+	TCASkbmodUnspec uint16 = 0
+	TCASkbmodTm     uint16 = 1
+	TCASkbmodParms  uint16 = 2
+	TCASkbmodDmac   uint16 = 3
+	TCASkbmodSmac   uint16 = 4
+	TCASkbmodEtype  uint16 = 5
+	TCASkbmodPad    uint16 = 6
+)
+
+// ActSkbmodAttrs: Options of a skbmod action (TCA_ACT_OPTIONS): parms, and the
+// addresses and ethertype it sets.
+type ActSkbmodAttrs struct {
+	Tm    *TCFT
+	Parms *TCSkbmod
+	Dmac  []byte
+	Smac  []byte
+	Etype *uint16
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActSkbmodAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCASkbmodParms, (*s.Parms).Append(nil))
+	}
+	if s.Dmac != nil {
+		e.Attr(TCASkbmodDmac, s.Dmac)
+	}
+	if s.Etype != nil {
+		e.Uint16(TCASkbmodEtype, uint16((*s.Etype)))
+	}
+	if s.Smac != nil {
+		e.Attr(TCASkbmodSmac, s.Smac)
+	}
+	if s.Tm != nil {
+		e.Attr(TCASkbmodTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActSkbmodAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActSkbmodAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActSkbmodAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCASkbmodTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCASkbmodParms:
+			if v := newTCSkbmod(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCASkbmodDmac:
+			s.Dmac = clone(data)
+			return
+		case TCASkbmodSmac:
+			s.Smac = clone(data)
+			return
+		case TCASkbmodEtype:
+			if v, ok := getUint16(data); ok {
+				s.Etype = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCASkbmodPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActSkbmodAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActSkbmodAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-nat-attrs (TCA_NAT_*).
+const (
+	TCANATUnspec uint16 = 0
+	TCANATParms  uint16 = 1
+	TCANATTm     uint16 = 2
+	TCANATPad    uint16 = 3
+)
+
+// ActNATAttrs: Options of a nat action (TCA_ACT_OPTIONS).
+type ActNATAttrs struct {
+	Parms *TCNAT
+	Tm    *TCFT
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActNATAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCANATParms, (*s.Parms).Append(nil))
+	}
+	if s.Tm != nil {
+		e.Attr(TCANATTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActNATAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActNATAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActNATAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCANATParms:
+			if v := newTCNAT(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCANATTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCANATPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActNATAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActNATAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set htb-attrs (TCA_HTB_*).
 const (
 	TCAHTBUnspec     uint16 = 0
@@ -11384,7 +12046,7 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), *ActMirredAttrs (mirred), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -11405,6 +12067,12 @@ func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ,
 
 func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *ActNATAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActPeditAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActSkbmodAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 // DecodeActOptionsMsg decodes b as the act-options-msg payload of the given kind.
 func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
 	return decodeActOptionsMsg(b, &selectors{decodeState: &decodeState{}, declared: selKind, Kind: kind})
@@ -11418,6 +12086,18 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 		}
 	case "mirred":
 		if v := newActMirredAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "nat":
+		if v := newActNATAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "pedit":
+		if v := newActPeditAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "skbmod":
+		if v := newActSkbmodAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	}

@@ -50,7 +50,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		t.Skipf("%s is not set: the spec is not checked against kernel headers (the test bed sets it)", uapiEnv)
 	}
 	var headers strings.Builder
-	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h"} {
+	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h", "tc_act/tc_pedit.h", "tc_act/tc_skbmod.h", "tc_act/tc_nat.h"} {
 		b, err := os.ReadFile(filepath.Join(dir, "linux", name))
 		if err != nil {
 			t.Fatalf("%s=%s: %v", uapiEnv, dir, err)
@@ -101,6 +101,13 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 			next++
 		}
 	}
+	// Each struct's alignment, its largest scalar member's.
+	structAlign := map[string]int{}
+	for _, d := range spec.Definitions {
+		for _, m := range d.Members {
+			structAlign[d.Name] = max(structAlign[d.Name], memberSize(m.Type))
+		}
+	}
 	for _, d := range spec.Definitions {
 		switch d.Type {
 		case "enum":
@@ -138,8 +145,16 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 			for i, m := range d.Members {
 				if m.Type == "pad" && m.Name == "align" {
 					// A gap C leaves implicit: it must be the one C's
-					// alignment of the next (scalar) member makes.
-					if i+1 == len(d.Members) || (off+m.Len)%memberSize(d.Members[i+1].Type) != 0 || m.Len >= memberSize(d.Members[i+1].Type) {
+					// alignment of the next member (a scalar, or an array
+					// of structs) makes.
+					align := 0
+					if i+1 < len(d.Members) {
+						align = memberSize(d.Members[i+1].Type)
+						if st := d.Members[i+1].Struct; st != "" {
+							align = structAlign[st]
+						}
+					}
+					if align == 0 || (off+m.Len)%align != 0 || m.Len >= align {
 						t.Errorf("struct %s: an alignment gap of %d at %d is not C's", cStruct, m.Len, off)
 					}
 					off += m.Len
@@ -149,13 +164,17 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 				if m.FlexibleArray {
 					typ, name = m.SubType, name+"[]"
 				}
-				if m.ByteOrder == "big-endian" {
+				if m.ByteOrder == "big-endian" && !beInHostType[cStruct+"."+name] {
 					typ = "be" + typ[1:]
 				}
 				ours = append(ours, cMember(typ, m.Struct, m.Len, name))
 				off += memberSize(m.Type) * max(m.Len, 1)
 			}
 			for i, m := range members {
+				// A flexible array's bounds annotation says nothing of its layout.
+				if j := strings.Index(m, " __counted_by("); j >= 0 {
+					m = m[:j]
+				}
 				if strings.HasSuffix(m, "[]") {
 					members[i] = arrayMember(m)
 				}
@@ -180,6 +199,15 @@ var notInUAPI = map[string]int64{
 	"TCA_PRIO_UNSPEC":         0,
 	"TCA_PRIO_MQ":             1,
 	"TCA_PRIO_COMPAT_OPTIONS": 2,
+}
+
+// beInHostType holds the struct members the spec marks big-endian that
+// the headers declare with a host-order type although they hold network
+// order: pedit's keys are masked and xored onto the packet's bytes as they
+// stand.
+var beInHostType = map[string]bool{
+	"tc_pedit_key.mask": true,
+	"tc_pedit_key.val":  true,
 }
 
 func cName(s string) string { return strings.ToUpper(strings.ReplaceAll(s, "-", "_")) }

@@ -33,6 +33,10 @@ type ActionKind struct {
 	// PrintStats prints what -s adds to that last line (the action's
 	// times); nil when -s adds nothing of the kind's own.
 	PrintStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+	// PrintAfterStats prints what the kind prints after the times of -s
+	// (with or without -s), up to the end of its last line; nil for most
+	// kinds, which print their times last.
+	PrintAfterStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
 }
 
 // tcActionKinds are the action kinds tc 7.3 has built in. A word naming one
@@ -424,6 +428,9 @@ func printAction(p *tcfmt.Printer, a *attrs.ActAttrs, how ActionPrint) {
 		kind.Print(p, a.Options, how.Links)
 		if how.Stats && kind.PrintStats != nil {
 			kind.PrintStats(p, a.Options)
+		}
+		if kind.PrintAfterStats != nil {
+			kind.PrintAfterStats(p, a.Options)
 		}
 		p.NL()
 	}

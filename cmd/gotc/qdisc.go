@@ -234,13 +234,7 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		if err != nil {
 			return t.kernelRefused(err)
 		}
-		if warning != "" {
-			// tc ends the message with a full stop when the kernel did not.
-			if !strings.HasSuffix(warning, ".") {
-				warning += "."
-			}
-			fmt.Fprintf(t.stderr, "Warning: %s\n", warning)
-		}
+		t.printWarning(warning)
 		return nil
 	}
 	if err := c.Do(obj, op, m); err != nil {
@@ -330,6 +324,18 @@ func (t *tc) addSizeTable(m *netlink.Msg, spec attrs.TCSizespec) {
 	if m.Attrs.Stab, fits = qdisc.SizeTable(spec, room); !fits {
 		fmt.Fprintf(t.stderr, "addattr_l ERROR: message exceeded bound of %d\n", limit)
 	}
+}
+
+// printWarning prints the warning of an accepted request, if any, as tc
+// does: ended with a full stop when the kernel did not end it so.
+func (t *tc) printWarning(warning string) {
+	if warning == "" {
+		return
+	}
+	if !strings.HasSuffix(warning, ".") {
+		warning += "."
+	}
+	fmt.Fprintf(t.stderr, "Warning: %s\n", warning)
 }
 
 // warningDoer is a connection that reports the warnings of accepted

@@ -39,6 +39,24 @@ var filterViews = [][]string{
 	{"-p", "-j", "-s", "filter", "show", "dev", "DEV"},
 }
 
+// actionViews are the options each standalone action case ("actions add
+// action KIND ...") lists its kind's actions with.
+var actionViews = [][]string{{}, {"-s"}, {"-d"}, {"-j", "-s"}, {"-p", "-j", "-s"}}
+
+// standaloneAction says whether a case is a "tc actions" line, and which
+// kind of action it names first.
+func standaloneAction(line string) (string, bool) {
+	f := strings.Fields(line)
+	if len(f) == 0 || f[0] != "actions" {
+		return "", false
+	}
+	i := slices.Index(f, "action")
+	if i < 0 || i+1 >= len(f) {
+		return "", false
+	}
+	return f[i+1], true
+}
+
 // stateView is what tc prints of the kernel's state after each tool's
 // line: the two must agree.
 var stateView = []string{"-j", "-s", "-d", "filter", "show", "dev", "DEV"}
@@ -66,11 +84,24 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 		r.mustRun(r.tc, filterArgs(setup)...)
 	}
 	var fr filterRun
-	fr.line = r.run(tool, filterArgs(line)...)
 	show := func(tool string, v []string, parent ...string) string {
 		args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
 		return actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
 	}
+	if kind, ok := standaloneAction(line); ok {
+		// "tc actions" lines: the kind's table, which outlives the device.
+		r.run(r.tc, "actions", "flush", "action", kind)
+		fr.line = r.run(tool, filterArgs(line)...)
+		list := []string{"actions", "list", "action", kind}
+		for _, v := range actionViews {
+			fr.views = append(fr.views, show(tool, append(slices.Clone(v), list...)))
+		}
+		fr.state = append(fr.state, show(r.tc, append([]string{"-j", "-s"}, list...)))
+		r.run(r.tc, "actions", "flush", "action", kind)
+		r.run(r.ip, "link", "del", filterDev)
+		return fr
+	}
+	fr.line = r.run(tool, filterArgs(line)...)
 	for _, parent := range [][]string{{"parent", "1:"}, {"ingress"}} {
 		state := show(r.tc, stateView, parent...)
 		fr.state = append(fr.state, state)
@@ -139,6 +170,9 @@ func (r *runner) checkFilterLine(line string) bool {
 	for i := range ref.views {
 		if got.views[i] != ref.views[i] {
 			label := strings.Join(filterViews[i%len(filterViews)], " ")
+			if _, ok := standaloneAction(line); ok {
+				label = strings.Join(actionViews[i], " ") + " actions list"
+			}
 			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(ref.views[i], got.views[i])))
 		}
 	}
