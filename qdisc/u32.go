@@ -875,7 +875,13 @@ func parseU32(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) 
 			terminal = true
 			continue
 		case tcfmt.Matches(kw, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			police, rest, err := ParseFilterPolice(w.args)
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, w.args = police, rest
+			terminal = true
+			continue
 		case kw == "skip_hw":
 			flags |= clsFlagSkipHW
 		case kw == "skip_sw":
@@ -1018,6 +1024,10 @@ func printU32(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 			p.Hex(tcfmt.Any, "hash_mask", "    hash mask %08x ", sel.Hmask)
 			p.Int(tcfmt.Any, "hash_off", "at %d ", int64(sel.Hoff))
 		}
+	}
+	if o.Police != nil {
+		p.NL()
+		PrintFilterPolice(p, o.Police, f.Stats)
 	}
 	if o.Indev != nil {
 		p.NL()

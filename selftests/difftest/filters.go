@@ -43,6 +43,29 @@ var filterViews = [][]string{
 // line: the two must agree.
 var stateView = []string{"-j", "-s", "-d", "filter", "show", "dev", "DEV"}
 
+// actionViews are what a case that is a "tc actions" command compares
+// besides: the actions of the kind it names, after each view's words.
+var actionViews = [][]string{
+	{"actions", "list", "action"},
+	{"-s", "actions", "list", "action"},
+	{"-d", "-raw", "actions", "list", "action"},
+	{"-j", "-s", "actions", "list", "action"},
+	{"-p", "-j", "-s", "actions", "list", "action"},
+}
+
+// actionsKind is the kind a "tc actions" line names first ("" for a
+// filter line): the word after its first "action".
+func actionsKind(line string) string {
+	args := strings.Fields(line)
+	if len(args) == 0 || args[0] != "actions" {
+		return ""
+	}
+	if i := slices.Index(args, "action"); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
+
 // actionTimes are the seconds an action has existed and been idle, which
 // differ between the two runs.
 var actionTimes = regexp.MustCompile(`(installed|used|firstused|first_used|last_used)( |": ?)[0-9]+`)
@@ -55,8 +78,8 @@ const (
 // filterRun is one tool's run of a case: how the line ended, and what the
 // tool and tc then printed of the device.
 type filterRun struct {
-	line         result
-	views, state []string
+	line                 result
+	labels, views, state []string
 }
 
 func (r *runner) runFilterCase(tool, line string) filterRun {
@@ -64,6 +87,11 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 	r.mustRun(r.ip, "link", "add", filterDev, "type", "dummy")
 	for _, setup := range []string{"qdisc add dev DEV root handle 1: htb", "class add dev DEV parent 1: classid 1:1 htb rate 1mbit", "qdisc add dev DEV ingress"} {
 		r.mustRun(r.tc, filterArgs(setup)...)
+	}
+	// Actions outlive the device: each run starts without the kind's.
+	kind := actionsKind(line)
+	if kind != "" {
+		r.run(r.tc, "actions", "flush", "action", kind)
 	}
 	var fr filterRun
 	fr.line = r.run(tool, filterArgs(line)...)
@@ -73,9 +101,18 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 	}
 	for _, parent := range [][]string{{"parent", "1:"}, {"ingress"}} {
 		for _, v := range filterViews {
+			fr.labels = append(fr.labels, strings.Join(v, " "))
 			fr.views = append(fr.views, show(tool, v, parent...))
 		}
 		fr.state = append(fr.state, show(r.tc, stateView, parent...))
+	}
+	if kind != "" {
+		for _, v := range actionViews {
+			fr.labels = append(fr.labels, strings.Join(v, " ")+" "+kind)
+			fr.views = append(fr.views, show(tool, v, kind))
+		}
+		fr.state = append(fr.state, show(r.tc, []string{"-j", "-s", "-d", "actions", "list", "action"}, kind))
+		r.run(r.tc, "actions", "flush", "action", kind)
 	}
 	r.run(r.ip, "link", "del", filterDev)
 	return fr
@@ -128,8 +165,7 @@ func (r *runner) checkFilterLine(line string) bool {
 	}
 	for i := range ref.views {
 		if got.views[i] != ref.views[i] {
-			label := strings.Join(filterViews[i%len(filterViews)], " ")
-			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(ref.views[i], got.views[i])))
+			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", ref.labels[i], diff(ref.views[i], got.views[i])))
 		}
 	}
 	for i := range ref.state {
