@@ -2,6 +2,7 @@ package qdisc
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,4 +164,33 @@ func TestPrintPolice(t *testing.T) {
 			t.Errorf("got  %q\nwant %q", got, c.want)
 		}
 	}
+}
+
+// FuzzParseActionsPoliceEtc: any words after police, simple, skbedit or
+// csum give options or a ParseError, never a panic, and the rest is a
+// tail of the words.
+func FuzzParseActionsPoliceEtc(f *testing.F) {
+	for _, s := range []string{
+		"police\x00rate\x001mbit\x00burst\x0010k", "police\x00conform-exceed\x00drop\x00/\x00pipe", "police\x00conform-exceed\x00536870912",
+		"police\x00pkts_rate\x001\x00pkts_burst\x001", "simple\x00sdata\x00x", "skbedit\x00mark\x001/2", "csum\x00index\x001", "csum\x00tcp\x00goto",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		args := strings.Split(s, "\x00")
+		acts, rest, err := ParseActions(args, ActionEnv{})
+		if err != nil {
+			if _, ok := err.(*ParseError); !ok {
+				t.Fatalf("%q: error %v is not a ParseError", args, err)
+			}
+			return
+		}
+		if len(rest) > len(args) || !slices.Equal(rest, args[len(args)-len(rest):]) {
+			t.Fatalf("%q: rest %q is not a tail of the words", args, rest)
+		}
+		for _, a := range acts {
+			e := attrs.NewEncoder(nil)
+			a.Encode(e)
+		}
+	})
 }
