@@ -26,7 +26,7 @@ import (
 const u32Usage = `Usage: ... u32 [ match SAMPLE ]... [ offset plus N | at N | mask HEX | shift N | eat ]...
                [ hashkey mask HEX at N ] [ ht HTID ] [ sample SAMPLE [ divisor N ] ]
                [ link HTID ] [ order N ] [ indev DEV ] [ skip_hw | skip_sw ]
-               [ classid CLASSID | flowid CLASSID ] [ action ACTION ... ]
+               [ classid CLASSID | flowid CLASSID ] [ police POLICE_SPEC ] [ action ACTION ... ]
        ... u32 divisor N          (a hash table of N buckets, N a power of 2 up to 256)
 SAMPLE  := { u32 | u16 | u8 } VALUE MASK [ at [ nexthdr+ ] OFFSET ]
          | ip { src | dst } PREFIX | ip { tos | dsfield | ihl | protocol | icmp_type | icmp_code } VALUE MASK

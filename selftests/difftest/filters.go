@@ -13,6 +13,8 @@ import (
 // with a class 1:1 and an ingress qdisc, first with tc, then with gotc.
 // Actions are global, so the two runs take turns on one device name: the
 // second starts where the first did, with the same free action indexes.
+// A "tc actions" line also compares the actions of the kind it names,
+// which are flushed before and after each run.
 type filterCases struct {
 	kind  string
 	lines []string
