@@ -74,6 +74,19 @@ func (c *Conn) DoAction(op ActionOp, m *ActionMsg) error {
 	return err
 }
 
+// DoActionWarning is DoAction that also returns the warning the kernel's
+// acknowledgement of a success carried ("" without one), which tc prints
+// as "Warning: ..." (police's "Failed to setup tc actions for offload").
+func (c *Conn) DoActionWarning(op ActionOp, m *ActionMsg) (string, error) {
+	msgType, flags := op.request()
+	payload, _ := m.AppendBinary(nil)
+	typ, data, err := c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
+	if err != nil || typ != nlabi.NLMSG_ERROR {
+		return "", err
+	}
+	return string(data), nil
+}
+
 // ActionRequest builds the netlink message of a change request about
 // actions, as DoAction sends it.
 func ActionRequest(op ActionOp, m *ActionMsg) mnl.Message {

@@ -38,6 +38,12 @@ type actionConn interface {
 	DumpActions(m *netlink.ActionMsg, fn func(m *netlink.ActionMsg, decodeErr error) error) error
 }
 
+// actionWarningDoer is an actionConn that also reports the warning of the
+// kernel's acknowledgement.
+type actionWarningDoer interface {
+	DoActionWarning(op netlink.ActionOp, m *netlink.ActionMsg) (string, error)
+}
+
 // TCA_ACT_FLAG_* of TCA_ROOT_FLAGS (linux/rtnetlink.h).
 const actFlagLargeDumpOn = 1 << 0
 
@@ -107,11 +113,19 @@ func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := ac.DoAction(op, &netlink.ActionMsg{Attrs: attrs.ActRootAttrs{Tab: acts}}); err != nil {
+	m := &netlink.ActionMsg{Attrs: attrs.ActRootAttrs{Tab: acts}}
+	var warning string
+	if wc, ok := ac.(actionWarningDoer); ok {
+		warning, err = wc.DoActionWarning(op, m)
+	} else {
+		err = ac.DoAction(op, m)
+	}
+	if err != nil {
 		t.kernelRefused(err)
 		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
 		return nil, errStatus(exitUsage)
 	}
+	t.printWarning(warning)
 	return rest, nil
 }
 

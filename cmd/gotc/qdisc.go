@@ -234,13 +234,7 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		if err != nil {
 			return t.kernelRefused(err)
 		}
-		if warning != "" {
-			// tc ends the message with a full stop when the kernel did not.
-			if !strings.HasSuffix(warning, ".") {
-				warning += "."
-			}
-			fmt.Fprintf(t.stderr, "Warning: %s\n", warning)
-		}
+		t.printWarning(warning)
 		return nil
 	}
 	if err := c.Do(obj, op, m); err != nil {
@@ -334,6 +328,19 @@ func (t *tc) addSizeTable(m *netlink.Msg, spec attrs.TCSizespec) {
 
 // warningDoer is a connection that reports the warnings of accepted
 // requests (htb's "quantum of class ... is big", for one).
+// printWarning prints the warning of a kernel's acknowledgement, if any,
+// as tc does.
+func (t *tc) printWarning(warning string) {
+	if warning == "" {
+		return
+	}
+	// tc ends the message with a full stop when the kernel did not.
+	if !strings.HasSuffix(warning, ".") {
+		warning += "."
+	}
+	fmt.Fprintf(t.stderr, "Warning: %s\n", warning)
+}
+
 type warningDoer interface {
 	DoWarning(o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
 }
