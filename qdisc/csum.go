@@ -32,8 +32,7 @@ var csumNames = []struct {
 const csumUsage = `Usage: ... csum <UPDATE> [ CONTROL ] [ index INDEX ]
 Where: UPDATE := <TARGET> [<UPDATE>]
        TARGET := { ip4h | icmp | igmp | tcp | udp | udplite | sctp | <SWEETS> }
-       SWEETS := { and | or | '+' }
-`
+       SWEETS := { and | or | '+' }`
 
 func init() {
 	mustRegisterAction(&ActionKind{
@@ -74,7 +73,7 @@ func parseCsum(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string, err
 		ok++
 	}
 	if ok == 0 {
-		return nil, args, errorf("%s", strings.TrimSuffix(csumUsage, "\n"))
+		return nil, args, errorf("%s", csumUsage)
 	}
 	if sel.UpdateFlags == 0 {
 		return nil, args, errorf("Illegal csum construct, empty <UPDATE> list")

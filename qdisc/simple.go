@@ -6,7 +6,6 @@ package qdisc
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
@@ -15,11 +14,11 @@ import (
 // simpleMaxData is SIMP_MAX_DATA: the string's buffer, its NUL included.
 const simpleMaxData = 32
 
-const simpleUsage = `Usage: ... simple [ sdata STRING ] [ index INDEX ] [ CONTROL ]
-	STRING is any string of up to 31 bytes
-	INDEX is the action's index
-	CONTROL := reclassify | pipe | drop | continue | ok
-`
+// simpleUsage is tc's text, which has no blank after "Usage:".
+const simpleUsage = `Usage:... simple [sdata STRING] [index INDEX] [CONTROL]
+	STRING being an arbitrary string
+	INDEX := optional index value used
+	CONTROL := reclassify|pipe|drop|continue|ok`
 
 func init() {
 	mustRegisterAction(&ActionKind{
@@ -81,7 +80,7 @@ func parseSimple(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string, e
 		args = args[2:]
 	}
 	if ok == 0 {
-		return nil, args, errorf("%s", strings.TrimSuffix(simpleUsage, "\n"))
+		return nil, args, errorf("%s", simpleUsage)
 	}
 	o := &attrs.ActSimpleAttrs{Parms: sel}
 	if hasData {

@@ -55,7 +55,7 @@ func TestParseSimpleSkbeditCsumErrors(t *testing.T) {
 	for _, c := range []struct{ args, msg string }{
 		{"simple sdata 01234567890123456789012345678901", "simple: Illegal string len 32 <01234567890123456789012345678901>"},
 		{"simple sdata x index y", `simple: Illegal "index" (y)`},
-		{"simple drop", strings.TrimSuffix(simpleUsage, "\n")},
+		{"simple drop", simpleUsage},
 		{"skbedit mark 666777888999", "Illegal mark"},
 		{"skbedit mark 1/-1234", "Illegal mask"},
 		{"skbedit queue_mapping 67000", "Illegal queue_mapping"},

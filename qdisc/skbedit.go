@@ -37,8 +37,7 @@ QUEUE_MAPPING = device transmit queue to use
 PRIORITY = classID to assign to priority field
 MARK = firewall mark to set
 MASK = mask applied to firewall mark (0xffffffff by default)
-note: inheritdsfield maps DS field to skb->priority
-`
+note: inheritdsfield maps DS field to skb->priority`
 
 func init() {
 	mustRegisterAction(&ActionKind{
@@ -151,7 +150,7 @@ loop:
 		args = args[2:]
 	}
 	if ok == 0 {
-		return illegal(strings.TrimSuffix(skbeditUsage, "\n"))
+		return illegal(skbeditUsage)
 	}
 	if flags != 0 {
 		o.Flags = &flags
