@@ -1891,6 +1891,172 @@ func (s *TCGactP) Decode(b []byte) error {
 	return nil
 }
 
+// TCPolice: Parameters of a police action (struct tc_police): the verdict for
+// packets over the rate, the bucket (burst in psched ticks at the rate), the
+// largest packet (mtu), the rate and peak rate.
+type TCPolice struct {
+	Index uint32
+	// TC_ACT_* verdict for packets that exceed the rate.
+	Action int32
+	Limit  uint32
+	// The bucket, as the psched ticks the rate sends it in.
+	Burst    uint32
+	Mtu      uint32
+	Rate     TCRatespec
+	Peakrate TCRatespec
+	Refcnt   int32
+	Bindcnt  int32
+	Capab    uint32
+}
+
+// TCPoliceLen is the size of TCPolice on the wire.
+const TCPoliceLen = 56
+
+// Append appends s in the kernel's layout to b.
+func (s *TCPolice) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Limit))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Burst))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Mtu))
+	b = s.Rate.Append(b)
+	b = s.Peakrate.Append(b)
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCPoliceLen, which a newer kernel may append, are ignored.
+func (s *TCPolice) Decode(b []byte) error {
+	if len(b) < TCPoliceLen {
+		return errShort("tc-police", TCPoliceLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[4:]))
+	s.Limit = uint32(binary.NativeEndian.Uint32(b[8:]))
+	s.Burst = uint32(binary.NativeEndian.Uint32(b[12:]))
+	s.Mtu = uint32(binary.NativeEndian.Uint32(b[16:]))
+	_ = s.Rate.Decode(b[20:])
+	_ = s.Peakrate.Decode(b[32:])
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[44:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[48:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[52:]))
+	return nil
+}
+
+// TCDefact: Parameters of a simple action (struct tc_defact, the members of
+// tc_gen).
+type TCDefact struct {
+	Index   uint32
+	Capab   uint32
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCDefactLen is the size of TCDefact on the wire.
+const TCDefactLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCDefact) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCDefactLen, which a newer kernel may append, are ignored.
+func (s *TCDefact) Decode(b []byte) error {
+	if len(b) < TCDefactLen {
+		return errShort("tc-defact", TCDefactLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCSkbedit: Parameters of a skbedit action (struct tc_skbedit, the members of
+// tc_gen).
+type TCSkbedit struct {
+	Index   uint32
+	Capab   uint32
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCSkbeditLen is the size of TCSkbedit on the wire.
+const TCSkbeditLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSkbedit) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSkbeditLen, which a newer kernel may append, are ignored.
+func (s *TCSkbedit) Decode(b []byte) error {
+	if len(b) < TCSkbeditLen {
+		return errShort("tc-skbedit", TCSkbeditLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCCsum: Parameters of a csum action (struct tc_csum): the members of tc_gen and
+// the checksums to recompute (TCA_CSUM_UPDATE_FLAG_*: ipv4 header 1, icmp 2, igmp
+// 4, tcp 8, udp 16, udplite 32, sctp 64).
+type TCCsum struct {
+	Index       uint32
+	Capab       uint32
+	Action      int32
+	Refcnt      int32
+	Bindcnt     int32
+	UpdateFlags uint32
+}
+
+// TCCsumLen is the size of TCCsum on the wire.
+const TCCsumLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCCsum) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.UpdateFlags))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCCsumLen, which a newer kernel may append, are ignored.
+func (s *TCCsum) Decode(b []byte) error {
+	if len(b) < TCCsumLen {
+		return errShort("tc-csum", TCCsumLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.UpdateFlags = uint32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
 // TCPeditKey: One key of a pedit action: the 32-bit word at off (after the header
 // of the key's type; with offmask set, off plus the byte at at, masked and shifted
 // right by shift) becomes (word & mask) ^ val, or with the extended "add" command
@@ -3003,6 +3169,10 @@ type decodePool struct {
 	TCGact                  pool[TCGact]
 	TCMirred                pool[TCMirred]
 	TCGactP                 pool[TCGactP]
+	TCPolice                pool[TCPolice]
+	TCDefact                pool[TCDefact]
+	TCSkbedit               pool[TCSkbedit]
+	TCCsum                  pool[TCCsum]
 	TCPeditKey              pool[TCPeditKey]
 	TCPeditSel              pool[TCPeditSel]
 	TCSkbmod                pool[TCSkbmod]
@@ -3054,6 +3224,10 @@ type decodePool struct {
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
 	ActMirredAttrs          pool[ActMirredAttrs]
+	ActPoliceAttrs          pool[ActPoliceAttrs]
+	ActSimpleAttrs          pool[ActSimpleAttrs]
+	ActSkbeditAttrs         pool[ActSkbeditAttrs]
+	ActCsumAttrs            pool[ActCsumAttrs]
 	ActPeditAttrs           pool[ActPeditAttrs]
 	ActPeditKeysExAttrs     pool[ActPeditKeysExAttrs]
 	ActPeditKeyExAttrs      pool[ActPeditKeyExAttrs]
@@ -3133,6 +3307,10 @@ func (p *decodePool) reset() {
 	p.TCGact.reset()
 	p.TCMirred.reset()
 	p.TCGactP.reset()
+	p.TCPolice.reset()
+	p.TCDefact.reset()
+	p.TCSkbedit.reset()
+	p.TCCsum.reset()
 	p.TCPeditKey.reset()
 	p.TCPeditSel.reset()
 	p.TCSkbmod.reset()
@@ -3184,6 +3362,10 @@ func (p *decodePool) reset() {
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
 	p.ActMirredAttrs.reset()
+	p.ActPoliceAttrs.reset()
+	p.ActSimpleAttrs.reset()
+	p.ActSkbeditAttrs.reset()
+	p.ActCsumAttrs.reset()
 	p.ActPeditAttrs.reset()
 	p.ActPeditKeysExAttrs.reset()
 	p.ActPeditKeyExAttrs.reset()
@@ -3543,6 +3725,34 @@ func newTCGactP(sel *selectors) *TCGactP {
 	return sel.pool.TCGactP.get()
 }
 
+func newTCPolice(sel *selectors) *TCPolice {
+	if sel.pool == nil {
+		return new(TCPolice)
+	}
+	return sel.pool.TCPolice.get()
+}
+
+func newTCDefact(sel *selectors) *TCDefact {
+	if sel.pool == nil {
+		return new(TCDefact)
+	}
+	return sel.pool.TCDefact.get()
+}
+
+func newTCSkbedit(sel *selectors) *TCSkbedit {
+	if sel.pool == nil {
+		return new(TCSkbedit)
+	}
+	return sel.pool.TCSkbedit.get()
+}
+
+func newTCCsum(sel *selectors) *TCCsum {
+	if sel.pool == nil {
+		return new(TCCsum)
+	}
+	return sel.pool.TCCsum.get()
+}
+
 func newTCPeditKey(sel *selectors) *TCPeditKey {
 	if sel.pool == nil {
 		return new(TCPeditKey)
@@ -3898,6 +4108,34 @@ func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
 		return new(ActMirredAttrs)
 	}
 	return sel.pool.ActMirredAttrs.get()
+}
+
+func newActPoliceAttrs(sel *selectors) *ActPoliceAttrs {
+	if sel.pool == nil {
+		return new(ActPoliceAttrs)
+	}
+	return sel.pool.ActPoliceAttrs.get()
+}
+
+func newActSimpleAttrs(sel *selectors) *ActSimpleAttrs {
+	if sel.pool == nil {
+		return new(ActSimpleAttrs)
+	}
+	return sel.pool.ActSimpleAttrs.get()
+}
+
+func newActSkbeditAttrs(sel *selectors) *ActSkbeditAttrs {
+	if sel.pool == nil {
+		return new(ActSkbeditAttrs)
+	}
+	return sel.pool.ActSkbeditAttrs.get()
+}
+
+func newActCsumAttrs(sel *selectors) *ActCsumAttrs {
+	if sel.pool == nil {
+		return new(ActCsumAttrs)
+	}
+	return sel.pool.ActCsumAttrs.get()
 }
 
 func newActPeditAttrs(sel *selectors) *ActPeditAttrs {
@@ -7367,8 +7605,8 @@ type U32Attrs struct {
 	// Buckets of a new hash table (a power of two up to 256).
 	Divisor *uint32
 	Sel     *TCU32Sel
-	// A police action in the old form; kept as its bytes.
-	Police []byte
+	// A police action in the old form (tc's "police" filter option).
+	Police *ActPoliceAttrs
 	// Actions, in the order they run.
 	Act []ActAttrs
 	// Only packets that came in on this device match.
@@ -7416,7 +7654,7 @@ func (s *U32Attrs) Encode(e *Encoder) {
 		e.Uint32(TCAU32Flags, uint32((*s.Flags)))
 	}
 	if s.Police != nil {
-		e.Attr(TCAU32Police, s.Police)
+		e.Nest(TCAU32Police, true, (*s.Police).Encode)
 	}
 	if s.Pcnt != nil {
 		e.Attr(TCAU32Pcnt, (*s.Pcnt).Append(nil))
@@ -7460,8 +7698,10 @@ func (s *U32Attrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAU32Police:
-			s.Police = clone(data)
-			return
+			if v := newActPoliceAttrs(sel); v.decode(data, sel) == nil {
+				s.Police = v
+				return
+			}
 		case TCAU32Act:
 			if v, ok := decodeIndexedActAttrs(data, sel); ok {
 				s.Act = v
@@ -7497,6 +7737,11 @@ func (s *U32Attrs) decode(b []byte, sel *selectors) error {
 // Validate returns a *CheckError for the first attribute, in s or in a set
 // nested in it, whose value the kernel's policy refuses.
 func (s *U32Attrs) Validate() error {
+	if s.Police != nil {
+		if err := s.Police.Validate(); err != nil {
+			return err
+		}
+	}
 	for i := range s.Act {
 		if err := s.Act[i].Validate(); err != nil {
 			return err
@@ -7515,6 +7760,9 @@ func (s *U32Attrs) Validate() error {
 // in s and in every set nested in it.
 func (s *U32Attrs) UnknownCount() int {
 	n := len(s.Unknown)
+	if s.Police != nil {
+		n += s.Police.UnknownCount()
+	}
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
 	}
@@ -7542,8 +7790,8 @@ type BasicAttrs struct {
 	Ematches []byte
 	// Actions, in the order they run.
 	Act []ActAttrs
-	// A police action in the old form; kept as its bytes.
-	Police []byte
+	// A police action in the old form (tc's "police" filter option).
+	Police *ActPoliceAttrs
 	Pcnt   *TCBasicPcnt
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
@@ -7566,7 +7814,7 @@ func (s *BasicAttrs) Encode(e *Encoder) {
 		})
 	}
 	if s.Police != nil {
-		e.Attr(TCABasicPolice, s.Police)
+		e.Nest(TCABasicPolice, true, (*s.Police).Encode)
 	}
 	if s.Pcnt != nil {
 		e.Attr(TCABasicPcnt, (*s.Pcnt).Append(nil))
@@ -7598,8 +7846,10 @@ func (s *BasicAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCABasicPolice:
-			s.Police = clone(data)
-			return
+			if v := newActPoliceAttrs(sel); v.decode(data, sel) == nil {
+				s.Police = v
+				return
+			}
 		case TCABasicPcnt:
 			if v := newTCBasicPcnt(sel); v.Decode(data) == nil {
 				s.Pcnt = v
@@ -7620,6 +7870,11 @@ func (s *BasicAttrs) Validate() error {
 			return err
 		}
 	}
+	if s.Police != nil {
+		if err := s.Police.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -7629,6 +7884,9 @@ func (s *BasicAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
+	}
+	if s.Police != nil {
+		n += s.Police.UnknownCount()
 	}
 	return n
 }
@@ -9339,6 +9597,449 @@ func (s *ActMirredAttrs) Validate() error {
 // UnknownCount returns how many attributes decoding kept in Unknown fields,
 // in s and in every set nested in it.
 func (s *ActMirredAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-police-attrs (TCA_POLICE_*).
+const (
+	TCAPoliceUnspec     uint16 = 0
+	TCAPoliceTBF        uint16 = 1
+	TCAPoliceRate       uint16 = 2
+	TCAPolicePeakrate   uint16 = 3
+	TCAPoliceAvrate     uint16 = 4
+	TCAPoliceResult     uint16 = 5
+	TCAPoliceTm         uint16 = 6
+	TCAPolicePad        uint16 = 7
+	TCAPoliceRate64     uint16 = 8
+	TCAPolicePeakrate64 uint16 = 9
+	TCAPolicePktrate64  uint16 = 10
+	TCAPolicePktburst64 uint16 = 11
+)
+
+// ActPoliceAttrs: Options of a police action (TCA_ACT_OPTIONS), and a filter's
+// police (TCA_*_POLICE of u32, basic, fw, route): the parameters, the rate tables
+// of rate and peak rate, and the 64-bit rates and the packet rate, in m_police.c's
+// order.
+type ActPoliceAttrs struct {
+	TBF *TCPolice
+	// Rate table of the rate (256 u32 transmission times).
+	Rate []byte
+	// Rate table of the peak rate.
+	Peakrate []byte
+	// Rate (bytes/s) the estimated rate must stay below.
+	Avrate *uint32
+	// TC_ACT_* verdict for packets that conform.
+	Result     *uint32
+	Tm         *TCFT
+	Rate64     *uint64
+	Peakrate64 *uint64
+	// Packets per second.
+	Pktrate64 *uint64
+	// The packet bucket, in psched ticks at the packet rate.
+	Pktburst64 *uint64
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActPoliceAttrs) Encode(e *Encoder) {
+	if s.TBF != nil {
+		e.Attr(TCAPoliceTBF, (*s.TBF).Append(nil))
+	}
+	if s.Rate != nil {
+		e.Attr(TCAPoliceRate, s.Rate)
+	}
+	if s.Rate64 != nil {
+		e.Uint64(TCAPoliceRate64, uint64((*s.Rate64)))
+	}
+	if s.Peakrate != nil {
+		e.Attr(TCAPolicePeakrate, s.Peakrate)
+	}
+	if s.Peakrate64 != nil {
+		e.Uint64(TCAPolicePeakrate64, uint64((*s.Peakrate64)))
+	}
+	if s.Avrate != nil {
+		e.Uint32(TCAPoliceAvrate, uint32((*s.Avrate)))
+	}
+	if s.Result != nil {
+		e.Uint32(TCAPoliceResult, uint32((*s.Result)))
+	}
+	if s.Pktrate64 != nil {
+		e.Uint64(TCAPolicePktrate64, uint64((*s.Pktrate64)))
+	}
+	if s.Pktburst64 != nil {
+		e.Uint64(TCAPolicePktburst64, uint64((*s.Pktburst64)))
+	}
+	if s.Tm != nil {
+		e.Attr(TCAPoliceTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActPoliceAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActPoliceAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActPoliceAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAPoliceTBF:
+			if v := newTCPolice(sel); v.Decode(data) == nil {
+				s.TBF = v
+				return
+			}
+		case TCAPoliceRate:
+			s.Rate = clone(data)
+			return
+		case TCAPolicePeakrate:
+			s.Peakrate = clone(data)
+			return
+		case TCAPoliceAvrate:
+			if v, ok := getUint32(data); ok {
+				s.Avrate = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPoliceResult:
+			if v, ok := getUint32(data); ok {
+				s.Result = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAPoliceTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAPolicePad:
+			return
+		case TCAPoliceRate64:
+			if v, ok := getUint64(data); ok {
+				s.Rate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAPolicePeakrate64:
+			if v, ok := getUint64(data); ok {
+				s.Peakrate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAPolicePktrate64:
+			if v, ok := getUint64(data); ok {
+				s.Pktrate64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAPolicePktburst64:
+			if v, ok := getUint64(data); ok {
+				s.Pktburst64 = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActPoliceAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActPoliceAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-simple-attrs (TCA_DEF_*).
+const (
+	TCADefUnspec uint16 = 0
+	TCADefTm     uint16 = 1
+	TCADefParms  uint16 = 2
+	TCADefData   uint16 = 3
+	TCADefPad    uint16 = 4
+)
+
+// ActSimpleAttrs: Options of a simple action (TCA_ACT_OPTIONS), which logs its
+// string.
+type ActSimpleAttrs struct {
+	Tm    *TCFT
+	Parms *TCDefact
+	// The string, NUL-terminated (tc sends it in a 32-byte buffer, SIMP_MAX_DATA; the
+	// kernel dumps it as a string).
+	Data []byte
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActSimpleAttrs) Encode(e *Encoder) {
+	if s.Tm != nil {
+		e.Attr(TCADefTm, (*s.Tm).Append(nil))
+	}
+	if s.Parms != nil {
+		e.Attr(TCADefParms, (*s.Parms).Append(nil))
+	}
+	if s.Data != nil {
+		e.Attr(TCADefData, s.Data)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActSimpleAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActSimpleAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActSimpleAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCADefTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCADefParms:
+			if v := newTCDefact(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCADefData:
+			s.Data = clone(data)
+			return
+		case TCADefPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActSimpleAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActSimpleAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-skbedit-attrs (TCA_SKBEDIT_*).
+const (
+	TCASkbeditUnspec          uint16 = 0
+	TCASkbeditTm              uint16 = 1
+	TCASkbeditParms           uint16 = 2
+	TCASkbeditPriority        uint16 = 3
+	TCASkbeditQueueMapping    uint16 = 4
+	TCASkbeditMark            uint16 = 5
+	TCASkbeditPad             uint16 = 6
+	TCASkbeditPtype           uint16 = 7
+	TCASkbeditMask            uint16 = 8
+	TCASkbeditFlags           uint16 = 9
+	TCASkbeditQueueMappingMax uint16 = 10
+)
+
+// ActSkbeditAttrs: Options of a skbedit action (TCA_ACT_OPTIONS): what it sets in
+// the packet's metadata, each in its own attribute.
+type ActSkbeditAttrs struct {
+	Tm    *TCFT
+	Parms *TCSkbedit
+	// skb->priority, a class id.
+	Priority     *uint32
+	QueueMapping *uint16
+	Mark         *uint32
+	// Packet type (PACKET_HOST 0, BROADCAST 1, MULTICAST 2, OTHERHOST 3).
+	Ptype *uint16
+	// Bits of the mark to set (all without it).
+	Mask *uint32
+	// SKBEDIT_F_INHERITDSFIELD (0x20), SKBEDIT_F_TXQ_SKBHASH (0x40).
+	Flags           *uint64
+	QueueMappingMax *uint16
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActSkbeditAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCASkbeditParms, (*s.Parms).Append(nil))
+	}
+	if s.QueueMapping != nil {
+		e.Uint16(TCASkbeditQueueMapping, uint16((*s.QueueMapping)))
+	}
+	if s.Priority != nil {
+		e.Uint32(TCASkbeditPriority, uint32((*s.Priority)))
+	}
+	if s.Mark != nil {
+		e.Uint32(TCASkbeditMark, uint32((*s.Mark)))
+	}
+	if s.Mask != nil {
+		e.Uint32(TCASkbeditMask, uint32((*s.Mask)))
+	}
+	if s.Ptype != nil {
+		e.Uint16(TCASkbeditPtype, uint16((*s.Ptype)))
+	}
+	if s.Flags != nil {
+		e.Uint64(TCASkbeditFlags, uint64((*s.Flags)))
+	}
+	if s.QueueMappingMax != nil {
+		e.Uint16(TCASkbeditQueueMappingMax, uint16((*s.QueueMappingMax)))
+	}
+	if s.Tm != nil {
+		e.Attr(TCASkbeditTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActSkbeditAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActSkbeditAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActSkbeditAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCASkbeditTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCASkbeditParms:
+			if v := newTCSkbedit(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCASkbeditPriority:
+			if v, ok := getUint32(data); ok {
+				s.Priority = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCASkbeditQueueMapping:
+			if v, ok := getUint16(data); ok {
+				s.QueueMapping = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCASkbeditMark:
+			if v, ok := getUint32(data); ok {
+				s.Mark = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCASkbeditPad:
+			return
+		case TCASkbeditPtype:
+			if v, ok := getUint16(data); ok {
+				s.Ptype = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCASkbeditMask:
+			if v, ok := getUint32(data); ok {
+				s.Mask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCASkbeditFlags:
+			if v, ok := getUint64(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCASkbeditQueueMappingMax:
+			if v, ok := getUint16(data); ok {
+				s.QueueMappingMax = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActSkbeditAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActSkbeditAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-csum-attrs (TCA_CSUM_*).
+const (
+	TCACsumUnspec uint16 = 0
+	TCACsumParms  uint16 = 1
+	TCACsumTm     uint16 = 2
+	TCACsumPad    uint16 = 3
+)
+
+// ActCsumAttrs: Options of a csum action (TCA_ACT_OPTIONS).
+type ActCsumAttrs struct {
+	Parms *TCCsum
+	Tm    *TCFT
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActCsumAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCACsumParms, (*s.Parms).Append(nil))
+	}
+	if s.Tm != nil {
+		e.Attr(TCACsumTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActCsumAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActCsumAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActCsumAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCACsumParms:
+			if v := newTCCsum(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCACsumTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCACsumPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActCsumAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActCsumAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	return n
 }
@@ -12046,7 +12747,7 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActPoliceAttrs (police), *ActSimpleAttrs (simple), *ActSkbeditAttrs (skbedit), *ActCsumAttrs (csum), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -12063,6 +12764,8 @@ type ActOptionsMsgNest []byte
 
 func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
+func (s *ActCsumAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
@@ -12070,6 +12773,12 @@ func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(ty
 func (s *ActNATAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActPeditAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActPoliceAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActSimpleAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActSkbeditAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActSkbmodAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -12080,6 +12789,10 @@ func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
 
 func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 	switch sel.selectorKind() {
+	case "csum":
+		if v := newActCsumAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "gact":
 		if v := newActGactAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -12094,6 +12807,18 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 		}
 	case "pedit":
 		if v := newActPeditAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "police":
+		if v := newActPoliceAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "simple":
+		if v := newActSimpleAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "skbedit":
+		if v := newActSkbeditAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "skbmod":

@@ -50,7 +50,16 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		t.Skipf("%s is not set: the spec is not checked against kernel headers (the test bed sets it)", uapiEnv)
 	}
 	var headers strings.Builder
-	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h", "tc_act/tc_pedit.h", "tc_act/tc_skbmod.h", "tc_act/tc_nat.h"} {
+	// Every action's and ematch's header, so that a new kind's structs are
+	// checked without an edit here.
+	names := []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h"}
+	for _, pattern := range []string{"tc_act/*.h", "tc_ematch/*.h"} {
+		more, _ := filepath.Glob(filepath.Join(dir, "linux", pattern))
+		for _, m := range more {
+			names = append(names, strings.TrimPrefix(m, filepath.Join(dir, "linux")+"/"))
+		}
+	}
+	for _, name := range names {
 		b, err := os.ReadFile(filepath.Join(dir, "linux", name))
 		if err != nil {
 			t.Fatalf("%s=%s: %v", uapiEnv, dir, err)

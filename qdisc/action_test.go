@@ -123,7 +123,7 @@ func TestParseActionsErrors(t *testing.T) {
 		{"goto chain", `Command line is not complete. Try option "help"`, 255},
 		{"drop cookie abc", "Error: argument \"abc\" is wrong: cookie must be a hex string\n", 255},
 		{"drop hw_stats sometimes", "Error: argument \"sometimes\" is wrong: value is invalid\n", 255},
-		{"police rate 1mbit burst 10k", `gotc does not support action kind "police"`, 1},
+		{"police rate 1mbit", "'burst' requires 'rate'.\nbad action parsing\nparse_action: bad value (3:police)!\nIllegal \"action\"", 1},
 	} {
 		_, _, err := ParseActions(strings.Fields(c.args), ActionEnv{})
 		pe, ok := err.(*ParseError)

@@ -13,7 +13,7 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-const basicUsage = `Usage: ... basic [ classid CLASSID | flowid CLASSID ] [ action ACTION ... ]
+const basicUsage = `Usage: ... basic [ classid CLASSID | flowid CLASSID ] [ police POLICE_SPEC ] [ action ACTION ... ]
 Every packet matches (extended matches, "match EMATCH", are not in gotc yet).
 The handle is a number; CLASSID is hex MAJOR:MINOR.`
 
@@ -77,7 +77,11 @@ func parseBasic(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error
 			o.Act = append(o.Act, acts...)
 			args = rest
 		case tcfmt.Matches(w, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			police, rest, err := ParseFilterPolice(args)
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, args = police, rest
 		case w == "help":
 			return nil, 0, &ParseError{Msg: basicUsage}
 		default:
@@ -99,6 +103,10 @@ func printBasic(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	}
 	if o.Classid != nil {
 		p.String(tcfmt.Any, "flowid", "flowid %s ", tcfmt.FormatClassID(*o.Classid))
+	}
+	if o.Police != nil {
+		p.NL()
+		PrintFilterPolice(p, o.Police, f.Stats)
 	}
 	if o.Act != nil {
 		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})

@@ -164,6 +164,12 @@ func adjustSize(sz, mpu uint32, linklayer uint8) uint32 {
 // tc sends them. A negative cellLog picks the smallest cell size that
 // covers mtu (2047 when 0) in 256 cells.
 func calcRtable(r *attrs.TCRatespec, cellLog int, mtu uint32, linklayer uint8) []byte {
+	return calcRtable64(r, cellLog, mtu, linklayer, uint64(r.Rate))
+}
+
+// calcRtable64 is tc_calc_rtable_64: calcRtable with the times at rate,
+// which police passes in full where r holds it saturated at 32 bits.
+func calcRtable64(r *attrs.TCRatespec, cellLog int, mtu uint32, linklayer uint8, rate uint64) []byte {
 	if mtu == 0 {
 		mtu = 2047
 	}
@@ -177,7 +183,7 @@ func calcRtable(r *attrs.TCRatespec, cellLog int, mtu uint32, linklayer uint8) [
 	for i := 0; i < rtabEntries; i++ {
 		// tc shifts an int; the size is its low 32 bits.
 		sz := adjustSize(uint32((i+1)<<cellLog), uint32(r.MPU), linklayer)
-		tab = binary.NativeEndian.AppendUint32(tab, xmitTime(uint64(r.Rate), uint64(sz)))
+		tab = binary.NativeEndian.AppendUint32(tab, xmitTime(rate, uint64(sz)))
 	}
 	r.CellAlign = -1
 	r.CellLog = uint8(cellLog)

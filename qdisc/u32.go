@@ -26,7 +26,7 @@ import (
 const u32Usage = `Usage: ... u32 [ match SAMPLE ]... [ offset plus N | at N | mask HEX | shift N | eat ]...
                [ hashkey mask HEX at N ] [ ht HTID ] [ sample SAMPLE [ divisor N ] ]
                [ link HTID ] [ order N ] [ indev DEV ] [ skip_hw | skip_sw ]
-               [ classid CLASSID | flowid CLASSID ] [ action ACTION ... ]
+               [ classid CLASSID | flowid CLASSID ] [ police POLICE_SPEC ] [ action ACTION ... ]
        ... u32 divisor N          (a hash table of N buckets, N a power of 2 up to 256)
 SAMPLE  := { u32 | u16 | u8 } VALUE MASK [ at [ nexthdr+ ] OFFSET ]
          | ip { src | dst } PREFIX | ip { tos | dsfield | ihl | protocol | icmp_type | icmp_code } VALUE MASK
@@ -875,7 +875,13 @@ func parseU32(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) 
 			terminal = true
 			continue
 		case tcfmt.Matches(kw, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			police, rest, err := ParseFilterPolice(w.args)
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, w.args = police, rest
+			terminal = true
+			continue
 		case kw == "skip_hw":
 			flags |= clsFlagSkipHW
 		case kw == "skip_sw":
@@ -1018,6 +1024,10 @@ func printU32(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 			p.Hex(tcfmt.Any, "hash_mask", "    hash mask %08x ", sel.Hmask)
 			p.Int(tcfmt.Any, "hash_off", "at %d ", int64(sel.Hoff))
 		}
+	}
+	if o.Police != nil {
+		p.NL()
+		PrintFilterPolice(p, o.Police, f.Stats)
 	}
 	if o.Indev != nil {
 		p.NL()

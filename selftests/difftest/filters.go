@@ -13,6 +13,8 @@ import (
 // with a class 1:1 and an ingress qdisc, first with tc, then with gotc.
 // Actions are global, so the two runs take turns on one device name: the
 // second starts where the first did, with the same free action indexes.
+// A "tc actions" line also compares the actions of the kind it names,
+// which are flushed before and after each run.
 type filterCases struct {
 	kind  string
 	lines []string
@@ -39,27 +41,32 @@ var filterViews = [][]string{
 	{"-p", "-j", "-s", "filter", "show", "dev", "DEV"},
 }
 
-// actionViews are the options each standalone action case ("actions add
-// action KIND ...") lists its kind's actions with.
-var actionViews = [][]string{{}, {"-s"}, {"-d"}, {"-j", "-s"}, {"-p", "-j", "-s"}}
-
-// standaloneAction says whether a case is a "tc actions" line, and which
-// kind of action it names first.
-func standaloneAction(line string) (string, bool) {
-	f := strings.Fields(line)
-	if len(f) == 0 || f[0] != "actions" {
-		return "", false
-	}
-	i := slices.Index(f, "action")
-	if i < 0 || i+1 >= len(f) {
-		return "", false
-	}
-	return f[i+1], true
-}
-
 // stateView is what tc prints of the kernel's state after each tool's
 // line: the two must agree.
 var stateView = []string{"-j", "-s", "-d", "filter", "show", "dev", "DEV"}
+
+// actionViews are what a case that is a "tc actions" command compares
+// besides: the actions of the kind it names, after each view's words.
+var actionViews = [][]string{
+	{"actions", "list", "action"},
+	{"-s", "actions", "list", "action"},
+	{"-d", "-raw", "actions", "list", "action"},
+	{"-j", "-s", "actions", "list", "action"},
+	{"-p", "-j", "-s", "actions", "list", "action"},
+}
+
+// actionsKind is the kind a "tc actions" line names first ("" for a
+// filter line): the word after its first "action".
+func actionsKind(line string) string {
+	args := strings.Fields(line)
+	if len(args) == 0 || args[0] != "actions" {
+		return ""
+	}
+	if i := slices.Index(args, "action"); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
 
 // actionTimes are the seconds an action has existed and been idle, which
 // differ between the two runs.
@@ -73,8 +80,8 @@ const (
 // filterRun is one tool's run of a case: how the line ended, and what the
 // tool and tc then printed of the device.
 type filterRun struct {
-	line         result
-	views, state []string
+	line                 result
+	labels, views, state []string
 }
 
 func (r *runner) runFilterCase(tool, line string) filterRun {
@@ -83,40 +90,41 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 	for _, setup := range []string{"qdisc add dev DEV root handle 1: htb", "class add dev DEV parent 1: classid 1:1 htb rate 1mbit", "qdisc add dev DEV ingress"} {
 		r.mustRun(r.tc, filterArgs(setup)...)
 	}
+	// Actions outlive the device: each run starts without the kind's.
+	kind := actionsKind(line)
+	if kind != "" {
+		r.run(r.tc, "actions", "flush", "action", kind)
+	}
 	var fr filterRun
+	fr.line = r.run(tool, filterArgs(line)...)
 	show := func(tool string, v []string, parent ...string) string {
 		args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
 		return actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
 	}
-	if kind, ok := standaloneAction(line); ok {
-		// "tc actions" lines: the kind's table, which outlives the device.
-		r.run(r.tc, "actions", "flush", "action", kind)
-		fr.line = r.run(tool, filterArgs(line)...)
-		list := []string{"actions", "list", "action", kind}
-		for _, v := range actionViews {
-			fr.views = append(fr.views, show(tool, append(slices.Clone(v), list...)))
-		}
-		fr.state = append(fr.state, show(r.tc, append([]string{"-j", "-s"}, list...)))
-		r.run(r.tc, "actions", "flush", "action", kind)
-		r.run(r.ip, "link", "del", filterDev)
-		return fr
-	}
-	fr.line = r.run(tool, filterArgs(line)...)
 	for _, parent := range [][]string{{"parent", "1:"}, {"ingress"}} {
 		state := show(r.tc, stateView, parent...)
 		fr.state = append(fr.state, state)
 		// A parent without filters prints nothing in any view: most
-		// lines touch one of the two, and the other's views would only
-		// double the case's time. The state comparison still catches a
-		// tool that put something there.
+		// lines touch one of the two (a "tc actions" line neither), and
+		// the other's views would only double the case's time. The state
+		// comparison still catches a tool that put something there.
 		empty := strings.TrimSpace(state) == "[]"
 		for _, v := range filterViews {
+			fr.labels = append(fr.labels, strings.Join(v, " "))
 			if empty {
 				fr.views = append(fr.views, "")
 			} else {
 				fr.views = append(fr.views, show(tool, v, parent...))
 			}
 		}
+	}
+	if kind != "" {
+		for _, v := range actionViews {
+			fr.labels = append(fr.labels, strings.Join(v, " ")+" "+kind)
+			fr.views = append(fr.views, show(tool, v, kind))
+		}
+		fr.state = append(fr.state, show(r.tc, []string{"-j", "-s", "-d", "actions", "list", "action"}, kind))
+		r.run(r.tc, "actions", "flush", "action", kind)
 	}
 	r.run(r.ip, "link", "del", filterDev)
 	return fr
@@ -169,11 +177,7 @@ func (r *runner) checkFilterLine(line string) bool {
 	}
 	for i := range ref.views {
 		if got.views[i] != ref.views[i] {
-			label := strings.Join(filterViews[i%len(filterViews)], " ")
-			if _, ok := standaloneAction(line); ok {
-				label = strings.Join(actionViews[i], " ") + " actions list"
-			}
-			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(ref.views[i], got.views[i])))
+			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", ref.labels[i], diff(ref.views[i], got.views[i])))
 		}
 	}
 	for i := range ref.state {
