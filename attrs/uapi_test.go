@@ -50,7 +50,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		t.Skipf("%s is not set: the spec is not checked against kernel headers (the test bed sets it)", uapiEnv)
 	}
 	var headers strings.Builder
-	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h"} {
+	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h", "tc_act/tc_ct.h", "tc_act/tc_ctinfo.h", "tc_act/tc_connmark.h"} {
 		b, err := os.ReadFile(filepath.Join(dir, "linux", name))
 		if err != nil {
 			t.Fatalf("%s=%s: %v", uapiEnv, dir, err)
@@ -138,8 +138,18 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 			for i, m := range d.Members {
 				if m.Type == "pad" && m.Name == "align" {
 					// A gap C leaves implicit: it must be the one C's
-					// alignment of the next (scalar) member makes.
-					if i+1 == len(d.Members) || (off+m.Len)%memberSize(d.Members[i+1].Type) != 0 || m.Len >= memberSize(d.Members[i+1].Type) {
+					// alignment of the next (scalar) member makes, or at
+					// the end the one that rounds the struct up to its
+					// widest member (tc_connmark's two bytes after zone).
+					align := 0
+					if i+1 < len(d.Members) {
+						align = memberSize(d.Members[i+1].Type)
+					} else {
+						for _, o := range d.Members {
+							align = max(align, memberSize(o.Type))
+						}
+					}
+					if align == 0 || (off+m.Len)%align != 0 || m.Len >= align {
 						t.Errorf("struct %s: an alignment gap of %d at %d is not C's", cStruct, m.Len, off)
 					}
 					off += m.Len
