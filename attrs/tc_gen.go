@@ -1891,6 +1891,120 @@ func (s *TCGactP) Decode(b []byte) error {
 	return nil
 }
 
+// TCCT: Parameters of a ct action (struct tc_ct, the members of tc_gen).
+type TCCT struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the action.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCCTLen is the size of TCCT on the wire.
+const TCCTLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCCT) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCCTLen, which a newer kernel may append, are ignored.
+func (s *TCCT) Decode(b []byte) error {
+	if len(b) < TCCTLen {
+		return errShort("tc-ct", TCCTLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCCtinfo: Parameters of a ctinfo action (struct tc_ctinfo, the members of
+// tc_gen).
+type TCCtinfo struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the action.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCCtinfoLen is the size of TCCtinfo on the wire.
+const TCCtinfoLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCCtinfo) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCCtinfoLen, which a newer kernel may append, are ignored.
+func (s *TCCtinfo) Decode(b []byte) error {
+	if len(b) < TCCtinfoLen {
+		return errShort("tc-ctinfo", TCCtinfoLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCConnmark: Parameters of a connmark action (struct tc_connmark): the members of
+// tc_gen and the conntrack zone, padded to the struct's 24 bytes.
+type TCConnmark struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the action.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	Zone    uint16
+}
+
+// TCConnmarkLen is the size of TCConnmark on the wire.
+const TCConnmarkLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCConnmark) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Zone))
+	b = append(b, make([]byte, 2)...)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCConnmarkLen, which a newer kernel may append, are ignored.
+func (s *TCConnmark) Decode(b []byte) error {
+	if len(b) < TCConnmarkLen {
+		return errShort("tc-connmark", TCConnmarkLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.Zone = uint16(binary.NativeEndian.Uint16(b[20:]))
+	return nil
+}
+
 // TCPolice: Parameters of a police action (struct tc_police): the verdict for
 // packets over the rate, the bucket (burst in psched ticks at the rate), the
 // largest packet (mtu), the rate and peak rate.
@@ -3169,6 +3283,9 @@ type decodePool struct {
 	TCGact                  pool[TCGact]
 	TCMirred                pool[TCMirred]
 	TCGactP                 pool[TCGactP]
+	TCCT                    pool[TCCT]
+	TCCtinfo                pool[TCCtinfo]
+	TCConnmark              pool[TCConnmark]
 	TCPolice                pool[TCPolice]
 	TCDefact                pool[TCDefact]
 	TCSkbedit               pool[TCSkbedit]
@@ -3224,6 +3341,9 @@ type decodePool struct {
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
 	ActMirredAttrs          pool[ActMirredAttrs]
+	ActCTAttrs              pool[ActCTAttrs]
+	ActCtinfoAttrs          pool[ActCtinfoAttrs]
+	ActConnmarkAttrs        pool[ActConnmarkAttrs]
 	ActPoliceAttrs          pool[ActPoliceAttrs]
 	ActSimpleAttrs          pool[ActSimpleAttrs]
 	ActSkbeditAttrs         pool[ActSkbeditAttrs]
@@ -3307,6 +3427,9 @@ func (p *decodePool) reset() {
 	p.TCGact.reset()
 	p.TCMirred.reset()
 	p.TCGactP.reset()
+	p.TCCT.reset()
+	p.TCCtinfo.reset()
+	p.TCConnmark.reset()
 	p.TCPolice.reset()
 	p.TCDefact.reset()
 	p.TCSkbedit.reset()
@@ -3362,6 +3485,9 @@ func (p *decodePool) reset() {
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
 	p.ActMirredAttrs.reset()
+	p.ActCTAttrs.reset()
+	p.ActCtinfoAttrs.reset()
+	p.ActConnmarkAttrs.reset()
 	p.ActPoliceAttrs.reset()
 	p.ActSimpleAttrs.reset()
 	p.ActSkbeditAttrs.reset()
@@ -3723,6 +3849,27 @@ func newTCGactP(sel *selectors) *TCGactP {
 		return new(TCGactP)
 	}
 	return sel.pool.TCGactP.get()
+}
+
+func newTCCT(sel *selectors) *TCCT {
+	if sel.pool == nil {
+		return new(TCCT)
+	}
+	return sel.pool.TCCT.get()
+}
+
+func newTCCtinfo(sel *selectors) *TCCtinfo {
+	if sel.pool == nil {
+		return new(TCCtinfo)
+	}
+	return sel.pool.TCCtinfo.get()
+}
+
+func newTCConnmark(sel *selectors) *TCConnmark {
+	if sel.pool == nil {
+		return new(TCConnmark)
+	}
+	return sel.pool.TCConnmark.get()
 }
 
 func newTCPolice(sel *selectors) *TCPolice {
@@ -4108,6 +4255,27 @@ func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
 		return new(ActMirredAttrs)
 	}
 	return sel.pool.ActMirredAttrs.get()
+}
+
+func newActCTAttrs(sel *selectors) *ActCTAttrs {
+	if sel.pool == nil {
+		return new(ActCTAttrs)
+	}
+	return sel.pool.ActCTAttrs.get()
+}
+
+func newActCtinfoAttrs(sel *selectors) *ActCtinfoAttrs {
+	if sel.pool == nil {
+		return new(ActCtinfoAttrs)
+	}
+	return sel.pool.ActCtinfoAttrs.get()
+}
+
+func newActConnmarkAttrs(sel *selectors) *ActConnmarkAttrs {
+	if sel.pool == nil {
+		return new(ActConnmarkAttrs)
+	}
+	return sel.pool.ActConnmarkAttrs.get()
 }
 
 func newActPoliceAttrs(sel *selectors) *ActPoliceAttrs {
@@ -9601,6 +9769,450 @@ func (s *ActMirredAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set act-ct-attrs (TCA_CT_*).
+const (
+	TCACTUnspec       uint16 = 0
+	TCACTParms        uint16 = 1
+	TCACTTm           uint16 = 2
+	TCACTAction       uint16 = 3
+	TCACTZone         uint16 = 4
+	TCACTMark         uint16 = 5
+	TCACTMarkMask     uint16 = 6
+	TCACTLabels       uint16 = 7
+	TCACTLabelsMask   uint16 = 8
+	TCACTNATIpv4Min   uint16 = 9
+	TCACTNATIpv4Max   uint16 = 10
+	TCACTNATIpv6Min   uint16 = 11
+	TCACTNATIpv6Max   uint16 = 12
+	TCACTNATPortMin   uint16 = 13
+	TCACTNATPortMax   uint16 = 14
+	TCACTPad          uint16 = 15
+	TCACTHelperName   uint16 = 16
+	TCACTHelperFamily uint16 = 17
+	TCACTHelperProto  uint16 = 18
+)
+
+// ActCTAttrs: Options of a ct action (TCA_ACT_OPTIONS): what it does (TCA_CT_ACT_*
+// bits), the zone, the mark and labels it sets, the NAT range and the helper it
+// attaches.
+type ActCTAttrs struct {
+	Parms      *TCCT
+	Tm         *TCFT
+	Action     *uint16
+	Zone       *uint16
+	Mark       *uint32
+	MarkMask   *uint32
+	Labels     []byte
+	LabelsMask []byte
+	// Big-endian on the wire.
+	NATIpv4Min *uint32
+	// Big-endian on the wire.
+	NATIpv4Max *uint32
+	NATIpv6Min []byte
+	NATIpv6Max []byte
+	// Big-endian on the wire.
+	NATPortMin *uint16
+	// Big-endian on the wire.
+	NATPortMax   *uint16
+	HelperName   *string
+	HelperFamily *uint8
+	HelperProto  *uint8
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActCTAttrs) Encode(e *Encoder) {
+	if s.Zone != nil {
+		e.Uint16(TCACTZone, uint16((*s.Zone)))
+	}
+	if s.NATIpv4Min != nil {
+		e.BigUint32(TCACTNATIpv4Min, uint32((*s.NATIpv4Min)))
+	}
+	if s.NATIpv4Max != nil {
+		e.BigUint32(TCACTNATIpv4Max, uint32((*s.NATIpv4Max)))
+	}
+	if s.NATIpv6Min != nil {
+		e.Attr(TCACTNATIpv6Min, s.NATIpv6Min)
+	}
+	if s.NATIpv6Max != nil {
+		e.Attr(TCACTNATIpv6Max, s.NATIpv6Max)
+	}
+	if s.NATPortMin != nil {
+		e.BigUint16(TCACTNATPortMin, uint16((*s.NATPortMin)))
+	}
+	if s.NATPortMax != nil {
+		e.BigUint16(TCACTNATPortMax, uint16((*s.NATPortMax)))
+	}
+	if s.Mark != nil {
+		e.Uint32(TCACTMark, uint32((*s.Mark)))
+	}
+	if s.MarkMask != nil {
+		e.Uint32(TCACTMarkMask, uint32((*s.MarkMask)))
+	}
+	if s.Labels != nil {
+		e.Attr(TCACTLabels, s.Labels)
+	}
+	if s.LabelsMask != nil {
+		e.Attr(TCACTLabelsMask, s.LabelsMask)
+	}
+	if s.HelperFamily != nil {
+		e.Uint8(TCACTHelperFamily, uint8((*s.HelperFamily)))
+	}
+	if s.HelperProto != nil {
+		e.Uint8(TCACTHelperProto, uint8((*s.HelperProto)))
+	}
+	if s.HelperName != nil {
+		e.String(TCACTHelperName, (*s.HelperName))
+	}
+	if s.Action != nil {
+		e.Uint16(TCACTAction, uint16((*s.Action)))
+	}
+	if s.Parms != nil {
+		e.Attr(TCACTParms, (*s.Parms).Append(nil))
+	}
+	if s.Tm != nil {
+		e.Attr(TCACTTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActCTAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActCTAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActCTAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCACTParms:
+			if v := newTCCT(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCACTTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCACTAction:
+			if v, ok := getUint16(data); ok {
+				s.Action = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCACTZone:
+			if v, ok := getUint16(data); ok {
+				s.Zone = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCACTMark:
+			if v, ok := getUint32(data); ok {
+				s.Mark = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACTMarkMask:
+			if v, ok := getUint32(data); ok {
+				s.MarkMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACTLabels:
+			s.Labels = clone(data)
+			return
+		case TCACTLabelsMask:
+			s.LabelsMask = clone(data)
+			return
+		case TCACTNATIpv4Min:
+			if v, ok := getBigUint32(data); ok {
+				s.NATIpv4Min = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACTNATIpv4Max:
+			if v, ok := getBigUint32(data); ok {
+				s.NATIpv4Max = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACTNATIpv6Min:
+			s.NATIpv6Min = clone(data)
+			return
+		case TCACTNATIpv6Max:
+			s.NATIpv6Max = clone(data)
+			return
+		case TCACTNATPortMin:
+			if v, ok := getBigUint16(data); ok {
+				s.NATPortMin = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCACTNATPortMax:
+			if v, ok := getBigUint16(data); ok {
+				s.NATPortMax = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCACTPad:
+			return
+		case TCACTHelperName:
+			if v, ok := getString(data); ok {
+				s.HelperName = &v
+				return
+			}
+		case TCACTHelperFamily:
+			if v, ok := getUint8(data); ok {
+				s.HelperFamily = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCACTHelperProto:
+			if v, ok := getUint8(data); ok {
+				s.HelperProto = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActCTAttrs) Validate() error {
+	if v := s.Labels; v != nil {
+		if len(v) > 16 {
+			return &CheckError{Set: "act-ct-attrs", Attribute: "labels", Check: "max-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	if v := s.LabelsMask; v != nil {
+		if len(v) > 16 {
+			return &CheckError{Set: "act-ct-attrs", Attribute: "labels-mask", Check: "max-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	if v := s.NATIpv6Min; v != nil {
+		if len(v) != 16 {
+			return &CheckError{Set: "act-ct-attrs", Attribute: "nat-ipv6-min", Check: "exact-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	if v := s.NATIpv6Max; v != nil {
+		if len(v) != 16 {
+			return &CheckError{Set: "act-ct-attrs", Attribute: "nat-ipv6-max", Check: "exact-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActCTAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-ctinfo-attrs (TCA_CTINFO_*).
+const (
+	TCACtinfoUnspec             uint16 = 0
+	TCACtinfoPad                uint16 = 1
+	TCACtinfoTm                 uint16 = 2
+	TCACtinfoAct                uint16 = 3
+	TCACtinfoZone               uint16 = 4
+	TCACtinfoParmsDscpMask      uint16 = 5
+	TCACtinfoParmsDscpStatemask uint16 = 6
+	TCACtinfoParmsCpmarkMask    uint16 = 7
+	TCACtinfoStatsDscpSet       uint16 = 8
+	TCACtinfoStatsDscpError     uint16 = 9
+	TCACtinfoStatsCpmarkSet     uint16 = 10
+)
+
+// ActCtinfoAttrs: Options of a ctinfo action (TCA_ACT_OPTIONS): where in the
+// conntrack mark the DSCP and the skb mark are stored, and, in a dump, how often
+// each was restored.
+type ActCtinfoAttrs struct {
+	Tm                 *TCFT
+	Act                *TCCtinfo
+	Zone               *uint16
+	ParmsDscpMask      *uint32
+	ParmsDscpStatemask *uint32
+	ParmsCpmarkMask    *uint32
+	StatsDscpSet       *uint64
+	StatsDscpError     *uint64
+	StatsCpmarkSet     *uint64
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActCtinfoAttrs) Encode(e *Encoder) {
+	if s.Act != nil {
+		e.Attr(TCACtinfoAct, (*s.Act).Append(nil))
+	}
+	if s.Zone != nil {
+		e.Uint16(TCACtinfoZone, uint16((*s.Zone)))
+	}
+	if s.ParmsDscpMask != nil {
+		e.Uint32(TCACtinfoParmsDscpMask, uint32((*s.ParmsDscpMask)))
+	}
+	if s.ParmsDscpStatemask != nil {
+		e.Uint32(TCACtinfoParmsDscpStatemask, uint32((*s.ParmsDscpStatemask)))
+	}
+	if s.ParmsCpmarkMask != nil {
+		e.Uint32(TCACtinfoParmsCpmarkMask, uint32((*s.ParmsCpmarkMask)))
+	}
+	if s.Tm != nil {
+		e.Attr(TCACtinfoTm, (*s.Tm).Append(nil))
+	}
+	if s.StatsDscpSet != nil {
+		e.Uint64(TCACtinfoStatsDscpSet, uint64((*s.StatsDscpSet)))
+	}
+	if s.StatsDscpError != nil {
+		e.Uint64(TCACtinfoStatsDscpError, uint64((*s.StatsDscpError)))
+	}
+	if s.StatsCpmarkSet != nil {
+		e.Uint64(TCACtinfoStatsCpmarkSet, uint64((*s.StatsCpmarkSet)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActCtinfoAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActCtinfoAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActCtinfoAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCACtinfoPad:
+			return
+		case TCACtinfoTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCACtinfoAct:
+			if v := newTCCtinfo(sel); v.Decode(data) == nil {
+				s.Act = v
+				return
+			}
+		case TCACtinfoZone:
+			if v, ok := getUint16(data); ok {
+				s.Zone = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCACtinfoParmsDscpMask:
+			if v, ok := getUint32(data); ok {
+				s.ParmsDscpMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACtinfoParmsDscpStatemask:
+			if v, ok := getUint32(data); ok {
+				s.ParmsDscpStatemask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACtinfoParmsCpmarkMask:
+			if v, ok := getUint32(data); ok {
+				s.ParmsCpmarkMask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCACtinfoStatsDscpSet:
+			if v, ok := getUint64(data); ok {
+				s.StatsDscpSet = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCACtinfoStatsDscpError:
+			if v, ok := getUint64(data); ok {
+				s.StatsDscpError = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCACtinfoStatsCpmarkSet:
+			if v, ok := getUint64(data); ok {
+				s.StatsCpmarkSet = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActCtinfoAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActCtinfoAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-connmark-attrs (TCA_CONNMARK_*).
+const (
+	TCAConnmarkUnspec uint16 = 0
+	TCAConnmarkParms  uint16 = 1
+	TCAConnmarkTm     uint16 = 2
+	TCAConnmarkPad    uint16 = 3
+)
+
+// ActConnmarkAttrs: Options of a connmark action (TCA_ACT_OPTIONS).
+type ActConnmarkAttrs struct {
+	Parms *TCConnmark
+	Tm    *TCFT
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActConnmarkAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCAConnmarkParms, (*s.Parms).Append(nil))
+	}
+	if s.Tm != nil {
+		e.Attr(TCAConnmarkTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActConnmarkAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActConnmarkAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActConnmarkAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAConnmarkParms:
+			if v := newTCConnmark(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAConnmarkTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAConnmarkPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActConnmarkAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActConnmarkAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set act-police-attrs (TCA_POLICE_*).
 const (
 	TCAPoliceUnspec     uint16 = 0
@@ -12747,7 +13359,7 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActPoliceAttrs (police), *ActSimpleAttrs (simple), *ActSkbeditAttrs (skbedit), *ActCsumAttrs (csum), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActCTAttrs (ct), *ActCtinfoAttrs (ctinfo), *ActConnmarkAttrs (connmark), *ActPoliceAttrs (police), *ActSimpleAttrs (simple), *ActSkbeditAttrs (skbedit), *ActCsumAttrs (csum), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -12764,7 +13376,13 @@ type ActOptionsMsgNest []byte
 
 func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
+func (s *ActCTAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActConnmarkAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 func (s *ActCsumAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActCtinfoAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -12789,8 +13407,20 @@ func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
 
 func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 	switch sel.selectorKind() {
+	case "ct":
+		if v := newActCTAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "connmark":
+		if v := newActConnmarkAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "csum":
 		if v := newActCsumAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "ctinfo":
+		if v := newActCtinfoAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "gact":

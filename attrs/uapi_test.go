@@ -155,12 +155,18 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 				if m.Type == "pad" && m.Name == "align" {
 					// A gap C leaves implicit: it must be the one C's
 					// alignment of the next member (a scalar, or an array
-					// of structs) makes.
+					// of structs) makes, or at the end the one that rounds
+					// the struct up to its widest member (tc_connmark's two
+					// bytes after zone).
 					align := 0
 					if i+1 < len(d.Members) {
 						align = memberSize(d.Members[i+1].Type)
 						if st := d.Members[i+1].Struct; st != "" {
 							align = structAlign[st]
+						}
+					} else {
+						for _, o := range d.Members {
+							align = max(align, memberSize(o.Type))
 						}
 					}
 					if align == 0 || (off+m.Len)%align != 0 || m.Len >= align {
