@@ -22,8 +22,6 @@ var deviations = map[string]string{
 	"tc-u32-sel layout": "struct tc_u32_sel has an alignment gap before offmask, and keys[] is a flexible array; " +
 		"tc.yaml has neither the gap nor the array (its own TODO)",
 	"tc-u32-pcnt layout":            "kcnts is a flexible array of u64, one per key (pkt_cls.h); tc.yaml has one u64",
-	"tca-u32- police":               "the old form of a police action; gotc keeps it as bytes until it has the police action",
-	"tca-basic- police":             "as tca-u32- police",
 	"tca-basic- ematches":           "the extended-match tree; gotc keeps it as bytes until it has ematches",
 	"tca-mirred- parms":             "struct tc_mirred (tc_act/tc_mirred.h); tc.yaml gives parms no struct",
 	"tca-mirred- blockid":           "a u32 in act_mirred.c's policy (NLA_U32); tc.yaml says binary",
