@@ -37,6 +37,9 @@ var deviations = map[string]string{
 	"tca-ct- parms":                 "struct tc_ct (tc_act/tc_ct.h); tc.yaml gives parms no struct",
 	"tca-ctinfo- act":               "struct tc_ctinfo (tc_act/tc_ctinfo.h); tc.yaml gives act no struct",
 	"tca-connmark- parms":           "struct tc_connmark (tc_act/tc_connmark.h); tc.yaml gives parms no struct",
+	"tca-def- parms":                "struct tc_defact (tc_act/tc_defact.h); tc.yaml gives parms no struct",
+	"tca-skbedit- parms":            "struct tc_skbedit (tc_act/tc_skbedit.h); tc.yaml gives parms no struct",
+	"tca-csum- parms":               "struct tc_csum (tc_act/tc_csum.h); tc.yaml gives parms no struct",
 	"tca-stab- data":                "the size table's slots are u16 (qdisc_get_stab reads them so); tc.yaml says bytes",
 	"tca-root- set":                 "tc.yaml has no message of standalone actions (RTM_*ACTION); the set is rtnetlink.h's TCA_ROOT_* enum",
 	"tca-flower- key-enc-opts":      "tunnel options (geneve, vxlan, erspan, gtp); gotc keeps them as bytes until flower reads them",
@@ -49,6 +52,7 @@ var deviations = map[string]string{
 		"12 bytes; tc.yaml lists them as u8 (9 bytes), which would misplace every member after them",
 	"tc-htb-opt layout":  "its rate and ceil are struct tc_ratespec: see tc-ratespec",
 	"tc-tbf-qopt layout": "its rate and peakrate are struct tc_ratespec: see tc-ratespec",
+	"tc-police layout":   "its rate and peakrate are struct tc_ratespec: see tc-ratespec",
 	"tc-fq-codel-xstats layout": "struct tc_fq_codel_xstats is a type and a union of the qdisc's and a " +
 		"class's statistics (36 bytes); tc.yaml lists only the qdisc's member, 4 bytes short",
 	"tca-sfb- set": "sch_sfb.c parses TCA_OPTIONS as a nest holding TCA_SFB_PARMS; tc.yaml describes sfb's " +
