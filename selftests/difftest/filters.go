@@ -39,6 +39,30 @@ var filterViews = [][]string{
 	{"-p", "-j", "-s", "filter", "show", "dev", "DEV"},
 }
 
+// actionViews are what a case of "tc actions add|change|replace action
+// KIND ..." compares besides the filter views, KIND appended.
+var actionViews = [][]string{
+	{"actions", "list", "action"},
+	{"-s", "actions", "list", "action"},
+	{"-d", "actions", "list", "action"},
+	{"-j", "-s", "actions", "list", "action"},
+	{"-p", "-j", "-s", "actions", "list", "action"},
+}
+
+// standaloneAction is the kind of a "tc actions" line that adds, changes
+// or replaces one, or "".
+func standaloneAction(line string) string {
+	w := strings.Fields(line)
+	if len(w) < 4 || w[0] != "actions" || w[2] != "action" {
+		return ""
+	}
+	switch w[1] {
+	case "add", "change", "replace":
+		return w[3]
+	}
+	return ""
+}
+
 // stateView is what tc prints of the kernel's state after each tool's
 // line: the two must agree.
 var stateView = []string{"-j", "-s", "-d", "filter", "show", "dev", "DEV"}
@@ -76,6 +100,15 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 			fr.views = append(fr.views, show(tool, v, parent...))
 		}
 		fr.state = append(fr.state, show(r.tc, stateView, parent...))
+	}
+	if kind := standaloneAction(line); kind != "" {
+		// A line of "tc actions": the kind's actions are the view, and
+		// they go before the other tool's turn.
+		for _, v := range actionViews {
+			fr.views = append(fr.views, show(tool, append(slices.Clone(v), kind)))
+		}
+		fr.state = append(fr.state, show(r.tc, []string{"-j", "-s", "-d", "actions", "list", "action", kind}))
+		r.run(r.tc, "actions", "flush", "action", kind)
 	}
 	r.run(r.ip, "link", "del", filterDev)
 	return fr
@@ -128,7 +161,10 @@ func (r *runner) checkFilterLine(line string) bool {
 	}
 	for i := range ref.views {
 		if got.views[i] != ref.views[i] {
-			label := strings.Join(filterViews[i%len(filterViews)], " ")
+			label := "actions view"
+			if i < 2*len(filterViews) {
+				label = strings.Join(filterViews[i%len(filterViews)], " ")
+			}
 			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(ref.views[i], got.views[i])))
 		}
 	}
