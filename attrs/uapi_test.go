@@ -50,7 +50,8 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		t.Skipf("%s is not set: the spec is not checked against kernel headers (the test bed sets it)", uapiEnv)
 	}
 	var headers strings.Builder
-	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h"} {
+	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h",
+		"tc_act/tc_vlan.h", "tc_act/tc_mpls.h", "tc_act/tc_tunnel_key.h"} {
 		b, err := os.ReadFile(filepath.Join(dir, "linux", name))
 		if err != nil {
 			t.Fatalf("%s=%s: %v", uapiEnv, dir, err)
