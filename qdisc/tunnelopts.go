@@ -6,7 +6,8 @@ package qdisc
 // members alike, and tc writes them in one syntax: CLASS:TYPE:DATA for a
 // Geneve option (several joined by commas), GBP for VXLAN,
 // VER:INDEX:DIR:HWID for ERSPAN. This file holds that syntax and the wire
-// form, for both kinds.
+// form. tunnel_key uses it; flower does not read its enc options yet, and
+// would add its masks and its own way of splitting fields (optionFields).
 
 import (
 	"encoding/binary"
