@@ -1862,6 +1862,129 @@ func (s *TCMirred) Decode(b []byte) error {
 	return nil
 }
 
+// TCVLAN: Parameters of a vlan action (struct tc_vlan): the members of tc_gen,
+// then what it does.
+type TCVLAN struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the action.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	// TCA_VLAN_ACT_* (pop 1, push 2, modify 3, pop_eth 4, push_eth 5).
+	VAction int32
+}
+
+// TCVLANLen is the size of TCVLAN on the wire.
+const TCVLANLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCVLAN) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.VAction))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCVLANLen, which a newer kernel may append, are ignored.
+func (s *TCVLAN) Decode(b []byte) error {
+	if len(b) < TCVLANLen {
+		return errShort("tc-vlan", TCVLANLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.VAction = int32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCMPLS: Parameters of an mpls action (struct tc_mpls): the members of tc_gen,
+// then what it does.
+type TCMPLS struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the action.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	// TCA_MPLS_ACT_* (pop 1, push 2, modify 3, dec_ttl 4, mac_push 5).
+	MAction int32
+}
+
+// TCMPLSLen is the size of TCMPLS on the wire.
+const TCMPLSLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCMPLS) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.MAction))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCMPLSLen, which a newer kernel may append, are ignored.
+func (s *TCMPLS) Decode(b []byte) error {
+	if len(b) < TCMPLSLen {
+		return errShort("tc-mpls", TCMPLSLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.MAction = int32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
+// TCTunnelKey: Parameters of a tunnel_key action (struct tc_tunnel_key): the
+// members of tc_gen, then what it does.
+type TCTunnelKey struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict after the action.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	// TCA_TUNNEL_KEY_ACT_* (set 1, release 2).
+	TAction int32
+}
+
+// TCTunnelKeyLen is the size of TCTunnelKey on the wire.
+const TCTunnelKeyLen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCTunnelKey) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.TAction))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCTunnelKeyLen, which a newer kernel may append, are ignored.
+func (s *TCTunnelKey) Decode(b []byte) error {
+	if len(b) < TCTunnelKeyLen {
+		return errShort("tc-tunnel-key", TCTunnelKeyLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.TAction = int32(binary.NativeEndian.Uint32(b[20:]))
+	return nil
+}
+
 // TCGactP: Random verdict of a gact action (struct tc_gact_p).
 type TCGactP struct {
 	Ptype   uint16
@@ -3282,6 +3405,9 @@ type decodePool struct {
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
 	TCMirred                pool[TCMirred]
+	TCVLAN                  pool[TCVLAN]
+	TCMPLS                  pool[TCMPLS]
+	TCTunnelKey             pool[TCTunnelKey]
 	TCGactP                 pool[TCGactP]
 	TCCT                    pool[TCCT]
 	TCCtinfo                pool[TCCtinfo]
@@ -3341,6 +3467,9 @@ type decodePool struct {
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
 	ActMirredAttrs          pool[ActMirredAttrs]
+	ActVLANAttrs            pool[ActVLANAttrs]
+	ActMPLSAttrs            pool[ActMPLSAttrs]
+	ActTunnelKeyAttrs       pool[ActTunnelKeyAttrs]
 	ActCTAttrs              pool[ActCTAttrs]
 	ActCtinfoAttrs          pool[ActCtinfoAttrs]
 	ActConnmarkAttrs        pool[ActConnmarkAttrs]
@@ -3426,6 +3555,9 @@ func (p *decodePool) reset() {
 	p.TCFT.reset()
 	p.TCGact.reset()
 	p.TCMirred.reset()
+	p.TCVLAN.reset()
+	p.TCMPLS.reset()
+	p.TCTunnelKey.reset()
 	p.TCGactP.reset()
 	p.TCCT.reset()
 	p.TCCtinfo.reset()
@@ -3485,6 +3617,9 @@ func (p *decodePool) reset() {
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
 	p.ActMirredAttrs.reset()
+	p.ActVLANAttrs.reset()
+	p.ActMPLSAttrs.reset()
+	p.ActTunnelKeyAttrs.reset()
 	p.ActCTAttrs.reset()
 	p.ActCtinfoAttrs.reset()
 	p.ActConnmarkAttrs.reset()
@@ -3842,6 +3977,27 @@ func newTCMirred(sel *selectors) *TCMirred {
 		return new(TCMirred)
 	}
 	return sel.pool.TCMirred.get()
+}
+
+func newTCVLAN(sel *selectors) *TCVLAN {
+	if sel.pool == nil {
+		return new(TCVLAN)
+	}
+	return sel.pool.TCVLAN.get()
+}
+
+func newTCMPLS(sel *selectors) *TCMPLS {
+	if sel.pool == nil {
+		return new(TCMPLS)
+	}
+	return sel.pool.TCMPLS.get()
+}
+
+func newTCTunnelKey(sel *selectors) *TCTunnelKey {
+	if sel.pool == nil {
+		return new(TCTunnelKey)
+	}
+	return sel.pool.TCTunnelKey.get()
 }
 
 func newTCGactP(sel *selectors) *TCGactP {
@@ -4255,6 +4411,27 @@ func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
 		return new(ActMirredAttrs)
 	}
 	return sel.pool.ActMirredAttrs.get()
+}
+
+func newActVLANAttrs(sel *selectors) *ActVLANAttrs {
+	if sel.pool == nil {
+		return new(ActVLANAttrs)
+	}
+	return sel.pool.ActVLANAttrs.get()
+}
+
+func newActMPLSAttrs(sel *selectors) *ActMPLSAttrs {
+	if sel.pool == nil {
+		return new(ActMPLSAttrs)
+	}
+	return sel.pool.ActMPLSAttrs.get()
+}
+
+func newActTunnelKeyAttrs(sel *selectors) *ActTunnelKeyAttrs {
+	if sel.pool == nil {
+		return new(ActTunnelKeyAttrs)
+	}
+	return sel.pool.ActTunnelKeyAttrs.get()
 }
 
 func newActCTAttrs(sel *selectors) *ActCTAttrs {
@@ -9769,6 +9946,426 @@ func (s *ActMirredAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set act-vlan-attrs (TCA_VLAN_*).
+const (
+	TCAVLANUnspec           uint16 = 0
+	TCAVLANTm               uint16 = 1
+	TCAVLANParms            uint16 = 2
+	TCAVLANPushVLANID       uint16 = 3
+	TCAVLANPushVLANProtocol uint16 = 4
+	TCAVLANPad              uint16 = 5
+	TCAVLANPushVLANPriority uint16 = 6
+	TCAVLANPushEthDst       uint16 = 7
+	TCAVLANPushEthSrc       uint16 = 8
+)
+
+// ActVLANAttrs: Options of a vlan action (TCA_ACT_OPTIONS): parms, then the tag a
+// push or modify writes, or the addresses of push_eth's Ethernet header.
+type ActVLANAttrs struct {
+	Tm    *TCFT
+	Parms *TCVLAN
+	// VLAN id, in host order (the kernel refuses one above 4094).
+	PushVLANID *uint16
+	// ETH_P_8021Q or ETH_P_8021AD. Big-endian on the wire.
+	PushVLANProtocol *uint16
+	PushVLANPriority *uint8
+	PushEthDst       []byte
+	PushEthSrc       []byte
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActVLANAttrs) Encode(e *Encoder) {
+	if s.Tm != nil {
+		e.Attr(TCAVLANTm, (*s.Tm).Append(nil))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAVLANParms, (*s.Parms).Append(nil))
+	}
+	if s.PushVLANID != nil {
+		e.Uint16(TCAVLANPushVLANID, uint16((*s.PushVLANID)))
+	}
+	if s.PushVLANProtocol != nil {
+		e.BigUint16(TCAVLANPushVLANProtocol, uint16((*s.PushVLANProtocol)))
+	}
+	if s.PushVLANPriority != nil {
+		e.Uint8(TCAVLANPushVLANPriority, uint8((*s.PushVLANPriority)))
+	}
+	if s.PushEthDst != nil {
+		e.Attr(TCAVLANPushEthDst, s.PushEthDst)
+	}
+	if s.PushEthSrc != nil {
+		e.Attr(TCAVLANPushEthSrc, s.PushEthSrc)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActVLANAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActVLANAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActVLANAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAVLANTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAVLANParms:
+			if v := newTCVLAN(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAVLANPushVLANID:
+			if v, ok := getUint16(data); ok {
+				s.PushVLANID = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAVLANPushVLANProtocol:
+			if v, ok := getBigUint16(data); ok {
+				s.PushVLANProtocol = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAVLANPad:
+			return
+		case TCAVLANPushVLANPriority:
+			if v, ok := getUint8(data); ok {
+				s.PushVLANPriority = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAVLANPushEthDst:
+			s.PushEthDst = clone(data)
+			return
+		case TCAVLANPushEthSrc:
+			s.PushEthSrc = clone(data)
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActVLANAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActVLANAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-mpls-attrs (TCA_MPLS_*).
+const (
+	TCAMPLSUnspec uint16 = 0
+	TCAMPLSTm     uint16 = 1
+	TCAMPLSParms  uint16 = 2
+	TCAMPLSPad    uint16 = 3
+	TCAMPLSProto  uint16 = 4
+	TCAMPLSLabel  uint16 = 5
+	TCAMPLSTC     uint16 = 6
+	TCAMPLSTtl    uint16 = 7
+	TCAMPLSBos    uint16 = 8
+)
+
+// ActMPLSAttrs: Options of an mpls action (TCA_ACT_OPTIONS): parms, then the
+// fields of the label stack entry a push or modify writes, and the protocol after
+// a pop or of a push.
+type ActMPLSAttrs struct {
+	Tm    *TCFT
+	Parms *TCMPLS
+	// Ethertype of the pushed label, or of the header after a popped one. Big-endian
+	// on the wire.
+	Proto *uint16
+	// MPLS label (20 bits).
+	Label *uint32
+	// Traffic class (3 bits).
+	TC  *uint8
+	Ttl *uint8
+	// Bottom of stack bit, 0 or 1.
+	Bos *uint8
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActMPLSAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCAMPLSParms, (*s.Parms).Append(nil))
+	}
+	if s.Label != nil {
+		e.Uint32(TCAMPLSLabel, uint32((*s.Label)))
+	}
+	if s.Proto != nil {
+		e.BigUint16(TCAMPLSProto, uint16((*s.Proto)))
+	}
+	if s.TC != nil {
+		e.Uint8(TCAMPLSTC, uint8((*s.TC)))
+	}
+	if s.Ttl != nil {
+		e.Uint8(TCAMPLSTtl, uint8((*s.Ttl)))
+	}
+	if s.Bos != nil {
+		e.Uint8(TCAMPLSBos, uint8((*s.Bos)))
+	}
+	if s.Tm != nil {
+		e.Attr(TCAMPLSTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActMPLSAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActMPLSAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActMPLSAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAMPLSTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAMPLSParms:
+			if v := newTCMPLS(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAMPLSPad:
+			return
+		case TCAMPLSProto:
+			if v, ok := getBigUint16(data); ok {
+				s.Proto = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAMPLSLabel:
+			if v, ok := getUint32(data); ok {
+				s.Label = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAMPLSTC:
+			if v, ok := getUint8(data); ok {
+				s.TC = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAMPLSTtl:
+			if v, ok := getUint8(data); ok {
+				s.Ttl = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCAMPLSBos:
+			if v, ok := getUint8(data); ok {
+				s.Bos = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActMPLSAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActMPLSAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-tunnel-key-attrs (TCA_TUNNEL_KEY_*).
+const (
+	TCATunnelKeyUnspec     uint16 = 0
+	TCATunnelKeyTm         uint16 = 1
+	TCATunnelKeyParms      uint16 = 2
+	TCATunnelKeyEncIpv4Src uint16 = 3
+	TCATunnelKeyEncIpv4Dst uint16 = 4
+	TCATunnelKeyEncIpv6Src uint16 = 5
+	TCATunnelKeyEncIpv6Dst uint16 = 6
+	TCATunnelKeyEncKeyID   uint16 = 7
+	TCATunnelKeyPad        uint16 = 8
+	TCATunnelKeyEncDstPort uint16 = 9
+	TCATunnelKeyNoCsum     uint16 = 10
+	TCATunnelKeyEncOpts    uint16 = 11
+	TCATunnelKeyEncTos     uint16 = 12
+	TCATunnelKeyEncTtl     uint16 = 13
+	TCATunnelKeyNoFrag     uint16 = 14
+)
+
+// ActTunnelKeyAttrs: Options of a tunnel_key action (TCA_ACT_OPTIONS): parms, then
+// for set the tunnel's metadata: outer addresses, key id, UDP port, options and
+// flags. tc sends parms last.
+type ActTunnelKeyAttrs struct {
+	Tm    *TCFT
+	Parms *TCTunnelKey
+	// Outer IPv4 source address (4 bytes, network order).
+	EncIpv4Src []byte
+	EncIpv4Dst []byte
+	// Outer IPv6 source address (struct in6_addr).
+	EncIpv6Src []byte
+	EncIpv6Dst []byte
+	// Tunnel key id (VNI); the kernel reads a be32 though the header says be64.
+	// Big-endian on the wire.
+	EncKeyID *uint32
+	// Big-endian on the wire.
+	EncDstPort *uint16
+	NoCsum     *uint8
+	// Nest of tunnel options (TCA_TUNNEL_KEY_ENC_OPTS_GENEVE 1, VXLAN 2, ERSPAN 3),
+	// numbered as flower's TCA_FLOWER_KEY_ENC_OPTS; qdisc's tunnel option code reads
+	// and writes it for both.
+	EncOpts []byte
+	EncTos  *uint8
+	EncTtl  *uint8
+	NoFrag  bool
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActTunnelKeyAttrs) Encode(e *Encoder) {
+	if s.EncIpv4Src != nil {
+		e.Attr(TCATunnelKeyEncIpv4Src, s.EncIpv4Src)
+	}
+	if s.EncIpv4Dst != nil {
+		e.Attr(TCATunnelKeyEncIpv4Dst, s.EncIpv4Dst)
+	}
+	if s.EncIpv6Src != nil {
+		e.Attr(TCATunnelKeyEncIpv6Src, s.EncIpv6Src)
+	}
+	if s.EncIpv6Dst != nil {
+		e.Attr(TCATunnelKeyEncIpv6Dst, s.EncIpv6Dst)
+	}
+	if s.EncKeyID != nil {
+		e.BigUint32(TCATunnelKeyEncKeyID, uint32((*s.EncKeyID)))
+	}
+	if s.EncDstPort != nil {
+		e.BigUint16(TCATunnelKeyEncDstPort, uint16((*s.EncDstPort)))
+	}
+	if s.EncOpts != nil {
+		e.Attr(TCATunnelKeyEncOpts, s.EncOpts)
+	}
+	if s.EncTos != nil {
+		e.Uint8(TCATunnelKeyEncTos, uint8((*s.EncTos)))
+	}
+	if s.EncTtl != nil {
+		e.Uint8(TCATunnelKeyEncTtl, uint8((*s.EncTtl)))
+	}
+	if s.NoCsum != nil {
+		e.Uint8(TCATunnelKeyNoCsum, uint8((*s.NoCsum)))
+	}
+	if s.NoFrag {
+		e.Flag(TCATunnelKeyNoFrag)
+	}
+	if s.Parms != nil {
+		e.Attr(TCATunnelKeyParms, (*s.Parms).Append(nil))
+	}
+	if s.Tm != nil {
+		e.Attr(TCATunnelKeyTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActTunnelKeyAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActTunnelKeyAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActTunnelKeyAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCATunnelKeyTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCATunnelKeyParms:
+			if v := newTCTunnelKey(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCATunnelKeyEncIpv4Src:
+			s.EncIpv4Src = clone(data)
+			return
+		case TCATunnelKeyEncIpv4Dst:
+			s.EncIpv4Dst = clone(data)
+			return
+		case TCATunnelKeyEncIpv6Src:
+			s.EncIpv6Src = clone(data)
+			return
+		case TCATunnelKeyEncIpv6Dst:
+			s.EncIpv6Dst = clone(data)
+			return
+		case TCATunnelKeyEncKeyID:
+			if v, ok := getBigUint32(data); ok {
+				s.EncKeyID = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCATunnelKeyPad:
+			return
+		case TCATunnelKeyEncDstPort:
+			if v, ok := getBigUint16(data); ok {
+				s.EncDstPort = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCATunnelKeyNoCsum:
+			if v, ok := getUint8(data); ok {
+				s.NoCsum = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCATunnelKeyEncOpts:
+			s.EncOpts = clone(data)
+			return
+		case TCATunnelKeyEncTos:
+			if v, ok := getUint8(data); ok {
+				s.EncTos = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCATunnelKeyEncTtl:
+			if v, ok := getUint8(data); ok {
+				s.EncTtl = arenaPtr(&sel.scalars, uint8(v))
+				return
+			}
+		case TCATunnelKeyNoFrag:
+			if len(data) == 0 {
+				s.NoFrag = true
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActTunnelKeyAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActTunnelKeyAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
 // Attribute types of set act-ct-attrs (TCA_CT_*).
 const (
 	TCACTUnspec       uint16 = 0
@@ -13359,7 +13956,7 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActCTAttrs (ct), *ActCtinfoAttrs (ctinfo), *ActConnmarkAttrs (connmark), *ActPoliceAttrs (police), *ActSimpleAttrs (simple), *ActSkbeditAttrs (skbedit), *ActCsumAttrs (csum), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActVLANAttrs (vlan), *ActMPLSAttrs (mpls), *ActTunnelKeyAttrs (tunnel_key), *ActCTAttrs (ct), *ActCtinfoAttrs (ctinfo), *ActConnmarkAttrs (connmark), *ActPoliceAttrs (police), *ActSimpleAttrs (simple), *ActSkbeditAttrs (skbedit), *ActCsumAttrs (csum), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -13386,6 +13983,8 @@ func (s *ActCtinfoAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(ty
 
 func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *ActMPLSAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
 func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActNATAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
@@ -13399,6 +13998,10 @@ func (s *ActSimpleAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(ty
 func (s *ActSkbeditAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActSkbmodAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActTunnelKeyAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *ActVLANAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 // DecodeActOptionsMsg decodes b as the act-options-msg payload of the given kind.
 func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
@@ -13427,6 +14030,10 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 		if v := newActGactAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "mpls":
+		if v := newActMPLSAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "mirred":
 		if v := newActMirredAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -13453,6 +14060,14 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 		}
 	case "skbmod":
 		if v := newActSkbmodAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "tunnel_key":
+		if v := newActTunnelKeyAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "vlan":
+		if v := newActVLANAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	}

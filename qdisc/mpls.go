@@ -1,0 +1,239 @@
+package qdisc
+
+// The mpls action (net/sched/act_mpls.c): pop, push (before or after the
+// Ethernet header) or modify an MPLS label stack entry, or decrement its
+// TTL, as tc 7.3's m_mpls.c reads and prints it.
+
+import (
+	"fmt"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// TCA_MPLS_ACT_* (linux/tc_act/tc_mpls.h).
+const (
+	mplsActPop     = 1
+	mplsActPush    = 2
+	mplsActModify  = 3
+	mplsActDecTTL  = 4
+	mplsActMacPush = 5
+)
+
+// mplsActions names each m_action, in the order parse_mpls tries them.
+var mplsActions = []struct {
+	name string
+	code int32
+}{
+	{"pop", mplsActPop}, {"push", mplsActPush}, {"modify", mplsActModify},
+	{"mac_push", mplsActMacPush}, {"dec_ttl", mplsActDecTTL},
+}
+
+func mplsActionName(code int32) string {
+	for _, a := range mplsActions {
+		if a.code == code {
+			return a.name
+		}
+	}
+	return "(null)"
+}
+
+const mplsUsage = `Usage: mpls pop [ protocol MPLS_PROTO ] [CONTROL]
+       mpls push [ protocol MPLS_PROTO ] [ label MPLS_LABEL ] [ tc MPLS_TC ]
+                 [ ttl MPLS_TTL ] [ bos MPLS_BOS ] [CONTROL]
+       mpls mac_push [ protocol MPLS_PROTO ] [ label MPLS_LABEL ] [ tc MPLS_TC ]
+                     [ ttl MPLS_TTL ] [ bos MPLS_BOS ] [CONTROL]
+       mpls modify [ label MPLS_LABEL ] [ tc MPLS_TC ] [ ttl MPLS_TTL ]
+                   [ bos MPLS_BOS ] [CONTROL]
+           for pop, MPLS_PROTO is next header of packet - e.g. ip or mpls_uc
+           for push and mac_push, MPLS_PROTO is one of mpls_uc or mpls_mc
+               with default: mpls_uc
+       CONTROL := reclassify | pipe | drop | continue | pass |
+                  goto chain <CHAIN_INDEX>`
+
+func init() {
+	mustRegisterAction(&ActionKind{
+		Name:       "mpls",
+		Usage:      mplsUsage,
+		Parse:      parseMPLS,
+		Print:      printMPLS,
+		PrintStats: printMPLSStats,
+	})
+}
+
+// mplsFields are the label stack entry's keywords: each its width for
+// get_u*, its largest value (ttl is also refused at 0), and tc's message.
+var mplsFields = []struct {
+	name  string
+	bits  int
+	max   uint64
+	error string
+}{
+	{"label", 32, 0xfffff, "label must be <=0xFFFFF"},
+	{"tc", 8, 7, "tc field is 3 bits max"},
+	{"ttl", 8, 0xff, "ttl must be >0 and <=255"},
+	{"bos", 8, 1, "bos must be 0 or 1"},
+}
+
+// parseMPLS is m_mpls.c's parse_mpls: "mpls", one action and its
+// keywords, [CONTROL] [index N]; or "mpls index N".
+func parseMPLS(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string, error) {
+	if len(args) < 2 {
+		return nil, args, incompleteCommand()
+	}
+	p := &attrs.TCMPLS{}
+	o := &attrs.ActMPLSAttrs{Parms: p}
+	args = args[1:]
+	var action int32
+	var proto uint16
+	if args[0] != "index" {
+	loop:
+		for len(args) > 0 {
+			w := args[0]
+			for _, a := range mplsActions {
+				if tcfmt.Matches(w, a.name) {
+					if action != 0 {
+						return nil, args, withUsage(fmt.Sprintf("Error: got %q but action already set to %q", w, mplsActionName(action)), mplsUsage)
+					}
+					action = a.code
+					args = args[1:]
+					continue loop
+				}
+			}
+			fieldOK := action == mplsActPush || action == mplsActMacPush || action == mplsActModify
+			switch {
+			case tcfmt.Matches(w, "protocol"):
+				if action != mplsActPush && action != mplsActMacPush && action != mplsActPop {
+					return nil, args, invalidArgument(w, "only valid for push, mac_push and pop")
+				}
+				if len(args) < 2 {
+					return nil, args, incompleteCommand()
+				}
+				v, ok := ParseEthProtocol(args[1])
+				if !ok {
+					return nil, args, invalidArgument(args[1], "protocol is invalid")
+				}
+				proto = v
+			case tcfmt.Matches(w, "help"):
+				return nil, args, &ParseError{Msg: mplsUsage, Code: 255}
+			default:
+				i := -1
+				for j, f := range mplsFields {
+					if tcfmt.Matches(w, f.name) {
+						i = j
+						break
+					}
+				}
+				if i < 0 {
+					break loop
+				}
+				f := mplsFields[i]
+				if !fieldOK {
+					return nil, args, invalidArgument(w, "only valid for push, mac_push and modify")
+				}
+				if len(args) < 2 {
+					return nil, args, incompleteCommand()
+				}
+				v, err := tcfmt.ParseUint(args[1], 0, f.bits)
+				if err != nil || v > f.max || (f.name == "ttl" && v == 0) {
+					return nil, args, invalidArgument(args[1], f.error)
+				}
+				switch f.name {
+				case "label":
+					o.Label = ptrTo(uint32(v))
+				case "tc":
+					o.TC = ptrTo(uint8(v))
+				case "ttl":
+					o.Ttl = ptrTo(uint8(v))
+				default:
+					o.Bos = ptrTo(uint8(v))
+				}
+			}
+			args = args[2:]
+		}
+		if action == 0 {
+			return nil, args, incompleteCommand()
+		}
+		code, rest, err := parseActionControlDefault(args, actPipe, env.Stderr)
+		if err != nil {
+			return nil, args, err
+		}
+		p.Action, args = code, rest
+	}
+	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
+		if len(args) < 2 {
+			return nil, args, incompleteCommand()
+		}
+		v, err := tcfmt.ParseUint(args[1], 10, 32)
+		if err != nil {
+			return nil, args, invalidArgument(args[1], "illegal index")
+		}
+		p.Index = uint32(v)
+		args = args[2:]
+	}
+	if action == mplsActPush && o.Label == nil {
+		return nil, args, missingArgument("label")
+	}
+	if (action == mplsActPush || action == mplsActMacPush) && proto != 0 &&
+		proto != ethPMPLSUC && proto != ethPMPLSMC {
+		mac := ""
+		if action == mplsActMacPush {
+			mac = "mac_"
+		}
+		return nil, args, errorf("invalid %spush protocol \"0x%04x\" - use mpls_(uc|mc)", mac, proto)
+	}
+	if action == mplsActPop && proto == 0 {
+		return nil, args, missingArgument("protocol")
+	}
+	if proto != 0 {
+		o.Proto = &proto
+	}
+	p.MAction = action
+	return o, args, nil
+}
+
+// missingArgument is tc's missarg: a keyword a command needs is absent;
+// tc exits 255.
+func missingArgument(key string) *ParseError {
+	return &ParseError{Msg: fmt.Sprintf("Error: argument %q is required", key), Code: 255}
+}
+
+// printMPLS is m_mpls.c's print_mpls up to its last line's end.
+func printMPLS(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ Links) {
+	p.String(tcfmt.Any, "kind", "%s ", "mpls")
+	o, ok := opts.(*attrs.ActMPLSAttrs)
+	if !ok || o.Parms == nil {
+		return
+	}
+	parms := o.Parms
+	p.String(tcfmt.Any, "mpls_action", " %s", mplsActionName(parms.MAction))
+	switch parms.MAction {
+	case mplsActPop, mplsActPush, mplsActMacPush, mplsActModify:
+		if o.Proto != nil && parms.MAction != mplsActModify {
+			p.String(tcfmt.Any, "protocol", " protocol %s", EthProtocolName(*o.Proto))
+		}
+		if parms.MAction == mplsActPop {
+			break
+		}
+		if o.Label != nil {
+			p.Uint(tcfmt.Any, "label", " label %u", uint64(*o.Label))
+		}
+		if o.TC != nil {
+			p.Uint(tcfmt.Any, "tc", " tc %u", uint64(*o.TC))
+		}
+		if o.Bos != nil {
+			p.Uint(tcfmt.Any, "bos", " bos %u", uint64(*o.Bos))
+		}
+		if o.Ttl != nil {
+			p.Uint(tcfmt.Any, "ttl", " ttl %u", uint64(*o.Ttl))
+		}
+	}
+	printActionControl(p, " ", parms.Action, "")
+	printActionIndex(p, parms.Index, parms.Refcnt, parms.Bindcnt)
+}
+
+func printMPLSStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
+	if o, ok := opts.(*attrs.ActMPLSAttrs); ok && o.Parms != nil && o.Tm != nil {
+		printTm(p, o.Tm)
+	}
+}
