@@ -73,20 +73,20 @@ const (
 // filterWhere is what the words before a filter's kind name, as tc's three
 // parsers of them (modify, get, list) read them.
 type filterWhere struct {
-	dev                 string
-	block               uint32
-	parent              uint32
-	handle              string
-	handleSet           bool
-	prio                uint32
-	protocol            uint16
-	protocolSet         bool
-	chain               uint32
-	chainSet            bool
-	est                 *attrs.GnetEstimator
-	kind                string
-	help                bool // "help" was read (get and modify stop there)
-	opts                []string
+	dev         string
+	block       uint32
+	parent      uint32
+	handle      string
+	handleSet   bool
+	prio        uint32
+	protocol    uint16
+	protocolSet bool
+	chain       uint32
+	chainSet    bool
+	est         *attrs.GnetEstimator
+	kind        string
+	help        bool // "help" was read (get and modify stop there)
+	opts        []string
 }
 
 // filterVerb says which of tc's parsers reads the words: they differ in
