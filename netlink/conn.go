@@ -130,7 +130,9 @@ func (c *Conn) Get(o Object, m *Msg) (*Msg, error) {
 	if err != nil {
 		return nil, err
 	}
-	if newType, _, _ := o.msgTypes(); typ != newType {
+	// The kernel answers a filter get as a new filter, a chain get with
+	// the get's own type.
+	if newType, _, getType := o.msgTypes(); typ != newType && typ != getType {
 		return nil, fmt.Errorf("netlink: no %s in the kernel's answer", o)
 	}
 	var answer Msg
@@ -189,8 +191,11 @@ type DumpFilter struct {
 	Invisible bool
 }
 
+// match reports whether a dumped message is one f asks for. A filter or
+// chain of a shared block comes without a device (IfindexBlock) whichever
+// device's qdisc it was listed through.
 func (f DumpFilter) match(m *Msg) bool {
-	return (f.Ifindex == 0 || m.Header.Ifindex == f.Ifindex) &&
+	return (f.Ifindex == 0 || m.Header.Ifindex == f.Ifindex || m.Header.Ifindex == IfindexBlock) &&
 		(f.Handle == 0 || m.Header.Handle == f.Handle)
 }
 

@@ -81,7 +81,7 @@ func (f *fakeKernel) DumpActions(m *netlink.ActionMsg, fn func(*netlink.ActionMs
 
 func (f *fakeKernel) Dump(o netlink.Object, filter netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	for _, m := range f.dump[o] {
-		if filter.Ifindex != 0 && m.Header.Ifindex != filter.Ifindex {
+		if filter.Ifindex != 0 && m.Header.Ifindex != filter.Ifindex && m.Header.Ifindex != netlink.IfindexBlock {
 			continue
 		}
 		if err := fn(m, nil); err != nil {
