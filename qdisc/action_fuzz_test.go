@@ -82,9 +82,19 @@ func FuzzParseActions(f *testing.F) {
 		if err := got.Decode(e.Bytes()); err != nil {
 			t.Fatalf("%q: decode: %v", line, err)
 		}
-		// An empty list still sends its (empty) nest.
-		if diff := cmp.Diff(want, &got, cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("%q: round trip (-want +got):\n%s", line, diff)
+		if len(got.Tab) != len(acts) {
+			t.Fatalf("%q: %d actions parsed, %d decoded", line, len(acts), len(got.Tab))
+		}
+		// A word that names no kind is sent as the kind with gact's
+		// options, as tc does: those decode raw, the others to what was
+		// sent.
+		for i := range acts {
+			if LookupAction(*acts[i].Kind) == nil {
+				continue
+			}
+			if diff := cmp.Diff(acts[i], got.Tab[i], cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%q: action %d round trip (-sent +decoded):\n%s", line, i+1, diff)
+			}
 		}
 		for _, o := range []tcfmt.Options{{}, {JSON: true, Stats: true}} {
 			var b bytes.Buffer
