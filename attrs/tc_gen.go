@@ -4711,6 +4711,9 @@ type TCAttrs struct {
 
 // Encode appends the attributes of s that are set.
 func (s *TCAttrs) Encode(e *Encoder) {
+	if s.Chain != nil {
+		e.Uint32(TCAChain, uint32((*s.Chain)))
+	}
 	if s.Kind != nil {
 		e.String(TCAKind, (*s.Kind))
 	}
@@ -4743,9 +4746,6 @@ func (s *TCAttrs) Encode(e *Encoder) {
 	}
 	if s.DumpInvisible {
 		e.Flag(TCADumpInvisible)
-	}
-	if s.Chain != nil {
-		e.Uint32(TCAChain, uint32((*s.Chain)))
 	}
 	if s.HWOffload != nil {
 		e.Uint8(TCAHWOffload, uint8((*s.HWOffload)))

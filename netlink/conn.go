@@ -119,6 +119,44 @@ func (c *Conn) DoWarning(o Object, op Op, m *Msg) (string, error) {
 	return string(data), nil
 }
 
+// Get asks for the one object of type o that m names (as tc's "filter
+// get" and "chain get" ask, see GetRequest) and returns the kernel's answer.
+func (c *Conn) Get(o Object, m *Msg) (*Msg, error) {
+	req, err := GetRequest(o, m)
+	if err != nil {
+		return nil, err
+	}
+	typ, data, err := c.exchange(uint16(req.Header.Type), nlabi.NLM_F_ECHO, req.Data)
+	if err != nil {
+		return nil, err
+	}
+	// The kernel answers a filter get as a new filter, a chain get with
+	// the get's own type.
+	if newType, _, getType := o.msgTypes(); typ != newType && typ != getType {
+		return nil, fmt.Errorf("netlink: no %s in the kernel's answer", o)
+	}
+	var answer Msg
+	if err := answer.UnmarshalBinary(data); err != nil {
+		return nil, err
+	}
+	return &answer, nil
+}
+
+// GetRequest builds the netlink message of a get, as Get sends it: the
+// object's RTM_GET* type with NLM_F_ECHO (which old kernels needed to
+// answer at all) and without NLM_F_ACK.
+func GetRequest(o Object, m *Msg) (mnl.Message, error) {
+	_, _, getType := o.msgTypes()
+	data, err := m.MarshalBinary()
+	if err != nil {
+		return mnl.Message{}, err
+	}
+	return mnl.Message{
+		Header: mnl.Header{Type: mnl.HeaderType(getType), Flags: mnl.Request | mnl.Echo},
+		Data:   data,
+	}, nil
+}
+
 // Request builds the netlink message of a change request, as Do sends it.
 func Request(o Object, op Op, m *Msg) (mnl.Message, error) {
 	msgType, flags, err := o.request(op)
@@ -153,8 +191,11 @@ type DumpFilter struct {
 	Invisible bool
 }
 
+// match reports whether a dumped message is one f asks for. A filter or
+// chain of a shared block comes without a device (IfindexBlock) whichever
+// device's qdisc it was listed through.
 func (f DumpFilter) match(m *Msg) bool {
-	return (f.Ifindex == 0 || m.Header.Ifindex == f.Ifindex) &&
+	return (f.Ifindex == 0 || m.Header.Ifindex == f.Ifindex || m.Header.Ifindex == IfindexBlock) &&
 		(f.Handle == 0 || m.Header.Handle == f.Handle)
 }
 

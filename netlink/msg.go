@@ -72,6 +72,9 @@ const (
 	Qdisc Object = iota
 	Class
 	Filter
+	// Chain is a filter chain of a qdisc or shared block, with its
+	// template (a filter kind and options its filters must fit).
+	Chain
 )
 
 func (o Object) String() string {
@@ -82,6 +85,8 @@ func (o Object) String() string {
 		return "class"
 	case Filter:
 		return "filter"
+	case Chain:
+		return "chain"
 	}
 	return fmt.Sprintf("Object(%d)", int(o))
 }
@@ -93,6 +98,8 @@ func (o Object) msgTypes() (newType, delType, getType uint16) {
 		return nlabi.RTM_NEWTCLASS, nlabi.RTM_DELTCLASS, nlabi.RTM_GETTCLASS
 	case Filter:
 		return nlabi.RTM_NEWTFILTER, nlabi.RTM_DELTFILTER, nlabi.RTM_GETTFILTER
+	case Chain:
+		return nlabi.RTM_NEWCHAIN, nlabi.RTM_DELCHAIN, nlabi.RTM_GETCHAIN
 	}
 	return nlabi.RTM_NEWQDISC, nlabi.RTM_DELQDISC, nlabi.RTM_GETQDISC
 }
@@ -171,6 +178,11 @@ const (
 	// HandleIngress is the parent of the ingress and clsact qdiscs.
 	HandleIngress uint32 = 0xFFFFFFF1
 )
+
+// IfindexBlock is the tcm_ifindex (TCM_IFINDEX_MAGIC_BLOCK) of a filter or
+// chain message about a shared block rather than a device's qdisc; its
+// tcm_parent is then the block's index.
+const IfindexBlock int32 = -1
 
 // MakeHandle builds a handle from its major and minor numbers.
 func MakeHandle(major, minor uint16) uint32 { return uint32(major)<<16 | uint32(minor) }

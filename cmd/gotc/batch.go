@@ -86,6 +86,14 @@ func (b *batchConn) Dump(o netlink.Object, f netlink.DumpFilter, fn func(*netlin
 	return b.conn.Dump(o, f, fn)
 }
 
+func (b *batchConn) Get(o netlink.Object, m *netlink.Msg) (*netlink.Msg, error) {
+	if b.inFlight {
+		b.blocked = true
+		return nil, errInFlight
+	}
+	return b.conn.Get(o, m)
+}
+
 func (b *batchConn) LinkNames() (map[int32]string, error) {
 	if b.inFlight {
 		b.blocked = true

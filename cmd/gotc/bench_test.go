@@ -84,6 +84,10 @@ func (k *benchKernel) QdiscPlaces(fn func(netlink.QdiscPlace)) error {
 	return nil
 }
 
+func (k *benchKernel) Get(netlink.Object, *netlink.Msg) (*netlink.Msg, error) {
+	return nil, fmt.Errorf("benchKernel answers no gets")
+}
+
 func (k *benchKernel) LinkIndex(name string) (int32, error) {
 	if i, ok := k.links[name]; ok {
 		return i, nil

@@ -81,7 +81,7 @@ func (f *fakeKernel) DumpActions(m *netlink.ActionMsg, fn func(*netlink.ActionMs
 
 func (f *fakeKernel) Dump(o netlink.Object, filter netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	for _, m := range f.dump[o] {
-		if filter.Ifindex != 0 && m.Header.Ifindex != filter.Ifindex {
+		if filter.Ifindex != 0 && m.Header.Ifindex != filter.Ifindex && m.Header.Ifindex != netlink.IfindexBlock {
 			continue
 		}
 		if err := fn(m, nil); err != nil {
@@ -89,6 +89,35 @@ func (f *fakeKernel) Dump(o netlink.Object, filter netlink.DumpFilter, fn func(*
 		}
 	}
 	return nil
+}
+
+// Get records the request and answers with the first canned message of
+// the object whose header names the same device, parent and handle (and
+// chain, when the request names one).
+func (f *fakeKernel) Get(o netlink.Object, m *netlink.Msg) (*netlink.Msg, error) {
+	req, err := netlink.GetRequest(o, m)
+	if err != nil {
+		return nil, err
+	}
+	var back netlink.Msg
+	if err := back.UnmarshalBinary(req.Data); err != nil {
+		return nil, err
+	}
+	f.requests = append(f.requests, fmt.Sprintf("type=%d flags=%#x %s\n  %s", req.Header.Type, uint16(req.Header.Flags), hex.EncodeToString(req.Data), describe(reflect.ValueOf(back))))
+	if f.refuse != nil {
+		return nil, f.refuse
+	}
+	for _, d := range f.dump[o] {
+		h := d.Header
+		if h.Ifindex != m.Header.Ifindex || h.Parent != m.Header.Parent || h.Handle != m.Header.Handle {
+			continue
+		}
+		if c := m.Attrs.Chain; c != nil && (d.Attrs.Chain == nil || *d.Attrs.Chain != *c) {
+			continue
+		}
+		return d, nil
+	}
+	return nil, &netlink.Error{Errno: syscall.ENOENT}
 }
 
 func (f *fakeKernel) LinkIndex(name string) (int32, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
@@ -10,10 +11,20 @@ import (
 
 // filterUsage lists the filter kinds the registry holds.
 var filterUsage = `Usage: tc filter [ add | del | change | replace | show ] [ dev STRING ]
-       [ pref PRIO ] [ protocol PROTO ] [ chain CHAIN_INDEX ]
+       tc filter [ add | del | change | replace | show ] [ block BLOCK_INDEX ]
+       tc filter get dev STRING parent CLASSID protocol PROTO handle FILTERID pref PRIO FILTER_TYPE
+       tc filter get block BLOCK_INDEX protocol PROTO handle FILTERID pref PRIO FILTER_TYPE
+       [ pref PRIO ] protocol PROTO [ chain CHAIN_INDEX ]
+       [ estimator INTERVAL TIME_CONSTANT ]
        [ root | ingress | egress | parent CLASSID ]
        [ handle FILTERID ] [ [ FILTER_TYPE ] [ help | OPTIONS ] ]
+
+       tc filter show [ dev STRING ] [ root | ingress | egress | parent CLASSID ]
+       tc filter show [ block BLOCK_INDEX ]
+Where:
 FILTER_TYPE := ` + kindList(filterKindNames()) + `
+FILTERID := ... format depends on classifier, see there
+OPTIONS := ... try tc filter add <desired FILTER_KIND> help
 `
 
 func filterKindNames() []string {
@@ -26,22 +37,22 @@ func filterKindNames() []string {
 
 func (t *tc) filterCmd(args []string) error {
 	if len(args) == 0 {
-		return t.filterList(nil)
+		return t.filterList(netlink.Filter, nil)
 	}
 	cmd, rest := args[0], args[1:]
 	switch {
 	case tcfmt.Matches(cmd, "add"):
-		return t.filterModify(netlink.Add, rest)
+		return t.filterModify(netlink.Filter, netlink.Add, rest)
 	case tcfmt.Matches(cmd, "change"):
-		return t.filterModify(netlink.Change, rest)
+		return t.filterModify(netlink.Filter, netlink.Change, rest)
 	case tcfmt.Matches(cmd, "replace"):
-		return t.filterModify(netlink.Replace, rest)
+		return t.filterModify(netlink.Filter, netlink.Replace, rest)
 	case tcfmt.Matches(cmd, "delete"):
-		return t.filterModify(netlink.Delete, rest)
-	case tcfmt.Matches(cmd, "list"), tcfmt.Matches(cmd, "show"), tcfmt.Matches(cmd, "lst"):
-		return t.filterList(rest)
+		return t.filterModify(netlink.Filter, netlink.Delete, rest)
 	case tcfmt.Matches(cmd, "get"):
-		return t.filterListOrGet(rest, true)
+		return t.filterGet(netlink.Filter, rest)
+	case tcfmt.Matches(cmd, "list"), tcfmt.Matches(cmd, "show"), tcfmt.Matches(cmd, "lst"):
+		return t.filterList(netlink.Filter, rest)
 	case tcfmt.Matches(cmd, "help"):
 		fmt.Fprint(t.stderr, filterUsage)
 		return nil
@@ -52,140 +63,263 @@ func (t *tc) filterCmd(args []string) error {
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
-// filterModify sends a filter request built from tc's grammar.
-func (t *tc) filterModify(op netlink.Op, args []string) error {
-	m := &netlink.Msg{}
-	var dev string
-	var prio uint32
-	protocol := uint16(0)
-	if op == netlink.Add || op == netlink.Replace {
-		protocol = qdisc.EthPAll
-	}
-	var kindName, handle string
-	var opts []string
+// The parents that "ingress" and "egress" name: clsact's (and ingress's)
+// two minor numbers.
+const (
+	parentIngress = netlink.HandleIngress&0xffff0000 | 0xfff2
+	parentEgress  = netlink.HandleIngress&0xffff0000 | 0xfff3
+)
+
+// filterWhere is what the words before a filter's kind name, as tc's three
+// parsers of them (modify, get, list) read them.
+type filterWhere struct {
+	dev         string
+	block       uint32
+	parent      uint32
+	handle      string
+	handleSet   bool
+	prio        uint32
+	protocol    uint16
+	protocolSet bool
+	chain       uint32
+	chainSet    bool
+	est         *attrs.GnetEstimator
+	kind        string
+	help        bool // "help" was read (get and modify stop there)
+	opts        []string
+}
+
+// filterVerb says which of tc's parsers reads the words: they differ in
+// messages and in what they take.
+type filterVerb int
+
+const (
+	verbModify filterVerb = iota
+	verbGet
+	verbList
+)
+
+// parseFilterWhere reads the device, block, placement, priority,
+// protocol, chain and handle words up to the kind, as tc_filter_modify,
+// tc_filter_get and tc_filter_list do. Errors are printed.
+func (t *tc) parseFilterWhere(verb filterVerb, args []string) (filterWhere, error) {
+	var w filterWhere
 	parentSet := false
-	for len(args) > 0 && kindName == "" {
+	setParent := func(word string, p uint32) error {
+		if parentSet {
+			fmt.Fprintf(t.stderr, "Error: %q is duplicate parent ID\n", word)
+			return errStatus(exitUsage)
+		}
+		w.parent, parentSet = p, true
+		return nil
+	}
+	for len(args) > 0 {
 		word := args[0]
+		var err error
 		switch {
 		case word == "dev":
 			if err := t.needArg(args); err != nil {
-				return err
+				return w, err
 			}
-			if dev != "" {
-				return t.duparg("dev", args[1])
+			if w.dev != "" {
+				return w, t.duparg("dev", args[1])
 			}
-			dev = args[1]
+			if w.block != 0 {
+				if verb == verbList {
+					fmt.Fprintln(t.stderr, `Error: "dev" cannot be used in the same time as "block"`)
+				} else {
+					fmt.Fprintln(t.stderr, `Error: "dev" and "block" are mutually exclusive`)
+				}
+				return w, errStatus(exitUsage)
+			}
+			w.dev = args[1]
 			args = args[1:]
-		case word == "root", word == "ingress", word == "egress", word == "parent":
+		case tcfmt.Matches(word, "block"):
+			if err := t.needArg(args); err != nil {
+				return w, err
+			}
+			if w.block != 0 {
+				return w, t.duparg("block", args[1])
+			}
+			if w.dev != "" {
+				if verb == verbList {
+					fmt.Fprintln(t.stderr, `Error: "block" cannot be used in the same time as "dev"`)
+				} else {
+					fmt.Fprintln(t.stderr, `Error: "dev" and "block" are mutually exclusive`)
+				}
+				return w, errStatus(exitUsage)
+			}
+			v, perr := tcfmt.ParseUint(args[1], 0, 32)
+			if perr != nil || v == 0 {
+				return w, t.invarg("invalid block index value", args[1])
+			}
+			w.block = uint32(v)
+			args = args[1:]
+		case word == "root":
+			err = setParent(word, netlink.HandleRoot)
+		case word == "ingress":
+			err = setParent(word, parentIngress)
+		case word == "egress":
+			err = setParent(word, parentEgress)
+		case word == "parent":
+			if err := t.needArg(args); err != nil {
+				return w, err
+			}
 			if parentSet {
-				fmt.Fprintf(t.stderr, "Error: %q is duplicate parent ID\n", word)
-				return errStatus(exitUsage)
+				return w, t.duparg("parent", args[1])
 			}
-			parentSet = true
-			switch word {
-			case "root":
-				m.Header.Parent = netlink.HandleRoot
-			case "ingress":
-				m.Header.Parent = netlink.HandleIngress&0xffff0000 | 0xfff2
-			case "egress":
-				m.Header.Parent = netlink.HandleIngress&0xffff0000 | 0xfff3
-			default:
-				if err := t.needArg(args); err != nil {
-					return err
+			p, perr := tcfmt.ParseClassID(args[1])
+			if perr != nil {
+				if verb == verbList {
+					return w, t.invarg("invalid parent ID", args[1])
 				}
-				p, err := tcfmt.ParseClassID(args[1])
-				if err != nil {
-					return t.invarg("Invalid parent ID", args[1])
-				}
-				m.Header.Parent = p
-				args = args[1:]
+				return w, t.invarg("Invalid parent ID", args[1])
 			}
+			w.parent, parentSet = p, true
+			args = args[1:]
 		case word == "handle":
 			if err := t.needArg(args); err != nil {
-				return err
+				return w, err
 			}
-			if handle != "" {
-				return t.duparg("handle", args[1])
+			if w.handleSet {
+				return w, t.duparg("handle", args[1])
 			}
 			// The kind reads it, each in its own form.
-			handle = args[1]
+			w.handle, w.handleSet = args[1], true
 			args = args[1:]
 		case tcfmt.Matches(word, "preference"), tcfmt.Matches(word, "priority"):
 			if err := t.needArg(args); err != nil {
-				return err
+				return w, err
 			}
-			v, err := tcfmt.ParseUint(args[1], 0, 16)
-			if err != nil {
-				return t.invarg("invalid priority value", args[1])
+			if w.prio != 0 {
+				return w, t.duparg("priority", args[1])
 			}
-			prio = uint32(v)
+			v, perr := tcfmt.ParseUint(args[1], 0, 32)
+			switch {
+			case verb == verbList && perr != nil:
+				return w, t.invarg("invalid preference", args[1])
+			case verb != verbList && (perr != nil || v > 0xffff):
+				return w, t.invarg("invalid priority value", args[1])
+			}
+			w.prio = uint32(v)
 			args = args[1:]
 		case tcfmt.Matches(word, "protocol"):
 			if err := t.needArg(args); err != nil {
-				return err
+				return w, err
+			}
+			// tc's listing takes protocol 0 ("all" is not 0) as unset.
+			if w.protocolSet && (verb != verbList || w.protocol != 0) {
+				return w, t.duparg("protocol", args[1])
 			}
 			p, ok := qdisc.ParseEthProtocol(args[1])
 			if !ok {
-				return t.invarg("invalid protocol", args[1])
+				return w, t.invarg("invalid protocol", args[1])
 			}
-			protocol = p
+			w.protocol, w.protocolSet = p, true
 			args = args[1:]
 		case tcfmt.Matches(word, "chain"):
 			if err := t.needArg(args); err != nil {
-				return err
+				return w, err
 			}
-			v, err := tcfmt.ParseUint(args[1], 0, 32)
-			if err != nil {
-				return t.invarg("invalid chain index value", args[1])
+			if w.chainSet {
+				return w, t.duparg("chain", args[1])
 			}
-			chain := uint32(v)
-			m.Attrs.Chain = &chain
+			v, perr := tcfmt.ParseUint(args[1], 0, 32)
+			if perr != nil {
+				return w, t.invarg("invalid chain index value", args[1])
+			}
+			w.chain, w.chainSet = uint32(v), true
 			args = args[1:]
-		case tcfmt.Matches(word, "help"):
-			fmt.Fprint(t.stderr, filterUsage)
-			return errStatus(exitUsage)
-		default:
-			kindName, opts = word, args[1:]
+		case verb == verbModify && tcfmt.Matches(word, "estimator"):
+			if w.est, args, err = qdisc.ParseEstimator(args[1:], w.est, t.stderr); err != nil {
+				return w, t.parseFailed(err, "")
+			}
 			continue
+		case tcfmt.Matches(word, "help"):
+			// tc's listing prints its usage and reads on.
+			if verb != verbList {
+				w.help = true
+				return w, nil
+			}
+			fmt.Fprint(t.stderr, filterUsage)
+		case verb == verbList:
+			fmt.Fprintf(t.stderr, " What is %q? Try \"tc filter help\"\n", word)
+			return w, errStatus(exitUsage)
+		default:
+			if verb == verbGet && word == "" {
+				return w, t.invarg("invalid filter name", word)
+			}
+			w.kind, w.opts = word, args[1:]
+			return w, nil
+		}
+		if err != nil {
+			return w, err
 		}
 		args = args[1:]
 	}
-	m.Header.Info = prio<<16 | uint32(htons(protocol))
-	if kindName != "" {
-		m.Attrs.Kind = &kindName
+	return w, nil
+}
+
+// filterModify sends a filter (or chain) request built from tc's grammar,
+// as tc_filter_modify does for both.
+func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) error {
+	w, err := t.parseFilterWhere(verbModify, args)
+	if err != nil {
+		return err
+	}
+	if w.help {
+		// tc prints the filter usage for chains too.
+		fmt.Fprint(t.stderr, filterUsage)
+		return nil
+	}
+	m := &netlink.Msg{}
+	protocol := w.protocol
+	if !w.protocolSet && obj == netlink.Filter && (op == netlink.Add || op == netlink.Replace) {
+		protocol = qdisc.EthPAll
+	}
+	m.Header.Info = w.prio<<16 | uint32(htons(protocol))
+	m.Header.Parent = w.parent
+	if w.chainSet {
+		m.Attrs.Chain = &w.chain
+	}
+	if w.kind != "" {
+		m.Attrs.Kind = &w.kind
 	}
 	// As tc: the device is looked up before the kind reads its options.
-	if dev != "" {
-		idx, err := t.ifindex(dev)
+	if w.dev != "" {
+		idx, err := t.ifindex(w.dev)
 		if err != nil {
 			return err
 		}
 		m.Header.Ifindex = idx
+	} else if w.block != 0 {
+		m.Header.Ifindex, m.Header.Parent = netlink.IfindexBlock, w.block
 	}
-	if kindName == "" && handle != "" {
+	if w.kind == "" && w.handleSet {
 		fmt.Fprintln(t.stderr, `Must specify filter type when using "handle"`)
 		return errStatus(exitUsage)
 	}
-	if kindName != "" {
-		kind := qdisc.LookupFilter(kindName)
+	if w.kind != "" {
+		kind := qdisc.LookupFilter(w.kind)
 		if kind == nil {
-			if len(opts) > 0 || handle != "" || op != netlink.Delete {
-				fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", kindName)
+			if len(w.opts) > 0 || w.handleSet || op != netlink.Delete {
+				fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.kind)
 				return errStatus(exitBadOption)
 			}
 		} else {
-			options, h, err := kind.Parse(opts, qdisc.FilterEnv{Handle: handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+			options, h, err := kind.Parse(w.opts, qdisc.FilterEnv{Handle: w.handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
 			if err != nil {
 				return t.parseFailed(err, kind.Usage)
 			}
 			m.Attrs.Options, m.Header.Handle = options, h
 		}
 	}
+	m.Attrs.Rate = w.est
 	c, err := t.kernel()
 	if err != nil {
 		return err
 	}
-	if err := c.Do(netlink.Filter, op, m); err != nil {
+	if err := c.Do(obj, op, m); err != nil {
 		err = t.kernelRefused(err)
 		// tc_filter_modify adds this line to every refusal.
 		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
@@ -194,180 +328,229 @@ func (t *tc) filterModify(op netlink.Op, args []string) error {
 	return nil
 }
 
-// filterShown is what a listing names, which tc leaves out of each
+// filterShown is what a listing or get named, which tc leaves out of each
 // filter's line (print_filter's filter_* globals).
 type filterShown struct {
-	parent             uint32
-	protocol, prio     uint32
-	chain              uint32
-	chainSet           bool
-	handle             uint32
-	handleSet, getting bool
+	obj            netlink.Object
+	block          uint32
+	parent         uint32
+	protocol, prio uint32
+	chain          uint32
+	chainSet       bool
 }
 
-// filterList is "tc filter show dev DEV [root|ingress|egress|parent ID]
-// [protocol P] [pref N] [chain N]", and with get set "tc filter get", which
-// gotc answers from a dump of the parent's filters: the one whose
-// protocol, priority and handle the command names.
-func (t *tc) filterList(args []string) error {
-	return t.filterListOrGet(args, false)
-}
-
-func (t *tc) filterListOrGet(args []string, get bool) error {
-	var dev, handle string
-	var kind *qdisc.FilterKind
-	var shown filterShown
-	shown.getting = get
-	for len(args) > 0 {
-		w := args[0]
-		switch {
-		case w == "dev", w == "parent", w == "handle", tcfmt.Matches(w, "protocol"),
-			tcfmt.Matches(w, "preference"), tcfmt.Matches(w, "priority"), tcfmt.Matches(w, "chain"):
-			if err := t.needArg(args); err != nil {
-				return err
-			}
-			v := args[1]
-			switch {
-			case w == "dev":
-				dev = v
-			case w == "parent":
-				p, err := tcfmt.ParseClassID(v)
-				if err != nil {
-					return t.invarg("invalid parent ID", v)
-				}
-				shown.parent = p
-			case w == "handle":
-				handle = v
-			case tcfmt.Matches(w, "protocol"):
-				p, ok := qdisc.ParseEthProtocol(v)
-				if !ok {
-					return t.invarg("invalid protocol", v)
-				}
-				shown.protocol = uint32(p)
-			case tcfmt.Matches(w, "chain"):
-				c, err := tcfmt.ParseUint(v, 0, 32)
-				if err != nil {
-					return t.invarg("invalid chain index value", v)
-				}
-				shown.chain, shown.chainSet = uint32(c), true
-			default:
-				pr, err := tcfmt.ParseUint(v, 0, 32)
-				if err != nil || pr > 0xffff {
-					return t.invarg("invalid priority value", v)
-				}
-				shown.prio = uint32(pr)
-			}
-			args = args[2:]
-		case w == "root":
-			shown.parent = netlink.HandleRoot
-			args = args[1:]
-		case w == "ingress":
-			shown.parent = netlink.HandleIngress&0xffff0000 | 0xfff2
-			args = args[1:]
-		case w == "egress":
-			shown.parent = netlink.HandleIngress&0xffff0000 | 0xfff3
-			args = args[1:]
-		case get && qdisc.LookupFilter(w) != nil:
-			kind = qdisc.LookupFilter(w)
-			args = args[1:]
-		default:
-			fmt.Fprintf(t.stderr, "What is %q? Try \"tc filter help\"\n", args[0])
-			return errStatus(exitUsage)
-		}
-	}
-	if dev == "" {
-		fmt.Fprintln(t.stderr, "Error: must specify device")
-		return errStatus(exitBadOption)
-	}
-	idx, err := t.ifindex(dev)
+// filterGet is tc_filter_get: "filter get" (one filter, by parent,
+// protocol, priority, kind and handle) and "chain get" (one chain).
+func (t *tc) filterGet(obj netlink.Object, args []string) error {
+	w, err := t.parseFilterWhere(verbGet, args)
 	if err != nil {
 		return err
 	}
-	if handle != "" {
-		// The kind named reads the handle in its own form (u32's 800::1);
-		// without one, it is a number.
-		if kind != nil {
-			_, h, err := kind.Parse(nil, qdisc.FilterEnv{Handle: handle})
-			if err != nil {
-				return t.parseFailed(err, kind.Usage)
-			}
-			shown.handle = h
-		} else {
-			h, err := tcfmt.ParseUint(handle, 0, 32)
-			if err != nil {
-				fmt.Fprintf(t.stderr, "Illegal \"handle\"\n")
-				return errStatus(exitBadOption)
-			}
-			shown.handle = uint32(h)
+	if w.help {
+		// tc prints the filter usage for chains too.
+		fmt.Fprint(t.stderr, filterUsage)
+		return nil
+	}
+	fail := func(msg string) error {
+		fmt.Fprintln(t.stderr, msg)
+		return errStatus(exitUsage)
+	}
+	m := &netlink.Msg{}
+	if obj == netlink.Filter {
+		if !w.protocolSet {
+			return fail("Must specify filter protocol")
 		}
-		shown.handleSet = true
+		if w.prio == 0 {
+			return fail("Must specify filter priority")
+		}
+		m.Header.Info = w.prio<<16 | uint32(htons(w.protocol))
+	}
+	if w.chainSet {
+		m.Attrs.Chain = &w.chain
+	}
+	if w.parent == 0 {
+		return fail("Must specify filter parent")
+	}
+	m.Header.Parent = w.parent
+	var kind *qdisc.FilterKind
+	if obj == netlink.Filter {
+		if w.kind == "" {
+			return fail("Must specify filter type")
+		}
+		m.Attrs.Kind = &w.kind
+		if kind = qdisc.LookupFilter(w.kind); kind == nil {
+			fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.kind)
+			return errStatus(exitBadOption)
+		}
+	}
+	shown := filterShown{obj: obj}
+	switch {
+	case w.dev != "":
+		idx, err := t.ifindex(w.dev)
+		if err != nil {
+			return err
+		}
+		m.Header.Ifindex = idx
+	case w.block != 0:
+		m.Header.Ifindex, m.Header.Parent = netlink.IfindexBlock, w.block
+		shown.block = w.block
+	default:
+		return fail(`Must specify netdevice "dev" or block index "block"`)
+	}
+	opts := w.opts
+	if kind != nil {
+		options, h, err := kind.Parse(opts, qdisc.FilterEnv{Handle: w.handle, Protocol: w.protocol, Parent: m.Header.Parent, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+		if err != nil {
+			return t.parseFailed(err, kind.Usage)
+		}
+		m.Attrs.Options, m.Header.Handle = options, h
+		// The kind read every word after it.
+		opts = nil
+		if !w.handleSet {
+			return fail(`Must specify filter "handle"`)
+		}
+	}
+	if len(opts) > 0 {
+		if tcfmt.Matches(opts[0], "help") {
+			fmt.Fprint(t.stderr, filterUsage)
+		}
+		return fail(fmt.Sprintf("Garbage instead of arguments \"%s ...\". Try \"tc filter help\".", opts[0]))
+	}
+	c, err := t.kernel()
+	if err != nil {
+		return err
+	}
+	// Actions in a filter may name devices.
+	t.loadLinkNames()
+	answer, err := c.Get(obj, m)
+	if err != nil {
+		err = t.kernelRefused(err)
+		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
+		return err
+	}
+	p := t.printer()
+	p.Start()
+	t.printFilter(p, answer, &shown)
+	return p.Finish()
+}
+
+// filterList is tc_filter_list: "filter show" and "chain show", by device
+// and parent or by block, with filters narrowed by protocol, priority and
+// chain.
+func (t *tc) filterList(obj netlink.Object, args []string) error {
+	w, err := t.parseFilterWhere(verbList, args)
+	if err != nil {
+		return err
+	}
+	shown := filterShown{obj: obj, parent: w.parent, prio: w.prio, chain: w.chain, chainSet: w.chainSet}
+	if w.protocolSet {
+		shown.protocol = uint32(w.protocol)
+	}
+	f := netlink.DumpFilter{Parent: w.parent}
+	switch {
+	case w.dev != "":
+		if f.Ifindex, err = t.ifindex(w.dev); err != nil {
+			return err
+		}
+	case w.block != 0:
+		found, err := t.blockExists(w.block)
+		if err != nil {
+			return err
+		}
+		if !found {
+			fmt.Fprintf(t.stderr, "Cannot find block \"%d\"\n", w.block)
+			return errStatus(exitBadOption)
+		}
+		f.Ifindex, f.Parent = netlink.IfindexBlock, w.block
+		shown.block = w.block
+	default:
+		// The kernel lists nothing for no device.
+		return nil
 	}
 	// Actions in the filters may name devices.
 	t.loadLinkNames()
 	keep := func(m *netlink.Msg) bool {
+		if obj != netlink.Filter {
+			// The kernel lists every chain whatever the request names.
+			return true
+		}
+		// What the kernel's filter dump leaves out.
 		if shown.chainSet && (m.Attrs.Chain == nil || *m.Attrs.Chain != shown.chain) {
 			return false
 		}
-		if get {
-			return m.Header.Handle == shown.handle && m.Header.Info>>16 == shown.prio &&
-				uint32(htons(uint16(m.Header.Info))) == shown.protocol
-		}
-		return true
-	}
-	print := func(p *tcfmt.Printer, m *netlink.Msg) { t.printFilter(p, m, &shown) }
-	if !get {
-		return t.list(netlink.Filter, netlink.DumpFilter{Ifindex: idx, Parent: shown.parent}, keep, print)
-	}
-	found := false
-	err = t.list(netlink.Filter, netlink.DumpFilter{Ifindex: idx, Parent: shown.parent}, func(m *netlink.Msg) bool {
-		if found || !keep(m) {
+		if shown.prio != 0 && m.Header.Info>>16 != shown.prio {
 			return false
 		}
-		found = true
-		return true
-	}, print)
-	if err == nil && !found {
-		fmt.Fprintln(t.stderr, "Error: Specified filter handle not found.")
-		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
-		return errStatus(2)
+		return shown.protocol == 0 || uint32(htons(uint16(m.Header.Info))) == shown.protocol
 	}
-	return err
+	return t.list(obj, f, keep, func(p *tcfmt.Printer, m *netlink.Msg) { t.printFilter(p, m, &shown) })
 }
 
-// printFilter prints a filter as tc's print_filter does, leaving out what
-// the command named.
+// blockExists is tc_qdisc_block_exists: whether a qdisc shares the block.
+func (t *tc) blockExists(block uint32) (bool, error) {
+	c, err := t.kernel()
+	if err != nil {
+		return false, err
+	}
+	found := false
+	err = c.Dump(netlink.Qdisc, netlink.DumpFilter{}, func(m *netlink.Msg, _ error) error {
+		if b := m.Attrs.IngressBlock; b != nil && *b == block {
+			found = true
+		}
+		if b := m.Attrs.EgressBlock; b != nil && *b == block {
+			found = true
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintf(t.stderr, "Dump terminated: %v\n", err)
+		return false, errStatus(exitBadOption)
+	}
+	return found, nil
+}
+
+// printFilter prints a filter or chain as tc's print_filter does, leaving
+// out what the command named.
 func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 	p.OpenObject("")
-	p.Text("filter ")
-	if shown.getting || shown.parent == 0 || shown.parent != m.Header.Parent {
+	if shown.obj == netlink.Chain {
+		p.Text("chain ")
+	} else {
+		p.Text("filter ")
+	}
+	if m.Header.Ifindex == netlink.IfindexBlock {
+		if shown.block == 0 || shown.block != m.Header.Parent {
+			p.Uint(tcfmt.Any, "block", "block %u ", uint64(m.Header.Parent))
+		}
+	} else if shown.parent == 0 || shown.parent != m.Header.Parent {
 		switch par := m.Header.Parent; par {
 		case netlink.HandleRoot:
 			p.Bool(tcfmt.Any, "root", "root ", true)
-		case netlink.HandleIngress&0xffff0000 | 0xfff2:
+		case parentIngress:
 			p.Bool(tcfmt.Any, "ingress", "ingress ", true)
-		case netlink.HandleIngress&0xffff0000 | 0xfff3:
+		case parentEgress:
 			p.Bool(tcfmt.Any, "egress", "egress ", true)
 		default:
 			p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(par))
 		}
 	}
-	if m.Header.Info != 0 {
+	if m.Header.Info != 0 && shown.obj == netlink.Filter {
 		proto := uint32(htons(uint16(m.Header.Info)))
 		prio := m.Header.Info >> 16
-		if proto != 0 && (shown.getting || shown.protocol == 0 || shown.protocol != proto) {
+		if proto != 0 && (shown.protocol == 0 || shown.protocol != proto) {
 			p.String(tcfmt.Any, "protocol", "protocol %s ", qdisc.EthProtocolName(uint16(proto)))
 		}
-		if prio != 0 && (shown.getting || shown.prio == 0 || shown.prio != prio) {
+		if prio != 0 && (shown.prio == 0 || shown.prio != prio) {
 			p.Uint(tcfmt.Any, "pref", "pref %u ", uint64(prio))
 		}
 	}
 	if m.Attrs.Kind != nil {
 		p.String(tcfmt.Any, "kind", "%s ", m.Kind())
 	}
-	if m.Attrs.Chain != nil && (shown.getting || !shown.chainSet || shown.chain != *m.Attrs.Chain) {
+	if m.Attrs.Chain != nil && (!shown.chainSet || shown.chain != *m.Attrs.Chain) {
 		p.Uint(tcfmt.Any, "chain", "chain %u ", uint64(*m.Attrs.Chain))
 	}
-	if m.Attrs.Options != nil {
+	if m.Attrs.Kind != nil && m.Attrs.Options != nil {
 		p.OpenObject("options")
 		if kind := qdisc.LookupFilter(m.Kind()); kind != nil {
 			kind.PrintOptions(p, m.Attrs.Options, qdisc.FilterPrint{
@@ -381,6 +564,10 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 	p.NL()
 	if t.stats && (m.Attrs.Stats2 != nil || m.Attrs.Stats != nil) {
 		t.printStats(p, &m.Attrs)
+	}
+	if m.Attrs.ExtWarnMsg != nil {
+		p.String(tcfmt.Any, "warn", "%s", *m.Attrs.ExtWarnMsg)
+		p.NL()
 	}
 	p.CloseObject()
 }

@@ -62,7 +62,7 @@ func readGolden(t testing.TB, path string) (*golden, string) {
 			if err := m.UnmarshalBinary(b); err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			obj, ok := map[string]netlink.Object{"qdisc": netlink.Qdisc, "class": netlink.Class, "filter": netlink.Filter}[f[1]]
+			obj, ok := map[string]netlink.Object{"qdisc": netlink.Qdisc, "class": netlink.Class, "filter": netlink.Filter, "chain": netlink.Chain}[f[1]]
 			if !ok {
 				t.Fatalf("%s: raw message of unknown object %q", path, f[1])
 			}
@@ -105,7 +105,12 @@ func TestOutputGoldens(t *testing.T) {
 	if len(actionFiles) == 0 {
 		t.Fatal("no action goldens in testdata/golden-actions")
 	}
-	files = append(append(files, filterFiles...), actionFiles...)
+	// Chains and shared blocks, recorded with capture -chains and -block.
+	chainFiles, _ := filepath.Glob("../../testdata/golden-chains/*.golden")
+	if len(chainFiles) == 0 {
+		t.Fatal("no chain goldens in testdata/golden-chains")
+	}
+	files = append(append(append(files, filterFiles...), actionFiles...), chainFiles...)
 	compared := 0
 	for _, file := range files {
 		g, dev := readGolden(t, file)

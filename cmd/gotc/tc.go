@@ -16,6 +16,7 @@ import (
 type conn interface {
 	Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error
 	Dump(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	Get(o netlink.Object, m *netlink.Msg) (*netlink.Msg, error)
 	LinkIndex(name string) (int32, error)
 	LinkNames() (map[int32]string, error)
 	Close() error
@@ -201,6 +202,8 @@ func (t *tc) do(args []string) int {
 		err = t.classCmd(rest)
 	case tcfmt.Matches(obj, "filter"):
 		err = t.filterCmd(rest)
+	case tcfmt.Matches(obj, "chain"):
+		err = t.chainCmd(rest)
 	case tcfmt.Matches(obj, "actions"):
 		err = t.actionsCmd(rest)
 	case tcfmt.Matches(obj, "help"):

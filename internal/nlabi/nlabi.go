@@ -17,6 +17,7 @@ const (
 	NLM_F_MULTI       = 0x2
 	NLM_F_ROOT        = 0x100
 	NLM_F_ACK         = 0x4
+	NLM_F_ECHO        = 0x8
 	NLM_F_DUMP        = 0x300
 	NLM_F_REPLACE     = 0x100
 	NLM_F_EXCL        = 0x200
@@ -40,6 +41,9 @@ const (
 	RTM_NEWACTION  = 0x30
 	RTM_DELACTION  = 0x31
 	RTM_GETACTION  = 0x32
+	RTM_NEWCHAIN   = 0x64
+	RTM_DELCHAIN   = 0x65
+	RTM_GETCHAIN   = 0x66
 	IFLA_IFNAME    = 0x3
 	IFLA_EXT_MASK  = 0x1d
 	TCA_KIND       = 0x1

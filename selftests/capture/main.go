@@ -21,6 +21,13 @@
 // dump and ActionViews) and flushes them after each scenario:
 //
 //	selftests/vm/run --build ./selftests/capture -- /gotc/bin/capture -actions gact testdata/golden-actions/scenarios.txt
+//
+// With -chains PARENT it records the filters and the chains below PARENT
+// (ChainViews), and with -block INDEX those of a shared block with the
+// device's qdiscs that name it (BlockViews), for testdata/golden-chains:
+//
+//	selftests/vm/run --build ./selftests/capture -- /gotc/bin/capture -chains ffff: testdata/golden-chains/scenarios.txt
+//	selftests/vm/run --build ./selftests/capture -- /gotc/bin/capture -block 5 testdata/golden-chains/blocks.txt
 package main
 
 import (
@@ -81,11 +88,40 @@ var ActionViews = []string{
 	"-s -j -p actions ls action KIND",
 }
 
+// ChainViews are the output modes recorded for each chain scenario; PARENT
+// is the -chains parent. Each scenario has a chain 1. Without -s: an
+// action's times in seconds move on between the dump and the views on the
+// test bed's slow VM (the filter goldens show them).
+var ChainViews = []string{
+	"chain show dev DEV parent PARENT",
+	"-j chain show dev DEV parent PARENT",
+	"-p -j chain show dev DEV parent PARENT",
+	"filter show dev DEV parent PARENT",
+	"filter show dev DEV parent PARENT chain 1",
+	"-j filter show dev DEV parent PARENT chain 1",
+	"chain get dev DEV parent PARENT chain 1",
+	"-j chain get dev DEV parent PARENT chain 1",
+}
+
+// BlockViews are the output modes recorded for each block scenario; BLOCK
+// is the -block index.
+var BlockViews = []string{
+	"filter show block BLOCK",
+	"-j filter show block BLOCK",
+	"-j -p filter show block BLOCK",
+	"filter show block BLOCK chain 1",
+	"chain show block BLOCK",
+	"-j chain show block BLOCK",
+	"chain get block BLOCK parent 1: chain 1",
+}
+
 func main() {
 	tc := flag.String("tc", "/ref/bin/tc", "reference tc")
 	ip := flag.String("ip", "/ref/bin/ip", "reference ip")
 	filters := flag.String("filters", "", "record the filters below this parent instead of qdiscs and classes")
 	actions := flag.String("actions", "", "record the standalone actions of this kind instead of qdiscs and classes")
+	chains := flag.String("chains", "", "record the filters and chains below this parent instead of qdiscs and classes")
+	block := flag.Uint("block", 0, "record the filters and chains of this shared block, and the qdiscs, instead of qdiscs and classes")
 	flag.Parse()
 	objects, views := []netlink.Object{netlink.Qdisc, netlink.Class}, Views
 	var parent uint32
@@ -104,6 +140,22 @@ func main() {
 		objects, views = nil, nil
 		for _, v := range ActionViews {
 			views = append(views, strings.ReplaceAll(v, "KIND", *actions))
+		}
+	}
+	if *chains != "" {
+		p, err := tcfmt.ParseClassID(*chains)
+		if err != nil {
+			fail(err)
+		}
+		objects, parent, views = []netlink.Object{netlink.Filter, netlink.Chain}, p, nil
+		for _, v := range ChainViews {
+			views = append(views, strings.ReplaceAll(v, "PARENT", *chains))
+		}
+	}
+	if *block != 0 {
+		objects, views = []netlink.Object{netlink.Qdisc}, nil
+		for _, v := range BlockViews {
+			views = append(views, strings.ReplaceAll(v, "BLOCK", fmt.Sprint(*block)))
 		}
 	}
 	if flag.NArg() != 1 {
@@ -146,6 +198,14 @@ func main() {
 		for _, obj := range objects {
 			for _, m := range rawDump(obj, idx, parent) {
 				fmt.Printf("--- raw %s %s\n", obj, hex.EncodeToString(m))
+			}
+		}
+		if *block != 0 {
+			// The block's own: the kernel names no device in them.
+			for _, obj := range []netlink.Object{netlink.Filter, netlink.Chain} {
+				for _, m := range rawDump(obj, netlink.IfindexBlock, uint32(*block)) {
+					fmt.Printf("--- raw %s %s\n", obj, hex.EncodeToString(m))
+				}
 			}
 		}
 		if *actions != "" {
@@ -208,7 +268,7 @@ func rawDump(obj netlink.Object, ifindex int32, parent uint32) [][]byte {
 		fail(err)
 	}
 	defer nl.Close()
-	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: nlabi.RTM_GETQDISC, netlink.Class: nlabi.RTM_GETTCLASS, netlink.Filter: nlabi.RTM_GETTFILTER}[obj]
+	getType := map[netlink.Object]mnl.HeaderType{netlink.Qdisc: nlabi.RTM_GETQDISC, netlink.Class: nlabi.RTM_GETTCLASS, netlink.Filter: nlabi.RTM_GETTFILTER, netlink.Chain: nlabi.RTM_GETCHAIN}[obj]
 	req := make([]byte, 20)
 	binary.NativeEndian.PutUint32(req[4:], uint32(ifindex))
 	binary.NativeEndian.PutUint32(req[12:], parent)

@@ -15,9 +15,19 @@ import (
 // second starts where the first did, with the same free action indexes.
 // A "tc actions" line also compares the actions of the kind it names,
 // which are flushed before and after each run.
+// A line may hold several commands joined by " && ", run in turn until one
+// fails (a chain and the filters in it, a shared block and its filters).
 type filterCases struct {
 	kind  string
 	lines []string
+	// views are listings compared after each line besides the filter
+	// views, for what a kind makes that those do not show (chains, shared
+	// blocks); written as lines are.
+	views []string
+	// cleanup runs with tc after each run, once its device is gone, for
+	// what outlives the device: the next run must start where this one
+	// did.
+	cleanup []string
 }
 
 var allFilterCases []filterCases
@@ -84,7 +94,7 @@ type filterRun struct {
 	labels, views, state []string
 }
 
-func (r *runner) runFilterCase(tool, line string) filterRun {
+func (r *runner) runFilterCase(c *filterCases, tool, line string) filterRun {
 	r.run(r.ip, "link", "del", filterDev)
 	r.mustRun(r.ip, "link", "add", filterDev, "type", "dummy")
 	for _, setup := range []string{"qdisc add dev DEV root handle 1: htb", "class add dev DEV parent 1: classid 1:1 htb rate 1mbit", "qdisc add dev DEV ingress"} {
@@ -96,7 +106,15 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 		r.run(r.tc, "actions", "flush", "action", kind)
 	}
 	var fr filterRun
-	fr.line = r.run(tool, filterArgs(line)...)
+	for i, cmd := range strings.Split(line, " && ") {
+		res := r.run(tool, filterArgs(cmd)...)
+		if i > 0 {
+			res.stdout, res.stderr = fr.line.stdout+res.stdout, fr.line.stderr+res.stderr
+		}
+		if fr.line = res; res.status != 0 {
+			break
+		}
+	}
 	show := func(tool string, v []string, parent ...string) string {
 		args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
 		return actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
@@ -126,7 +144,14 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 		fr.state = append(fr.state, show(r.tc, []string{"-j", "-s", "-d", "actions", "list", "action"}, kind))
 		r.run(r.tc, "actions", "flush", "action", kind)
 	}
+	for _, v := range c.views {
+		fr.labels = append(fr.labels, v)
+		fr.views = append(fr.views, show(tool, strings.Fields(v)))
+	}
 	r.run(r.ip, "link", "del", filterDev)
+	for _, cmd := range c.cleanup {
+		r.run(r.tc, filterArgs(cmd)...)
+	}
 	return fr
 }
 
@@ -149,13 +174,14 @@ func (r *runner) checkFilters(kinds []string, total map[string][2]int) {
 		return
 	}
 	r.run(r.ip, "link", "add", filterIfb, "type", "ifb")
-	for _, c := range allFilterCases {
+	for i := range allFilterCases {
+		c := &allFilterCases[i]
 		if kinds != nil && !slices.Contains(kinds, c.kind) {
 			continue
 		}
 		for _, line := range c.lines {
 			counts := total[c.kind]
-			if r.checkFilterLine(line) {
+			if r.checkFilterLine(c, line) {
 				counts[0]++
 			} else {
 				counts[1]++
@@ -165,10 +191,10 @@ func (r *runner) checkFilters(kinds []string, total map[string][2]int) {
 	}
 }
 
-func (r *runner) checkFilterLine(line string) bool {
+func (r *runner) checkFilterLine(c *filterCases, line string) bool {
 	r.n++
-	ref := r.runFilterCase(r.tc, line)
-	got := r.runFilterCase(r.gotc, line)
+	ref := r.runFilterCase(c, r.tc, line)
+	got := r.runFilterCase(c, r.gotc, line)
 	var problems []string
 	if ref.line.status != got.line.status {
 		problems = append(problems, fmt.Sprintf("exit %d, tc %d (gotc: %q, tc: %q)", got.line.status, ref.line.status, got.line.stderr, ref.line.stderr))
