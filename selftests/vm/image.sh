@@ -71,6 +71,11 @@ tcdist=usr/lib/x86_64-linux-gnu/tc
 ls "$st$R/$tcdist"/*.dist >/dev/null 2>&1 || die "iproute2 from unstable has no $tcdist/*.dist (netem's tables)"
 mkdir -p "$st/usr/lib/x86_64-linux-gnu"
 ln -s "$R/$tcdist" "$st/usr/lib/tc"; ln -s "$R/$tcdist" "$st/$tcdist"
+# tc reads the ids of extended matches (cmp, u32, meta, ...) from
+# /usr/share/iproute2/ematch_map (or /etc/iproute2/): without it, it refuses
+# every "match" of basic, cgroup and flow filters.
+[ -e "$st$R/usr/share/iproute2/ematch_map" ] || die "iproute2 from unstable has no usr/share/iproute2/ematch_map"
+mkdir -p "$st/usr/share"; ln -s "$R/usr/share/iproute2" "$st/usr/share/iproute2"
 echo "root:x:0:0:root:/root:/bin/sh" >"$st/etc/passwd"; echo "root:x:0:" >"$st/etc/group"
 
 # Check on the host that every program finds its libraries and python its modules.
