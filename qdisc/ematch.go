@@ -24,8 +24,8 @@ package qdisc
 //     holds the first bytes (as many as its own length) of what the
 //     buffer holds by then.
 //   - The numbers of the kinds come from iproute2's ematch_map file, read
-//     as tc reads it; without the file tc refuses every match, and prints
-//     a dumped one as unknown.
+//     as tc reads it. Without the file tc refuses every match, and prints
+//     a dumped one as unknown; gotc then takes the map iproute2 ships.
 //
 // Left out: the ipset and ipt kinds (tc asks the kernel's ipset module for
 // a set's index by name, and ipt loads iptables' match extensions), which
@@ -52,23 +52,19 @@ import (
 // order: the second only when the first does not name the kind.
 var ematchMapFiles = [2]string{"/etc/iproute2/ematch_map", "/usr/share/iproute2/ematch_map"}
 
-// errMapMiss is a map file that is missing or does not name the kind.
+// defaultEmatchMap is the map iproute2 ships, which gotc reads when
+// neither file exists (tc would refuse every match), so that it needs no
+// iproute2 installed.
+const defaultEmatchMap = "1\tcmp\n2\tnbyte\n3\tu32\n4\tmeta\n7\tcanid\n8\tipset\n9\tipt\n"
+
+// errMapMiss is a map that does not name the kind.
 var errMapMiss = errors.New("not in the ematch map")
 
-// scanEmatchMap reads one ematch map file as tc does: blank and '#' lines
-// are skipped, and every other line must be "NUMBER NAME"; it returns the
+// scanEmatchMap reads one ematch map as tc does: blank and '#' lines are
+// skipped, and every other line must be "NUMBER NAME"; it returns the
 // first line found accepts. A line of another form stops the search
 // (after tc's note on w).
-func scanEmatchMap(file string, found func(id int64, name string) bool, w io.Writer) (int64, string, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return 0, "", errMapMiss
-		}
-		return 0, "", err
-	}
-	defer f.Close()
-	r := bufio.NewReader(f)
+func scanEmatchMap(file string, r *bufio.Reader, found func(id int64, name string) bool, w io.Writer) (int64, string, error) {
 	for {
 		line, err := r.ReadString('\n')
 		if line == "" && err != nil {
@@ -103,13 +99,28 @@ func scanIDName(p string) (int64, string, bool) {
 }
 
 // lookupEmatchMap finds a line in the first map file that has one, then in
-// the second.
+// the second (a file that cannot be read stops the search, as in tc).
 func lookupEmatchMap(found func(int64, string) bool, w io.Writer) (int64, string, error) {
-	id, name, err := scanEmatchMap(ematchMapFiles[0], found, w)
-	if errors.Is(err, errMapMiss) {
-		id, name, err = scanEmatchMap(ematchMapFiles[1], found, w)
+	missing := 0
+	for _, file := range ematchMapFiles {
+		f, err := os.Open(file)
+		if os.IsNotExist(err) {
+			missing++
+			continue
+		}
+		if err != nil {
+			return 0, "", err
+		}
+		id, name, err := scanEmatchMap(file, bufio.NewReader(f), found, w)
+		f.Close()
+		if !errors.Is(err, errMapMiss) {
+			return id, name, err
+		}
 	}
-	return id, name, err
+	if missing == len(ematchMapFiles) {
+		return scanEmatchMap("", bufio.NewReader(strings.NewReader(defaultEmatchMap)), found, w)
+	}
+	return 0, "", errMapMiss
 }
 
 // ematchKind is what gotc knows of one kind of extended match.

@@ -137,9 +137,13 @@ func TestEmatchRefused(t *testing.T) {
 	}
 }
 
-func TestEmatchWithoutMap(t *testing.T) {
+func TestEmatchMapLacksKind(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "ematch_map")
+	if err := os.WriteFile(f, []byte("3 u32\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	saved := ematchMapFiles
-	ematchMapFiles = [2]string{filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")}
+	ematchMapFiles = [2]string{f, filepath.Join(t.TempDir(), "b")}
 	defer func() { ematchMapFiles = saved }()
 	var stderr strings.Builder
 	_, _, err := parseEmatch([]string{"cmp(u8 at 0 eq 1)", "x"}, &stderr)
@@ -147,6 +151,11 @@ func TestEmatchWithoutMap(t *testing.T) {
 		"\nPlease assign a unique ID to the ematch kind the suggested entry is:\n\t1\tcmp\n"
 	if err == nil || stderr.String() != want {
 		t.Errorf("err %v, printed %q", err, stderr.String())
+	}
+	// Without any map file, gotc takes iproute2's.
+	ematchMapFiles[0] = filepath.Join(t.TempDir(), "a")
+	if _, _, err := parseEmatch([]string{"cmp(u8 at 0 eq 1)", "x"}, &stderr); err != nil {
+		t.Errorf("without a map: %v", err)
 	}
 }
 
