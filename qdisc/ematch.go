@@ -418,10 +418,10 @@ type emNode struct {
 // emParser is one "match" of a command: the words, its scanner with one
 // token of look-ahead, and where tc's messages go.
 type emParser struct {
-	lx      emLexer
-	tok     emToken
-	arg     *emArg
-	peeked  bool
+	lx     emLexer
+	tok    emToken
+	arg    *emArg
+	peeked bool
 	// printed is how many words a refusal lists.
 	printed int
 	// kind is the match whose arguments are being read.
