@@ -444,7 +444,7 @@ func (p *emParser) take() (emToken, *emArg) {
 
 var errEmSyntax = errors.New("syntax error")
 
-// expr is EXPR; nested is set inside parentheses.
+// expr is EXPR: terms joined by and/or, which the terms group to the right.
 func (p *emParser) expr() (*emNode, error) {
 	m, err := p.term()
 	if err != nil {
