@@ -1750,6 +1750,68 @@ func (s *TCBasicPcnt) Decode(b []byte) error {
 	return nil
 }
 
+// TCFEmatchTreeHdr: Head of an extended-match tree (TCA_EMATCH_TREE_HDR): how many
+// matches its list holds, and the program that wrote it (0, tc).
+type TCFEmatchTreeHdr struct {
+	Nmatches uint16
+	Progid   uint16
+}
+
+// TCFEmatchTreeHdrLen is the size of TCFEmatchTreeHdr on the wire.
+const TCFEmatchTreeHdrLen = 4
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFEmatchTreeHdr) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Nmatches))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Progid))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFEmatchTreeHdrLen, which a newer kernel may append, are ignored.
+func (s *TCFEmatchTreeHdr) Decode(b []byte) error {
+	if len(b) < TCFEmatchTreeHdrLen {
+		return errShort("tcf-ematch-tree-hdr", TCFEmatchTreeHdrLen, len(b))
+	}
+	s.Nmatches = uint16(binary.NativeEndian.Uint16(b[0:]))
+	s.Progid = uint16(binary.NativeEndian.Uint16(b[2:]))
+	return nil
+}
+
+// TCFEmatchHdr: Head of one match of an extended-match tree's list, before the
+// match's own data: its kind (TCF_EM_*; 0 is a container, whose data is the u32
+// index where its sub-expression starts) and flags (relation to the next match: 1
+// and, 2 or, 0 the last; 4 inverted; 8 simple).
+type TCFEmatchHdr struct {
+	Matchid uint16
+	Kind    uint16
+	Flags   uint16
+	Pad     uint16
+}
+
+// TCFEmatchHdrLen is the size of TCFEmatchHdr on the wire.
+const TCFEmatchHdrLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *TCFEmatchHdr) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Matchid))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Kind))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Flags))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Pad))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCFEmatchHdrLen, which a newer kernel may append, are ignored.
+func (s *TCFEmatchHdr) Decode(b []byte) error {
+	if len(b) < TCFEmatchHdrLen {
+		return errShort("tcf-ematch-hdr", TCFEmatchHdrLen, len(b))
+	}
+	s.Matchid = uint16(binary.NativeEndian.Uint16(b[0:]))
+	s.Kind = uint16(binary.NativeEndian.Uint16(b[2:]))
+	s.Flags = uint16(binary.NativeEndian.Uint16(b[4:]))
+	s.Pad = uint16(binary.NativeEndian.Uint16(b[6:]))
+	return nil
+}
+
 // TCFT: Times of an action, in jiffies (struct tcf_t).
 type TCFT struct {
 	Install  uint64
@@ -3402,6 +3464,8 @@ type decodePool struct {
 	TCU32Pcnt               pool[TCU32Pcnt]
 	TCU32Mark               pool[TCU32Mark]
 	TCBasicPcnt             pool[TCBasicPcnt]
+	TCFEmatchTreeHdr        pool[TCFEmatchTreeHdr]
+	TCFEmatchHdr            pool[TCFEmatchHdr]
 	TCFT                    pool[TCFT]
 	TCGact                  pool[TCGact]
 	TCMirred                pool[TCMirred]
@@ -3461,6 +3525,8 @@ type decodePool struct {
 	MatchallAttrs           pool[MatchallAttrs]
 	U32Attrs                pool[U32Attrs]
 	BasicAttrs              pool[BasicAttrs]
+	CgroupAttrs             pool[CgroupAttrs]
+	EmatchAttrs             pool[EmatchAttrs]
 	FlowerAttrs             pool[FlowerAttrs]
 	FlowerKeyCfmAttrs       pool[FlowerKeyCfmAttrs]
 	ActAttrs                pool[ActAttrs]
@@ -3552,6 +3618,8 @@ func (p *decodePool) reset() {
 	p.TCU32Pcnt.reset()
 	p.TCU32Mark.reset()
 	p.TCBasicPcnt.reset()
+	p.TCFEmatchTreeHdr.reset()
+	p.TCFEmatchHdr.reset()
 	p.TCFT.reset()
 	p.TCGact.reset()
 	p.TCMirred.reset()
@@ -3611,6 +3679,8 @@ func (p *decodePool) reset() {
 	p.MatchallAttrs.reset()
 	p.U32Attrs.reset()
 	p.BasicAttrs.reset()
+	p.CgroupAttrs.reset()
+	p.EmatchAttrs.reset()
 	p.FlowerAttrs.reset()
 	p.FlowerKeyCfmAttrs.reset()
 	p.ActAttrs.reset()
@@ -3956,6 +4026,20 @@ func newTCBasicPcnt(sel *selectors) *TCBasicPcnt {
 		return new(TCBasicPcnt)
 	}
 	return sel.pool.TCBasicPcnt.get()
+}
+
+func newTCFEmatchTreeHdr(sel *selectors) *TCFEmatchTreeHdr {
+	if sel.pool == nil {
+		return new(TCFEmatchTreeHdr)
+	}
+	return sel.pool.TCFEmatchTreeHdr.get()
+}
+
+func newTCFEmatchHdr(sel *selectors) *TCFEmatchHdr {
+	if sel.pool == nil {
+		return new(TCFEmatchHdr)
+	}
+	return sel.pool.TCFEmatchHdr.get()
 }
 
 func newTCFT(sel *selectors) *TCFT {
@@ -4369,6 +4453,20 @@ func newBasicAttrs(sel *selectors) *BasicAttrs {
 		return new(BasicAttrs)
 	}
 	return sel.pool.BasicAttrs.get()
+}
+
+func newCgroupAttrs(sel *selectors) *CgroupAttrs {
+	if sel.pool == nil {
+		return new(CgroupAttrs)
+	}
+	return sel.pool.CgroupAttrs.get()
+}
+
+func newEmatchAttrs(sel *selectors) *EmatchAttrs {
+	if sel.pool == nil {
+		return new(EmatchAttrs)
+	}
+	return sel.pool.EmatchAttrs.get()
 }
 
 func newFlowerAttrs(sel *selectors) *FlowerAttrs {
@@ -8131,8 +8229,8 @@ const (
 type BasicAttrs struct {
 	// Class that matching packets go to.
 	Classid *uint32
-	// The extended-match tree (TCA_EMATCH_TREE_*), kept as its bytes.
-	Ematches []byte
+	// The extended matches a packet must pass.
+	Ematches *EmatchAttrs
 	// Actions, in the order they run.
 	Act []ActAttrs
 	// A police action in the old form (tc's "police" filter option).
@@ -8149,7 +8247,7 @@ func (s *BasicAttrs) Encode(e *Encoder) {
 		e.Uint32(TCABasicClassid, uint32((*s.Classid)))
 	}
 	if s.Ematches != nil {
-		e.Attr(TCABasicEmatches, s.Ematches)
+		e.Nest(TCABasicEmatches, false, (*s.Ematches).Encode)
 	}
 	if s.Act != nil {
 		e.Nest(TCABasicAct, false, func(e *Encoder) {
@@ -8183,8 +8281,10 @@ func (s *BasicAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCABasicEmatches:
-			s.Ematches = clone(data)
-			return
+			if v := newEmatchAttrs(sel); v.decode(data, sel) == nil {
+				s.Ematches = v
+				return
+			}
 		case TCABasicAct:
 			if v, ok := decodeIndexedActAttrs(data, sel); ok {
 				s.Act = v
@@ -8210,6 +8310,11 @@ func (s *BasicAttrs) decode(b []byte, sel *selectors) error {
 // Validate returns a *CheckError for the first attribute, in s or in a set
 // nested in it, whose value the kernel's policy refuses.
 func (s *BasicAttrs) Validate() error {
+	if s.Ematches != nil {
+		if err := s.Ematches.Validate(); err != nil {
+			return err
+		}
+	}
 	for i := range s.Act {
 		if err := s.Act[i].Validate(); err != nil {
 			return err
@@ -8227,12 +8332,179 @@ func (s *BasicAttrs) Validate() error {
 // in s and in every set nested in it.
 func (s *BasicAttrs) UnknownCount() int {
 	n := len(s.Unknown)
+	if s.Ematches != nil {
+		n += s.Ematches.UnknownCount()
+	}
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
 	}
 	if s.Police != nil {
 		n += s.Police.UnknownCount()
 	}
+	return n
+}
+
+// Attribute types of set cgroup-attrs (TCA_CGROUP_*).
+const (
+	TCACgroupUnspec   uint16 = 0
+	TCACgroupAct      uint16 = 1
+	TCACgroupPolice   uint16 = 2
+	TCACgroupEmatches uint16 = 3
+)
+
+// CgroupAttrs: Options of a cgroup filter (TCA_OPTIONS): packets of sockets in a
+// net_cls cgroup take its class id; the filter's extended matches and actions
+// apply to them. tc's f_cgroup.c opens the nest without NLA_F_NESTED.
+type CgroupAttrs struct {
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	// The extended matches a packet must pass.
+	Ematches *EmatchAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *CgroupAttrs) Encode(e *Encoder) {
+	if s.Ematches != nil {
+		e.Nest(TCACgroupEmatches, false, (*s.Ematches).Encode)
+	}
+	if s.Act != nil {
+		e.Nest(TCACgroupAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.Police != nil {
+		e.Attr(TCACgroupPolice, s.Police)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *CgroupAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *CgroupAttrs) decode(b []byte, sel *selectors) error {
+	*s = CgroupAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCACgroupAct:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCACgroupPolice:
+			s.Police = clone(data)
+			return
+		case TCACgroupEmatches:
+			if v := newEmatchAttrs(sel); v.decode(data, sel) == nil {
+				s.Ematches = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *CgroupAttrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Ematches != nil {
+		if err := s.Ematches.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *CgroupAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	if s.Ematches != nil {
+		n += s.Ematches.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set ematch-attrs (TCA_EMATCH_*).
+const (
+	TCAEmatchTreeUnspec uint16 = 0
+	TCAEmatchTreeHdr    uint16 = 1
+	TCAEmatchTreeList   uint16 = 2
+)
+
+// EmatchAttrs: An extended-match tree (TCA_EMATCH_TREE_*), in the options of
+// basic, cgroup and flow filters; tc opens its nests without NLA_F_NESTED.
+type EmatchAttrs struct {
+	TreeHdr *TCFEmatchTreeHdr
+	// The matches, attributes numbered 1 to nmatches, each a struct tcf_ematch_hdr and
+	// the data of its kind; kept as bytes, since each kind's data has its own form.
+	TreeList []byte
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *EmatchAttrs) Encode(e *Encoder) {
+	if s.TreeHdr != nil {
+		e.Attr(TCAEmatchTreeHdr, (*s.TreeHdr).Append(nil))
+	}
+	if s.TreeList != nil {
+		e.Attr(TCAEmatchTreeList, s.TreeList)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *EmatchAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *EmatchAttrs) decode(b []byte, sel *selectors) error {
+	*s = EmatchAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAEmatchTreeHdr:
+			if v := newTCFEmatchTreeHdr(sel); v.Decode(data) == nil {
+				s.TreeHdr = v
+				return
+			}
+		case TCAEmatchTreeList:
+			s.TreeList = clone(data)
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *EmatchAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *EmatchAttrs) UnknownCount() int {
+	n := len(s.Unknown)
 	return n
 }
 
@@ -13371,7 +13643,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *FlowerAttrs (flower), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *CgroupAttrs (cgroup), *FlowerAttrs (flower), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -13393,6 +13665,8 @@ func (s *BasicAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fa
 func (s *CBSAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *CakeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *CgroupAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *ChokeAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -13567,6 +13841,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "cake", "cake_mq":
 		if v := newCakeAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "cgroup":
+		if v := newCgroupAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "choke":

@@ -22,7 +22,8 @@ var deviations = map[string]string{
 	"tc-u32-sel layout": "struct tc_u32_sel has an alignment gap before offmask, and keys[] is a flexible array; " +
 		"tc.yaml has neither the gap nor the array (its own TODO)",
 	"tc-u32-pcnt layout":            "kcnts is a flexible array of u64, one per key (pkt_cls.h); tc.yaml has one u64",
-	"tca-basic- ematches":           "the extended-match tree; gotc keeps it as bytes until it has ematches",
+	"tca-cgroup- police":            "as tca-u32- police",
+	"tca-cgroup- ematches":          "the extended-match tree, a nest of ematch-attrs as basic's (cls_cgroup.c hands it to tcf_em_tree_validate); tc.yaml says binary",
 	"tca-mirred- parms":             "struct tc_mirred (tc_act/tc_mirred.h); tc.yaml gives parms no struct",
 	"tca-mirred- blockid":           "a u32 in act_mirred.c's policy (NLA_U32); tc.yaml says binary",
 	"tca-pedit- parms-ex":           "the same struct tc_pedit_sel as parms (act_pedit.c reads either); tc.yaml gives parms-ex no struct",

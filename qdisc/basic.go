@@ -2,9 +2,7 @@ package qdisc
 
 // The basic filter (net/sched/cls_basic.c): packets that pass its extended
 // matches (all packets, without any) go to a class or through its actions,
-// as tc 7.3's f_basic.c reads and prints it. gotc does not build extended
-// matches yet: "match" is refused with a message that says so, and a dumped
-// tree is not printed.
+// as tc 7.3's f_basic.c reads and prints it.
 
 import (
 	"math"
@@ -13,9 +11,14 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-const basicUsage = `Usage: ... basic [ classid CLASSID | flowid CLASSID ] [ police POLICE_SPEC ] [ action ACTION ... ]
-Every packet matches (extended matches, "match EMATCH", are not in gotc yet).
-The handle is a number; CLASSID is hex MAJOR:MINOR.`
+const basicUsage = `Usage: ... basic [ match EMATCH_TREE ]
+                 [ action ACTION_SPEC ] [ classid CLASSID ]
+
+Where:	SELECTOR := SAMPLE SAMPLE ...
+	FILTERID := X:Y:Z
+	ACTION_SPEC := ... look at individual actions
+
+NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
 	mustRegisterFilter(&FilterKind{
@@ -54,7 +57,19 @@ func parseBasic(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error
 	for len(args) > 0 {
 		switch w := args[0]; {
 		case tcfmt.Matches(w, "match"):
-			return nil, 0, errorf("gotc does not support extended matches (ematch) yet")
+			if len(args) < 2 {
+				return nil, 0, incompleteCommand()
+			}
+			// A second tree replaces the first, as the kernel takes the
+			// last of the two tc sends.
+			tree, rest, err := parseEmatch(args[1:], env.Stderr)
+			if err != nil {
+				return nil, 0, err
+			}
+			if tree != nil {
+				o.Ematches = tree
+			}
+			args = rest
 		case tcfmt.Matches(w, "classid"), w == "flowid":
 			if len(args) < 2 {
 				return nil, 0, incompleteCommand()
@@ -85,7 +100,7 @@ func parseBasic(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error
 		case w == "help":
 			return nil, 0, &ParseError{Msg: basicUsage}
 		default:
-			return nil, 0, errorf("What is %q?\n%s", w, basicUsage)
+			return nil, 0, errorf("What is \"%s\"?\n%s", w, basicUsage)
 		}
 	}
 	return o, handle, nil
@@ -104,6 +119,7 @@ func printBasic(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	if o.Classid != nil {
 		p.String(tcfmt.Any, "flowid", "flowid %s ", tcfmt.FormatClassID(*o.Classid))
 	}
+	printEmatch(p, o.Ematches)
 	if o.Police != nil {
 		p.NL()
 		PrintFilterPolice(p, o.Police, f.Stats)
