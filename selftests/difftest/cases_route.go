@@ -14,7 +14,7 @@ func init() {
 		"filter add dev DEV parent 1: protocol ip prio 1 route to 5 order 3 classid 1:1",
 		"filter add dev DEV parent 1: protocol ip prio 1 handle 0x10005 route to 5 from 1 classid 1:1",
 		"filter add dev DEV ingress protocol ip prio 2 route to 10 classid 1:20 action reclassify",
-		"filter add dev DEV ingress protocol ip prio 2 route from 10 to 2 classid 1:1 action skbedit mark 7 pipe action gact drop",
+		"filter add dev DEV ingress protocol ip prio 2 route from 10 to 2 classid 1:1 action pipe action gact drop",
 		"filter add dev DEV ingress protocol ip prio 2 route from 10 action mirred egress redirect dev IFB",
 		"filter add dev DEV ingress protocol ip route t 1 fr 2 c 1:1 a ok",
 		// Refused by tc or by the kernel.
