@@ -3524,6 +3524,9 @@ type decodePool struct {
 	QFQAttrs                pool[QFQAttrs]
 	MatchallAttrs           pool[MatchallAttrs]
 	U32Attrs                pool[U32Attrs]
+	FwAttrs                 pool[FwAttrs]
+	RouteAttrs              pool[RouteAttrs]
+	FlowAttrs               pool[FlowAttrs]
 	BasicAttrs              pool[BasicAttrs]
 	CgroupAttrs             pool[CgroupAttrs]
 	EmatchAttrs             pool[EmatchAttrs]
@@ -3678,6 +3681,9 @@ func (p *decodePool) reset() {
 	p.QFQAttrs.reset()
 	p.MatchallAttrs.reset()
 	p.U32Attrs.reset()
+	p.FwAttrs.reset()
+	p.RouteAttrs.reset()
+	p.FlowAttrs.reset()
 	p.BasicAttrs.reset()
 	p.CgroupAttrs.reset()
 	p.EmatchAttrs.reset()
@@ -4446,6 +4452,27 @@ func newU32Attrs(sel *selectors) *U32Attrs {
 		return new(U32Attrs)
 	}
 	return sel.pool.U32Attrs.get()
+}
+
+func newFwAttrs(sel *selectors) *FwAttrs {
+	if sel.pool == nil {
+		return new(FwAttrs)
+	}
+	return sel.pool.FwAttrs.get()
+}
+
+func newRouteAttrs(sel *selectors) *RouteAttrs {
+	if sel.pool == nil {
+		return new(RouteAttrs)
+	}
+	return sel.pool.RouteAttrs.get()
+}
+
+func newFlowAttrs(sel *selectors) *FlowAttrs {
+	if sel.pool == nil {
+		return new(FlowAttrs)
+	}
+	return sel.pool.FlowAttrs.get()
 }
 
 func newBasicAttrs(sel *selectors) *BasicAttrs {
@@ -8206,6 +8233,457 @@ func (s *U32Attrs) UnknownCount() int {
 	if s.Police != nil {
 		n += s.Police.UnknownCount()
 	}
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set fw-attrs (TCA_FW_*).
+const (
+	TCAFwUnspec  uint16 = 0
+	TCAFwClassid uint16 = 1
+	TCAFwPolice  uint16 = 2
+	TCAFwIndev   uint16 = 3
+	TCAFwAct     uint16 = 4
+	TCAFwMask    uint16 = 5
+)
+
+// FwAttrs: Options of a fw filter (TCA_OPTIONS): packets whose mark, under the
+// mask, equals the filter's handle go to a class or through its actions. tc's
+// f_fw.c opens the nest without NLA_F_NESTED.
+type FwAttrs struct {
+	// Class that matching packets go to.
+	Classid *uint32
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	// Only packets that came in on this device match.
+	Indev *string
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// Mask of the mark compared with the handle, one for all the fw filters of a
+	// priority (0xffffffff when absent).
+	Mask *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FwAttrs) Encode(e *Encoder) {
+	if s.Mask != nil {
+		e.Uint32(TCAFwMask, uint32((*s.Mask)))
+	}
+	if s.Classid != nil {
+		e.Uint32(TCAFwClassid, uint32((*s.Classid)))
+	}
+	if s.Police != nil {
+		e.Attr(TCAFwPolice, s.Police)
+	}
+	if s.Indev != nil {
+		e.String(TCAFwIndev, (*s.Indev))
+	}
+	if s.Act != nil {
+		e.Nest(TCAFwAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FwAttrs) Decode(b []byte) error { return s.decode(b, &selectors{decodeState: &decodeState{}}) }
+
+func (s *FwAttrs) decode(b []byte, sel *selectors) error {
+	*s = FwAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFwClassid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFwPolice:
+			s.Police = clone(data)
+			return
+		case TCAFwIndev:
+			if v, ok := getString(data); ok {
+				s.Indev = &v
+				return
+			}
+		case TCAFwAct:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCAFwMask:
+			if v, ok := getUint32(data); ok {
+				s.Mask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FwAttrs) Validate() error {
+	if s.Indev != nil {
+		v := *s.Indev
+		if len(v) > 16 {
+			return &CheckError{Set: "fw-attrs", Attribute: "indev", Check: "max-len", Bound: 16, Value: strconv.Itoa(len(v))}
+		}
+	}
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FwAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set route-attrs (TCA_ROUTE4_*).
+const (
+	TCARoute4Unspec  uint16 = 0
+	TCARoute4Classid uint16 = 1
+	TCARoute4To      uint16 = 2
+	TCARoute4From    uint16 = 3
+	TCARoute4Iif     uint16 = 4
+	TCARoute4Police  uint16 = 5
+	TCARoute4Act     uint16 = 6
+)
+
+// RouteAttrs: Options of a route filter (TCA_OPTIONS): packets whose route's
+// realms (or input device) match go to a class or through its actions. tc's
+// f_route.c opens the nest without NLA_F_NESTED.
+type RouteAttrs struct {
+	// Class that matching packets go to.
+	Classid *uint32
+	// Realm of the route's destination.
+	To *uint32
+	// Realm of the route's source.
+	From *uint32
+	// Ifindex of the device packets came in on (tc's fromif).
+	Iif *uint32
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *RouteAttrs) Encode(e *Encoder) {
+	if s.From != nil {
+		e.Uint32(TCARoute4From, uint32((*s.From)))
+	}
+	if s.Iif != nil {
+		e.Uint32(TCARoute4Iif, uint32((*s.Iif)))
+	}
+	if s.To != nil {
+		e.Uint32(TCARoute4To, uint32((*s.To)))
+	}
+	if s.Classid != nil {
+		e.Uint32(TCARoute4Classid, uint32((*s.Classid)))
+	}
+	if s.Police != nil {
+		e.Attr(TCARoute4Police, s.Police)
+	}
+	if s.Act != nil {
+		e.Nest(TCARoute4Act, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *RouteAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *RouteAttrs) decode(b []byte, sel *selectors) error {
+	*s = RouteAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCARoute4Classid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCARoute4To:
+			if v, ok := getUint32(data); ok {
+				s.To = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCARoute4From:
+			if v, ok := getUint32(data); ok {
+				s.From = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCARoute4Iif:
+			if v, ok := getUint32(data); ok {
+				s.Iif = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCARoute4Police:
+			s.Police = clone(data)
+			return
+		case TCARoute4Act:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *RouteAttrs) Validate() error {
+	if s.To != nil {
+		v := *s.To
+		if v > 255 {
+			return &CheckError{Set: "route-attrs", Attribute: "to", Check: "max", Bound: 255, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.From != nil {
+		v := *s.From
+		if v > 255 {
+			return &CheckError{Set: "route-attrs", Attribute: "from", Check: "max", Bound: 255, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	if s.Iif != nil {
+		v := *s.Iif
+		if v > 0x7fff {
+			return &CheckError{Set: "route-attrs", Attribute: "iif", Check: "max", Bound: 32767, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *RouteAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set flow-attrs (TCA_FLOW_*).
+const (
+	TCAFlowUnspec    uint16 = 0
+	TCAFlowKeys      uint16 = 1
+	TCAFlowMode      uint16 = 2
+	TCAFlowBaseclass uint16 = 3
+	TCAFlowRshift    uint16 = 4
+	TCAFlowAddend    uint16 = 5
+	TCAFlowMask      uint16 = 6
+	TCAFlowXor       uint16 = 7
+	TCAFlowDivisor   uint16 = 8
+	TCAFlowAct       uint16 = 9
+	TCAFlowPolice    uint16 = 10
+	TCAFlowEmatches  uint16 = 11
+	TCAFlowPerturb   uint16 = 12
+)
+
+// FlowAttrs: Options of a flow filter (TCA_OPTIONS): a class computed from packet
+// keys, one key mapped through bit operations or several hashed, over a divisor
+// and from a base class. tc's f_flow.c opens the nest without NLA_F_NESTED.
+type FlowAttrs struct {
+	// Keys the class is computed from, a bit per FLOW_KEY_*.
+	Keys *uint32
+	// FLOW_MODE_MAP (0, one key) or FLOW_MODE_HASH (1).
+	Mode *uint32
+	// Class the computed value is added to; its minor must not be 0.
+	Baseclass *uint32
+	// Right shift of the key in map mode.
+	Rshift *uint32
+	// Added to the key in map mode.
+	Addend *uint32
+	// ANDed with the key in map mode.
+	Mask *uint32
+	// XORed with the key in map mode, after the mask.
+	Xor *uint32
+	// The value is taken modulo this (0 for none).
+	Divisor *uint32
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	// The extended-match tree (TCA_EMATCH_TREE_*), kept as its bytes.
+	Ematches []byte
+	// Seconds between changes of the hash's seed (hash mode).
+	Perturb *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *FlowAttrs) Encode(e *Encoder) {
+	if s.Keys != nil {
+		e.Uint32(TCAFlowKeys, uint32((*s.Keys)))
+	}
+	if s.Rshift != nil {
+		e.Uint32(TCAFlowRshift, uint32((*s.Rshift)))
+	}
+	if s.Addend != nil {
+		e.Uint32(TCAFlowAddend, uint32((*s.Addend)))
+	}
+	if s.Divisor != nil {
+		e.Uint32(TCAFlowDivisor, uint32((*s.Divisor)))
+	}
+	if s.Baseclass != nil {
+		e.Uint32(TCAFlowBaseclass, uint32((*s.Baseclass)))
+	}
+	if s.Perturb != nil {
+		e.Uint32(TCAFlowPerturb, uint32((*s.Perturb)))
+	}
+	if s.Ematches != nil {
+		e.Attr(TCAFlowEmatches, s.Ematches)
+	}
+	if s.Police != nil {
+		e.Attr(TCAFlowPolice, s.Police)
+	}
+	if s.Act != nil {
+		e.Nest(TCAFlowAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.Mode != nil {
+		e.Uint32(TCAFlowMode, uint32((*s.Mode)))
+	}
+	if s.Mask != nil {
+		e.Uint32(TCAFlowMask, uint32((*s.Mask)))
+	}
+	if s.Xor != nil {
+		e.Uint32(TCAFlowXor, uint32((*s.Xor)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *FlowAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *FlowAttrs) decode(b []byte, sel *selectors) error {
+	*s = FlowAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAFlowKeys:
+			if v, ok := getUint32(data); ok {
+				s.Keys = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowMode:
+			if v, ok := getUint32(data); ok {
+				s.Mode = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowBaseclass:
+			if v, ok := getUint32(data); ok {
+				s.Baseclass = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowRshift:
+			if v, ok := getUint32(data); ok {
+				s.Rshift = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowAddend:
+			if v, ok := getUint32(data); ok {
+				s.Addend = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowMask:
+			if v, ok := getUint32(data); ok {
+				s.Mask = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowXor:
+			if v, ok := getUint32(data); ok {
+				s.Xor = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowDivisor:
+			if v, ok := getUint32(data); ok {
+				s.Divisor = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAFlowAct:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCAFlowPolice:
+			s.Police = clone(data)
+			return
+		case TCAFlowEmatches:
+			s.Ematches = clone(data)
+			return
+		case TCAFlowPerturb:
+			if v, ok := getUint32(data); ok {
+				s.Perturb = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *FlowAttrs) Validate() error {
+	if s.Rshift != nil {
+		v := *s.Rshift
+		if v > 31 {
+			return &CheckError{Set: "flow-attrs", Attribute: "rshift", Check: "max", Bound: 31, Value: strconv.FormatUint(uint64(v), 10)}
+		}
+	}
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *FlowAttrs) UnknownCount() int {
+	n := len(s.Unknown)
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
 	}
@@ -13643,7 +14121,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *CgroupAttrs (cgroup), *FlowerAttrs (flower), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *FwAttrs (fw), *RouteAttrs (route), *FlowAttrs (flow), *CgroupAttrs (cgroup), *FlowerAttrs (flower), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -13686,7 +14164,11 @@ func (s *FQCodelAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, 
 
 func (s *FQPIEAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *FlowAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *FlowerAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *FwAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *GREDAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -13703,6 +14185,8 @@ func (s *PIEAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, fals
 func (s *QFQAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *REDAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
+func (s *RouteAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *SFBAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -13883,8 +14367,16 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		if v := newFQPIEAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "flow":
+		if v := newFlowAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "flower":
 		if v := newFlowerAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "fw":
+		if v := newFwAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "gred":
@@ -13917,6 +14409,10 @@ func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 		}
 	case "red":
 		if v := newREDAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "route":
+		if v := newRouteAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "sfb":

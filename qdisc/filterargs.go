@@ -1,0 +1,51 @@
+package qdisc
+
+// Readers that the fw, route and flow filters share for their option
+// loops, which walk the words themselves because an action list takes an
+// unknown number of them.
+
+import (
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// nextWord is tc's NEXT_ARG over a list being consumed: it takes the
+// first word of *args, or fails as tc does when the keyword ended the
+// line.
+func nextWord(args *[]string) (string, error) {
+	if len(*args) == 0 {
+		return "", incompleteCommand()
+	}
+	w := (*args)[0]
+	*args = (*args)[1:]
+	return w, nil
+}
+
+// classIDArg reads a classid or flowid value (get_tc_classid); otherwise
+// `Illegal "classid"`.
+func classIDArg(value valueFunc) (uint32, error) {
+	v, err := value()
+	if err != nil {
+		return 0, err
+	}
+	id, perr := tcfmt.ParseClassID(v)
+	if perr != nil {
+		return 0, errorf(`Illegal "classid"`)
+	}
+	return id, nil
+}
+
+// filterActions reads the action list after a filter's "action" keyword
+// from *args and leaves there the words after it. ParseActions' refusals
+// end with the line the filter adds.
+func filterActions(args *[]string, env FilterEnv) ([]attrs.ActAttrs, error) {
+	if len(*args) == 0 {
+		return nil, incompleteCommand()
+	}
+	acts, rest, err := ParseActions(*args, env.ActionEnv)
+	if err != nil {
+		return nil, err
+	}
+	*args = rest
+	return acts, nil
+}
