@@ -33,6 +33,10 @@ type ActionKind struct {
 	// PrintStats prints what -s adds to that last line (the action's
 	// times); nil when -s adds nothing of the kind's own.
 	PrintStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+	// LineEnd is the text that ends the kind's last line in place of the
+	// line end, for the kind (bpf) whose printer ends it otherwise; ""
+	// for the line end.
+	LineEnd string
 }
 
 // tcActionKinds are the action kinds tc 7.3 has built in. A word naming one
@@ -425,7 +429,11 @@ func printAction(p *tcfmt.Printer, a *attrs.ActAttrs, how ActionPrint) {
 		if how.Stats && kind.PrintStats != nil {
 			kind.PrintStats(p, a.Options)
 		}
-		p.NL()
+		if kind.LineEnd != "" {
+			p.Text(kind.LineEnd)
+		} else {
+			p.NL()
+		}
 	}
 	if how.Stats && a.Stats != nil {
 		p.Text("\tAction statistics:")

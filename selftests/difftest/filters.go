@@ -77,12 +77,52 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 		}
 		fr.state = append(fr.state, show(r.tc, stateView, parent...))
 	}
+	if kind := standaloneActionKind(line); kind != "" {
+		// Actions made by "tc actions" outlive the device: compare the
+		// kind's list, then flush it for the next run.
+		for _, v := range actionViews {
+			fr.views = append(fr.views, show(tool, v, kind))
+		}
+		fr.state = append(fr.state, show(r.tc, actionStateView, kind))
+		r.run(r.tc, "actions", "flush", "action", kind)
+	}
 	r.run(r.ip, "link", "del", filterDev)
 	return fr
 }
 
+// actionViews are what a case of "tc actions" compares besides the
+// filters, each followed by the kind; actionStateView is tc's view of the
+// kernel's actions after each tool's line.
+var (
+	actionViews = [][]string{
+		{"actions", "list", "action"},
+		{"-s", "actions", "list", "action"},
+		{"-j", "-s", "-d", "actions", "list", "action"},
+	}
+	actionStateView = []string{"-j", "-s", "-d", "actions", "list", "action"}
+)
+
+// standaloneActionKind is the kind of the first action a line of "tc
+// actions" makes, "" for other lines.
+func standaloneActionKind(line string) string {
+	w := strings.Fields(line)
+	if len(w) < 4 || w[0] != "actions" || w[2] != "action" {
+		return ""
+	}
+	return w[3]
+}
+
+// filterArgs splits a case's line into words: at blanks, except inside
+// single quotes, which make one word (bpf's bytecode) and are dropped.
 func filterArgs(line string) []string {
-	args := strings.Fields(line)
+	var args []string
+	for i, part := range strings.Split(line, "'") {
+		if i%2 == 1 {
+			args = append(args, part)
+		} else {
+			args = append(args, strings.Fields(part)...)
+		}
+	}
 	for i, a := range args {
 		switch a {
 		case "DEV":
@@ -128,7 +168,10 @@ func (r *runner) checkFilterLine(line string) bool {
 	}
 	for i := range ref.views {
 		if got.views[i] != ref.views[i] {
-			label := strings.Join(filterViews[i%len(filterViews)], " ")
+			label := "actions list"
+			if i < 2*len(filterViews) {
+				label = strings.Join(filterViews[i%len(filterViews)], " ")
+			}
 			problems = append(problems, fmt.Sprintf("%q output differs:\n%s", label, diff(ref.views[i], got.views[i])))
 		}
 	}
