@@ -115,11 +115,11 @@ type bpfProgram struct {
 }
 
 // parseBPFProgram is bpf_do_parse and bpf_load_common for a filter or
-// action, whose default section is section: args[0] names the mode
+// action: args[0] names the mode
 // (bytecode, bytecode-file, object-file, object-pinned). It returns the
 // program and the words after those it read. Errors carry what tc prints
 // before it gives up (perhaps nothing).
-func parseBPFProgram(args []string, section string) (bpfProgram, []string, error) {
+func parseBPFProgram(args []string) (bpfProgram, []string, error) {
 	var prog bpfProgram
 	w := args[0]
 	mode := ""
@@ -161,7 +161,7 @@ func parseBPFProgram(args []string, section string) (bpfProgram, []string, error
 		if len(args) < 2 {
 			return prog, args, incompleteCommand()
 		}
-		section = args[1]
+		// The section matters to a loader of objects only.
 		args = args[2:]
 	}
 	if len(args) > 0 && args[0] == "program" {
@@ -356,7 +356,7 @@ func parseBPFAction(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string
 			goto done
 		}
 		seenRun = true
-		prog, rest, err := parseBPFProgram(args, "action")
+		prog, rest, err := parseBPFProgram(args)
 		if err != nil {
 			return nil, args, err
 		}
@@ -483,7 +483,7 @@ func parseBPFFilter(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, e
 // failure adds tc's line to what the parser printed. An ELF object is
 // refused (when tc would load it, after the other options).
 func parseBPFFilterProgram(args []string) (bpfProgram, []string, error) {
-	prog, rest, err := parseBPFProgram(args, "classifier")
+	prog, rest, err := parseBPFProgram(args)
 	if err == nil {
 		return prog, rest, nil
 	}
