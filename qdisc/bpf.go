@@ -2,15 +2,17 @@ package qdisc
 
 // The bpf filter (net/sched/cls_bpf.c) and the bpf action
 // (net/sched/act_bpf.c): a classic BPF program given as tc's bytecode
-// string (or a file of it), or an eBPF program pinned in the BPF file
-// system, as tc 7.3's f_bpf.c, m_bpf.c and lib/bpf_legacy.c read and print
-// them.
+// string (or a file of it), or an eBPF program from an ELF object or
+// pinned in the BPF file system, as tc 7.3's f_bpf.c, m_bpf.c and
+// lib/bpf_legacy.c read and print them.
 //
-// gotc loads no ELF object ("object-file"): tc's loader creates and pins
-// the object's maps, relocates the program and names it after its file and
-// section; gotc leaves that to a loader (tc, bpftool, a library) and
-// attaches what it pinned ("object-pinned PATH"). A named object that does
-// not exist is refused as tc refuses it.
+// gotc loads an object's program with cilium/ebpf, where tc has a loader
+// of its own; gotc gives the kernel no name for it either (cilium/ebpf
+// would name it after its function), so what the kernel knows of the
+// program (its name, its tag, a hash of the instructions) is the same but
+// for its id. tc's map pinning (its struct bpf_elf_map's
+// pinning field, /sys/fs/bpf/tc/globals) and "export" of the maps to an
+// agent are not done: the maps are created for the program alone.
 
 import (
 	"encoding/binary"
@@ -115,11 +117,12 @@ type bpfProgram struct {
 }
 
 // parseBPFProgram is bpf_do_parse and bpf_load_common for a filter or
-// action: args[0] names the mode
+// action, whose default section and program type are section and typ:
+// args[0] names the mode
 // (bytecode, bytecode-file, object-file, object-pinned). It returns the
 // program and the words after those it read. Errors carry what tc prints
 // before it gives up (perhaps nothing).
-func parseBPFProgram(args []string) (bpfProgram, []string, error) {
+func parseBPFProgram(args []string, section string, typ bpfProgType) (bpfProgram, []string, error) {
 	var prog bpfProgram
 	w := args[0]
 	mode := ""
@@ -161,13 +164,15 @@ func parseBPFProgram(args []string) (bpfProgram, []string, error) {
 		if len(args) < 2 {
 			return prog, args, incompleteCommand()
 		}
-		// The section matters to a loader of objects only.
+		section = args[1]
 		args = args[2:]
 	}
+	progName := ""
 	if len(args) > 0 && args[0] == "program" {
 		if len(args) < 2 {
 			return prog, args, incompleteCommand()
 		}
+		progName = args[1]
 		args = args[2:]
 	}
 	if len(args) > 0 && os.Getenv("TC_BPF_UDS") == "" && tcfmt.Matches(args[0], "export") {
@@ -181,7 +186,13 @@ func parseBPFProgram(args []string) (bpfProgram, []string, error) {
 	}
 	prog.ebpf = true
 	if mode == "object-file" {
-		return prog, args, refuseBPFObject(file)
+		fd, err := loadBPFObject(file, section, progName, typ)
+		if err != nil {
+			return prog, args, err
+		}
+		prog.fd = fd
+		prog.name = filepath.Base(file) + ":[" + section + "]"
+		return prog, args, nil
 	}
 	fd, err := bpfObjPinned(bpfPinnedPath(file))
 	if err != nil {
@@ -202,16 +213,24 @@ func bpfPinnedPath(file string) string {
 	return file
 }
 
-// refuseBPFObject refuses an ELF object: one that cannot be opened as tc
-// refuses it, one that can with the reason.
-func refuseBPFObject(file string) error {
+// loadBPFObject loads an ELF object's program; an object that cannot be
+// opened is refused as tc refuses it.
+func loadBPFObject(file, section, progName string, typ bpfProgType) (int, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return errorf("Error opening object %s: %s\nCannot initialize ELF context!", file, errnoText(err))
+		return -1, errorf("Error opening object %s: %s\nCannot initialize ELF context!", file, errnoText(err))
 	}
 	f.Close()
-	return errorf("gotc does not load eBPF object files (%s): load and pin the program with another loader, then use \"object-pinned PATH\"", file)
+	return bpfLoadObject(file, section, progName, typ)
 }
+
+// bpfProgType is the program type a kind's programs are loaded as.
+type bpfProgType int
+
+const (
+	bpfProgSchedCLS bpfProgType = iota // BPF_PROG_TYPE_SCHED_CLS, for the filter
+	bpfProgSchedACT                    // BPF_PROG_TYPE_SCHED_ACT, for the action
+)
 
 // errnoText is strerror of the errno under err.
 func errnoText(err error) string {
@@ -356,7 +375,7 @@ func parseBPFAction(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string
 			goto done
 		}
 		seenRun = true
-		prog, rest, err := parseBPFProgram(args)
+		prog, rest, err := parseBPFProgram(args, "action", bpfProgSchedACT)
 		if err != nil {
 			return nil, args, err
 		}
@@ -480,10 +499,11 @@ func parseBPFFilter(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, e
 }
 
 // parseBPFFilterProgram is the filter's call of bpf_parse_common: a
-// failure adds tc's line to what the parser printed. An ELF object is
-// refused (when tc would load it, after the other options).
+// failure adds tc's line to what the parser printed. gotc loads an ELF
+// object here, where tc loads it after the other options: only the order
+// of two errors can differ.
 func parseBPFFilterProgram(args []string) (bpfProgram, []string, error) {
-	prog, rest, err := parseBPFProgram(args)
+	prog, rest, err := parseBPFProgram(args, "classifier", bpfProgSchedCLS)
 	if err == nil {
 		return prog, rest, nil
 	}

@@ -79,3 +79,24 @@ func TestParseBPFFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadBPFObject loads testdata/bpf-prog.o's sections (where the
+// system lets the test load programs) and refuses a section it lacks.
+func TestLoadBPFObject(t *testing.T) {
+	const obj = "../testdata/bpf-prog.o"
+	if _, err := loadBPFObject(obj, "nosuch", "", bpfProgSchedCLS); err == nil || err.Error() != "Program section 'nosuch' not found in ELF file!" {
+		t.Errorf("section nosuch: error %v", err)
+	}
+	for _, c := range []struct {
+		section string
+		typ     bpfProgType
+	}{{"classifier", bpfProgSchedCLS}, {"action", bpfProgSchedACT}} {
+		fd, err := loadBPFObject(obj, c.section, "", c.typ)
+		if err != nil {
+			t.Skipf("cannot load BPF programs here: %v", err)
+		}
+		if fd < 0 {
+			t.Errorf("section %s: fd %d", c.section, fd)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
-// The bpf filter and action with classic programs: bytecode strings,
-// their keywords and verdicts, and what tc refuses (bad bytecode, an ELF
-// object that is not there, a missing pinned program).
+// The bpf filter and action: classic programs (bytecode strings and
+// files), eBPF programs from testdata/bpf-prog.o (built from
+// testdata/bpf-prog.ll), their keywords and verdicts, and what tc refuses
+// (bad bytecode, an ELF object or section that is not there, a missing
+// pinned program).
 func init() {
 	registerFilters(filterCases{kind: "bpf", lines: []string{
 		"filter add dev DEV ingress protocol ip prio 100 handle 1 bpf bytecode '4,40 0 0 12,21 0 1 2048,6 0 0 262144,6 0 0 0'",
@@ -15,7 +17,14 @@ func init() {
 		"filter add dev DEV ingress protocol all bpf bytecode '1,6 0 0 -1' action gact pass action drop",
 		"filter add dev DEV ingress protocol all bpf bytecode '1,6 0 0 0' action bpf bytecode '1,6 0 0 0' drop",
 		"filter add dev DEV ingress protocol all bpf classid 1:2 bytecode '1,6 0 0 0'",
+		"filter add dev DEV ingress protocol all prio 4 handle 7 bpf obj testdata/bpf-prog.o da",
+		"filter add dev DEV ingress protocol all bpf object-file testdata/bpf-prog.o section classifier verbose classid 1:1 action pass",
+		"filter add dev DEV parent 1: protocol all bpf obj testdata/bpf-prog.o sec action direct-action skip_hw",
+		"filter add dev DEV ingress protocol all bpf bytecode-file testdata/bpf-ip.bc",
 		"actions add action bpf bytecode '4,40 0 0 12,21 0 1 2048,6 0 0 262144,6 0 0 0' index 100",
+		"actions add action bpf obj testdata/bpf-prog.o index 3",
+		"actions add action bpf object-file testdata/bpf-prog.o section classifier drop",
+		"actions add action bpf bcf testdata/bpf-ip.bc",
 		"actions add action bpf bytecode '1,6 0 0 4294967295' goto chain 3 index 90 cookie c1a0c1a0",
 		"actions add action bpf run bc '1,6 0 0 0' reclassify",
 		"actions add action bpf bytecode '1,6 0 0 0' action bpf bytecode '2,6 0 0 0,6 0 0 0' jump 1",
@@ -41,6 +50,10 @@ func init() {
 		"actions add action bpf bytecode '1,6 0 0 0' index 4294967296",
 		"actions add action bpf object-file /nonexistent/action-ebpf section action-ok index 667",
 		"actions add action bpf foo",
+		"actions add action bpf obj testdata/bpf-prog.o section nosuch",
+		"filter add dev DEV ingress bpf obj testdata/bpf-prog.o section nosuch",
+		"filter add dev DEV ingress bpf obj testdata/bpf-ip.bc",
+		"actions add action bpf bytecode-file testdata/nosuch.bc",
 		"actions add action bpf",
 		"actions add action bpf bytecode '1,6 0 0 0' run bc '1,6 0 0 0'",
 		"actions add action bpf help",

@@ -47,6 +47,10 @@ var stateView = []string{"-j", "-s", "-d", "filter", "show", "dev", "DEV"}
 // differ between the two runs.
 var actionTimes = regexp.MustCompile(`(installed|used|firstused|first_used|last_used)( |": ?)[0-9]+`)
 
+// bpfProgRun is what differs between two loads of one eBPF program (a bpf
+// filter's or action's): the kernel's id for it and its load time.
+var bpfProgRun = regexp.MustCompile(`\b(id|load_time)( |": ?)[0-9]+`)
+
 const (
 	filterDev = "fdev"
 	filterIfb = "fifb"
@@ -69,7 +73,8 @@ func (r *runner) runFilterCase(tool, line string) filterRun {
 	fr.line = r.run(tool, filterArgs(line)...)
 	show := func(tool string, v []string, parent ...string) string {
 		args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
-		return actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
+		out := actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
+		return bpfProgRun.ReplaceAllString(out, "${1}${2}N")
 	}
 	for _, parent := range [][]string{{"parent", "1:"}, {"ingress"}} {
 		for _, v := range filterViews {
