@@ -1,3 +1,7 @@
+; The eBPF programs of the bpf filter's and action's tests: a classifier that
+; returns TC_ACT_UNSPEC and an action that returns TC_ACT_OK, each in the
+; section tc looks in by default. Built (LLVM 14) with
+;   llc -march=bpfel -filetype=obj testdata/bpf-prog.ll -o testdata/bpf-prog.o
 target triple = "bpf"
 
 @_license = global [4 x i8] c"GPL\00", section "license", align 1
