@@ -9926,7 +9926,6 @@ func (s *ActIFEAttrs) UnknownCount() int {
 
 // Attribute types of set act-ife-meta-attrs (IFE_META_*).
 const (
-	IFEMetaUnspec  uint16 = 0
 	IFEMetaSkbmark uint16 = 1
 	IFEMetaHashid  uint16 = 2
 	IFEMetaPrio    uint16 = 3

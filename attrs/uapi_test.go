@@ -50,7 +50,8 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 		t.Skipf("%s is not set: the spec is not checked against kernel headers (the test bed sets it)", uapiEnv)
 	}
 	var headers strings.Builder
-	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h"} {
+	for _, name := range []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "tc_act/tc_gact.h", "tc_act/tc_mirred.h",
+		"tc_act/tc_bpf.h", "tc_act/tc_gate.h", "tc_act/tc_ife.h", "tc_act/tc_sample.h", "ife.h", "filter.h"} {
 		b, err := os.ReadFile(filepath.Join(dir, "linux", name))
 		if err != nil {
 			t.Fatalf("%s=%s: %v", uapiEnv, dir, err)
@@ -138,8 +139,18 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 			for i, m := range d.Members {
 				if m.Type == "pad" && m.Name == "align" {
 					// A gap C leaves implicit: it must be the one C's
-					// alignment of the next (scalar) member makes.
-					if i+1 == len(d.Members) || (off+m.Len)%memberSize(d.Members[i+1].Type) != 0 || m.Len >= memberSize(d.Members[i+1].Type) {
+					// alignment of the next (scalar) member makes, or at
+					// the end the one that rounds the struct to its
+					// widest scalar member (struct tc_ife's tail).
+					next := 0
+					if i+1 < len(d.Members) {
+						next = memberSize(d.Members[i+1].Type)
+					} else {
+						for _, o := range d.Members {
+							next = max(next, memberSize(o.Type))
+						}
+					}
+					if next == 0 || (off+m.Len)%next != 0 || m.Len >= next {
 						t.Errorf("struct %s: an alignment gap of %d at %d is not C's", cStruct, m.Len, off)
 					}
 					off += m.Len
