@@ -114,6 +114,10 @@ type bpfProgram struct {
 	fd   int
 	name string
 	ebpf bool
+	// object is set for a program from an ELF object, which tc loads
+	// after it has read the command line (a pinned one it opens while
+	// it reads).
+	object bool
 }
 
 // parseBPFProgram is bpf_do_parse and bpf_load_common for a filter or
@@ -186,6 +190,7 @@ func parseBPFProgram(args []string, section string, typ bpfProgType) (bpfProgram
 	}
 	prog.ebpf = true
 	if mode == "object-file" {
+		prog.object = true
 		fd, err := loadBPFObject(file, section, progName, typ)
 		if err != nil {
 			return prog, args, err
@@ -511,7 +516,7 @@ func parseBPFFilterProgram(args []string) (bpfProgram, []string, error) {
 	if !ok || pe.Code != 0 {
 		return prog, rest, err
 	}
-	if prog.ebpf {
+	if prog.object {
 		// tc's load stage: its line follows the loader's.
 		return prog, rest, errorf("%s\nUnable to load program", pe.Msg)
 	}
