@@ -7,10 +7,9 @@ package qdisc
 // lib/bpf_legacy.c read and print them.
 //
 // gotc loads an object's program with cilium/ebpf, where tc has a loader
-// of its own; gotc gives the kernel no name for it either (cilium/ebpf
-// would name it after its function), so what the kernel knows of the
-// program (its name, its tag, a hash of the instructions) is the same but
-// for its id. tc's map pinning (its struct bpf_elf_map's
+// of its own; both give the kernel the program's function name, so what
+// the kernel knows of the program (its name, its tag, a hash of the
+// instructions) is the same but for its id. tc's map pinning (its struct bpf_elf_map's
 // pinning field, /sys/fs/bpf/tc/globals) and "export" of the maps to an
 // agent are not done: the maps are created for the program alone.
 

@@ -106,8 +106,8 @@ func bpfLoadObject(file, section, prog string, typ bpfProgType) (int, error) {
 		return -1, errorf("Program section '%s' not found in ELF file!", section)
 	}
 	p := spec.Programs[name]
-	// tc's loader gives the kernel no name for the program.
-	p.Name = ""
+	// The kernel's name for the program is its function's, as tc's
+	// loader gives it (cilium/ebpf fits it to the kernel's rules for names).
 	p.Type = ebpf.SchedCLS
 	if typ == bpfProgSchedACT {
 		p.Type = ebpf.SchedACT
