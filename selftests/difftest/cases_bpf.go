@@ -18,7 +18,7 @@ func init() {
 		"filter add dev DEV ingress protocol all bpf bytecode '1,6 0 0 0' action bpf bytecode '1,6 0 0 0' drop",
 		"filter add dev DEV ingress protocol all bpf classid 1:2 bytecode '1,6 0 0 0'",
 		"filter add dev DEV ingress protocol all prio 4 handle 7 bpf obj testdata/bpf-prog.o da",
-		"filter add dev DEV ingress protocol all bpf object-file testdata/bpf-prog.o section classifier verbose classid 1:1 action pass",
+		"filter add dev DEV ingress protocol all bpf object-file testdata/bpf-prog.o section classifier classid 1:1 action pass",
 		"filter add dev DEV parent 1: protocol all bpf obj testdata/bpf-prog.o sec action direct-action skip_hw",
 		"filter add dev DEV ingress protocol all bpf bytecode-file testdata/bpf-ip.bc",
 		"actions add action bpf bytecode '4,40 0 0 12,21 0 1 2048,6 0 0 262144,6 0 0 0' index 100",
