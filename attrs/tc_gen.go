@@ -9647,8 +9647,7 @@ func (s *ActGateAttrs) UnknownCount() int {
 
 // Attribute types of set act-gate-entry-list (TCA_GATE_ONE_*).
 const (
-	TCAGateOneUnspec uint16 = 0
-	TCAGateOneEntry  uint16 = 1
+	TCAGateOneEntry uint16 = 1
 )
 
 // ActGateEntryList: A gate action's schedule; tc sends it with NLA_F_NESTED.
