@@ -132,7 +132,7 @@ loop:
 			}
 			i := meta(v)
 			if i < 0 {
-				return nil, args, invalidArgument(v, "Illegal meta define\n")
+				return nil, args, invalidArgument(v, "Illegal meta define")
 			}
 			allow[i] = true
 		case tcfmt.Matches(w, "use"):
@@ -142,14 +142,14 @@ loop:
 			}
 			i := meta(v)
 			if i < 0 {
-				return nil, args, invalidArgument(v, "Illegal meta use type\n")
+				return nil, args, invalidArgument(v, "Illegal meta use type")
 			}
 			if v, err = value(); err != nil {
 				return nil, args, err
 			}
 			n, perr := tcfmt.ParseUint(v, 0, ifeMetas[i].bits)
 			if perr != nil {
-				return nil, args, invalidArgument(v, "ife "+ifeMetas[i].name+" val is invalid\n")
+				return nil, args, invalidArgument(v, "ife "+ifeMetas[i].name+" val is invalid")
 			}
 			use[i] = n
 		case tcfmt.Matches(w, "type"):
@@ -159,7 +159,7 @@ loop:
 			}
 			n, perr := tcfmt.ParseUint(v, 0, 16)
 			if perr != nil {
-				return nil, args, invalidArgument(v, "ife type is invalid\n")
+				return nil, args, invalidArgument(v, "ife type is invalid")
 			}
 			ifeType, userType = uint16(n), true
 			warn("IFE type 0x%04X\n", ifeType)
@@ -171,7 +171,7 @@ loop:
 			}
 			mac, good := parseIFEMAC(v)
 			if !good {
-				return nil, args, invalidArgument(v, "Invalid mac address\n")
+				return nil, args, invalidArgument(v, "Invalid mac address")
 			}
 			if isDst {
 				dmac = mac
