@@ -3,6 +3,7 @@ module github.com/gotc/gotc
 go 1.26.8
 
 require (
+	github.com/cilium/ebpf v0.22.0
 	github.com/florianl/go-tc v0.4.5-0.20240822175159-7926c32f7299
 	github.com/google/go-cmp v0.7.0
 	github.com/mdlayher/netlink v1.11.2

@@ -178,7 +178,10 @@ func encodeUnknown(e *Encoder, unknown []Attribute) {
 	}
 }
 
-func clone(b []byte) []byte { return append([]byte(nil), b...) }
+// clone copies an attribute's payload. An empty payload stays non-nil, so
+// that a present but empty attribute (an ife action's "allow mark") is
+// told from an absent one.
+func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }
 
 // scalarArena hands out the pointers of decoded integer fields from shared
 // chunks instead of one allocation each: a CAKE statistics message has some

@@ -2076,6 +2076,185 @@ func (s *TCGactP) Decode(b []byte) error {
 	return nil
 }
 
+// TCActBPF: Parameters of a bpf action (struct tc_act_bpf, the members of tc_gen).
+type TCActBPF struct {
+	Index uint32
+	Capab uint32
+	// TC_ACT_* verdict when the program returns TC_ACT_UNSPEC.
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCActBPFLen is the size of TCActBPF on the wire.
+const TCActBPFLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCActBPF) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCActBPFLen, which a newer kernel may append, are ignored.
+func (s *TCActBPF) Decode(b []byte) error {
+	if len(b) < TCActBPFLen {
+		return errShort("tc-act-bpf", TCActBPFLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// SockFilter: One classic BPF instruction (struct sock_filter, linux/filter.h).
+type SockFilter struct {
+	Code uint16
+	Jt   uint8
+	Jf   uint8
+	K    uint32
+}
+
+// SockFilterLen is the size of SockFilter on the wire.
+const SockFilterLen = 8
+
+// Append appends s in the kernel's layout to b.
+func (s *SockFilter) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Code))
+	b = append(b, byte(s.Jt))
+	b = append(b, byte(s.Jf))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.K))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond SockFilterLen, which a newer kernel may append, are ignored.
+func (s *SockFilter) Decode(b []byte) error {
+	if len(b) < SockFilterLen {
+		return errShort("sock-filter", SockFilterLen, len(b))
+	}
+	s.Code = uint16(binary.NativeEndian.Uint16(b[0:]))
+	s.Jt = uint8(b[2:][0])
+	s.Jf = uint8(b[3:][0])
+	s.K = uint32(binary.NativeEndian.Uint32(b[4:]))
+	return nil
+}
+
+// TCGate: Parameters of a gate action (struct tc_gate, the members of tc_gen).
+type TCGate struct {
+	Index   uint32
+	Capab   uint32
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCGateLen is the size of TCGate on the wire.
+const TCGateLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCGate) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCGateLen, which a newer kernel may append, are ignored.
+func (s *TCGate) Decode(b []byte) error {
+	if len(b) < TCGateLen {
+		return errShort("tc-gate", TCGateLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCSample: Parameters of a sample action (struct tc_sample, the members of
+// tc_gen).
+type TCSample struct {
+	Index   uint32
+	Capab   uint32
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+}
+
+// TCSampleLen is the size of TCSample on the wire.
+const TCSampleLen = 20
+
+// Append appends s in the kernel's layout to b.
+func (s *TCSample) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCSampleLen, which a newer kernel may append, are ignored.
+func (s *TCSample) Decode(b []byte) error {
+	if len(b) < TCSampleLen {
+		return errShort("tc-sample", TCSampleLen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	return nil
+}
+
+// TCIFE: Parameters of an ife action (struct tc_ife): the members of tc_gen, then
+// IFE_ENCODE (1) or IFE_DECODE (0), and the struct's tail padding.
+type TCIFE struct {
+	Index   uint32
+	Capab   uint32
+	Action  int32
+	Refcnt  int32
+	Bindcnt int32
+	Flags   uint16
+}
+
+// TCIFELen is the size of TCIFE on the wire.
+const TCIFELen = 24
+
+// Append appends s in the kernel's layout to b.
+func (s *TCIFE) Append(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Index))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Capab))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Action))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Refcnt))
+	b = binary.NativeEndian.AppendUint32(b, uint32(s.Bindcnt))
+	b = binary.NativeEndian.AppendUint16(b, uint16(s.Flags))
+	b = append(b, make([]byte, 2)...)
+	return b
+}
+
+// Decode sets s from b. Bytes beyond TCIFELen, which a newer kernel may append, are ignored.
+func (s *TCIFE) Decode(b []byte) error {
+	if len(b) < TCIFELen {
+		return errShort("tc-ife", TCIFELen, len(b))
+	}
+	s.Index = uint32(binary.NativeEndian.Uint32(b[0:]))
+	s.Capab = uint32(binary.NativeEndian.Uint32(b[4:]))
+	s.Action = int32(binary.NativeEndian.Uint32(b[8:]))
+	s.Refcnt = int32(binary.NativeEndian.Uint32(b[12:]))
+	s.Bindcnt = int32(binary.NativeEndian.Uint32(b[16:]))
+	s.Flags = uint16(binary.NativeEndian.Uint16(b[20:]))
+	return nil
+}
+
 // TCCT: Parameters of a ct action (struct tc_ct, the members of tc_gen).
 type TCCT struct {
 	Index uint32
@@ -3473,6 +3652,11 @@ type decodePool struct {
 	TCMPLS                  pool[TCMPLS]
 	TCTunnelKey             pool[TCTunnelKey]
 	TCGactP                 pool[TCGactP]
+	TCActBPF                pool[TCActBPF]
+	SockFilter              pool[SockFilter]
+	TCGate                  pool[TCGate]
+	TCSample                pool[TCSample]
+	TCIFE                   pool[TCIFE]
 	TCCT                    pool[TCCT]
 	TCCtinfo                pool[TCCtinfo]
 	TCConnmark              pool[TCConnmark]
@@ -3536,6 +3720,14 @@ type decodePool struct {
 	ActRootAttrs            pool[ActRootAttrs]
 	ActGactAttrs            pool[ActGactAttrs]
 	ActMirredAttrs          pool[ActMirredAttrs]
+	ActBPFAttrs             pool[ActBPFAttrs]
+	ActGateAttrs            pool[ActGateAttrs]
+	ActGateEntryList        pool[ActGateEntryList]
+	ActGateEntry            pool[ActGateEntry]
+	ActIFEAttrs             pool[ActIFEAttrs]
+	ActIFEMetaAttrs         pool[ActIFEMetaAttrs]
+	ActSampleAttrs          pool[ActSampleAttrs]
+	BPFAttrs                pool[BPFAttrs]
 	ActVLANAttrs            pool[ActVLANAttrs]
 	ActMPLSAttrs            pool[ActMPLSAttrs]
 	ActTunnelKeyAttrs       pool[ActTunnelKeyAttrs]
@@ -3630,6 +3822,11 @@ func (p *decodePool) reset() {
 	p.TCMPLS.reset()
 	p.TCTunnelKey.reset()
 	p.TCGactP.reset()
+	p.TCActBPF.reset()
+	p.SockFilter.reset()
+	p.TCGate.reset()
+	p.TCSample.reset()
+	p.TCIFE.reset()
 	p.TCCT.reset()
 	p.TCCtinfo.reset()
 	p.TCConnmark.reset()
@@ -3693,6 +3890,14 @@ func (p *decodePool) reset() {
 	p.ActRootAttrs.reset()
 	p.ActGactAttrs.reset()
 	p.ActMirredAttrs.reset()
+	p.ActBPFAttrs.reset()
+	p.ActGateAttrs.reset()
+	p.ActGateEntryList.reset()
+	p.ActGateEntry.reset()
+	p.ActIFEAttrs.reset()
+	p.ActIFEMetaAttrs.reset()
+	p.ActSampleAttrs.reset()
+	p.BPFAttrs.reset()
 	p.ActVLANAttrs.reset()
 	p.ActMPLSAttrs.reset()
 	p.ActTunnelKeyAttrs.reset()
@@ -4095,6 +4300,41 @@ func newTCGactP(sel *selectors) *TCGactP {
 		return new(TCGactP)
 	}
 	return sel.pool.TCGactP.get()
+}
+
+func newTCActBPF(sel *selectors) *TCActBPF {
+	if sel.pool == nil {
+		return new(TCActBPF)
+	}
+	return sel.pool.TCActBPF.get()
+}
+
+func newSockFilter(sel *selectors) *SockFilter {
+	if sel.pool == nil {
+		return new(SockFilter)
+	}
+	return sel.pool.SockFilter.get()
+}
+
+func newTCGate(sel *selectors) *TCGate {
+	if sel.pool == nil {
+		return new(TCGate)
+	}
+	return sel.pool.TCGate.get()
+}
+
+func newTCSample(sel *selectors) *TCSample {
+	if sel.pool == nil {
+		return new(TCSample)
+	}
+	return sel.pool.TCSample.get()
+}
+
+func newTCIFE(sel *selectors) *TCIFE {
+	if sel.pool == nil {
+		return new(TCIFE)
+	}
+	return sel.pool.TCIFE.get()
 }
 
 func newTCCT(sel *selectors) *TCCT {
@@ -4536,6 +4776,62 @@ func newActMirredAttrs(sel *selectors) *ActMirredAttrs {
 		return new(ActMirredAttrs)
 	}
 	return sel.pool.ActMirredAttrs.get()
+}
+
+func newActBPFAttrs(sel *selectors) *ActBPFAttrs {
+	if sel.pool == nil {
+		return new(ActBPFAttrs)
+	}
+	return sel.pool.ActBPFAttrs.get()
+}
+
+func newActGateAttrs(sel *selectors) *ActGateAttrs {
+	if sel.pool == nil {
+		return new(ActGateAttrs)
+	}
+	return sel.pool.ActGateAttrs.get()
+}
+
+func newActGateEntryList(sel *selectors) *ActGateEntryList {
+	if sel.pool == nil {
+		return new(ActGateEntryList)
+	}
+	return sel.pool.ActGateEntryList.get()
+}
+
+func newActGateEntry(sel *selectors) *ActGateEntry {
+	if sel.pool == nil {
+		return new(ActGateEntry)
+	}
+	return sel.pool.ActGateEntry.get()
+}
+
+func newActIFEAttrs(sel *selectors) *ActIFEAttrs {
+	if sel.pool == nil {
+		return new(ActIFEAttrs)
+	}
+	return sel.pool.ActIFEAttrs.get()
+}
+
+func newActIFEMetaAttrs(sel *selectors) *ActIFEMetaAttrs {
+	if sel.pool == nil {
+		return new(ActIFEMetaAttrs)
+	}
+	return sel.pool.ActIFEMetaAttrs.get()
+}
+
+func newActSampleAttrs(sel *selectors) *ActSampleAttrs {
+	if sel.pool == nil {
+		return new(ActSampleAttrs)
+	}
+	return sel.pool.ActSampleAttrs.get()
+}
+
+func newBPFAttrs(sel *selectors) *BPFAttrs {
+	if sel.pool == nil {
+		return new(BPFAttrs)
+	}
+	return sel.pool.BPFAttrs.get()
 }
 
 func newActVLANAttrs(sel *selectors) *ActVLANAttrs {
@@ -10696,6 +10992,916 @@ func (s *ActMirredAttrs) UnknownCount() int {
 	return n
 }
 
+// Attribute types of set act-bpf-attrs (TCA_ACT_BPF_*).
+const (
+	TCAActBPFUnspec uint16 = 0
+	TCAActBPFTm     uint16 = 1
+	TCAActBPFParms  uint16 = 2
+	TCAActBPFOpsLen uint16 = 3
+	TCAActBPFOps    uint16 = 4
+	TCAActBPFFd     uint16 = 5
+	TCAActBPFName   uint16 = 6
+	TCAActBPFPad    uint16 = 7
+	TCAActBPFTag    uint16 = 8
+	TCAActBPFID     uint16 = 9
+)
+
+// ActBPFAttrs: Options of a bpf action (TCA_ACT_OPTIONS): a classic program (its
+// length and instructions) or an eBPF program's fd and name, then parms, as
+// m_bpf.c writes them; the kernel dumps an eBPF program's id and tag.
+type ActBPFAttrs struct {
+	Tm    *TCFT
+	Parms *TCActBPF
+	// Number of classic BPF instructions in ops.
+	OpsLen *uint16
+	// The classic BPF instructions (struct sock_filter each, 8 bytes).
+	Ops  []byte
+	Fd   *uint32
+	Name *string
+	Tag  []byte
+	ID   *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActBPFAttrs) Encode(e *Encoder) {
+	if s.OpsLen != nil {
+		e.Uint16(TCAActBPFOpsLen, uint16((*s.OpsLen)))
+	}
+	if s.Ops != nil {
+		e.Attr(TCAActBPFOps, s.Ops)
+	}
+	if s.Fd != nil {
+		e.Uint32(TCAActBPFFd, uint32((*s.Fd)))
+	}
+	if s.Name != nil {
+		e.String(TCAActBPFName, (*s.Name))
+	}
+	if s.Parms != nil {
+		e.Attr(TCAActBPFParms, (*s.Parms).Append(nil))
+	}
+	if s.Tm != nil {
+		e.Attr(TCAActBPFTm, (*s.Tm).Append(nil))
+	}
+	if s.Tag != nil {
+		e.Attr(TCAActBPFTag, s.Tag)
+	}
+	if s.ID != nil {
+		e.Uint32(TCAActBPFID, uint32((*s.ID)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActBPFAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActBPFAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActBPFAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAActBPFTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAActBPFParms:
+			if v := newTCActBPF(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAActBPFOpsLen:
+			if v, ok := getUint16(data); ok {
+				s.OpsLen = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAActBPFOps:
+			s.Ops = clone(data)
+			return
+		case TCAActBPFFd:
+			if v, ok := getUint32(data); ok {
+				s.Fd = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAActBPFName:
+			if v, ok := getString(data); ok {
+				s.Name = &v
+				return
+			}
+		case TCAActBPFPad:
+			return
+		case TCAActBPFTag:
+			s.Tag = clone(data)
+			return
+		case TCAActBPFID:
+			if v, ok := getUint32(data); ok {
+				s.ID = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActBPFAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActBPFAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-gate-attrs (TCA_GATE_*).
+const (
+	TCAGateUnspec       uint16 = 0
+	TCAGateTm           uint16 = 1
+	TCAGateParms        uint16 = 2
+	TCAGatePad          uint16 = 3
+	TCAGatePriority     uint16 = 4
+	TCAGateEntryList    uint16 = 5
+	TCAGateBaseTime     uint16 = 6
+	TCAGateCycleTime    uint16 = 7
+	TCAGateCycleTimeExt uint16 = 8
+	TCAGateFlags        uint16 = 9
+	TCAGateClockid      uint16 = 10
+)
+
+// ActGateAttrs: Options of a gate action (TCA_ACT_OPTIONS), in m_gate.c's order;
+// tc sets NLA_F_NESTED.
+type ActGateAttrs struct {
+	Tm        *TCFT
+	Parms     *TCGate
+	Priority  *int32
+	EntryList *ActGateEntryList
+	// Nanoseconds.
+	BaseTime *uint64
+	// Nanoseconds.
+	CycleTime *uint64
+	// Nanoseconds.
+	CycleTimeExt *uint64
+	Flags        *uint32
+	Clockid      *int32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActGateAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCAGateParms, (*s.Parms).Append(nil))
+	}
+	if s.Priority != nil {
+		e.Uint32(TCAGatePriority, uint32((*s.Priority)))
+	}
+	if s.Flags != nil {
+		e.Uint32(TCAGateFlags, uint32((*s.Flags)))
+	}
+	if s.BaseTime != nil {
+		e.Uint64(TCAGateBaseTime, uint64((*s.BaseTime)))
+	}
+	if s.CycleTime != nil {
+		e.Uint64(TCAGateCycleTime, uint64((*s.CycleTime)))
+	}
+	if s.CycleTimeExt != nil {
+		e.Uint64(TCAGateCycleTimeExt, uint64((*s.CycleTimeExt)))
+	}
+	if s.Clockid != nil {
+		e.Uint32(TCAGateClockid, uint32((*s.Clockid)))
+	}
+	if s.EntryList != nil {
+		e.Nest(TCAGateEntryList, true, (*s.EntryList).Encode)
+	}
+	if s.Tm != nil {
+		e.Attr(TCAGateTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActGateAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActGateAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActGateAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAGateTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAGateParms:
+			if v := newTCGate(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAGatePad:
+			return
+		case TCAGatePriority:
+			if v, ok := getUint32(data); ok {
+				s.Priority = arenaPtr(&sel.scalars, int32(v))
+				return
+			}
+		case TCAGateEntryList:
+			if v := newActGateEntryList(sel); v.decode(data, sel) == nil {
+				s.EntryList = v
+				return
+			}
+		case TCAGateBaseTime:
+			if v, ok := getUint64(data); ok {
+				s.BaseTime = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAGateCycleTime:
+			if v, ok := getUint64(data); ok {
+				s.CycleTime = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAGateCycleTimeExt:
+			if v, ok := getUint64(data); ok {
+				s.CycleTimeExt = arenaPtr(&sel.scalars, uint64(v))
+				return
+			}
+		case TCAGateFlags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGateClockid:
+			if v, ok := getUint32(data); ok {
+				s.Clockid = arenaPtr(&sel.scalars, int32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActGateAttrs) Validate() error {
+	if s.EntryList != nil {
+		if err := s.EntryList.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActGateAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.EntryList != nil {
+		n += s.EntryList.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-gate-entry-list (TCA_GATE_ONE_*).
+const (
+	TCAGateOneEntry uint16 = 1
+)
+
+// ActGateEntryList: A gate action's schedule; tc sends it with NLA_F_NESTED.
+type ActGateEntryList struct {
+	// Repeated: one attribute per element, in order.
+	Entry []ActGateEntry
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActGateEntryList) Encode(e *Encoder) {
+	for i := range s.Entry {
+		e.Nest(TCAGateOneEntry, true, s.Entry[i].Encode)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActGateEntryList) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActGateEntryList) decode(b []byte, sel *selectors) error {
+	*s = ActGateEntryList{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAGateOneEntry:
+			var v ActGateEntry
+			if v.decode(data, sel) == nil {
+				s.Entry = append(s.Entry, v)
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActGateEntryList) Validate() error {
+	for i := range s.Entry {
+		if err := s.Entry[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActGateEntryList) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Entry {
+		n += s.Entry[i].UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-gate-entry (TCA_GATE_ENTRY_*).
+const (
+	TCAGateEntryUnspec    uint16 = 0
+	TCAGateEntryIndex     uint16 = 1
+	TCAGateEntryGate      uint16 = 2
+	TCAGateEntryInterval  uint16 = 3
+	TCAGateEntryIpv       uint16 = 4
+	TCAGateEntryMaxOctets uint16 = 5
+)
+
+// ActGateEntry: One entry of a gate action's schedule; tc sends it with
+// NLA_F_NESTED.
+type ActGateEntry struct {
+	Index *uint32
+	// Present when the gate is open.
+	Gate bool
+	// Nanoseconds.
+	Interval *uint32
+	// Internal priority value, -1 for any.
+	Ipv *int32
+	// Bytes that may pass in the interval, -1 for any.
+	MaxOctets *int32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActGateEntry) Encode(e *Encoder) {
+	if s.Gate {
+		e.Flag(TCAGateEntryGate)
+	}
+	if s.Interval != nil {
+		e.Uint32(TCAGateEntryInterval, uint32((*s.Interval)))
+	}
+	if s.Ipv != nil {
+		e.Uint32(TCAGateEntryIpv, uint32((*s.Ipv)))
+	}
+	if s.MaxOctets != nil {
+		e.Uint32(TCAGateEntryMaxOctets, uint32((*s.MaxOctets)))
+	}
+	if s.Index != nil {
+		e.Uint32(TCAGateEntryIndex, uint32((*s.Index)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActGateEntry) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActGateEntry) decode(b []byte, sel *selectors) error {
+	*s = ActGateEntry{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAGateEntryIndex:
+			if v, ok := getUint32(data); ok {
+				s.Index = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGateEntryGate:
+			if len(data) == 0 {
+				s.Gate = true
+				return
+			}
+		case TCAGateEntryInterval:
+			if v, ok := getUint32(data); ok {
+				s.Interval = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCAGateEntryIpv:
+			if v, ok := getUint32(data); ok {
+				s.Ipv = arenaPtr(&sel.scalars, int32(v))
+				return
+			}
+		case TCAGateEntryMaxOctets:
+			if v, ok := getUint32(data); ok {
+				s.MaxOctets = arenaPtr(&sel.scalars, int32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActGateEntry) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActGateEntry) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-ife-attrs (TCA_IFE_*).
+const (
+	TCAIFEUnspec  uint16 = 0
+	TCAIFEParms   uint16 = 1
+	TCAIFETm      uint16 = 2
+	TCAIFEDmac    uint16 = 3
+	TCAIFESmac    uint16 = 4
+	TCAIFEType    uint16 = 5
+	TCAIFEMetalst uint16 = 6
+	TCAIFEPad     uint16 = 7
+)
+
+// ActIFEAttrs: Options of an ife action (TCA_ACT_OPTIONS), in m_ife.c's order:
+// parms, then for encode the addresses, type and metadata list.
+type ActIFEAttrs struct {
+	Parms *TCIFE
+	Tm    *TCFT
+	Dmac  []byte
+	Smac  []byte
+	// Ethertype of the encapsulated frame (ETH_P_IFE 0xed3e by default).
+	Type    *uint16
+	Metalst *ActIFEMetaAttrs
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActIFEAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCAIFEParms, (*s.Parms).Append(nil))
+	}
+	if s.Dmac != nil {
+		e.Attr(TCAIFEDmac, s.Dmac)
+	}
+	if s.Type != nil {
+		e.Uint16(TCAIFEType, uint16((*s.Type)))
+	}
+	if s.Smac != nil {
+		e.Attr(TCAIFESmac, s.Smac)
+	}
+	if s.Metalst != nil {
+		e.Nest(TCAIFEMetalst, false, (*s.Metalst).Encode)
+	}
+	if s.Tm != nil {
+		e.Attr(TCAIFETm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActIFEAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActIFEAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActIFEAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCAIFEParms:
+			if v := newTCIFE(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCAIFETm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCAIFEDmac:
+			s.Dmac = clone(data)
+			return
+		case TCAIFESmac:
+			s.Smac = clone(data)
+			return
+		case TCAIFEType:
+			if v, ok := getUint16(data); ok {
+				s.Type = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCAIFEMetalst:
+			if v := newActIFEMetaAttrs(sel); v.decode(data, sel) == nil {
+				s.Metalst = v
+				return
+			}
+		case TCAIFEPad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActIFEAttrs) Validate() error {
+	if s.Metalst != nil {
+		if err := s.Metalst.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActIFEAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	if s.Metalst != nil {
+		n += s.Metalst.UnknownCount()
+	}
+	return n
+}
+
+// Attribute types of set act-ife-meta-attrs (IFE_META_*).
+const (
+	IFEMetaSkbmark uint16 = 1
+	IFEMetaHashid  uint16 = 2
+	IFEMetaPrio    uint16 = 3
+	IFEMetaQmap    uint16 = 4
+	IFEMetaTcindex uint16 = 5
+)
+
+// ActIFEMetaAttrs: Metadata an ife action encodes (linux/ife.h IFE_META_*): empty
+// to allow the packet's own value, or the value to encode.
+type ActIFEMetaAttrs struct {
+	Skbmark []byte
+	Hashid  []byte
+	Prio    []byte
+	Qmap    []byte
+	Tcindex []byte
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActIFEMetaAttrs) Encode(e *Encoder) {
+	if s.Skbmark != nil {
+		e.Attr(IFEMetaSkbmark, s.Skbmark)
+	}
+	if s.Prio != nil {
+		e.Attr(IFEMetaPrio, s.Prio)
+	}
+	if s.Tcindex != nil {
+		e.Attr(IFEMetaTcindex, s.Tcindex)
+	}
+	if s.Hashid != nil {
+		e.Attr(IFEMetaHashid, s.Hashid)
+	}
+	if s.Qmap != nil {
+		e.Attr(IFEMetaQmap, s.Qmap)
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActIFEMetaAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActIFEMetaAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActIFEMetaAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case IFEMetaSkbmark:
+			s.Skbmark = clone(data)
+			return
+		case IFEMetaHashid:
+			s.Hashid = clone(data)
+			return
+		case IFEMetaPrio:
+			s.Prio = clone(data)
+			return
+		case IFEMetaQmap:
+			s.Qmap = clone(data)
+			return
+		case IFEMetaTcindex:
+			s.Tcindex = clone(data)
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActIFEMetaAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActIFEMetaAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set act-sample-attrs (TCA_SAMPLE_*).
+const (
+	TCASampleUnspec       uint16 = 0
+	TCASampleTm           uint16 = 1
+	TCASampleParms        uint16 = 2
+	TCASampleRate         uint16 = 3
+	TCASampleTruncSize    uint16 = 4
+	TCASamplePsampleGroup uint16 = 5
+	TCASamplePad          uint16 = 6
+)
+
+// ActSampleAttrs: Options of a sample action (TCA_ACT_OPTIONS), in m_sample.c's
+// order.
+type ActSampleAttrs struct {
+	Tm    *TCFT
+	Parms *TCSample
+	// One packet in rate is sampled.
+	Rate         *uint32
+	TruncSize    *uint32
+	PsampleGroup *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *ActSampleAttrs) Encode(e *Encoder) {
+	if s.Parms != nil {
+		e.Attr(TCASampleParms, (*s.Parms).Append(nil))
+	}
+	if s.Rate != nil {
+		e.Uint32(TCASampleRate, uint32((*s.Rate)))
+	}
+	if s.PsampleGroup != nil {
+		e.Uint32(TCASamplePsampleGroup, uint32((*s.PsampleGroup)))
+	}
+	if s.TruncSize != nil {
+		e.Uint32(TCASampleTruncSize, uint32((*s.TruncSize)))
+	}
+	if s.Tm != nil {
+		e.Attr(TCASampleTm, (*s.Tm).Append(nil))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *ActSampleAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *ActSampleAttrs) decode(b []byte, sel *selectors) error {
+	*s = ActSampleAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCASampleTm:
+			if v := newTCFT(sel); v.Decode(data) == nil {
+				s.Tm = v
+				return
+			}
+		case TCASampleParms:
+			if v := newTCSample(sel); v.Decode(data) == nil {
+				s.Parms = v
+				return
+			}
+		case TCASampleRate:
+			if v, ok := getUint32(data); ok {
+				s.Rate = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCASampleTruncSize:
+			if v, ok := getUint32(data); ok {
+				s.TruncSize = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCASamplePsampleGroup:
+			if v, ok := getUint32(data); ok {
+				s.PsampleGroup = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCASamplePad:
+			return
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *ActSampleAttrs) Validate() error {
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *ActSampleAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	return n
+}
+
+// Attribute types of set bpf-attrs (TCA_BPF_*).
+const (
+	TCABPFUnspec   uint16 = 0
+	TCABPFAct      uint16 = 1
+	TCABPFPolice   uint16 = 2
+	TCABPFClassid  uint16 = 3
+	TCABPFOpsLen   uint16 = 4
+	TCABPFOps      uint16 = 5
+	TCABPFFd       uint16 = 6
+	TCABPFName     uint16 = 7
+	TCABPFFlags    uint16 = 8
+	TCABPFFlagsGen uint16 = 9
+	TCABPFTag      uint16 = 10
+	TCABPFID       uint16 = 11
+)
+
+// BPFAttrs: Options of a bpf filter (TCA_OPTIONS), in f_bpf.c's order. tc opens
+// the nest without NLA_F_NESTED.
+type BPFAttrs struct {
+	// Actions, in the order they run.
+	Act []ActAttrs
+	// A police action in the old form; kept as its bytes.
+	Police []byte
+	// Class that matching packets go to.
+	Classid *uint32
+	// Number of classic BPF instructions in ops.
+	OpsLen *uint16
+	// The classic BPF instructions (struct sock_filter each, 8 bytes).
+	Ops  []byte
+	Fd   *uint32
+	Name *string
+	// TCA_BPF_FLAG_ACT_DIRECT (1) for direct-action.
+	Flags *uint32
+	// TCA_CLS_FLAGS_* (skip_hw 1, skip_sw 2, in_hw 4, not_in_hw 8).
+	FlagsGen *uint32
+	Tag      []byte
+	ID       *uint32
+	// Unknown holds attributes the spec does not describe, or that came with an
+	// unexpected size, as they were received.
+	Unknown []Attribute
+}
+
+// Encode appends the attributes of s that are set.
+func (s *BPFAttrs) Encode(e *Encoder) {
+	if s.Classid != nil {
+		e.Uint32(TCABPFClassid, uint32((*s.Classid)))
+	}
+	if s.Act != nil {
+		e.Nest(TCABPFAct, false, func(e *Encoder) {
+			for i := range s.Act {
+				e.Nest(uint16(i+1), false, s.Act[i].Encode)
+			}
+		})
+	}
+	if s.Police != nil {
+		e.Attr(TCABPFPolice, s.Police)
+	}
+	if s.OpsLen != nil {
+		e.Uint16(TCABPFOpsLen, uint16((*s.OpsLen)))
+	}
+	if s.Ops != nil {
+		e.Attr(TCABPFOps, s.Ops)
+	}
+	if s.Fd != nil {
+		e.Uint32(TCABPFFd, uint32((*s.Fd)))
+	}
+	if s.Name != nil {
+		e.String(TCABPFName, (*s.Name))
+	}
+	if s.FlagsGen != nil {
+		e.Uint32(TCABPFFlagsGen, uint32((*s.FlagsGen)))
+	}
+	if s.Flags != nil {
+		e.Uint32(TCABPFFlags, uint32((*s.Flags)))
+	}
+	if s.Tag != nil {
+		e.Attr(TCABPFTag, s.Tag)
+	}
+	if s.ID != nil {
+		e.Uint32(TCABPFID, uint32((*s.ID)))
+	}
+	encodeUnknown(e, s.Unknown)
+}
+
+// Decode replaces s with the attributes in b. It fails only when b is not a
+// well-formed attribute stream; attributes it cannot interpret go to Unknown.
+func (s *BPFAttrs) Decode(b []byte) error {
+	return s.decode(b, &selectors{decodeState: &decodeState{}})
+}
+
+func (s *BPFAttrs) decode(b []byte, sel *selectors) error {
+	*s = BPFAttrs{}
+	return forEach(b, func(typ, rawType uint16, data []byte) {
+		switch typ {
+		case TCABPFAct:
+			if v, ok := decodeIndexedActAttrs(data, sel); ok {
+				s.Act = v
+				return
+			}
+		case TCABPFPolice:
+			s.Police = clone(data)
+			return
+		case TCABPFClassid:
+			if v, ok := getUint32(data); ok {
+				s.Classid = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCABPFOpsLen:
+			if v, ok := getUint16(data); ok {
+				s.OpsLen = arenaPtr(&sel.scalars, uint16(v))
+				return
+			}
+		case TCABPFOps:
+			s.Ops = clone(data)
+			return
+		case TCABPFFd:
+			if v, ok := getUint32(data); ok {
+				s.Fd = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCABPFName:
+			if v, ok := getString(data); ok {
+				s.Name = &v
+				return
+			}
+		case TCABPFFlags:
+			if v, ok := getUint32(data); ok {
+				s.Flags = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCABPFFlagsGen:
+			if v, ok := getUint32(data); ok {
+				s.FlagsGen = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		case TCABPFTag:
+			s.Tag = clone(data)
+			return
+		case TCABPFID:
+			if v, ok := getUint32(data); ok {
+				s.ID = arenaPtr(&sel.scalars, uint32(v))
+				return
+			}
+		}
+		keep(&s.Unknown, rawType, data)
+	})
+}
+
+// Validate returns a *CheckError for the first attribute, in s or in a set
+// nested in it, whose value the kernel's policy refuses.
+func (s *BPFAttrs) Validate() error {
+	for i := range s.Act {
+		if err := s.Act[i].Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UnknownCount returns how many attributes decoding kept in Unknown fields,
+// in s and in every set nested in it.
+func (s *BPFAttrs) UnknownCount() int {
+	n := len(s.Unknown)
+	for i := range s.Act {
+		n += s.Act[i].UnknownCount()
+	}
+	return n
+}
+
 // Attribute types of set act-vlan-attrs (TCA_VLAN_*).
 const (
 	TCAVLANUnspec           uint16 = 0
@@ -14121,7 +15327,7 @@ func (s *NetemLossAttrs) UnknownCount() int {
 }
 
 // TCOptionsMsg is the payload of sub-message tc-options-msg, whose layout the kind chooses:
-// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *U32Attrs (u32), *BasicAttrs (basic), *FwAttrs (fw), *RouteAttrs (route), *FlowAttrs (flow), *CgroupAttrs (cgroup), *FlowerAttrs (flower), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
+// *CakeAttrs (cake, cake_mq), *DualPI2Attrs (dualpi2), *QFQAttrs (qfq), *FQCodelAttrs (fq_codel), *CodelAttrs (codel), *FQAttrs (fq), *HHFAttrs (hhf), *PIEAttrs (pie), *FQPIEAttrs (fq_pie), *TCSKBPrioQopt (skbprio), *DRRAttrs (drr), *TCPrioQopt (pfifo_fast), *TCOptionsMsgPrio (prio), *TCMultiqQopt (multiq), *TCFifoQopt (pfifo, bfifo, pfifo_head_drop), *TCPlugQopt (plug), *MatchallAttrs (matchall), *BPFAttrs (bpf), *U32Attrs (u32), *BasicAttrs (basic), *FwAttrs (fw), *RouteAttrs (route), *FlowAttrs (flow), *CgroupAttrs (cgroup), *FlowerAttrs (flower), *HTBAttrs (htb), *TBFAttrs (tbf), *TCOptionsMsgMQPrio (mqprio), *TAPrioAttrs (taprio), *ETFAttrs (etf), *CBSAttrs (cbs), *REDAttrs (red), *ChokeAttrs (choke), *SFBAttrs (sfb), *GREDAttrs (gred), *TCSFQQoptV1 (sfq), *HFSCAttrs (hfsc), *ETSAttrs (ets), *TCOptionsMsgNetem (netem), or TCOptionsMsgRaw for a kind the spec does not describe.
 type TCOptionsMsg interface {
 	encodeTCOptionsMsg(e *Encoder, typ uint16)
 }
@@ -14137,6 +15343,8 @@ func (r TCOptionsMsgRaw) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ
 type TCOptionsMsgNest []byte
 
 func (r TCOptionsMsgNest) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
+
+func (s *BPFAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *BasicAttrs) encodeTCOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
@@ -14315,6 +15523,10 @@ func DecodeTCOptionsMsg(kind string, b []byte) TCOptionsMsg {
 
 func decodeTCOptionsMsg(b []byte, sel *selectors) TCOptionsMsg {
 	switch sel.selectorKind() {
+	case "bpf":
+		if v := newBPFAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "basic":
 		if v := newBasicAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -14730,7 +15942,7 @@ func decodeStatsAppMsg(b []byte, sel *selectors) StatsAppMsg {
 }
 
 // ActOptionsMsg is the payload of sub-message act-options-msg, whose layout the kind chooses:
-// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActVLANAttrs (vlan), *ActMPLSAttrs (mpls), *ActTunnelKeyAttrs (tunnel_key), *ActCTAttrs (ct), *ActCtinfoAttrs (ctinfo), *ActConnmarkAttrs (connmark), *ActPoliceAttrs (police), *ActSimpleAttrs (simple), *ActSkbeditAttrs (skbedit), *ActCsumAttrs (csum), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
+// *ActGactAttrs (gact), *ActMirredAttrs (mirred), *ActBPFAttrs (bpf), *ActGateAttrs (gate), *ActIFEAttrs (ife), *ActSampleAttrs (sample), *ActVLANAttrs (vlan), *ActMPLSAttrs (mpls), *ActTunnelKeyAttrs (tunnel_key), *ActCTAttrs (ct), *ActCtinfoAttrs (ctinfo), *ActConnmarkAttrs (connmark), *ActPoliceAttrs (police), *ActSimpleAttrs (simple), *ActSkbeditAttrs (skbedit), *ActCsumAttrs (csum), *ActPeditAttrs (pedit), *ActSkbmodAttrs (skbmod), *ActNATAttrs (nat), or ActOptionsMsgRaw for a kind the spec does not describe.
 type ActOptionsMsg interface {
 	encodeActOptionsMsg(e *Encoder, typ uint16)
 }
@@ -14747,6 +15959,8 @@ type ActOptionsMsgNest []byte
 
 func (r ActOptionsMsgNest) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Attr(typ|FlagNested, r) }
 
+func (s *ActBPFAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *ActCTAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActConnmarkAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
@@ -14757,6 +15971,10 @@ func (s *ActCtinfoAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(ty
 
 func (s *ActGactAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
+func (s *ActGateAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActIFEAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
+
 func (s *ActMPLSAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActMirredAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
@@ -14766,6 +15984,8 @@ func (s *ActNATAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, 
 func (s *ActPeditAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
 func (s *ActPoliceAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
+
+func (s *ActSampleAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, false, s.Encode) }
 
 func (s *ActSimpleAttrs) encodeActOptionsMsg(e *Encoder, typ uint16) { e.Nest(typ, true, s.Encode) }
 
@@ -14784,6 +16004,10 @@ func DecodeActOptionsMsg(kind string, b []byte) ActOptionsMsg {
 
 func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 	switch sel.selectorKind() {
+	case "bpf":
+		if v := newActBPFAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "ct":
 		if v := newActCTAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -14804,6 +16028,14 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 		if v := newActGactAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
+	case "gate":
+		if v := newActGateAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "ife":
+		if v := newActIFEAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
 	case "mpls":
 		if v := newActMPLSAttrs(sel); v.decode(b, sel) == nil {
 			return v
@@ -14822,6 +16054,10 @@ func decodeActOptionsMsg(b []byte, sel *selectors) ActOptionsMsg {
 		}
 	case "police":
 		if v := newActPoliceAttrs(sel); v.decode(b, sel) == nil {
+			return v
+		}
+	case "sample":
+		if v := newActSampleAttrs(sel); v.decode(b, sel) == nil {
 			return v
 		}
 	case "simple":

@@ -52,7 +52,7 @@ func TestSpecMatchesKernelHeaders(t *testing.T) {
 	var headers strings.Builder
 	// Every action's and ematch's header, so that a new kind's structs are
 	// checked without an edit here.
-	names := []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h"}
+	names := []string{"pkt_sched.h", "pkt_cls.h", "rtnetlink.h", "gen_stats.h", "ife.h", "filter.h"}
 	for _, pattern := range []string{"tc_act/*.h", "tc_ematch/*.h"} {
 		more, _ := filepath.Glob(filepath.Join(dir, "linux", pattern))
 		for _, m := range more {

@@ -37,6 +37,10 @@ type ActionKind struct {
 	// (with or without -s), up to the end of its last line; nil for most
 	// kinds, which print their times last.
 	PrintAfterStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+	// LineEnd is the text that ends the kind's last line in place of the
+	// line end, for the kind (bpf) whose printer ends it otherwise; ""
+	// for the line end.
+	LineEnd string
 }
 
 // tcActionKinds are the action kinds tc 7.3 has built in. A word naming one
@@ -432,7 +436,11 @@ func printAction(p *tcfmt.Printer, a *attrs.ActAttrs, how ActionPrint) {
 		if kind.PrintAfterStats != nil {
 			kind.PrintAfterStats(p, a.Options)
 		}
-		p.NL()
+		if kind.LineEnd != "" {
+			p.Text(kind.LineEnd)
+		} else {
+			p.NL()
+		}
 	}
 	if how.Stats && a.Stats != nil {
 		p.Text("\tAction statistics:")

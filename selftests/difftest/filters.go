@@ -55,6 +55,12 @@ var filterViews = [][]string{
 // line: the two must agree.
 var stateView = []string{"-j", "-s", "-d", "filter", "show", "dev", "DEV"}
 
+// bpfProgRun is what differs between two loads of one eBPF program (a bpf
+// filter's or action's): the kernel's id for it and its load time. Only the
+// bpf kind's cases blank it, since other kinds print ids that must agree
+// (vlan's).
+var bpfProgRun = regexp.MustCompile(`\b(id|load_time)( |": ?)[0-9]+`)
+
 // actionViews are what a case that is a "tc actions" command compares
 // besides: the actions of the kind it names, after each view's words.
 var actionViews = [][]string{
@@ -117,7 +123,11 @@ func (r *runner) runFilterCase(c *filterCases, tool, line string) filterRun {
 	}
 	show := func(tool string, v []string, parent ...string) string {
 		args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
-		return actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
+		out := actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
+		if c.kind == "bpf" {
+			out = bpfProgRun.ReplaceAllString(out, "${1}${2}N")
+		}
+		return out
 	}
 	for _, parent := range [][]string{{"parent", "1:"}, {"ingress"}} {
 		state := show(r.tc, stateView, parent...)
@@ -155,8 +165,17 @@ func (r *runner) runFilterCase(c *filterCases, tool, line string) filterRun {
 	return fr
 }
 
+// filterArgs splits a case's line into words: at blanks, except inside
+// single quotes, which make one word (bpf's bytecode) and are dropped.
 func filterArgs(line string) []string {
-	args := strings.Fields(line)
+	var args []string
+	for i, part := range strings.Split(line, "'") {
+		if i%2 == 1 {
+			args = append(args, part)
+		} else {
+			args = append(args, strings.Fields(part)...)
+		}
+	}
 	for i, a := range args {
 		switch a {
 		case "DEV":

@@ -1,0 +1,669 @@
+package qdisc
+
+// The bpf filter (net/sched/cls_bpf.c) and the bpf action
+// (net/sched/act_bpf.c): a classic BPF program given as tc's bytecode
+// string (or a file of it), or an eBPF program from an ELF object or
+// pinned in the BPF file system, as tc 7.3's f_bpf.c, m_bpf.c and
+// lib/bpf_legacy.c read and print them.
+//
+// gotc loads an object's program with cilium/ebpf, where tc has a loader
+// of its own; both give the kernel the program's function name, so what
+// the kernel knows of the program (its name, its tag, a hash of the
+// instructions) is the same but for its id. tc's map pinning (its struct bpf_elf_map's
+// pinning field, /sys/fs/bpf/tc/globals) and "export" of the maps to an
+// agent are not done: the maps are created for the program alone.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// bpfMaxInsns is BPF_MAXINSNS: the longest classic program.
+const bpfMaxInsns = 4096
+
+// TCA_BPF_FLAG_ACT_DIRECT (linux/pkt_cls.h): the filter's program returns a
+// verdict (direct-action).
+const bpfFlagActDirect = 1 << 0
+
+const bpfFilterUsage = `Usage: ... bpf ...
+
+BPF use case:
+ bytecode BPF_BYTECODE
+ bytecode-file FILE
+
+eBPF use case:
+ object-file FILE [ section CLS_NAME ] [ export UDS_FILE ] [ verbose ] [ direct-action ] [ skip_hw | skip_sw ]
+ object-pinned FILE [ direct-action ] [ skip_hw | skip_sw ]
+
+Common remaining options:
+ [ action ACTION_SPEC ]
+ [ classid CLASSID ]
+
+Where BPF_BYTECODE := 's,c t f k,c t f k,c t f k,...'
+c,t,f,k and s are decimals; s denotes number of 4-tuples
+
+Where FILE points to a file containing the BPF_BYTECODE string,
+an ELF file containing eBPF map definitions and bytecode, or a
+pinned eBPF program.
+
+Where CLS_NAME refers to the section name containing the
+classifier (default 'classifier').
+
+Where UDS_FILE points to a unix domain socket file in order
+to hand off control of all created eBPF maps to an agent.
+
+ACTION_SPEC := ... look at individual actions
+NOTE: CLASSID is parsed as hexadecimal input.`
+
+const bpfActionUsage = `Usage: ... bpf ... [ index INDEX ]
+
+BPF use case:
+ bytecode BPF_BYTECODE
+ bytecode-file FILE
+
+eBPF use case:
+ object-file FILE [ section ACT_NAME ] [ export UDS_FILE ] [ verbose ]
+ object-pinned FILE
+
+Where BPF_BYTECODE := 's,c t f k,c t f k,c t f k,...'
+c,t,f,k and s are decimals; s denotes number of 4-tuples
+
+Where FILE points to a file containing the BPF_BYTECODE string,
+an ELF file containing eBPF map definitions and bytecode, or a
+pinned eBPF program.
+
+Where ACT_NAME refers to the section name containing the
+action (default 'action').
+
+Where UDS_FILE points to a unix domain socket file in order
+to hand off control of all created eBPF maps to an agent.
+
+Where optionally INDEX points to an existing action, or
+explicitly specifies an action index upon creation.`
+
+func init() {
+	mustRegisterFilter(&FilterKind{
+		Name:         "bpf",
+		Usage:        bpfFilterUsage,
+		Parse:        parseBPFFilter,
+		PrintOptions: printBPFFilter,
+	})
+	mustRegisterAction(&ActionKind{
+		Name:       "bpf",
+		Usage:      bpfActionUsage,
+		Parse:      parseBPFAction,
+		Print:      printBPFAction,
+		PrintStats: printBPFActionStats,
+		LineEnd:    "\n ",
+	})
+}
+
+// bpfProgram is a program as tc's bpf_do_parse reads it: classic
+// instructions, or an eBPF program's fd and the name tc gives it.
+type bpfProgram struct {
+	ops  []attrs.SockFilter
+	fd   int
+	name string
+	ebpf bool
+	// object is set for a program from an ELF object, which tc loads
+	// after it has read the command line (a pinned one it opens while
+	// it reads).
+	object bool
+}
+
+// parseBPFProgram is bpf_do_parse and bpf_load_common for a filter or
+// action, whose default section and program type are section and typ:
+// args[0] names the mode
+// (bytecode, bytecode-file, object-file, object-pinned). It returns the
+// program and the words after those it read. Errors carry what tc prints
+// before it gives up (perhaps nothing).
+func parseBPFProgram(args []string, section string, typ bpfProgType) (bpfProgram, []string, error) {
+	var prog bpfProgram
+	w := args[0]
+	mode := ""
+	switch {
+	case tcfmt.Matches(w, "bytecode"), w == "bc":
+		mode = "bytecode"
+	case tcfmt.Matches(w, "bytecode-file"), w == "bcf":
+		mode = "bytecode-file"
+	case tcfmt.Matches(w, "object-file"):
+		mode = "object-file"
+	case tcfmt.Matches(w, "object-pinned"), tcfmt.Matches(w, "pinned"), tcfmt.Matches(w, "fd"):
+		mode = "object-pinned"
+	default:
+		return prog, args, errorf("What mode is \"%s\"?", w)
+	}
+	if len(args) < 2 {
+		return prog, args, incompleteCommand()
+	}
+	args = args[1:]
+	if mode == "bytecode" || mode == "bytecode-file" {
+		s := args[0]
+		if mode == "bytecode-file" {
+			b, err := readBPFBytecodeFile(s)
+			if err != nil {
+				return prog, args, err
+			}
+			s = b
+		}
+		ops, err := parseBPFBytecode(s)
+		if err != nil {
+			return prog, args, err
+		}
+		prog.ops = ops
+		return prog, args[1:], nil
+	}
+	file := args[0]
+	args = args[1:]
+	if len(args) > 0 && tcfmt.Matches(args[0], "section") {
+		if len(args) < 2 {
+			return prog, args, incompleteCommand()
+		}
+		section = args[1]
+		args = args[2:]
+	}
+	progName := ""
+	if len(args) > 0 && args[0] == "program" {
+		if len(args) < 2 {
+			return prog, args, incompleteCommand()
+		}
+		progName = args[1]
+		args = args[2:]
+	}
+	if len(args) > 0 && os.Getenv("TC_BPF_UDS") == "" && tcfmt.Matches(args[0], "export") {
+		if len(args) < 2 {
+			return prog, args, incompleteCommand()
+		}
+		args = args[2:]
+	}
+	if len(args) > 0 && tcfmt.Matches(args[0], "verbose") {
+		args = args[1:]
+	}
+	prog.ebpf = true
+	if mode == "object-file" {
+		prog.object = true
+		fd, err := loadBPFObject(file, section, progName, typ)
+		if err != nil {
+			return prog, args, err
+		}
+		prog.fd = fd
+		prog.name = filepath.Base(file) + ":[" + section + "]"
+		return prog, args, nil
+	}
+	fd, err := bpfObjPinned(bpfPinnedPath(file))
+	if err != nil {
+		return prog, args, errorf("Couldn't retrieve pinned program '%s': %s", file, errnoText(err))
+	}
+	prog.fd = fd
+	prog.name = filepath.Base(file) + ":[*fsobj]"
+	return prog, args, nil
+}
+
+// bpfPinnedPath is bpf_obj_get's reading of "m:NAME": NAME under tc's
+// BPF file system directory for the kind's programs. gotc takes the
+// directory tc's default mount gives (/sys/fs/bpf/tc).
+func bpfPinnedPath(file string) string {
+	if len(file) > 2 && strings.HasPrefix(file, "m:") {
+		return "/sys/fs/bpf/tc/" + file[2:]
+	}
+	return file
+}
+
+// loadBPFObject loads an ELF object's program; an object that cannot be
+// opened is refused as tc refuses it.
+func loadBPFObject(file, section, progName string, typ bpfProgType) (int, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return -1, errorf("Error opening object %s: %s\nCannot initialize ELF context!", file, errnoText(err))
+	}
+	f.Close()
+	return bpfLoadObject(file, section, progName, typ)
+}
+
+// bpfProgType is the program type a kind's programs are loaded as.
+type bpfProgType int
+
+const (
+	bpfProgSchedCLS bpfProgType = iota // BPF_PROG_TYPE_SCHED_CLS, for the filter
+	bpfProgSchedACT                    // BPF_PROG_TYPE_SCHED_ACT, for the action
+)
+
+// errnoText is strerror of the errno under err.
+func errnoText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		s := errno.Error()
+		if s != "" {
+			return strings.ToUpper(s[:1]) + s[1:]
+		}
+	}
+	return err.Error()
+}
+
+// bpfBytecodeFileMax is the longest text tc reads from a bytecode file:
+// "4096," and BPF_MAXINSNS instructions of the longest form.
+const bpfBytecodeFileMax = len("4096,") + 1 + bpfMaxInsns*(len("65535 255 255 4294967295,")+1)
+
+// readBPFBytecodeFile reads a bytecode file as bpf_parse_string does: a
+// line end becomes a comma (one for a run of them), a run of blanks one
+// blank.
+func readBPFBytecodeFile(name string) (string, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return "", errorf("Cannot fopen: %s", errnoText(err))
+	}
+	var b strings.Builder
+	prev := byte(' ')
+	for _, c := range data {
+		switch c {
+		case '\n':
+			if prev != ',' {
+				b.WriteByte(',')
+			}
+			prev = ','
+		case ' ', '\t':
+			if prev != ' ' {
+				b.WriteByte(c)
+			}
+			prev = ' '
+		default:
+			b.WriteByte(c)
+			prev = c
+		}
+		if b.Len() == bpfBytecodeFileMax {
+			// tc stops short of the end and refuses the file.
+			return "", errorf("")
+		}
+	}
+	return b.String(), nil
+}
+
+// scanUint is C's sscanf %u family on s (strtoul's reading, the value
+// cut to bits); rest is what follows. ok is false without digits.
+func scanUint(s string, bits int) (v uint64, rest string, ok bool) {
+	v, n, _ := tcfmt.Strtoul(s, 10)
+	if n == 0 {
+		return 0, s, false
+	}
+	if bits < 64 {
+		v &= 1<<bits - 1
+	}
+	return v, s[n:], true
+}
+
+// parseBPFBytecode is bpf_ops_parse: "N,c t f k,c t f k,..." with N the
+// number of instructions.
+func parseBPFBytecode(s string) ([]attrs.SockFilter, error) {
+	n, rest, ok := scanUint(s, 16)
+	if !ok || rest == "" || rest[0] != ',' {
+		return nil, errorf("")
+	}
+	if n == 0 || n > bpfMaxInsns {
+		return nil, errorf("")
+	}
+	var ops []attrs.SockFilter
+	tok := s
+	for {
+		i := strings.IndexByte(tok, ',')
+		if i < 0 || i+1 == len(tok) {
+			break
+		}
+		tok = tok[i+1:]
+		if len(ops) >= int(n) {
+			return nil, errorf("Real program length exceeds encoded length parameter!")
+		}
+		var f [4]uint64
+		r, good := tok, true
+		for j, bits := range []int{16, 8, 8, 32} {
+			f[j], r, ok = scanUint(r, bits)
+			good = good && ok
+			if !good {
+				break
+			}
+		}
+		if !good {
+			return nil, errorf("Error at instruction %d!", len(ops))
+		}
+		ops = append(ops, attrs.SockFilter{Code: uint16(f[0]), Jt: uint8(f[1]), Jf: uint8(f[2]), K: uint32(f[3])})
+	}
+	if len(ops) != int(n) {
+		return nil, errorf("Parsed program length is less than encoded length parameter!")
+	}
+	return ops, nil
+}
+
+// bpfOpsBytes is a program's instructions as the kernel takes them.
+func bpfOpsBytes(ops []attrs.SockFilter) []byte {
+	b := make([]byte, 0, 8*len(ops))
+	for _, op := range ops {
+		b = binary.NativeEndian.AppendUint16(b, op.Code)
+		b = append(b, op.Jt, op.Jf)
+		b = binary.NativeEndian.AppendUint32(b, op.K)
+	}
+	return b
+}
+
+// parseBPFAction is m_bpf.c's bpf_parse_opt: "bpf", a program ("run" may
+// come before it), a verdict (pipe by default) and an index; or "bpf
+// index N" alone, to bind an existing action.
+func parseBPFAction(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string, error) {
+	if len(args) < 2 {
+		return nil, args, incompleteCommand()
+	}
+	args = args[1:]
+	p := &attrs.TCActBPF{}
+	o := &attrs.ActBPFAttrs{Parms: p}
+	seenRun := false
+	for len(args) > 0 {
+		w := args[0]
+		switch {
+		case tcfmt.Matches(w, "run"):
+			if len(args) < 2 {
+				return nil, args, incompleteCommand()
+			}
+			args = args[1:]
+			if seenRun {
+				return nil, args, &ParseError{Msg: fmt.Sprintf("Error: duplicate \"run\": \"%s\" is the second value.", args[0]), Code: 255}
+			}
+		case tcfmt.Matches(w, "help"):
+			return nil, args, errorf("%s", bpfActionUsage)
+		case tcfmt.Matches(w, "index"), seenRun:
+			goto done
+		}
+		seenRun = true
+		prog, rest, err := parseBPFProgram(args, "action", bpfProgSchedACT)
+		if err != nil {
+			return nil, args, err
+		}
+		args = rest
+		if prog.ebpf {
+			fd := uint32(prog.fd)
+			o.Fd, o.Name = &fd, &prog.name
+		} else {
+			n := uint16(len(prog.ops))
+			o.OpsLen, o.Ops = &n, bpfOpsBytes(prog.ops)
+		}
+	}
+done:
+	code, args, err := parseActionControlDefault(args, actPipe, env.Stderr)
+	if err != nil {
+		return nil, args, err
+	}
+	p.Action = code
+	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
+		if len(args) < 2 {
+			return nil, args, incompleteCommand()
+		}
+		v, err := tcfmt.ParseUint(args[1], 10, 32)
+		if err != nil {
+			return nil, args, errorf(`bpf: Illegal "index"`)
+		}
+		p.Index = uint32(v)
+		args = args[2:]
+	}
+	return o, args, nil
+}
+
+// parseBPFFilter is f_bpf.c's bpf_parse_opt.
+func parseBPFFilter(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
+	handle, err := numericFilterHandle(env.Handle)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(args) == 0 {
+		return nil, handle, nil
+	}
+	o := &attrs.BPFAttrs{}
+	var prog bpfProgram
+	var flags, genFlags uint32
+	seenRun := false
+	for len(args) > 0 {
+		w := args[0]
+		switch {
+		case tcfmt.Matches(w, "run"):
+			if len(args) < 2 {
+				return nil, 0, incompleteCommand()
+			}
+			args = args[1:]
+			if seenRun {
+				return nil, 0, &ParseError{Msg: fmt.Sprintf("Error: duplicate \"run\": \"%s\" is the second value.", args[0]), Code: 255}
+			}
+			seenRun = true
+			if prog, args, err = parseBPFFilterProgram(args); err != nil {
+				return nil, 0, err
+			}
+			continue
+		case tcfmt.Matches(w, "classid"), tcfmt.Matches(w, "flowid"):
+			if len(args) < 2 {
+				return nil, 0, incompleteCommand()
+			}
+			id, err := tcfmt.ParseClassID(args[1])
+			if err != nil {
+				return nil, 0, errorf(`Illegal "classid"`)
+			}
+			o.Classid = &id
+			args = args[2:]
+			continue
+		case tcfmt.Matches(w, "direct-action"), tcfmt.Matches(w, "da"):
+			flags |= bpfFlagActDirect
+		case tcfmt.Matches(w, "skip_hw"):
+			genFlags |= clsFlagSkipHW
+		case tcfmt.Matches(w, "skip_sw"):
+			genFlags |= clsFlagSkipSW
+		case tcfmt.Matches(w, "action"):
+			if len(args) < 2 {
+				return nil, 0, incompleteCommand()
+			}
+			acts, rest, err := ParseActions(args[1:], env.ActionEnv)
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Act = append(o.Act, acts...)
+			args = rest
+			continue
+		case tcfmt.Matches(w, "police"):
+			return nil, 0, errorf("gotc does not support the police action yet")
+		case tcfmt.Matches(w, "help"):
+			return nil, 0, &ParseError{Msg: bpfFilterUsage}
+		case !seenRun:
+			seenRun = true
+			if prog, args, err = parseBPFFilterProgram(args); err != nil {
+				return nil, 0, err
+			}
+			continue
+		default:
+			return nil, 0, errorf("What is \"%s\"?\n%s", w, bpfFilterUsage)
+		}
+		args = args[1:]
+	}
+	if prog.ebpf {
+		fd := uint32(prog.fd)
+		o.Fd, o.Name = &fd, &prog.name
+	} else {
+		// Without a program tc still sends an empty classic one, which
+		// the kernel refuses.
+		n := uint16(len(prog.ops))
+		o.OpsLen, o.Ops = &n, bpfOpsBytes(prog.ops)
+	}
+	if genFlags != 0 {
+		o.FlagsGen = &genFlags
+	}
+	if flags != 0 {
+		o.Flags = &flags
+	}
+	return o, handle, nil
+}
+
+// parseBPFFilterProgram is the filter's call of bpf_parse_common: a
+// failure adds tc's line to what the parser printed. gotc loads an ELF
+// object here, where tc loads it after the other options: only the order
+// of two errors can differ.
+func parseBPFFilterProgram(args []string) (bpfProgram, []string, error) {
+	prog, rest, err := parseBPFProgram(args, "classifier", bpfProgSchedCLS)
+	if err == nil {
+		return prog, rest, nil
+	}
+	pe, ok := err.(*ParseError)
+	if !ok || pe.Code != 0 {
+		return prog, rest, err
+	}
+	if prog.object {
+		// tc's load stage: its line follows the loader's.
+		return prog, rest, errorf("%s\nUnable to load program", pe.Msg)
+	}
+	if pe.Msg == "" {
+		return prog, rest, errorf("Unable to parse bpf command line")
+	}
+	return prog, rest, errorf("%s\nUnable to parse bpf command line", pe.Msg)
+}
+
+// printBPFOps is bpf_print_ops: the instructions as tc's bytecode string
+// (in JSON an object of the length and the instructions).
+func printBPFOps(p *tcfmt.Printer, ops []byte, n uint16) {
+	if n == 0 || len(ops) < 8*int(n) {
+		return
+	}
+	p.OpenObject("bytecode")
+	p.Uint(tcfmt.Any, "length", "bytecode '%u,", uint64(n))
+	p.OpenArray(tcfmt.JSON, "insns")
+	for i := range int(n) {
+		op := ops[8*i:]
+		p.OpenObject("")
+		p.Uint(tcfmt.Any, "code", "%u ", uint64(binary.NativeEndian.Uint16(op)))
+		p.Uint(tcfmt.Any, "jt", "%u ", uint64(op[2]))
+		p.Uint(tcfmt.Any, "jf", "%u ", uint64(op[3]))
+		end := "%u,"
+		if i == int(n)-1 {
+			end = "%u'"
+		}
+		p.Uint(tcfmt.Any, "k", end, uint64(binary.NativeEndian.Uint32(op[4:])))
+		p.CloseObject()
+	}
+	p.CloseArray(tcfmt.JSON, "")
+	p.CloseObject()
+}
+
+// bpfProgInfo is what tc prints of struct bpf_prog_info.
+type bpfProgInfo struct {
+	name     string
+	tag      [8]byte
+	jited    bool
+	loadTime uint64
+	uid      uint32
+	btfID    uint32
+}
+
+// printBPFProg is bpf_dump_prog_info, and the tag the kernel dumped when
+// the program cannot be read (gotc and tc alike need the rights to open
+// it by its id).
+func printBPFProg(p *tcfmt.Printer, id *uint32, tag []byte) {
+	ok := false
+	if id != nil {
+		p.OpenObject("prog")
+		p.Uint(tcfmt.Any, "id", "id %u ", uint64(*id))
+		var info bpfProgInfo
+		if info, ok = bpfProgInfoByID(*id); ok {
+			p.String(tcfmt.Any, "name", "name %s ", info.name)
+			p.String(tcfmt.Any, "tag", "tag %s ", fmt.Sprintf("%x", info.tag))
+			jited := uint64(0)
+			if info.jited {
+				jited = 1
+			}
+			p.Uint(tcfmt.JSON, "jited", "", jited)
+			if info.jited {
+				p.Text("jited ")
+			}
+			if p.Details() {
+				if info.loadTime != 0 {
+					p.Uint(tcfmt.Any, "load_time", "load_time %u ", info.loadTime)
+					p.Uint(tcfmt.Any, "created_by_uid", "created_by_uid %u ", uint64(info.uid))
+				}
+				if info.btfID != 0 {
+					p.Uint(tcfmt.Any, "btf_id", "btf_id %u ", uint64(info.btfID))
+				}
+			}
+		}
+		p.CloseObject()
+	}
+	if !ok && tag != nil {
+		p.String(tcfmt.Any, "tag", "tag %s ", fmt.Sprintf("%x", tag))
+	}
+}
+
+// printBPFAction is m_bpf.c's bpf_print_opt, without the line end its
+// kind's LineEnd gives.
+func printBPFAction(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ Links) {
+	p.String(tcfmt.Any, "kind", "%s ", "bpf")
+	o, ok := opts.(*attrs.ActBPFAttrs)
+	if !ok || o.Parms == nil {
+		return
+	}
+	if o.Name != nil {
+		p.String(tcfmt.Any, "bpf_name", "%s ", *o.Name)
+	}
+	if o.Ops != nil && o.OpsLen != nil {
+		printBPFOps(p, o.Ops, *o.OpsLen)
+		p.Text(" ")
+	}
+	printBPFProg(p, o.ID, o.Tag)
+	printActionControl(p, "default-action ", o.Parms.Action, "")
+	p.NL()
+	p.Uint(tcfmt.Any, "index", "\t index %u", uint64(o.Parms.Index))
+	p.Int(tcfmt.Any, "ref", " ref %d", int64(o.Parms.Refcnt))
+	p.Int(tcfmt.Any, "bind", " bind %d", int64(o.Parms.Bindcnt))
+}
+
+func printBPFActionStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
+	if o, ok := opts.(*attrs.ActBPFAttrs); ok && o.Parms != nil && o.Tm != nil {
+		printTm(p, o.Tm)
+	}
+}
+
+// printBPFFilter is f_bpf.c's bpf_print_opt.
+func printBPFFilter(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
+	o, ok := opts.(*attrs.BPFAttrs)
+	if !ok {
+		return
+	}
+	if f.Handle != 0 {
+		p.Hex0x(tcfmt.Any, "handle", "handle 0x%x ", uint64(f.Handle))
+	}
+	if o.Classid != nil {
+		p.String(tcfmt.Any, "flowid", "flowid %s ", tcfmt.FormatClassID(*o.Classid))
+	}
+	if o.Name != nil {
+		p.String(tcfmt.Any, "bpf_name", "%s ", *o.Name)
+	}
+	if o.Flags != nil && *o.Flags&bpfFlagActDirect != 0 {
+		p.Bool(tcfmt.Any, "direct-action", "direct-action ", true)
+	}
+	if o.FlagsGen != nil {
+		fl := *o.FlagsGen
+		if fl&clsFlagSkipHW != 0 {
+			p.Bool(tcfmt.Any, "skip_hw", "skip_hw ", true)
+		}
+		if fl&clsFlagSkipSW != 0 {
+			p.Bool(tcfmt.Any, "skip_sw", "skip_sw ", true)
+		}
+		if fl&clsFlagInHW != 0 {
+			p.Bool(tcfmt.Any, "in_hw", "in_hw ", true)
+		} else if fl&clsFlagNotHW != 0 {
+			p.Bool(tcfmt.Any, "not_in_hw", "not_in_hw ", true)
+		}
+	}
+	if o.Ops != nil && o.OpsLen != nil {
+		printBPFOps(p, o.Ops, *o.OpsLen)
+	}
+	printBPFProg(p, o.ID, o.Tag)
+	if o.Act != nil {
+		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
+	}
+}
