@@ -8551,8 +8551,8 @@ const (
 type FwAttrs struct {
 	// Class that matching packets go to.
 	Classid *uint32
-	// A police action in the old form; kept as its bytes.
-	Police []byte
+	// A police action in the old form (tc's "police" filter option).
+	Police *ActPoliceAttrs
 	// Only packets that came in on this device match.
 	Indev *string
 	// Actions, in the order they run.
@@ -8574,7 +8574,7 @@ func (s *FwAttrs) Encode(e *Encoder) {
 		e.Uint32(TCAFwClassid, uint32((*s.Classid)))
 	}
 	if s.Police != nil {
-		e.Attr(TCAFwPolice, s.Police)
+		e.Nest(TCAFwPolice, true, (*s.Police).Encode)
 	}
 	if s.Indev != nil {
 		e.String(TCAFwIndev, (*s.Indev))
@@ -8603,8 +8603,10 @@ func (s *FwAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAFwPolice:
-			s.Police = clone(data)
-			return
+			if v := newActPoliceAttrs(sel); v.decode(data, sel) == nil {
+				s.Police = v
+				return
+			}
 		case TCAFwIndev:
 			if v, ok := getString(data); ok {
 				s.Indev = &v
@@ -8628,6 +8630,11 @@ func (s *FwAttrs) decode(b []byte, sel *selectors) error {
 // Validate returns a *CheckError for the first attribute, in s or in a set
 // nested in it, whose value the kernel's policy refuses.
 func (s *FwAttrs) Validate() error {
+	if s.Police != nil {
+		if err := s.Police.Validate(); err != nil {
+			return err
+		}
+	}
 	if s.Indev != nil {
 		v := *s.Indev
 		if len(v) > 16 {
@@ -8646,6 +8653,9 @@ func (s *FwAttrs) Validate() error {
 // in s and in every set nested in it.
 func (s *FwAttrs) UnknownCount() int {
 	n := len(s.Unknown)
+	if s.Police != nil {
+		n += s.Police.UnknownCount()
+	}
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
 	}
@@ -8675,8 +8685,8 @@ type RouteAttrs struct {
 	From *uint32
 	// Ifindex of the device packets came in on (tc's fromif).
 	Iif *uint32
-	// A police action in the old form; kept as its bytes.
-	Police []byte
+	// A police action in the old form (tc's "police" filter option).
+	Police *ActPoliceAttrs
 	// Actions, in the order they run.
 	Act []ActAttrs
 	// Unknown holds attributes the spec does not describe, or that came with an
@@ -8699,7 +8709,7 @@ func (s *RouteAttrs) Encode(e *Encoder) {
 		e.Uint32(TCARoute4Classid, uint32((*s.Classid)))
 	}
 	if s.Police != nil {
-		e.Attr(TCARoute4Police, s.Police)
+		e.Nest(TCARoute4Police, true, (*s.Police).Encode)
 	}
 	if s.Act != nil {
 		e.Nest(TCARoute4Act, false, func(e *Encoder) {
@@ -8742,8 +8752,10 @@ func (s *RouteAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCARoute4Police:
-			s.Police = clone(data)
-			return
+			if v := newActPoliceAttrs(sel); v.decode(data, sel) == nil {
+				s.Police = v
+				return
+			}
 		case TCARoute4Act:
 			if v, ok := decodeIndexedActAttrs(data, sel); ok {
 				s.Act = v
@@ -8775,6 +8787,11 @@ func (s *RouteAttrs) Validate() error {
 			return &CheckError{Set: "route-attrs", Attribute: "iif", Check: "max", Bound: 32767, Value: strconv.FormatUint(uint64(v), 10)}
 		}
 	}
+	if s.Police != nil {
+		if err := s.Police.Validate(); err != nil {
+			return err
+		}
+	}
 	for i := range s.Act {
 		if err := s.Act[i].Validate(); err != nil {
 			return err
@@ -8787,6 +8804,9 @@ func (s *RouteAttrs) Validate() error {
 // in s and in every set nested in it.
 func (s *RouteAttrs) UnknownCount() int {
 	n := len(s.Unknown)
+	if s.Police != nil {
+		n += s.Police.UnknownCount()
+	}
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
 	}
@@ -8832,10 +8852,10 @@ type FlowAttrs struct {
 	Divisor *uint32
 	// Actions, in the order they run.
 	Act []ActAttrs
-	// A police action in the old form; kept as its bytes.
-	Police []byte
-	// The extended-match tree (TCA_EMATCH_TREE_*), kept as its bytes.
-	Ematches []byte
+	// A police action in the old form (tc's "police" filter option).
+	Police *ActPoliceAttrs
+	// The extended matches a packet must pass.
+	Ematches *EmatchAttrs
 	// Seconds between changes of the hash's seed (hash mode).
 	Perturb *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
@@ -8864,10 +8884,10 @@ func (s *FlowAttrs) Encode(e *Encoder) {
 		e.Uint32(TCAFlowPerturb, uint32((*s.Perturb)))
 	}
 	if s.Ematches != nil {
-		e.Attr(TCAFlowEmatches, s.Ematches)
+		e.Nest(TCAFlowEmatches, false, (*s.Ematches).Encode)
 	}
 	if s.Police != nil {
-		e.Attr(TCAFlowPolice, s.Police)
+		e.Nest(TCAFlowPolice, true, (*s.Police).Encode)
 	}
 	if s.Act != nil {
 		e.Nest(TCAFlowAct, false, func(e *Encoder) {
@@ -8944,11 +8964,15 @@ func (s *FlowAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCAFlowPolice:
-			s.Police = clone(data)
-			return
+			if v := newActPoliceAttrs(sel); v.decode(data, sel) == nil {
+				s.Police = v
+				return
+			}
 		case TCAFlowEmatches:
-			s.Ematches = clone(data)
-			return
+			if v := newEmatchAttrs(sel); v.decode(data, sel) == nil {
+				s.Ematches = v
+				return
+			}
 		case TCAFlowPerturb:
 			if v, ok := getUint32(data); ok {
 				s.Perturb = arenaPtr(&sel.scalars, uint32(v))
@@ -8973,6 +8997,16 @@ func (s *FlowAttrs) Validate() error {
 			return err
 		}
 	}
+	if s.Police != nil {
+		if err := s.Police.Validate(); err != nil {
+			return err
+		}
+	}
+	if s.Ematches != nil {
+		if err := s.Ematches.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -8982,6 +9016,12 @@ func (s *FlowAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
+	}
+	if s.Police != nil {
+		n += s.Police.UnknownCount()
+	}
+	if s.Ematches != nil {
+		n += s.Ematches.UnknownCount()
 	}
 	return n
 }
@@ -9132,8 +9172,8 @@ const (
 type CgroupAttrs struct {
 	// Actions, in the order they run.
 	Act []ActAttrs
-	// A police action in the old form; kept as its bytes.
-	Police []byte
+	// A police action in the old form (tc's "police" filter option).
+	Police *ActPoliceAttrs
 	// The extended matches a packet must pass.
 	Ematches *EmatchAttrs
 	// Unknown holds attributes the spec does not describe, or that came with an
@@ -9154,7 +9194,7 @@ func (s *CgroupAttrs) Encode(e *Encoder) {
 		})
 	}
 	if s.Police != nil {
-		e.Attr(TCACgroupPolice, s.Police)
+		e.Nest(TCACgroupPolice, true, (*s.Police).Encode)
 	}
 	encodeUnknown(e, s.Unknown)
 }
@@ -9175,8 +9215,10 @@ func (s *CgroupAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCACgroupPolice:
-			s.Police = clone(data)
-			return
+			if v := newActPoliceAttrs(sel); v.decode(data, sel) == nil {
+				s.Police = v
+				return
+			}
 		case TCACgroupEmatches:
 			if v := newEmatchAttrs(sel); v.decode(data, sel) == nil {
 				s.Ematches = v
@@ -9195,6 +9237,11 @@ func (s *CgroupAttrs) Validate() error {
 			return err
 		}
 	}
+	if s.Police != nil {
+		if err := s.Police.Validate(); err != nil {
+			return err
+		}
+	}
 	if s.Ematches != nil {
 		if err := s.Ematches.Validate(); err != nil {
 			return err
@@ -9209,6 +9256,9 @@ func (s *CgroupAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
+	}
+	if s.Police != nil {
+		n += s.Police.UnknownCount()
 	}
 	if s.Ematches != nil {
 		n += s.Ematches.UnknownCount()
@@ -11754,8 +11804,8 @@ const (
 type BPFAttrs struct {
 	// Actions, in the order they run.
 	Act []ActAttrs
-	// A police action in the old form; kept as its bytes.
-	Police []byte
+	// A police action in the old form (tc's "police" filter option).
+	Police *ActPoliceAttrs
 	// Class that matching packets go to.
 	Classid *uint32
 	// Number of classic BPF instructions in ops.
@@ -11788,7 +11838,7 @@ func (s *BPFAttrs) Encode(e *Encoder) {
 		})
 	}
 	if s.Police != nil {
-		e.Attr(TCABPFPolice, s.Police)
+		e.Nest(TCABPFPolice, true, (*s.Police).Encode)
 	}
 	if s.OpsLen != nil {
 		e.Uint16(TCABPFOpsLen, uint16((*s.OpsLen)))
@@ -11833,8 +11883,10 @@ func (s *BPFAttrs) decode(b []byte, sel *selectors) error {
 				return
 			}
 		case TCABPFPolice:
-			s.Police = clone(data)
-			return
+			if v := newActPoliceAttrs(sel); v.decode(data, sel) == nil {
+				s.Police = v
+				return
+			}
 		case TCABPFClassid:
 			if v, ok := getUint32(data); ok {
 				s.Classid = arenaPtr(&sel.scalars, uint32(v))
@@ -11889,6 +11941,11 @@ func (s *BPFAttrs) Validate() error {
 			return err
 		}
 	}
+	if s.Police != nil {
+		if err := s.Police.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -11898,6 +11955,9 @@ func (s *BPFAttrs) UnknownCount() int {
 	n := len(s.Unknown)
 	for i := range s.Act {
 		n += s.Act[i].UnknownCount()
+	}
+	if s.Police != nil {
+		n += s.Police.UnknownCount()
 	}
 	return n
 }

@@ -470,7 +470,11 @@ func parseBPFFilter(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, e
 			args = rest
 			continue
 		case tcfmt.Matches(w, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			police, rest, err := ParseFilterPolice(args)
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, args = police, rest
 		case tcfmt.Matches(w, "help"):
 			return nil, 0, &ParseError{Msg: bpfFilterUsage}
 		case !seenRun:
@@ -663,6 +667,10 @@ func printBPFFilter(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 		printBPFOps(p, o.Ops, *o.OpsLen)
 	}
 	printBPFProg(p, o.ID, o.Tag)
+	if o.Police != nil {
+		p.NL()
+		PrintFilterPolice(p, o.Police, f.Stats)
+	}
 	if o.Act != nil {
 		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}

@@ -4,8 +4,7 @@ package qdisc
 // a net_cls cgroup goes to the class the cgroup names, if it passes the
 // filter's extended matches; its actions run on it. As tc 7.3's f_cgroup.c
 // reads and prints it. A parent has one cgroup filter, which needs a
-// handle. Left out: "police" (the old form of a police action), refused
-// until gotc has the police action.
+// handle.
 
 import (
 	"github.com/gotc/gotc/attrs"
@@ -61,7 +60,11 @@ func parseCgroup(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, erro
 			o.Act = append(o.Act, acts...)
 			args = rest
 		case tcfmt.Matches(w, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			police, rest, err := ParseFilterPolice(args)
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, args = police, rest
 		case w == "help":
 			return nil, 0, &ParseError{Msg: cgroupUsage}
 		default:
@@ -82,6 +85,10 @@ func printCgroup(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 		p.Hex0x(tcfmt.Any, "handle", "handle %#llx ", uint64(f.Handle))
 	}
 	printEmatch(p, o.Ematches)
+	if o.Police != nil {
+		p.NL()
+		PrintFilterPolice(p, o.Police, f.Stats)
+	}
 	if o.Act != nil {
 		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}

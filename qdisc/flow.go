@@ -5,7 +5,6 @@ package qdisc
 // map mode one key goes through and/or/xor, a right shift and an addend,
 // in hash mode several are hashed; the result, modulo the divisor, is
 // added to the base class. Keywords and output follow tc 7.3's f_flow.c.
-// gotc does not build extended matches yet, so "match" is refused.
 
 import (
 	"fmt"
@@ -200,7 +199,12 @@ func parseFlow(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error)
 				return nil, 0, err
 			}
 		case tcfmt.Matches(w, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			// The loop has taken the keyword, which ParseFilterPolice reads.
+			police, rest, err := ParseFilterPolice(append([]string{w}, args...))
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, args = police, rest
 		case tcfmt.Matches(w, "action"):
 			acts, err := filterActions(&args, env)
 			if err != nil {
@@ -208,7 +212,17 @@ func parseFlow(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error)
 			}
 			o.Act = append(o.Act, acts...)
 		case tcfmt.Matches(w, "match"):
-			return nil, 0, errorf("gotc does not support extended matches (ematch) yet")
+			if len(args) < 1 {
+				return nil, 0, incompleteCommand()
+			}
+			tree, rest, err := parseEmatch(args, env.Stderr)
+			if err != nil {
+				return nil, 0, err
+			}
+			if tree != nil {
+				o.Ematches = tree
+			}
+			args = rest
 		case tcfmt.Matches(w, "help"):
 			return nil, 0, &ParseError{Msg: flowUsage}
 		default:
@@ -287,6 +301,10 @@ func printFlow(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	}
 	if o.Perturb != nil {
 		p.Uint(tcfmt.Any, "perturb", "perturb %usec ", uint64(*o.Perturb))
+	}
+	printEmatch(p, o.Ematches)
+	if o.Police != nil {
+		PrintFilterPolice(p, o.Police, f.Stats)
 	}
 	if o.Act != nil {
 		p.NL()

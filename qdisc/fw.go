@@ -80,7 +80,12 @@ func parseFw(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
 			}
 			o.Classid = &id
 		case tcfmt.Matches(w, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			// The loop has taken the keyword, which ParseFilterPolice reads.
+			police, rest, err := ParseFilterPolice(append([]string{w}, args...))
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, args = police, rest
 		case tcfmt.Matches(w, "action"):
 			acts, err := filterActions(&args, env)
 			if err != nil {
@@ -127,6 +132,9 @@ func printFw(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	}
 	if o.Classid != nil {
 		p.String(tcfmt.Any, "classid", "classid %s ", tcfmt.FormatClassID(*o.Classid))
+	}
+	if o.Police != nil {
+		PrintFilterPolice(p, o.Police, f.Stats)
 	}
 	if o.Indev != nil {
 		p.String(tcfmt.Any, "indev", "input dev %s ", *o.Indev)

@@ -100,7 +100,12 @@ func parseRoute(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error
 			}
 			o.Classid = &id
 		case tcfmt.Matches(w, "police"):
-			return nil, 0, errorf("gotc does not support the police action yet")
+			// The loop has taken the keyword, which ParseFilterPolice reads.
+			police, rest, err := ParseFilterPolice(append([]string{w}, args...))
+			if err != nil {
+				return nil, 0, err
+			}
+			o.Police, args = police, rest
 		case tcfmt.Matches(w, "action"):
 			acts, err := filterActions(&args, env)
 			if err != nil {
@@ -156,6 +161,9 @@ func printRoute(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 			name = f.Links.Name(int32(*o.Iif))
 		}
 		p.String(tcfmt.Any, "fromif", "fromif %s", name)
+	}
+	if o.Police != nil {
+		PrintFilterPolice(p, o.Police, f.Stats)
 	}
 	if o.Act != nil {
 		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})

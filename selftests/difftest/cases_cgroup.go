@@ -4,6 +4,7 @@ package main
 // and what tc or the kernel refuses (a first cgroup filter needs a handle).
 func init() {
 	registerFilters(filterCases{kind: "cgroup", lines: []string{
+		"filter add dev DEV parent 1: handle 1 cgroup match cmp(u8 at 0 layer 1 eq 6) police rate 1mbit burst 10k pass action drop",
 		"filter add dev DEV parent 1: handle 1 cgroup",
 		"filter add dev DEV parent 1: handle 0x10 cgroup action drop",
 		"filter add dev DEV parent 1: handle 1 cgroup match cmp(u8 at 0 layer link mask 0xff gt 10) action pass",

@@ -5,6 +5,7 @@ package main
 // what tc refuses.
 func init() {
 	registerFilters(filterCases{kind: "flow", lines: []string{
+		"filter add dev DEV parent 1: handle 1 prio 1 protocol ip flow hash keys src,dst divisor 16 match cmp(u8 at 9 layer network eq 6) police rate 1mbit burst 10k drop action pass",
 		"filter add dev DEV parent 1: handle 1 prio 1 protocol ip flow map key dst and 0xff",
 		"filter add dev DEV parent 1: handle 1 prio 1 protocol ip flow map key dst or 0xff",
 		"filter add dev DEV parent 1: handle 1 prio 1 protocol ip flow map key mark and 0xff xor 0xf0 or 0x3 rshift 2 addend 5",

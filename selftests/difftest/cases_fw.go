@@ -4,6 +4,7 @@ package main
 // devices, actions; the router and ISP shaper forms; and what tc refuses.
 func init() {
 	registerFilters(filterCases{kind: "fw", lines: []string{
+		"filter add dev DEV parent 1: protocol ip prio 4 handle 9 fw classid 1:1 police rate 1mbit burst 10k drop indev lo action pass",
 		"filter add dev DEV parent 1: protocol ip prio 1 handle 1 fw classid 1:1",
 		"filter add dev DEV parent 1: protocol ip prio 10 handle 0x10 fw flowid 1:1",
 		"filter add dev DEV parent 1: protocol all prio 2 handle 5/0xff fw classid 1:1",

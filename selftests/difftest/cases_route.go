@@ -4,6 +4,7 @@ package main
 // input devices, orders, explicit handles, actions; and what tc refuses.
 func init() {
 	registerFilters(filterCases{kind: "route", lines: []string{
+		"filter add dev DEV parent 1: protocol ip prio 100 route to 10 classid 1:1 police rate 2mbit burst 20k conform-exceed pipe/drop action pass",
 		"filter add dev DEV parent 1: protocol ip prio 100 route from 1 to 10 classid 1:1",
 		"filter add dev DEV parent 1: protocol ip prio 100 route to 10 from 1 flowid 1:1",
 		"filter add dev DEV parent 1: protocol ip prio 1 route to 0x20 classid 1:1",

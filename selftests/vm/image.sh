@@ -69,7 +69,8 @@ wrap python3 $R/usr/bin/python3.14 "PYTHONHOME=$R/usr"
 ln -s /ref/bin/python3 "$st/usr/bin/python3"
 # Neither is a busybox applet, so a command's PATH search (tdc's nsPlugin
 # clears the environment: ash's default PATH) finds them in /usr/bin.
-wrap bash $R/usr/bin/bash; ln -s /ref/bin/bash "$st/usr/bin/bash"
+# tc-testing's scripts start with #!/bin/bash.
+wrap bash $R/usr/bin/bash; ln -s /ref/bin/bash "$st/usr/bin/bash"; ln -s /ref/bin/bash "$st/bin/bash"
 wrap jq $R/usr/bin/jq; ln -s /ref/bin/jq "$st/usr/bin/jq"
 # netem's "distribution NAME" makes tc read LIBDIR/tc/NAME.dist, LIBDIR built into
 # it: Debian's is /usr/lib/x86_64-linux-gnu (where it ships the tables), upstream's

@@ -7,9 +7,8 @@
 #
 # FILE is DIR/NAME (tc-tests/DIR/NAME.json), as in tdc-expected.txt. A file
 # fails unless the tool passes exactly the cases the reference tc passed: the
-# same count, and the same cases left unpassed (failed or skipped; taprio's
-# 39b4 and e8a1 are skipped for the reference tc too: the VM lacks jq and
-# bash). A different number of cases means the file changed, and a case the
+# same count, and the same cases left unpassed (failed or skipped: the ones
+# that need what the VM lacks, such as iputils ping). A different number of cases means the file changed, and a case the
 # tool passes where the reference did not means the record is stale or the
 # environment changed: measure again rather than guess.
 tc=${1:?usage: tdc-match.sh TC DIR/NAME...}
