@@ -69,10 +69,10 @@ selftests/vm/image.sh "$TC_TESTING" >/dev/null
 vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic)
 kernellog=$(mktemp) && trap 'rm -rf "$before" "$fuzzlog" "$kernellog"' EXIT
 suite_start=$(date +%s)
-selftests/vm/run --timeout 2400 "${vmbuild[@]}" -- sh selftests/vm-suite.sh kernel >"$kernellog" 2>&1 &
+selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh kernel >"$kernellog" 2>&1 &
 kernel_half=$!
 runner_status=0
-selftests/vm/run --timeout 2400 "${vmbuild[@]}" -- sh selftests/vm-suite.sh runner || runner_status=$?
+selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh runner || runner_status=$?
 kernel_status=0
 wait $kernel_half || kernel_status=$?
 echo
