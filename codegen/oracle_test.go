@@ -23,6 +23,7 @@ var deviations = map[string]string{
 		"tc.yaml has neither the gap nor the array (its own TODO)",
 	"tc-u32-pcnt layout":            "kcnts is a flexible array of u64, one per key (pkt_cls.h); tc.yaml has one u64",
 	"tca-cgroup- ematches":          "the extended-match tree, a nest of ematch-attrs as basic's (cls_cgroup.c hands it to tcf_em_tree_validate); tc.yaml says binary",
+	"tca-flow- ematches":            "the extended-match tree, a nest of ematch-attrs as basic's (cls_flow.c hands it to tcf_em_tree_validate); tc.yaml says binary",
 	"tca-flow- act":                 "the actions, an indexed array of nests as in every other filter (cls_flow.c's tcf_exts); tc.yaml says binary",
 	"tca-mirred- parms":             "struct tc_mirred (tc_act/tc_mirred.h); tc.yaml gives parms no struct",
 	"tca-mirred- blockid":           "a u32 in act_mirred.c's policy (NLA_U32); tc.yaml says binary",

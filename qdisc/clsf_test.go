@@ -121,7 +121,7 @@ func TestParseFw(t *testing.T) {
 		{"1", "classid", `Command line is not complete`, 255},
 		{"1", "indev", `Illegal indev`, 1},
 		{"1", "bogus", `What is "bogus"?`, 1},
-		{"1", "police rate 1mbit burst 10k", `gotc does not support the police action yet`, 1},
+		{"1", "police rate 1mbit burst 10k bogus", `What is "bogus"?`, 1},
 		{"1", "action", `Command line is not complete`, 255},
 	})
 }
@@ -160,7 +160,6 @@ func TestParseRoute(t *testing.T) {
 		{"", "to", `Command line is not complete`, 255},
 		{"", "to 1 bogus", `What is "bogus"?`, 1},
 		{"x", "to 1", `Illegal "handle"`, 1},
-		{"", "police rate 1mbit burst 10k", `gotc does not support the police action yet`, 1},
 	})
 }
 
@@ -214,7 +213,9 @@ func TestParseFlow(t *testing.T) {
 		{"1", "map key dst addend nothing", `Error: any valid address is expected rather than "nothing".`, 1},
 		{"1", "map key dst and x", `Illegal "mask"`, 1},
 		{"1", "map key dst divisor", `Command line is not complete`, 255},
-		{"1", "map key dst match cmp(u8 at 0 layer link mask 0xff gt 10)", `gotc does not support extended matches`, 1},
+		// tc's ematch lexer leaves the word it stopped in to the filter:
+		// an expression that ends the line leaves its last word.
+		{"1", "map key dst match cmp(u8 at 0 layer link mask 0xff gt 10)", `What is "10)"?`, 1},
 		{"x", "map key dst", `Illegal "handle"`, 1},
 	})
 }
@@ -275,4 +276,27 @@ func FuzzParseClsf(f *testing.F) {
 			t.Fatalf("%q: round trip (-want +got):\n%s", line, diff)
 		}
 	})
+}
+
+// TestFilterPoliceAndEmatch: fw, route and flow read tc's police option and
+// go on after it; flow reads an extended match and goes on after it.
+func TestFilterPoliceAndEmatch(t *testing.T) {
+	parse := func(f func([]string, FilterEnv) (attrs.TCOptionsMsg, uint32, error), handle, args string) attrs.TCOptionsMsg {
+		t.Helper()
+		o, _, err := f(strings.Fields(args), FilterEnv{Handle: handle, ActionEnv: ActionEnv{Links: fakeLinks{}}})
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		return o
+	}
+	if o := parse(parseFw, "1", "police rate 1mbit burst 10k drop classid 1:1").(*attrs.FwAttrs); o.Police == nil || o.Police.TBF == nil || o.Classid == nil {
+		t.Errorf("fw: police %+v, classid %v", o.Police, o.Classid)
+	}
+	if o := parse(parseRoute, "", "to 10 police rate 1mbit burst 10k classid 1:1").(*attrs.RouteAttrs); o.Police == nil || o.Police.TBF == nil || o.Classid == nil {
+		t.Errorf("route: police %+v, classid %v", o.Police, o.Classid)
+	}
+	o := parse(parseFlow, "1", "map key dst match cmp(u8 at 0 layer link mask 0xff gt 10) police rate 1mbit burst 10k action drop").(*attrs.FlowAttrs)
+	if o.Ematches == nil || o.Police == nil || o.Act == nil {
+		t.Errorf("flow: ematches %+v, police %+v, actions %+v", o.Ematches, o.Police, o.Act)
+	}
 }
