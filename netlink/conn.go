@@ -157,6 +157,30 @@ func GetRequest(o Object, m *Msg) (mnl.Message, error) {
 	}, nil
 }
 
+// DoEcho is Do with NLM_F_ECHO, as tc's -echo: besides its
+// acknowledgement the kernel sends the object as the request left it (of
+// o's new or delete type, which DoEcho returns too); nil when it sent
+// none.
+func (c *Conn) DoEcho(o Object, op Op, m *Msg) (*Msg, uint16, error) {
+	msgType, flags, err := o.request(op)
+	if err != nil {
+		return nil, 0, err
+	}
+	payload, err := m.MarshalBinary()
+	if err != nil {
+		return nil, 0, err
+	}
+	typ, data, err := c.echoExchange(msgType, flags, payload)
+	if err != nil || data == nil {
+		return nil, 0, err
+	}
+	var answer Msg
+	if err := answer.UnmarshalBinary(data); err != nil {
+		return nil, 0, err
+	}
+	return &answer, typ, nil
+}
+
 // Request builds the netlink message of a change request, as Do sends it.
 func Request(o Object, op Op, m *Msg) (mnl.Message, error) {
 	msgType, flags, err := o.request(op)

@@ -248,3 +248,60 @@ func (c *Conn) exchange(reqType, flags uint16, payload []byte) (uint16, []byte, 
 		}
 	}
 }
+
+// echoExchange sends one change request with NLM_F_ECHO and NLM_F_ACK and
+// reads up to the acknowledgement: the echo's type and payload (0 and nil
+// when the kernel echoed nothing, as for the removal of a whole priority),
+// or the kernel's refusal as *Error.
+func (c *Conn) echoExchange(reqType, flags uint16, payload []byte) (uint16, []byte, error) {
+	flags |= nlabi.NLM_F_ECHO | nlabi.NLM_F_ACK
+	s := c.raw()
+	if s == nil {
+		replies, err := c.nl.Execute(mnl.Message{
+			Header: mnl.Header{Type: mnl.HeaderType(reqType), Flags: mnl.Request | mnl.HeaderFlags(flags)},
+			Data:   payload,
+		})
+		if err != nil {
+			return 0, nil, kernelError(err)
+		}
+		if len(replies) == 0 {
+			return 0, nil, nil
+		}
+		return uint16(replies[0].Header.Type), replies[0].Data, nil
+	}
+	seq := sequence.Add(1)
+	req := appendRequest(nil, reqType, nlabi.NLM_F_REQUEST|flags, seq, func(b []byte) []byte { return append(b, payload...) })
+	if err := s.send(req); err != nil {
+		return 0, nil, err
+	}
+	var echoType uint16
+	var echo []byte
+	for {
+		b, err := s.recv()
+		if err != nil {
+			return 0, nil, err
+		}
+		for m, err := range messages(b) {
+			if err != nil {
+				return 0, nil, err
+			}
+			if m.seq != seq {
+				continue
+			}
+			if m.typ != nlabi.NLMSG_ERROR {
+				if echo == nil {
+					// The receive buffer is reused: keep a copy.
+					echoType, echo = m.typ, append([]byte(nil), m.data...)
+				}
+				continue
+			}
+			if len(m.data) < 4 {
+				return 0, nil, errors.New("netlink: short error message")
+			}
+			if err := ackError(m.data, m.flags); err != nil {
+				return 0, nil, err
+			}
+			return echoType, echo, nil
+		}
+	}
+}

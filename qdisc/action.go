@@ -218,6 +218,24 @@ func invalidArgument(arg, msg string) *ParseError {
 	return &ParseError{Msg: fmt.Sprintf("Error: argument %q is wrong: %s", arg, msg), Code: 255}
 }
 
+// parseActionIndex reads "index N" where an action kind's parser takes it
+// last (after the verdict): the index, whether the words held one, and the
+// words after it. N is read in base (10, or 0 for the kinds whose tc reads
+// any base); bad is the kind's message for a bad N.
+func parseActionIndex(args []string, base int, bad string) (index uint32, found bool, rest []string, err error) {
+	if len(args) == 0 || !tcfmt.Matches(args[0], "index") {
+		return 0, false, args, nil
+	}
+	if len(args) < 2 {
+		return 0, false, args, incompleteCommand()
+	}
+	v, err := tcfmt.ParseUint(args[1], base, 32)
+	if err != nil {
+		return 0, false, args, errorf("%s", bad)
+	}
+	return uint32(v), true, args[2:], nil
+}
+
 // TC_ACT_* verdicts (linux/pkt_cls.h) and the opcodes that carry a value
 // in their low bits.
 const (

@@ -81,22 +81,19 @@ func parseBasic(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error
 			o.Classid = &id
 			args = args[2:]
 		case tcfmt.Matches(w, "action"):
-			if len(args) < 2 {
-				return nil, 0, incompleteCommand()
-			}
-			// ParseActions' refusals end with the line the filter adds.
-			acts, rest, err := ParseActions(args[1:], env.ActionEnv)
+			args = args[1:]
+			acts, err := filterActions(&args, env)
 			if err != nil {
 				return nil, 0, err
 			}
 			o.Act = append(o.Act, acts...)
-			args = rest
 		case tcfmt.Matches(w, "police"):
-			police, rest, err := ParseFilterPolice(args)
+			args = args[1:]
+			police, err := filterPolice(w, &args)
 			if err != nil {
 				return nil, 0, err
 			}
-			o.Police, args = police, rest
+			o.Police = police
 		case w == "help":
 			return nil, 0, &ParseError{Msg: basicUsage}
 		default:

@@ -50,21 +50,19 @@ func parseCgroup(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, erro
 			}
 			args = rest
 		case tcfmt.Matches(w, "action"):
-			if len(args) < 2 {
-				return nil, 0, incompleteCommand()
-			}
-			acts, rest, err := ParseActions(args[1:], env.ActionEnv)
+			args = args[1:]
+			acts, err := filterActions(&args, env)
 			if err != nil {
 				return nil, 0, err
 			}
 			o.Act = append(o.Act, acts...)
-			args = rest
 		case tcfmt.Matches(w, "police"):
-			police, rest, err := ParseFilterPolice(args)
+			args = args[1:]
+			police, err := filterPolice(w, &args)
 			if err != nil {
 				return nil, 0, err
 			}
-			o.Police, args = police, rest
+			o.Police = police
 		case w == "help":
 			return nil, 0, &ParseError{Msg: cgroupUsage}
 		default:

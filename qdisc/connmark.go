@@ -57,16 +57,12 @@ func parseConnmark(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string,
 		return nil, args, err
 	}
 	p.Action, args = code, rest
-	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
-		if len(args) < 2 {
-			return nil, args, incompleteCommand()
-		}
-		v, err := tcfmt.ParseUint(args[1], 10, 32)
-		if err != nil {
-			return nil, args, errorf(`connmark: Illegal "index"`)
-		}
-		p.Index = uint32(v)
-		args = args[2:]
+	index, found, rest, err := parseActionIndex(args, 10, `connmark: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, args = index, rest
 	}
 	return &attrs.ActConnmarkAttrs{Parms: p}, args, nil
 }

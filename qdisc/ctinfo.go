@@ -93,16 +93,12 @@ func parseCtinfo(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string, e
 		return nil, args, err
 	}
 	p.Action, args = code, rest
-	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
-		if len(args) < 2 {
-			return nil, args, incompleteCommand()
-		}
-		v, err := tcfmt.ParseUint(args[1], 10, 32)
-		if err != nil {
-			return nil, args, errorf(`ctinfo: Illegal "index"`)
-		}
-		p.Index = uint32(v)
-		args = args[2:]
+	index, found, rest, err := parseActionIndex(args, 10, `ctinfo: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, args = index, rest
 	}
 	if dscpMask&stateMask != 0 {
 		return nil, args, errorf("ctinfo: dscp mask & statemask must NOT overlap")

@@ -49,3 +49,15 @@ func filterActions(args *[]string, env FilterEnv) ([]attrs.ActAttrs, error) {
 	*args = rest
 	return acts, nil
 }
+
+// filterPolice is filterActions for tc's "police" option: the loop has
+// taken the keyword w, which ParseFilterPolice reads with the words after
+// it; *args goes on after the police.
+func filterPolice(w string, args *[]string) (*attrs.ActPoliceAttrs, error) {
+	police, rest, err := ParseFilterPolice(append([]string{w}, *args...))
+	if err != nil {
+		return nil, err
+	}
+	*args = rest
+	return police, nil
+}

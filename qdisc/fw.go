@@ -80,12 +80,11 @@ func parseFw(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
 			}
 			o.Classid = &id
 		case tcfmt.Matches(w, "police"):
-			// The loop has taken the keyword, which ParseFilterPolice reads.
-			police, rest, err := ParseFilterPolice(append([]string{w}, args...))
+			police, err := filterPolice(w, &args)
 			if err != nil {
 				return nil, 0, err
 			}
-			o.Police, args = police, rest
+			o.Police = police
 		case tcfmt.Matches(w, "action"):
 			acts, err := filterActions(&args, env)
 			if err != nil {

@@ -55,27 +55,6 @@ type ifeMeta struct {
 // ifeMetas are the metadata tc knows, in the order it reads them.
 var ifeMetas = []ifeMeta{{"mark", 32}, {"prio", 32}, {"tcindex", 16}}
 
-// parseIFEMAC is m_ife.c's sscanf of six "%hhx" separated by colons
-// (anything after the sixth is ignored).
-func parseIFEMAC(s string) ([]byte, bool) {
-	mac := make([]byte, 6)
-	for i := range mac {
-		if i > 0 {
-			if s == "" || s[0] != ':' {
-				return nil, false
-			}
-			s = s[1:]
-		}
-		v, n, _ := tcfmt.Strtoul(s, 16)
-		if n == 0 {
-			return nil, false
-		}
-		mac[i] = byte(v)
-		s = s[n:]
-	}
-	return mac, true
-}
-
 // parseIFE is m_ife.c's parse_ife.
 func parseIFE(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string, error) {
 	p := &attrs.TCIFE{}
@@ -169,7 +148,7 @@ loop:
 			if err != nil {
 				return nil, args, err
 			}
-			mac, good := parseIFEMAC(v)
+			mac, good := scanMAC(v)
 			if !good {
 				return nil, args, invalidArgument(v, "Invalid mac address")
 			}
@@ -192,17 +171,13 @@ loop:
 		return nil, args, err
 	}
 	p.Action = code
-	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
-		if len(args) < 2 {
-			return nil, args, incompleteCommand()
-		}
-		v, err := tcfmt.ParseUint(args[1], 0, 32)
-		if err != nil {
-			return nil, args, errorf(`ife: Illegal "index"`)
-		}
-		p.Index = uint32(v)
+	index, found, rest, err := parseActionIndex(args, 0, `ife: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, args = index, rest
 		ok++
-		args = args[2:]
 	}
 	if ok == 0 {
 		return nil, args, &ParseError{Msg: "IFE requires decode/encode specified\n" + ifeUsage, Code: 255}

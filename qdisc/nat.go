@@ -77,16 +77,12 @@ loop:
 		}
 		p.Action, a = code, rest
 	}
-	if len(a) > 0 && tcfmt.Matches(a[0], "index") {
-		if err := nextArg(&a); err != nil {
-			return nil, args, err
-		}
-		v, err := tcfmt.ParseUint(a[0], 10, 32)
-		if err != nil {
-			return nil, args, errorf(`Nat: Illegal "index"`)
-		}
-		p.Index = uint32(v)
-		a = a[1:]
+	index, found, rest, err := parseActionIndex(a, 10, `Nat: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, a = index, rest
 	}
 	return &attrs.ActNATAttrs{Parms: p}, a, nil
 }

@@ -174,16 +174,12 @@ func parsePedit(args []string, env ActionEnv) (attrs.ActOptionsMsg, []string, er
 		return nil, args, err
 	}
 	p.Action, a = code, rest
-	if len(a) > 0 && tcfmt.Matches(a[0], "index") {
-		if err := nextArg(&a); err != nil {
-			return nil, args, err
-		}
-		v, err := tcfmt.ParseUint(a[0], 10, 32)
-		if err != nil {
-			return nil, args, errorf(`Pedit: Illegal "index"`)
-		}
-		p.Index = uint32(v)
-		a = a[1:]
+	index, found, rest, err := parseActionIndex(a, 10, `Pedit: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, a = index, rest
 	}
 	p.Nkeys = uint8(len(sel.keys))
 	o := &attrs.ActPeditAttrs{}

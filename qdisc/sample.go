@@ -85,16 +85,12 @@ loop:
 		return nil, args, err
 	}
 	p.Action = code
-	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
-		if len(args) < 2 {
-			return nil, args, incompleteCommand()
-		}
-		v, err := tcfmt.ParseUint(args[1], 10, 32)
-		if err != nil {
-			return nil, args, errorf(`sample: Illegal "index"`)
-		}
-		p.Index = uint32(v)
-		args = args[2:]
+	index, found, rest, err := parseActionIndex(args, 10, `sample: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, args = index, rest
 	}
 	if p.Index == 0 && o.PsampleGroup == nil {
 		return nil, args, sampleUsageError("param \"group\" not set\n")

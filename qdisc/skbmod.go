@@ -135,17 +135,13 @@ loop:
 		return nil, args, err
 	}
 	p.Action, a = code, rest
-	if len(a) > 0 && tcfmt.Matches(a[0], "index") {
-		if err := nextArg(&a); err != nil {
-			return nil, args, err
-		}
-		v, err := tcfmt.ParseUint(a[0], 0, 32)
-		if err != nil {
-			return nil, args, errorf(`skbmod: Illegal "index"`)
-		}
-		p.Index = uint32(v)
+	index, found, rest, err := parseActionIndex(a, 0, `skbmod: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, a = index, rest
 		ok++
-		a = a[1:]
 	}
 	if ok == 0 {
 		return nil, args, &ParseError{Msg: "skbmod requires at least one option\n" + skbmodUsage, Code: 255}

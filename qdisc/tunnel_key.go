@@ -189,16 +189,12 @@ loop:
 		return nil, args, err
 	}
 	p.Action, args = code, rest
-	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
-		if len(args) < 2 {
-			return nil, args, incompleteCommand()
-		}
-		v, err := tcfmt.ParseUint(args[1], 10, 32)
-		if err != nil {
-			return nil, args, errorf(`tunnel_key: Illegal "index"`)
-		}
-		p.Index = uint32(v)
-		args = args[2:]
+	index, found, rest, err := parseActionIndex(args, 10, `tunnel_key: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, args = index, rest
 	}
 	if action == tunnelKeyActSet && (!hasSrc || !hasDst) {
 		return nil, args, withUsage("set needs tunnel_key parameters", tunnelKeyUsage)

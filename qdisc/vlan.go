@@ -163,16 +163,12 @@ loop:
 		return nil, args, err
 	}
 	p.Action, args = code, rest
-	if len(args) > 0 && tcfmt.Matches(args[0], "index") {
-		if len(args) < 2 {
-			return nil, args, incompleteCommand()
-		}
-		v, err := tcfmt.ParseUint(args[1], 10, 32)
-		if err != nil {
-			return nil, args, errorf(`vlan: Illegal "index"`)
-		}
-		p.Index = uint32(v)
-		args = args[2:]
+	index, found, rest, err := parseActionIndex(args, 10, `vlan: Illegal "index"`)
+	if err != nil {
+		return nil, args, err
+	}
+	if found {
+		p.Index, args = index, rest
 	}
 	if pushLike() && o.PushVLANID == nil {
 		return nil, args, withUsage("id needs to be set for "+vlanActionName(action), vlanUsage)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
@@ -319,19 +320,64 @@ func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) erro
 	if err != nil {
 		return err
 	}
+	if ec, ok := c.(echoDoer); ok && t.echo {
+		return t.filterEcho(ec, obj, op, m)
+	}
 	if err := c.Do(obj, op, m); err != nil {
-		err = t.kernelRefused(err)
-		// tc_filter_modify adds this line to every refusal.
-		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
-		return err
+		return t.filterRefused(err)
 	}
 	return nil
+}
+
+// filterRefused prints a kernel's refusal of a filter or chain request as
+// tc_filter_modify does, with the line it adds to every one.
+func (t *tc) filterRefused(err error) error {
+	err = t.kernelRefused(err)
+	fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
+	return err
+}
+
+// echoDoer is a connection that sends a request with NLM_F_ECHO (-echo).
+type echoDoer interface {
+	DoEcho(o netlink.Object, op netlink.Op, m *netlink.Msg) (*netlink.Msg, uint16, error)
+}
+
+// filterEcho sends a filter or chain request with -echo and prints the
+// kernel's echo as tc's rtnl_echo_talk and print_filter do: "added",
+// "replaced" or "deleted" (by the request's flags and the answer's type),
+// then the object with its device.
+func (t *tc) filterEcho(ec echoDoer, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
+	answer, typ, err := ec.DoEcho(obj, op, m)
+	if err != nil {
+		return t.filterRefused(err)
+	}
+	if answer == nil {
+		return nil
+	}
+	shown := filterShown{obj: obj, echo: true}
+	switch {
+	case typ == nlabi.RTM_DELTFILTER || typ == nlabi.RTM_DELCHAIN:
+		shown.verb = "deleted"
+	case op == netlink.Add:
+		shown.verb = "added"
+	case op == netlink.Replace:
+		shown.verb = "replaced"
+	}
+	t.loadLinkNames()
+	p := t.printer()
+	p.Start()
+	t.printFilter(p, answer, &shown)
+	return p.Finish()
 }
 
 // filterShown is what a listing or get named, which tc leaves out of each
 // filter's line (print_filter's filter_* globals).
 type filterShown struct {
-	obj            netlink.Object
+	obj netlink.Object
+	// echo is set for -echo's answer, which names its device, after
+	// verb ("added", "replaced", "deleted" or "").
+	echo           bool
+	verb           string
 	block          uint32
 	parent         uint32
 	protocol, prio uint32
@@ -513,6 +559,9 @@ func (t *tc) blockExists(block uint32) (bool, error) {
 // out what the command named.
 func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 	p.OpenObject("")
+	if shown.verb != "" {
+		p.Bool(tcfmt.Any, tcfmt.Name(shown.verb), shown.verb+" ", true)
+	}
 	if shown.obj == netlink.Chain {
 		p.Text("chain ")
 	} else {
@@ -522,16 +571,21 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 		if shown.block == 0 || shown.block != m.Header.Parent {
 			p.Uint(tcfmt.Any, "block", "block %u ", uint64(m.Header.Parent))
 		}
-	} else if shown.parent == 0 || shown.parent != m.Header.Parent {
-		switch par := m.Header.Parent; par {
-		case netlink.HandleRoot:
-			p.Bool(tcfmt.Any, "root", "root ", true)
-		case parentIngress:
-			p.Bool(tcfmt.Any, "ingress", "ingress ", true)
-		case parentEgress:
-			p.Bool(tcfmt.Any, "egress", "egress ", true)
-		default:
-			p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(par))
+	} else {
+		if shown.echo {
+			p.String(tcfmt.Any, "dev", "dev %s ", t.linkName(m.Header.Ifindex))
+		}
+		if shown.parent == 0 || shown.parent != m.Header.Parent {
+			switch par := m.Header.Parent; par {
+			case netlink.HandleRoot:
+				p.Bool(tcfmt.Any, "root", "root ", true)
+			case parentIngress:
+				p.Bool(tcfmt.Any, "ingress", "ingress ", true)
+			case parentEgress:
+				p.Bool(tcfmt.Any, "egress", "egress ", true)
+			default:
+				p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(par))
+			}
 		}
 	}
 	if m.Header.Info != 0 && shown.obj == netlink.Filter {

@@ -174,7 +174,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 				stdout: stdout, stderr: stderr, stdin: stdin, dial: dial,
 				stats: c.Bool("stats"), details: c.Bool("details"), json: c.Bool("json"),
 				pretty: c.Bool("pretty"), raw: c.Bool("raw"), iec: c.Bool("iec"),
-				oneline: c.Bool("oneline"), force: c.Bool("force"), netns: c.String("netns"),
+				oneline: c.Bool("oneline"), force: c.Bool("force"), echo: c.Bool("echo"), netns: c.String("netns"),
 			}
 			defer t.close()
 			switch {

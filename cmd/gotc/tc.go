@@ -40,8 +40,8 @@ type tc struct {
 	stdout, stderr io.Writer
 	dial           dialFunc
 
-	stats, details, json, pretty, raw, iec, oneline, force bool
-	netns                                                  string
+	stats, details, json, pretty, raw, iec, oneline, force, echo bool
+	netns                                                        string
 
 	conn      conn
 	netnsFile *os.File // the -netns namespace, open while the command runs
