@@ -89,7 +89,7 @@ func bpfProgInfoByID(id uint32) (info bpfProgInfo, ok bool) {
 func bpfLoadObject(file, section, prog string, typ bpfProgType) (int, error) {
 	spec, err := ebpf.LoadCollectionSpec(file)
 	if err != nil {
-		return -1, errorf("Cannot initialize ELF context!\n%v", err)
+		return -1, errorf("Cannot initialize ELF context!")
 	}
 	name := ""
 	for _, n := range slices.Sorted(maps.Keys(spec.Programs)) {
@@ -103,7 +103,7 @@ func bpfLoadObject(file, section, prog string, typ bpfProgType) (int, error) {
 		if prog != "" {
 			return -1, errorf("object file doesn't contain prog %s", prog)
 		}
-		return -1, errorf("Program section '%s' not found in ELF file!", section)
+		return -1, errorf("object file doesn't contain sec %s", section)
 	}
 	p := spec.Programs[name]
 	// The kernel's name for the program is its function's, as tc's

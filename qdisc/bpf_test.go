@@ -84,7 +84,7 @@ func TestParseBPFFilter(t *testing.T) {
 // system lets the test load programs) and refuses a section it lacks.
 func TestLoadBPFObject(t *testing.T) {
 	const obj = "../testdata/bpf-prog.o"
-	if _, err := loadBPFObject(obj, "nosuch", "", bpfProgSchedCLS); err == nil || err.Error() != "Program section 'nosuch' not found in ELF file!" {
+	if _, err := loadBPFObject(obj, "nosuch", "", bpfProgSchedCLS); err == nil || err.Error() != "object file doesn't contain sec nosuch" {
 		t.Errorf("section nosuch: error %v", err)
 	}
 	for _, c := range []struct {

@@ -250,6 +250,12 @@ func realmID(s string) (uint32, bool) {
 
 // realmName is rtnl_rtrealm_n2a: the table's name, else the number.
 func realmName(id uint32) string {
+	// tc 7.3 prints realm 0 by its built-in name, whatever rt_realms calls
+	// it (Debian's file says "cosmos", which tc reads only as a name to
+	// parse).
+	if id == 0 {
+		return "unknown"
+	}
 	if id < 256 {
 		if name := realmTable()[id]; name != "" {
 			return name
