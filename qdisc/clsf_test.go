@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -263,6 +264,20 @@ func FuzzParseClsf(f *testing.F) {
 		}
 		o, _, err := kind.Parse(w[2:], FilterEnv{Handle: handle, ActionEnv: ActionEnv{Links: fakeLinks{}}})
 		if err != nil || o == nil {
+			return
+		}
+		// A word that names no action kind is sent as that kind with
+		// gact's options, as tc does: those decode raw.
+		var acts []attrs.ActAttrs
+		switch o := o.(type) {
+		case *attrs.FwAttrs:
+			acts = o.Act
+		case *attrs.RouteAttrs:
+			acts = o.Act
+		case *attrs.FlowAttrs:
+			acts = o.Act
+		}
+		if slices.ContainsFunc(acts, func(a attrs.ActAttrs) bool { return LookupAction(*a.Kind) == nil }) {
 			return
 		}
 		want := &attrs.TCAttrs{Kind: ptrOf(w[0]), Options: o}

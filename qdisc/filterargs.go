@@ -5,6 +5,8 @@ package qdisc
 // unknown number of them.
 
 import (
+	"strings"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -33,6 +35,20 @@ func classIDArg(value valueFunc) (uint32, error) {
 		return 0, errorf(`Illegal "classid"`)
 	}
 	return id, nil
+}
+
+// indevName is the name u32's and fw's "indev" sends: what tc copies of
+// its argument, the bytes before a NUL (a C argv has none after it) and at
+// most IFNAMSIZ of them.
+func indevName(arg string) string {
+	if i := strings.IndexByte(arg, 0); i >= 0 {
+		arg = arg[:i]
+	}
+	const ifNameSize = 16
+	if len(arg) > ifNameSize {
+		arg = arg[:ifNameSize]
+	}
+	return arg
 }
 
 // filterActions reads the action list after a filter's "action" keyword

@@ -510,7 +510,7 @@ func validIfname(s string) bool {
 	if s == "" || len(s) >= 16 || s == "." || s == ".." {
 		return false
 	}
-	return !strings.ContainsAny(s, "/ \t\n\v\f\r")
+	return !strings.ContainsAny(s, "/ \t\n\v\f\r\x00")
 }
 
 // parseMasked reads VALUE[/MASK] as flower_parse_u16/u32 do: each a number

@@ -97,10 +97,7 @@ func parseFw(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
 				// tc's own message here, with its usual status.
 				return nil, 0, errorf("Illegal indev")
 			}
-			// tc copies at most IFNAMSIZ bytes of the name.
-			if len(name) > 16 {
-				name = name[:16]
-			}
+			name = indevName(name)
 			o.Indev = &name
 		case w == "help":
 			return nil, 0, &ParseError{Msg: fwUsage}

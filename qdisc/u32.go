@@ -856,10 +856,7 @@ func parseU32(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) 
 			if !w.more() {
 				return nil, 0, errorf("Illegal indev")
 			}
-			name := w.peek()
-			if len(name) > 16 {
-				name = name[:16]
-			}
+			name := indevName(w.peek())
 			o.Indev = &name
 		case tcfmt.Matches(kw, "action"):
 			if err := w.next(); err != nil {
