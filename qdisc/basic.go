@@ -42,65 +42,75 @@ func basicHandle(s string) (uint32, error) {
 
 // parseBasic is f_basic.c's basic_parse_opt.
 func parseBasic(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
-	var handle uint32
+	f, err := parseMatchFilter(args, env, basicUsage, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(args) == 0 {
+		return nil, f.handle, nil
+	}
+	return &attrs.BasicAttrs{Classid: f.classid, Ematches: f.ematches, Act: f.act, Police: f.police}, f.handle, nil
+}
+
+// matchFilter is what basic's and cgroup's words set: both filters read
+// the same keywords, but cgroup has no class.
+type matchFilter struct {
+	handle   uint32
+	classid  *uint32
+	ematches *attrs.EmatchAttrs
+	act      []attrs.ActAttrs
+	police   *attrs.ActPoliceAttrs
+}
+
+// parseMatchFilter reads the handle and words of basic (withClass) or
+// cgroup; usage is the kind's, for "help" and unknown words.
+func parseMatchFilter(args []string, env FilterEnv, usage string, withClass bool) (matchFilter, error) {
+	var f matchFilter
 	if env.Handle != "" {
 		h, err := basicHandle(env.Handle)
 		if err != nil {
-			return nil, 0, err
+			return f, err
 		}
-		handle = h
+		f.handle = h
 	}
-	if len(args) == 0 {
-		return nil, handle, nil
-	}
-	o := &attrs.BasicAttrs{}
 	for len(args) > 0 {
 		switch w := args[0]; {
 		case tcfmt.Matches(w, "match"):
 			if len(args) < 2 {
-				return nil, 0, incompleteCommand()
+				return f, incompleteCommand()
 			}
 			// A second tree replaces the first, as the kernel takes the
 			// last of the two tc sends.
 			tree, rest, err := parseEmatch(args[1:], env.Stderr)
 			if err != nil {
-				return nil, 0, err
+				return f, err
 			}
 			if tree != nil {
-				o.Ematches = tree
+				f.ematches = tree
 			}
 			args = rest
-		case tcfmt.Matches(w, "classid"), w == "flowid":
+		case withClass && (tcfmt.Matches(w, "classid") || w == "flowid"):
 			if len(args) < 2 {
-				return nil, 0, incompleteCommand()
+				return f, incompleteCommand()
 			}
 			id, err := tcfmt.ParseClassID(args[1])
 			if err != nil {
-				return nil, 0, errorf(`Illegal "classid"`)
+				return f, errorf(`Illegal "classid"`)
 			}
-			o.Classid = &id
+			f.classid = &id
 			args = args[2:]
-		case tcfmt.Matches(w, "action"):
+		case tcfmt.Matches(w, "action"), tcfmt.Matches(w, "police"):
 			args = args[1:]
-			acts, err := filterActions(&args, env)
-			if err != nil {
-				return nil, 0, err
+			if err := policeOrActions(w, &args, env, &f.police, &f.act); err != nil {
+				return f, err
 			}
-			o.Act = append(o.Act, acts...)
-		case tcfmt.Matches(w, "police"):
-			args = args[1:]
-			police, err := filterPolice(w, &args)
-			if err != nil {
-				return nil, 0, err
-			}
-			o.Police = police
 		case w == "help":
-			return nil, 0, &ParseError{Msg: basicUsage}
+			return f, &ParseError{Msg: usage}
 		default:
-			return nil, 0, errorf("What is \"%s\"?\n%s", w, basicUsage)
+			return f, errorf("What is \"%s\"?\n%s", w, usage)
 		}
 	}
-	return o, handle, nil
+	return f, nil
 }
 
 // printBasic is f_basic.c's basic_print_opt; it prints no counters, even

@@ -26,50 +26,11 @@ func init() {
 // parseCgroup is f_cgroup.c's cgroup_parse_opt. Unlike basic's, its
 // options are sent even when the command has none.
 func parseCgroup(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
-	var handle uint32
-	if env.Handle != "" {
-		h, err := basicHandle(env.Handle)
-		if err != nil {
-			return nil, 0, err
-		}
-		handle = h
+	f, err := parseMatchFilter(args, env, cgroupUsage, false)
+	if err != nil {
+		return nil, 0, err
 	}
-	o := &attrs.CgroupAttrs{}
-	for len(args) > 0 {
-		switch w := args[0]; {
-		case tcfmt.Matches(w, "match"):
-			if len(args) < 2 {
-				return nil, 0, incompleteCommand()
-			}
-			tree, rest, err := parseEmatch(args[1:], env.Stderr)
-			if err != nil {
-				return nil, 0, err
-			}
-			if tree != nil {
-				o.Ematches = tree
-			}
-			args = rest
-		case tcfmt.Matches(w, "action"):
-			args = args[1:]
-			acts, err := filterActions(&args, env)
-			if err != nil {
-				return nil, 0, err
-			}
-			o.Act = append(o.Act, acts...)
-		case tcfmt.Matches(w, "police"):
-			args = args[1:]
-			police, err := filterPolice(w, &args)
-			if err != nil {
-				return nil, 0, err
-			}
-			o.Police = police
-		case w == "help":
-			return nil, 0, &ParseError{Msg: cgroupUsage}
-		default:
-			return nil, 0, errorf("What is \"%s\"?\n%s", w, cgroupUsage)
-		}
-	}
-	return o, handle, nil
+	return &attrs.CgroupAttrs{Ematches: f.ematches, Act: f.act, Police: f.police}, f.handle, nil
 }
 
 // printCgroup is f_cgroup.c's cgroup_print_opt; it prints no counters of

@@ -77,3 +77,23 @@ func filterPolice(w string, args *[]string) (*attrs.ActPoliceAttrs, error) {
 	*args = rest
 	return police, nil
 }
+
+// policeOrActions reads what follows w, a filter's "police" or "action"
+// keyword (abbreviated or not) just taken from *args: the police option
+// into *police, or an action list onto *acts. *args goes on after it.
+func policeOrActions(w string, args *[]string, env FilterEnv, police **attrs.ActPoliceAttrs, acts *[]attrs.ActAttrs) error {
+	if tcfmt.Matches(w, "police") {
+		p, err := filterPolice(w, args)
+		if err != nil {
+			return err
+		}
+		*police = p
+		return nil
+	}
+	a, err := filterActions(args, env)
+	if err != nil {
+		return err
+	}
+	*acts = append(*acts, a...)
+	return nil
+}

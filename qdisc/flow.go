@@ -198,18 +198,10 @@ func parseFlow(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error)
 			if o.Perturb, err = u32("perturb"); err != nil {
 				return nil, 0, err
 			}
-		case tcfmt.Matches(w, "police"):
-			police, err := filterPolice(w, &args)
-			if err != nil {
+		case tcfmt.Matches(w, "police"), tcfmt.Matches(w, "action"):
+			if err := policeOrActions(w, &args, env, &o.Police, &o.Act); err != nil {
 				return nil, 0, err
 			}
-			o.Police = police
-		case tcfmt.Matches(w, "action"):
-			acts, err := filterActions(&args, env)
-			if err != nil {
-				return nil, 0, err
-			}
-			o.Act = append(o.Act, acts...)
 		case tcfmt.Matches(w, "match"):
 			if len(args) < 1 {
 				return nil, 0, incompleteCommand()

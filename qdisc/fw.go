@@ -79,18 +79,10 @@ func parseFw(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, error) {
 				return nil, 0, err
 			}
 			o.Classid = &id
-		case tcfmt.Matches(w, "police"):
-			police, err := filterPolice(w, &args)
-			if err != nil {
+		case tcfmt.Matches(w, "police"), tcfmt.Matches(w, "action"):
+			if err := policeOrActions(w, &args, env, &o.Police, &o.Act); err != nil {
 				return nil, 0, err
 			}
-			o.Police = police
-		case tcfmt.Matches(w, "action"):
-			acts, err := filterActions(&args, env)
-			if err != nil {
-				return nil, 0, err
-			}
-			o.Act = append(o.Act, acts...)
 		case w == "indev":
 			name, err := value()
 			if err != nil {
