@@ -1,6 +1,10 @@
 package apply
 
-import "reflect"
+import (
+	"reflect"
+
+	"github.com/gotc/gotc/attrs"
+)
 
 // covers reports whether the kernel's options have every setting the
 // desired ones make, the rule by which apply decides that an object is in
@@ -116,4 +120,24 @@ func coversValue(w, h reflect.Value, present bool) bool {
 		return true
 	}
 	return w.Equal(h)
+}
+
+// onlySet returns the attributes of have that want sets: what changes them
+// back after a change to want, and nothing more (a dumped value sent back
+// need not restore the state it came from, and options the change did not
+// touch are best left alone). Options that are not a struct of attributes
+// come back whole.
+func onlySet(have, want any) attrs.TCOptionsMsg {
+	h, w := reflect.ValueOf(have), reflect.ValueOf(want)
+	if h.Kind() != reflect.Pointer || w.Type() != h.Type() || h.IsNil() || w.IsNil() || h.Elem().Kind() != reflect.Struct {
+		opts, _ := have.(attrs.TCOptionsMsg)
+		return opts
+	}
+	out := reflect.New(h.Elem().Type())
+	for i := range h.Elem().NumField() {
+		if f := out.Elem().Field(i); f.CanSet() && !w.Elem().Field(i).IsZero() {
+			f.Set(h.Elem().Field(i))
+		}
+	}
+	return out.Interface().(attrs.TCOptionsMsg)
 }

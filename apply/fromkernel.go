@@ -38,7 +38,7 @@ func (l *links) words(d *deviceState, strict bool) error {
 		what := "qdisc " + n.kind + " " + tcfmt.FormatQdiscHandle(n.handle)
 		if w, err := qdisc.QdiscKeywords(n.kind, n.options); err != nil {
 			fail(what, err)
-		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(back, n.options) {
+		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(qdisc.Dumped(back), n.dumped) {
 			fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		} else {
 			n.words = nonNil(w)

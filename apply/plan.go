@@ -34,12 +34,12 @@ type Plan struct {
 
 // planner collects the requests of one device's plan in their phases.
 type planner struct {
-	dev            string
-	ifindex        int32
-	filterDeletes  []Request
-	trees          []Request
-	filterAdds     []Request
-	deletes        []Request
+	dev           string
+	ifindex       int32
+	filterDeletes []Request
+	trees         []Request
+	filterAdds    []Request
+	deletes       []Request
 }
 
 func (p *planner) requests() []Request {
@@ -81,7 +81,8 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		p.addBelow(want)
 		return
 	}
-	if !covers(want.options, have.options) && !changesInPlace(want.kind) {
+	inSync := covers(qdisc.Dumped(want.options), have.dumped)
+	if !inSync && !changesInPlace(want.kind) {
 		// The kernel cannot change this kind's options (htb's default
 		// class, r2q): delete the qdisc and add it anew with all below.
 		w := *want
@@ -93,11 +94,13 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		p.addBelow(&w)
 		return
 	}
-	if !covers(want.options, have.options) {
+	if !inSync {
 		w := *want
 		w.handle = have.handle
 		r := p.qdiscRequest(netlink.Change, &w)
-		r.undo = []Request{p.qdiscRequest(netlink.Change, have)}
+		old := *have
+		old.options = onlySet(have.options, want.options)
+		r.undo = []Request{p.qdiscRequest(netlink.Change, &old)}
 		p.trees = append(p.trees, r)
 	}
 	handle := have.handle
@@ -151,7 +154,9 @@ func (p *planner) classes(want, have []*classNode, parent uint32) {
 			continue
 		case !covers(w.options, h.options):
 			r := p.classRequest(netlink.Change, w)
-			r.undo = []Request{p.classRequest(netlink.Change, h)}
+			old := *h
+			old.options = onlySet(h.options, w.options)
+			r.undo = []Request{p.classRequest(netlink.Change, &old)}
 			p.trees = append(p.trees, r)
 		}
 		p.qdisc(w.leaf, h.leaf, w.id)

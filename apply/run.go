@@ -1,11 +1,8 @@
 package apply
 
 import (
-	"errors"
 	"fmt"
 	"io"
-
-	"github.com/gotc/gotc/netlink"
 )
 
 // Compute reads the kernel's state of every device the file names and
@@ -56,9 +53,10 @@ func (e *Error) Error() string {
 // Unwrap gives the kernel's answer to the failed request.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Run sends the plan's requests in order and returns how many it sent.
-// When the kernel refuses one, Run undoes those it accepted, latest first,
-// and returns an *Error; log, when not nil, gets a line per request sent
+// Run sends the plan's requests in order and returns how many it sent
+// (the refused one and the undo requests included). When the kernel
+// refuses one, Run undoes those it accepted, latest first, and returns an
+// *Error; log, when not nil, gets a line per request sent
 // ("apply:" or "undo:" and its command line).
 func (p *Plan) Run(k Kernel, log io.Writer) (sent int, err error) {
 	if log == nil {
@@ -78,7 +76,7 @@ func (p *Plan) Run(k Kernel, log io.Writer) (sent int, err error) {
 					}
 				}
 			}
-			return i + e.Undone, e
+			return i + 1 + e.Undone, e
 		}
 	}
 	return len(p.Requests), nil
@@ -91,10 +89,4 @@ func (p *Plan) Commands() []string {
 		out[i] = r.Command
 	}
 	return out
-}
-
-// IsKernelError reports whether err is the kernel's refusal of a request.
-func IsKernelError(err error) bool {
-	var kerr *netlink.Error
-	return errors.As(err, &kerr)
 }

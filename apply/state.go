@@ -22,9 +22,10 @@ const (
 // everything below it.
 type qdiscNode struct {
 	kind           string
-	parent, handle uint32 // handle 0: the kernel's to choose (desired) or a default qdisc (kernel)
-	options        attrs.TCOptionsMsg
-	words          []string // the options in tc's words ("" for the kernel's where none print)
+	parent, handle uint32             // handle 0: the kernel's to choose (desired) or a default qdisc (kernel)
+	options        attrs.TCOptionsMsg // what a request of it sends
+	dumped         attrs.TCOptionsMsg // the kernel's: its options as dumped
+	words          []string           // the options in tc's words (nil for the kernel's where none print)
 	classes        []*classNode
 	filters        []*filterNode // attached to the qdisc (ingress hook for ingress/clsact)
 	egressFilters  []*filterNode // clsact's egress hook
@@ -305,7 +306,7 @@ func readDevice(k Kernel, name string, ifindex int32) (*deviceState, error) {
 		if m.Header.Ifindex != ifindex {
 			continue
 		}
-		n := &qdiscNode{kind: m.Kind(), parent: m.Header.Parent, handle: m.Header.Handle, options: m.Attrs.Options}
+		n := &qdiscNode{kind: m.Kind(), parent: m.Header.Parent, handle: m.Header.Handle, dumped: m.Attrs.Options, options: qdisc.Restoring(m.Attrs.Options)}
 		byParent[n.parent] = append(byParent[n.parent], n)
 	}
 	var all []*classNode
@@ -316,6 +317,11 @@ func readDevice(k Kernel, name string, ifindex int32) (*deviceState, error) {
 			continue
 		}
 		c := &classNode{kind: m.Kind(), parent: m.Header.Parent, id: m.Header.Handle, options: m.Attrs.Options}
+		if c.id&0xffff == 0 || c.id == c.parent {
+			// Some kinds (dualpi2) dump their classes without filling
+			// in the class: the qdisc's own handle, no class of a file.
+			continue
+		}
 		all = append(all, c)
 		classesOf[c.parent] = append(classesOf[c.parent], c)
 	}

@@ -26,6 +26,14 @@ func QdiscKeywords(kind string, opts attrs.TCOptionsMsg) ([]string, error) {
 	switch o := opts.(type) {
 	case nil:
 		return nil, nil
+	case attrs.TCOptionsMsgRaw:
+		if len(o) == 0 {
+			return nil, nil // the empty nest of ingress and clsact
+		}
+	case attrs.TCOptionsMsgNest:
+		if len(o) == 0 {
+			return nil, nil
+		}
 	case *attrs.CakeAttrs:
 		return cakeKeywords(o), nil
 	case *attrs.DualPI2Attrs:
