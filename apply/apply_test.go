@@ -444,7 +444,20 @@ func TestUndoReplace(t *testing.T) {
 
 // TestFromKernel writes the state as a file whose check is in sync.
 func TestFromKernel(t *testing.T) {
-	for _, file := range []string{routerFile, htbFile} {
+	const clsactFile = `
+devices:
+  eth0:
+    ingress:
+      qdisc: clsact
+      filters:
+        - protocol all pref 10 u32 match u32 0 0 classid 1:1 action ctinfo dscp 0xfc000000 0x1000000 action mirred egress redirect dev ifb0
+        - protocol ip pref 20 u32 match ip tos 0x20 0xfc match ip sport 53 0xffff classid 1:2
+      egress_filters:
+        - protocol ip pref 1 basic action skbedit priority 1:2 mark 7/0xff
+  ifb0:
+    root: tbf rate 2mbit burst 10k latency 50ms
+`
+	for _, file := range []string{routerFile, htbFile, roundedFile, clsactFile} {
 		k := newFake("eth0", "ifb0")
 		if _, err := applyFile(t, k, file); err != nil {
 			t.Fatal(err)

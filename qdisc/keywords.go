@@ -76,7 +76,8 @@ func FilterKeywords(kind string, opts attrs.TCOptionsMsg, links Links) ([]string
 		w = classidWords(w, o.Classid)
 		acts = o.Act
 	case *attrs.BasicAttrs:
-		if o.Ematches != nil || o.Police != nil {
+		// The kernel dumps an empty tree when there are no ematches.
+		if e := o.Ematches; (e != nil && (len(e.TreeList) > 0 || e.TreeHdr != nil && e.TreeHdr.Nmatches > 0)) || o.Police != nil {
 			return nil, noKeywords("basic's ematches and police")
 		}
 		w = classidWords(w, o.Classid)
@@ -419,15 +420,10 @@ func u32Keywords(o *attrs.U32Attrs) ([]string, error) {
 			if k.Offmask != 0 {
 				return nil, noKeywords("u32 nexthdr offsets")
 			}
-			w = append(w, "match", "u32", fmt.Sprintf("0x%08x", ntohl(k.Val)), fmt.Sprintf("0x%08x", ntohl(k.Mask)), "at", strconv.Itoa(int(k.Off)))
+			w = append(w, "match", "u32", fmt.Sprintf("0x%08x", k.Val), fmt.Sprintf("0x%08x", k.Mask), "at", strconv.Itoa(int(k.Off)))
 		}
 	}
 	return classidWords(w, o.Classid), nil
-}
-
-// ntohl turns a u32 key's network-order word into the number tc reads.
-func ntohl(v uint32) uint32 {
-	return v>>24 | v>>8&0xff00 | v<<8&0xff0000 | v<<24
 }
 
 // actionKeywords writes one action of a filter as the words after

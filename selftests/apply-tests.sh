@@ -91,14 +91,18 @@ in_sync() {
 }
 
 # --- (a) router: CAKE both ways through an ifb -----------------------------
+# (with lan2, a clsact of the deployments' other filter forms: u32 with
+# ctinfo and mirred, basic with skbedit; zlan's fq_codel refuses the third
+# change)
 $IP link add wan type veth peer name wanp
 $IP link add ifb0 type ifb
 $IP link add zlan type dummy
+$IP link add lan2 type dummy
 $IP netns add tp
 $IP link set wanp netns tp
 $IP addr add 10.0.0.1/24 dev wan
 $IP -n tp addr add 10.0.0.9/24 dev wanp
-for d in wan ifb0 zlan; do $IP link set $d up; done
+for d in wan ifb0 zlan lan2; do $IP link set $d up; done
 $IP -n tp link set wanp up
 router() { # UPLOAD DOWNLOAD FLOWS
 	cat <<EOF2
@@ -113,6 +117,13 @@ devices:
     root: cake bandwidth $2 besteffort ingress
   zlan:
     root: fq_codel flows $3
+  lan2:
+    ingress:
+      qdisc: clsact
+      filters:
+        - protocol all pref 10 u32 match u32 0 0 classid 1:1 action ctinfo dscp 0xfc000000 0x1000000 action mirred egress redirect dev ifb0
+      egress_filters:
+        - protocol ip pref 1 basic action skbedit priority 1:2
 EOF2
 }
 router 100mbit 500mbit 1024 >"$dir/router.yaml"
@@ -128,8 +139,8 @@ up2=$(sentbytes qdisc show dev wan root)
 [ "${up:-0}" -gt 0 ] && [ "$up2" = "$up" ] && ok "router: Sent bytes kept over the change ($up)" || fail "router: Sent bytes $up before the change, $up2 after"
 [ "${down:-0}" -gt 0 ] && ok "router: the download went through the ifb's CAKE ($down bytes)" || fail "router: nothing through the ifb ($down)"
 $TC qdisc show dev wan root | grep -q 'bandwidth 50Mbit' && ok "router: bandwidth 50Mbit in the kernel" || fail "router: $($TC qdisc show dev wan root)"
-restored router "$dir/router-refused.yaml" wan ifb0 zlan
-in_sync router "$dir/router-changed.yaml" "$dir/router.yaml" wan ifb0 zlan
+restored router "$dir/router-refused.yaml" wan ifb0 zlan lan2
+in_sync router "$dir/router-changed.yaml" "$dir/router.yaml" wan ifb0 zlan lan2
 
 # --- (b) ISP: mq, htb per tx queue, 1,004 classes --------------------------
 $IP link add isp numtxqueues 4 type veth peer name ispp
