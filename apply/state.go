@@ -133,7 +133,7 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) (*qdiscNode, error) {
 			return nil, fmt.Errorf("invalid handle %q", q.Handle)
 		}
 		if parent == netlink.HandleIngress && h != n.handle {
-			return nil, fmt.Errorf("the %s qdisc's handle is ffff:", n.kind)
+			return nil, fmt.Errorf("the %s qdisc has handle ffff:, not %s", n.kind, q.Handle)
 		}
 		n.handle = h
 	}
