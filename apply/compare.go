@@ -25,7 +25,17 @@ import (
 //     (htb's and tbf's rtab and ctab, which the kernel only reads), a
 //     ratespec's cell_log and cell_align (from which it computed them),
 //     tbf's burst in bytes (kept as the bucket's time, which is compared),
-//     and the attributes the decoder did not know (Unknown).
+//     and the attributes the decoder did not know (Unknown);
+//   - of a classifier's flags only skip_hw and skip_sw are compared (the
+//     kernel adds in_hw or not_in_hw);
+//   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
+//     alpha and beta) are compared as the kernel will dump the request
+//     (qdisc.Dumped), by the caller.
+//
+// Limits: the rule cannot tell a setting the kernel refused to keep from
+// one it rounded in a way qdisc.Dumped does not know (other kinds' times:
+// pie, fq_pie, hhf), which then shows as a change pending on every run; and
+// a fixed struct's field the request means as 0 is not compared.
 func covers(want, have any) bool {
 	if want == nil {
 		return true
@@ -52,6 +62,17 @@ var noDumpedTwin = map[string]bool{
 	"TBFAttrs.Pburst": true,
 	// htb's version: tc sends its protocol's, the kernel dumps its own.
 	"TCHTBGlob.Version": true,
+}
+
+// requestBits are the bits of a field a request sets, where the kernel
+// adds its own to a dump: the classifiers' flags, which come back with
+// in_hw or not_in_hw (TCA_CLS_FLAGS_IN_HW, _NOT_IN_HW) beside skip_hw and
+// skip_sw.
+var requestBits = map[string]uint64{
+	"MatchallAttrs.Flags": 3,
+	"U32Attrs.Flags":      3,
+	"FlowerAttrs.Flags":   3,
+	"BPFAttrs.Flags":      3,
 }
 
 // coversValue compares w with h; present says w is an attribute the
@@ -90,6 +111,13 @@ func coversValue(w, h reflect.Value, present bool) bool {
 			// member of a fixed struct.
 			fk := f.Type.Kind()
 			attr := fk == reflect.Pointer || fk == reflect.Interface || fk == reflect.Slice
+			if bits, ok := requestBits[t.Name()+"."+f.Name]; ok {
+				wf, hf := w.Field(i), h.Field(i)
+				if !wf.IsNil() && (hf.IsNil() || wf.Elem().Uint()&bits != hf.Elem().Uint()&bits) {
+					return false
+				}
+				continue
+			}
 			if !coversValue(w.Field(i), h.Field(i), attr) {
 				return false
 			}
