@@ -13,7 +13,7 @@
 # Prints each count and ends with "N passed, M failed"; exits 1 on any failure.
 GOTC=/gotc/bin/gotc TC=/ref/bin/tc IP=/ref/bin/ip
 dir=$(mktemp -d)
-passed=0 failed=0
+passed=0 failed=0 began=$(date +%s)
 ok() { passed=$((passed + 1)); echo "ok: $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 
@@ -229,5 +229,6 @@ leaf2=$(sentbytes qdisc show dev dpa parent 1:1)
 restored dualpi2 "$dir/dualpi2-refused.yaml" dpa dpb dpc
 in_sync dualpi2 "$dir/dualpi2-changed.yaml" "$dir/dualpi2.yaml" dpa dpb dpc
 
+echo "# apply tests took $(($(date +%s) - began)) s"
 echo "apply: $passed passed, $failed failed"
 [ $failed = 0 ]
