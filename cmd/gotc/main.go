@@ -9,6 +9,7 @@
 //	gotc -batch FILE
 //	gotc stats [dev DEV] [interval TIME] [count N] [deltas] [rates]
 //	gotc exporter [listen ADDR] [dev DEV]
+//	gotc apply [--check] [--diff] [-v] FILE | --from-kernel [DEV...] | --example
 //
 // Exit status, as tc's: 0 on success, 1 for a bad option (nothing is sent to
 // the kernel), 2 when the kernel refuses a request, 255 for usage errors.
@@ -236,6 +237,7 @@ const usageText = `Usage:	tc [ OPTIONS ] OBJECT { COMMAND | help }
 	tc [-force] -batch filename
        gotc stats [ dev DEV ] [ interval TIME ] [ count N ] [ deltas ] [ rates ]
        gotc exporter [ listen ADDR ] [ dev DEV ]
+       gotc apply [ --check ] [ --diff ] [ -v ] FILE | --from-kernel [ DEV... ] | --example
 where  OBJECT := { qdisc | class | filter }
        OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] | -r[aw] |
 		    -o[neline] | -j[son] | -p[retty] | -iec |

@@ -215,6 +215,8 @@ func (t *tc) do(args []string) int {
 		err = t.exporterCmd(rest)
 	case obj == "model":
 		err = t.modelCmd(rest)
+	case obj == "apply":
+		err = t.applyCmd(rest)
 	default:
 		fmt.Fprintf(t.stderr, "Object %q is unknown, try \"tc help\".\n", obj)
 		return exitUsage

@@ -1,0 +1,558 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/qdisc"
+)
+
+// fakeKernel keeps qdiscs, classes and filters the way the kernel links
+// them, enough to run plans against: replacing or deleting a qdisc takes
+// everything below it, deleting a class takes its leaf.
+type fakeKernel struct {
+	devs     map[string]int32
+	qdiscs   []netlink.Msg
+	classes  []netlink.Msg
+	filters  []netlink.Msg
+	log      []string // "op object dev:handle" of every request
+	failAt   int      // the request (1-based) to refuse, 0 for none
+	requests int
+	nextAuto uint32
+}
+
+func newFake(devs ...string) *fakeKernel {
+	k := &fakeKernel{devs: map[string]int32{}, nextAuto: 0x8001}
+	for i, d := range devs {
+		k.devs[d] = int32(i + 1)
+	}
+	return k
+}
+
+func (k *fakeKernel) LinkIndex(name string) (int32, error) {
+	if idx, ok := k.devs[name]; ok {
+		return idx, nil
+	}
+	return 0, netlink.ErrNoDevice(name)
+}
+
+func (k *fakeKernel) LinkNames() (map[int32]string, error) {
+	out := map[int32]string{}
+	for n, i := range k.devs {
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (k *fakeKernel) Dump(obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error) {
+	var out []netlink.Msg
+	switch obj {
+	case netlink.Qdisc:
+		out = k.qdiscs
+	case netlink.Class:
+		out = k.classes
+	case netlink.Filter:
+		for _, f := range k.filters {
+			if f.Header.Parent == parent {
+				out = append(out, f)
+			}
+		}
+		return filterIf(out, ifindex), nil
+	}
+	return filterIf(out, ifindex), nil
+}
+
+func filterIf(ms []netlink.Msg, ifindex int32) []netlink.Msg {
+	var out []netlink.Msg
+	for _, m := range ms {
+		if m.Header.Ifindex == ifindex {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+var errRefused = &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
+
+func (k *fakeKernel) Do(obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
+	k.requests++
+	k.log = append(k.log, fmt.Sprintf("%s %s %d:%x", op, obj, m.Header.Ifindex, m.Header.Handle))
+	if k.requests == k.failAt {
+		return errRefused
+	}
+	switch obj {
+	case netlink.Qdisc:
+		return k.doQdisc(op, *m)
+	case netlink.Class:
+		return k.doClass(op, *m)
+	}
+	return k.doFilter(op, *m)
+}
+
+// qdiscAt finds the qdisc of a device at parent.
+func (k *fakeKernel) qdiscAt(ifindex int32, parent uint32) int {
+	return slices.IndexFunc(k.qdiscs, func(q netlink.Msg) bool { return q.Header.Ifindex == ifindex && q.Header.Parent == parent })
+}
+
+func (k *fakeKernel) doQdisc(op netlink.Op, m netlink.Msg) error {
+	m.Attrs.Options = qdisc.Dumped(m.Attrs.Options) // the kernel's rounding
+	i := k.qdiscAt(m.Header.Ifindex, m.Header.Parent)
+	switch op {
+	case netlink.Change:
+		if i < 0 || k.qdiscs[i].Header.Handle != m.Header.Handle || k.qdiscs[i].Kind() != m.Kind() {
+			return &netlink.Error{Errno: syscall.ENOENT}
+		}
+		k.qdiscs[i].Attrs.Options = merge(k.qdiscs[i].Attrs.Options, m.Attrs.Options)
+		return nil
+	case netlink.Delete:
+		if i < 0 {
+			return &netlink.Error{Errno: syscall.ENOENT}
+		}
+		k.removeQdisc(i)
+		return nil
+	}
+	if i >= 0 {
+		if op == netlink.Add && k.qdiscs[i].Header.Handle != 0 {
+			return &netlink.Error{Errno: syscall.EEXIST}
+		}
+		k.removeQdisc(i)
+	}
+	if m.Header.Handle == 0 {
+		m.Header.Handle = k.nextAuto << 16
+		k.nextAuto++
+	}
+	k.qdiscs = append(k.qdiscs, m)
+	return nil
+}
+
+// removeQdisc removes a qdisc with its classes, their leaves and its filters.
+func (k *fakeKernel) removeQdisc(i int) {
+	q := k.qdiscs[i]
+	k.qdiscs = slices.Delete(k.qdiscs, i, i+1)
+	if q.Header.Handle == 0 {
+		return
+	}
+	major := q.Header.Handle >> 16
+	k.filters = slices.DeleteFunc(k.filters, func(f netlink.Msg) bool {
+		return f.Header.Ifindex == q.Header.Ifindex && f.Header.Parent>>16 == major
+	})
+	for {
+		j := slices.IndexFunc(k.classes, func(c netlink.Msg) bool {
+			return c.Header.Ifindex == q.Header.Ifindex && c.Header.Handle>>16 == major
+		})
+		if j < 0 {
+			return
+		}
+		k.removeClass(j)
+	}
+}
+
+func (k *fakeKernel) removeClass(j int) {
+	c := k.classes[j]
+	k.classes = slices.Delete(k.classes, j, j+1)
+	if i := k.qdiscAt(c.Header.Ifindex, c.Header.Handle); i >= 0 {
+		k.removeQdisc(i)
+	}
+}
+
+func (k *fakeKernel) doClass(op netlink.Op, m netlink.Msg) error {
+	j := slices.IndexFunc(k.classes, func(c netlink.Msg) bool {
+		return c.Header.Ifindex == m.Header.Ifindex && c.Header.Handle == m.Header.Handle
+	})
+	switch {
+	case op == netlink.Add && j >= 0:
+		return &netlink.Error{Errno: syscall.EEXIST}
+	case op == netlink.Add:
+		k.classes = append(k.classes, m)
+	case j < 0:
+		return &netlink.Error{Errno: syscall.ENOENT}
+	case op == netlink.Delete:
+		k.removeClass(j)
+	default:
+		k.classes[j].Attrs.Options = merge(k.classes[j].Attrs.Options, m.Attrs.Options)
+	}
+	return nil
+}
+
+// merge is a change as the kernel makes it: the attributes the request
+// sets replace the object's, the others stay.
+func merge(old, req attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, r := reflect.ValueOf(old), reflect.ValueOf(req)
+	if o.Kind() != reflect.Pointer || o.Type() != r.Type() || o.IsNil() || r.IsNil() {
+		return req
+	}
+	out := reflect.New(o.Elem().Type())
+	out.Elem().Set(o.Elem())
+	for i := range r.Elem().NumField() {
+		if f := r.Elem().Field(i); !f.IsZero() {
+			out.Elem().Field(i).Set(f)
+		}
+	}
+	return out.Interface().(attrs.TCOptionsMsg)
+}
+
+func (k *fakeKernel) doFilter(op netlink.Op, m netlink.Msg) error {
+	same := func(f netlink.Msg) bool {
+		return f.Header.Ifindex == m.Header.Ifindex && f.Header.Parent == m.Header.Parent && f.Header.Info>>16 == m.Header.Info>>16
+	}
+	switch op {
+	case netlink.Delete:
+		if m.Attrs.Kind == nil {
+			k.filters = slices.DeleteFunc(k.filters, same)
+		} else {
+			k.filters = slices.DeleteFunc(k.filters, func(f netlink.Msg) bool { return same(f) && f.Header.Handle == m.Header.Handle })
+		}
+		return nil
+	case netlink.Replace:
+		if j := slices.IndexFunc(k.filters, func(f netlink.Msg) bool { return same(f) && f.Header.Handle == m.Header.Handle }); j >= 0 {
+			k.filters[j].Attrs.Options = m.Attrs.Options
+			return nil
+		}
+	}
+	if m.Header.Handle == 0 {
+		m.Header.Handle = 1
+	}
+	k.filters = append(k.filters, m)
+	return nil
+}
+
+// commands are a plan's command lines.
+func commands(t *testing.T, k Kernel, yaml string) []string {
+	t.Helper()
+	f, err := Load(strings.NewReader(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compute(k, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Commands()
+}
+
+// applyFile applies a file and returns the requests it sent.
+func applyFile(t *testing.T, k *fakeKernel, yaml string) (int, error) {
+	t.Helper()
+	f, err := Load(strings.NewReader(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compute(k, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Run(k, nil)
+}
+
+const (
+	routerFile = `
+devices:
+  eth0:
+    root: cake bandwidth 100mbit diffserv4 nat
+    ingress:
+      qdisc: ingress
+      filters:
+        - protocol all pref 10 matchall action mirred egress redirect dev ifb0
+  ifb0:
+    root: cake bandwidth 500mbit besteffort ingress
+`
+	htbFile = `
+devices:
+  eth0:
+    root:
+      qdisc: htb default 10
+      handle: "1:"
+      classes:
+        "1:1":
+          class: htb rate 100mbit
+          classes:
+            "1:10": { class: htb rate 10mbit ceil 100mbit, leaf: fq_codel }
+            "1:20": { class: htb rate 20mbit ceil 100mbit, leaf: { qdisc: fq_codel, handle: "20:" } }
+`
+)
+
+const roundedFile = `
+devices:
+  eth0:
+    root: { qdisc: dualpi2 alpha 0.15625 beta 3.1953125, handle: "1:" }
+  ifb0:
+    root: { qdisc: fq_codel target 5ms interval 100ms ce_threshold 1ms, handle: "2:" }
+`
+
+func TestPlan(t *testing.T) {
+	tests := []struct {
+		name          string
+		kernel, file  string // the kernel's state is kernel applied to an empty one
+		want          []string
+		untouchedDevs []string
+	}{{
+		name: "in sync", kernel: routerFile, file: routerFile, want: nil,
+	}, {
+		// fq_codel dumps its 5 ms target as 4999 µs, dualpi2 its alpha
+		// 0.15625 Hz (40) as 39.
+		name:   "in sync despite the kernel's rounding",
+		kernel: roundedFile, file: roundedFile, want: nil,
+	}, {
+		name:   "a rounded value changed",
+		kernel: roundedFile, file: strings.Replace(roundedFile, "target 5ms", "target 6ms", 1),
+		want: []string{"qdisc change dev ifb0 root handle 2: fq_codel target 6ms interval 100ms ce_threshold 1ms"},
+	}, {
+		name:   "bandwidth change",
+		kernel: routerFile, file: strings.Replace(routerFile, "100mbit", "50mbit", 1),
+		want: []string{"qdisc change dev eth0 root handle 8001: cake bandwidth 50mbit diffserv4 nat"},
+	}, {
+		name:   "kind change",
+		kernel: routerFile, file: strings.Replace(routerFile, "cake bandwidth 500mbit besteffort ingress", "fq_codel", 1),
+		want: []string{"qdisc replace dev ifb0 root fq_codel"},
+	}, {
+		name:   "removed child",
+		kernel: htbFile, file: strings.Replace(htbFile, `            "1:20": { class: htb rate 20mbit ceil 100mbit, leaf: { qdisc: fq_codel, handle: "20:" } }`+"\n", "", 1),
+		want: []string{"class del dev eth0 parent 1:1 classid 1:20"},
+	}, {
+		name:   "class rate change",
+		kernel: htbFile, file: strings.Replace(htbFile, "rate 20mbit", "rate 30mbit", 1),
+		want: []string{"class change dev eth0 parent 1:1 classid 1:20 htb rate 30mbit ceil 100mbit"},
+	}, {
+		name:   "leaf replaced",
+		kernel: htbFile, file: strings.Replace(htbFile, `leaf: { qdisc: fq_codel, handle: "20:" }`, `leaf: { qdisc: cake bandwidth 20mbit, handle: "20:" }`, 1),
+		want: []string{"qdisc replace dev eth0 parent 1:20 handle 20: cake bandwidth 20mbit"},
+	}, {
+		name:   "filter changed",
+		kernel: routerFile, file: strings.Replace(routerFile, "redirect dev ifb0", "mirror dev ifb0", 1),
+		want: []string{
+			"filter del dev eth0 ingress protocol all pref 10 handle 0x1 matchall",
+			"filter add dev eth0 ingress protocol all pref 10 matchall action mirred egress mirror dev ifb0",
+		},
+	}, {
+		name:   "ingress removed",
+		kernel: routerFile, file: strings.Replace(routerFile, `    ingress:
+      qdisc: ingress
+      filters:
+        - protocol all pref 10 matchall action mirred egress redirect dev ifb0
+`, "", 1),
+		want: []string{"qdisc del dev eth0 ingress"},
+	}, {
+		name:   "device not owned",
+		kernel: routerFile, file: "devices:\n  eth0:\n    root: cake bandwidth 100mbit diffserv4 nat\n",
+		want:          []string{"qdisc del dev eth0 ingress"},
+		untouchedDevs: []string{"ifb0"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := newFake("eth0", "ifb0")
+			if _, err := applyFile(t, k, tt.kernel); err != nil {
+				t.Fatal(err)
+			}
+			got := commands(t, k, tt.file)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+			before := len(k.log)
+			sent, err := applyFile(t, k, tt.file)
+			if err != nil || sent != len(tt.want) {
+				t.Fatalf("apply sent %d requests (%v), want %d", sent, err, len(tt.want))
+			}
+			for _, dev := range tt.untouchedDevs {
+				for _, l := range k.log[before:] {
+					if strings.Contains(l, fmt.Sprintf(" %d:", k.devs[dev])) {
+						t.Errorf("request %q touches %s, which the file does not own", l, dev)
+					}
+				}
+			}
+			// The second time, nothing is left to do.
+			if again := commands(t, k, tt.file); len(again) != 0 {
+				t.Errorf("applied twice, the second plan is %q", again)
+			}
+			sent, err = applyFile(t, k, tt.file)
+			if err != nil || sent != 0 {
+				t.Errorf("the second apply sent %d requests (%v)", sent, err)
+			}
+		})
+	}
+}
+
+// TestFirstApply checks the order of a tree created from nothing: parents
+// before children, filters after the qdiscs they hang on.
+func TestFirstApply(t *testing.T) {
+	got := commands(t, newFake("eth0", "ifb0"), htbFile)
+	want := []string{
+		"qdisc replace dev eth0 root handle 1: htb default 10",
+		"class add dev eth0 parent 1: classid 1:1 htb rate 100mbit",
+		"class add dev eth0 parent 1:1 classid 1:10 htb rate 10mbit ceil 100mbit",
+		"qdisc add dev eth0 parent 1:10 fq_codel",
+		"class add dev eth0 parent 1:1 classid 1:20 htb rate 20mbit ceil 100mbit",
+		"qdisc add dev eth0 parent 1:20 handle 20: fq_codel",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestUndo refuses the third of three changes: the first two are changed
+// back, latest first, and the kernel's state is what it was.
+func TestUndo(t *testing.T) {
+	k := newFake("eth0", "ifb0")
+	if _, err := applyFile(t, k, htbFile); err != nil {
+		t.Fatal(err)
+	}
+	before := [][]netlink.Msg{slices.Clone(k.qdiscs), slices.Clone(k.classes), slices.Clone(k.filters)}
+	changed := strings.NewReplacer("rate 100mbit", "rate 90mbit", "rate 10mbit", "rate 11mbit", "rate 20mbit", "rate 21mbit").Replace(htbFile)
+	if got := commands(t, k, changed); len(got) != 3 {
+		t.Fatalf("plan %q, want 3 changes", got)
+	}
+	k.log, k.requests, k.failAt = nil, 0, 3
+	sent, err := applyFile(t, k, changed)
+	var perr *Error
+	if !errors.As(err, &perr) || !errors.Is(err, errRefused) || perr.Sent != 2 || perr.Undone != 2 || perr.UndoErr != nil {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{"change class 1:10001", "change class 1:10010", "change class 1:10020", "change class 1:10010", "change class 1:10001"}
+	if !slices.Equal(k.log, want) || sent != 5 {
+		t.Errorf("requests %q (%d sent), want %q", k.log, sent, want)
+	}
+	if after := [][]netlink.Msg{k.qdiscs, k.classes, k.filters}; !reflect.DeepEqual(after, before) {
+		t.Errorf("state not restored:\n%+v\nwant\n%+v", after, before)
+	}
+}
+
+// TestUndoReplace restores a replaced subtree: the old qdisc and what was
+// below it.
+func TestUndoReplace(t *testing.T) {
+	k := newFake("eth0", "ifb0")
+	if _, err := applyFile(t, k, htbFile); err != nil {
+		t.Fatal(err)
+	}
+	before := len(k.classes)
+	file := strings.Replace(htbFile, "htb default 10", "tbf rate 1mbit burst 10k latency 10ms", 1)
+	file = file[:strings.Index(file, "      classes:")]
+	file += "  ifb0:\n    root: cake bandwidth 1mbit\n"
+	k.failAt = k.requests + 2
+	if _, err := applyFile(t, k, file); err == nil {
+		t.Fatal("no error")
+	}
+	if len(k.classes) != before || k.qdiscs[k.qdiscAt(1, netlink.HandleRoot)].Kind() != "htb" {
+		t.Errorf("htb tree not restored: %d classes, want %d", len(k.classes), before)
+	}
+}
+
+// TestFromKernel writes the state as a file whose check is in sync.
+func TestFromKernel(t *testing.T) {
+	const clsactFile = `
+devices:
+  eth0:
+    ingress:
+      qdisc: clsact
+      filters:
+        - protocol all pref 10 u32 match u32 0 0 classid 1:1 action ctinfo dscp 0xfc000000 0x1000000 action mirred egress redirect dev ifb0
+        - protocol ip pref 20 u32 match ip tos 0x20 0xfc match ip sport 53 0xffff classid 1:2
+      egress_filters:
+        - protocol ip pref 1 basic action skbedit priority 1:2 mark 7/0xff
+  ifb0:
+    root: tbf rate 2mbit burst 10k latency 50ms
+`
+	for _, file := range []string{routerFile, htbFile, roundedFile, clsactFile} {
+		k := newFake("eth0", "ifb0")
+		if _, err := applyFile(t, k, file); err != nil {
+			t.Fatal(err)
+		}
+		f, err := FromKernel(k, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := f.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := commands(t, k, b.String()); len(got) != 0 {
+			t.Errorf("from the kernel:\n%s\nthe plan is %q", b.String(), got)
+		}
+	}
+}
+
+// TestCovers checks the comparison rule on the cases it has words for.
+func TestCovers(t *testing.T) {
+	u32p := func(v uint32) *uint32 { return &v }
+	tests := []struct {
+		name       string
+		want, have any
+		ok         bool
+	}{
+		{"attribute left out", &attrs.CakeAttrs{}, &attrs.CakeAttrs{NAT: u32p(1)}, true},
+		{"attribute sent as 0", &attrs.CakeAttrs{NAT: u32p(0)}, &attrs.CakeAttrs{NAT: u32p(1)}, false},
+		{"attribute not dumped", &attrs.CakeAttrs{NAT: u32p(0)}, &attrs.CakeAttrs{}, false},
+		{"struct field 0 is the kernel's", &attrs.HTBAttrs{Parms: &attrs.TCHTBOpt{Prio: 1}}, &attrs.HTBAttrs{Parms: &attrs.TCHTBOpt{Prio: 1, Quantum: 1514, Level: 2}}, true},
+		{"struct field differs", &attrs.HTBAttrs{Parms: &attrs.TCHTBOpt{Prio: 1}}, &attrs.HTBAttrs{Parms: &attrs.TCHTBOpt{Prio: 2}}, false},
+		{"rate table never dumped", &attrs.HTBAttrs{Rtab: []byte{1}}, &attrs.HTBAttrs{}, true},
+		{"skip_hw with not_in_hw", &attrs.MatchallAttrs{Flags: u32p(1)}, &attrs.MatchallAttrs{Flags: u32p(1 | 8)}, true},
+		{"skip_hw against skip_sw", &attrs.MatchallAttrs{Flags: u32p(1)}, &attrs.MatchallAttrs{Flags: u32p(2)}, false},
+		{"another kind", &attrs.CakeAttrs{}, &attrs.FQCodelAttrs{}, false},
+	}
+	for _, tt := range tests {
+		if got := covers(tt.want, tt.have); got != tt.ok {
+			t.Errorf("%s: covers = %v, want %v", tt.name, got, tt.ok)
+		}
+	}
+}
+
+func TestExampleLoads(t *testing.T) {
+	f, err := Load(strings.NewReader(Example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := newFake("eth0", "eth1", "eth2", "eth3", "ifb0", "ifb1")
+	if _, err := Compute(k, f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for _, bad := range []string{
+		"devices:\n  eth0:\n    rot: cake\n",
+		"devices:\n  eth0:\n    root: {qdisc: htb, classes: {\"1:1\": {class: htb rate 1mbit}}}\n",
+		"devices:\n  eth0:\n    ingress: {qdisc: ingress, filters: [matchall action drop]}\n",
+		"devices:\n  eth0:\n    root: cake bandwith 1mbit\n",
+	} {
+		k := newFake("eth0")
+		f, err := Load(strings.NewReader(bad))
+		if err == nil {
+			_, err = Compute(k, f)
+		}
+		if err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestClasslessClasses ignores what classless kinds dump as classes: a
+// flow of fq_codel's (a class the qdisc makes) and dualpi2's entry with
+// the qdisc's own handle (which once looped the reader forever).
+func TestClasslessClasses(t *testing.T) {
+	const file = "devices:\n  eth0:\n    root: { qdisc: dualpi2 target 15ms, handle: \"1:\" }\n  ifb0:\n    root: { qdisc: fq_codel, handle: \"2:\" }\n"
+	k := newFake("eth0", "ifb0")
+	if _, err := applyFile(t, k, file); err != nil {
+		t.Fatal(err)
+	}
+	kind := func(s string) *string { return &s }
+	own := netlink.Msg{Attrs: attrs.TCAttrs{Kind: kind("dualpi2")}}
+	own.Header.Ifindex, own.Header.Handle, own.Header.Parent = 1, 0x10000, 0x10000
+	flow := netlink.Msg{Attrs: attrs.TCAttrs{Kind: kind("fq_codel")}}
+	flow.Header.Ifindex, flow.Header.Handle, flow.Header.Parent = 2, 0x20003, 0x20000
+	k.classes = append(k.classes, own, flow)
+	if got := commands(t, k, file); len(got) != 0 {
+		t.Errorf("plan %q, want none", got)
+	}
+	f, err := FromKernel(k, []string{"eth0", "ifb0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.Devices["ifb0"].Root.Classes; c != nil {
+		t.Errorf("fq_codel's flow written as a class: %v", c)
+	}
+}

@@ -1,0 +1,185 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+// describe gives the kernel's objects of a device their options as tc
+// words, where the keyword printers have them, for the command lines of
+// the plan and its undo; an object without stays nil (its options are
+// sent as dumped all the same).
+func (l *links) describe(d *deviceState) {
+	_ = l.words(d, false)
+}
+
+// words fills in the tc words of every kernel object of d. With strict,
+// it fails on the first object that has none or whose words do not parse
+// back to options the kernel's cover (so that a file written from them is
+// in sync); otherwise it leaves such an object without words.
+func (l *links) words(d *deviceState, strict bool) error {
+	var errs []error
+	fail := func(what string, err error) {
+		if strict {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", d.name, what, err))
+		}
+	}
+	var q func(n *qdiscNode)
+	var c func(n *classNode)
+	q = func(n *qdiscNode) {
+		if n == nil || n.handle == 0 {
+			return
+		}
+		what := "qdisc " + n.kind + " " + tcfmt.FormatQdiscHandle(n.handle)
+		if w, err := qdisc.QdiscKeywords(n.kind, n.options); err != nil {
+			fail(what, err)
+		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(qdisc.Dumped(back), n.dumped) {
+			fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
+		} else {
+			n.words = nonNil(w)
+		}
+		for _, ch := range n.classes {
+			c(ch)
+		}
+		for _, f := range append(n.filters, n.egressFilters...) {
+			l.filterWords(f, fail)
+		}
+	}
+	c = func(n *classNode) {
+		if !n.made {
+			what := "class " + tcfmt.FormatClassID(n.id)
+			if w, err := qdisc.ClassKeywords(n.kind, n.options); err != nil {
+				fail(what, err)
+			} else if back, err := qdisc.Lookup(n.kind).ParseClass(w, qdisc.ParseEnv{}); err != nil || !covers(back, n.options) {
+				fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
+			} else {
+				n.words = nonNil(w)
+			}
+		}
+		q(n.leaf)
+		for _, ch := range n.children {
+			c(ch)
+		}
+	}
+	q(d.root)
+	q(d.ingress)
+	return errors.Join(errs...)
+}
+
+func (l *links) filterWords(f *filterNode, fail func(string, error)) {
+	what := fmt.Sprintf("filter %s pref %d", f.kind, f.prio)
+	w, err := qdisc.FilterKeywords(f.kind, f.options, l)
+	if err != nil {
+		fail(what, err)
+		return
+	}
+	k := qdisc.LookupFilter(f.kind)
+	back, _, err := k.Parse(w, qdisc.FilterEnv{Protocol: f.protocol, Parent: f.parent, ActionEnv: qdisc.ActionEnv{Links: l}})
+	if err != nil || !covers(back, f.options) {
+		fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
+		return
+	}
+	f.words = nonNil(w)
+}
+
+// nonNil marks words as known even when there are none.
+func nonNil(w []string) []string {
+	if w == nil {
+		return []string{}
+	}
+	return w
+}
+
+// FromKernel writes the kernel's state of the named devices as a file;
+// without names, of every device that has a qdisc of its own (not the
+// kernel's default). It fails, naming them, on objects whose options it
+// cannot write as tc words.
+func FromKernel(k Kernel, devices []string) (*File, error) {
+	l := &links{k: k}
+	names, err := k.LinkNames()
+	if err != nil {
+		return nil, err
+	}
+	l.names = names
+	all := len(devices) == 0
+	if all {
+		for _, n := range names {
+			devices = append(devices, n)
+		}
+	}
+	f := &File{Devices: map[string]*Device{}}
+	var errs []error
+	for _, name := range devices {
+		idx, err := k.LinkIndex(name)
+		if err != nil {
+			return nil, fmt.Errorf("device %s: %w", name, err)
+		}
+		d, err := readDevice(k, name, idx)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.words(d, true); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dev := &Device{Root: fileQdisc(d.root), Ingress: fileQdisc(d.ingress)}
+		if all && dev.Root == nil && dev.Ingress == nil {
+			continue
+		}
+		f.Devices[name] = dev
+	}
+	return f, errors.Join(errs...)
+}
+
+// fileQdisc writes a kernel qdisc and what is below it; nil for none or
+// the kernel's default.
+func fileQdisc(n *qdiscNode) *Qdisc {
+	if n == nil || n.handle == 0 {
+		return nil
+	}
+	q := &Qdisc{Spec: strings.Join(append([]string{n.kind}, n.words...), " ")}
+	if n.parent != netlink.HandleIngress {
+		q.Handle = tcfmt.FormatQdiscHandle(n.handle)
+	}
+	q.Classes = fileClasses(n.classes)
+	for _, f := range n.filters {
+		q.Filters = append(q.Filters, fileFilter(f))
+	}
+	for _, f := range n.egressFilters {
+		q.EgressFilters = append(q.EgressFilters, fileFilter(f))
+	}
+	return q
+}
+
+func fileClasses(cs []*classNode) map[string]*Class {
+	out := map[string]*Class{}
+	for _, c := range cs {
+		fc := &Class{Leaf: fileQdisc(c.leaf), Classes: fileClasses(c.children)}
+		if !c.made {
+			fc.Spec = strings.Join(append([]string{c.kind}, c.words...), " ")
+		} else if fc.Leaf == nil {
+			continue // a class of its qdisc's with the default leaf: nothing to say
+		}
+		out[tcfmt.FormatClassID(c.id)] = fc
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func fileFilter(f *filterNode) string {
+	w := []string{"protocol", qdisc.EthProtocolName(f.protocol), "pref", fmt.Sprint(f.prio)}
+	if f.chain != 0 {
+		w = append(w, "chain", fmt.Sprint(f.chain))
+	}
+	if f.handle != 0 {
+		w = append(w, "handle", filterHandle(f.kind, f.handle))
+	}
+	return strings.Join(append(append(w, f.kind), f.words...), " ")
+}

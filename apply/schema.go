@@ -1,0 +1,156 @@
+// Package apply brings the traffic control of a set of devices to a desired
+// state written in a file, with the fewest kernel requests: "gotc apply".
+//
+// The file (YAML, or JSON, which YAML includes) names devices; each device
+// has up to two trees, root and ingress, of qdiscs, classes and filters,
+// every one written in tc's own keywords:
+//
+//	devices:
+//	  eth0:
+//	    root: cake bandwidth 100mbit diffserv4 nat   # a qdisc alone: its tc words
+//	    ingress:
+//	      qdisc: ingress
+//	      filters:
+//	        - protocol all pref 10 matchall action mirred egress redirect dev ifb0
+//	  ifb0:
+//	    root: cake bandwidth 500mbit ingress
+//
+// A qdisc is either its tc words (kind and options, as after "tc qdisc add
+// dev D root") or a mapping with:
+//
+//	qdisc:   the kind and its options
+//	handle:  its handle ("1:"); needed when it has classes or filters
+//	classes: its classes by class ID ("1:10"), see below
+//	filters: its filters, each as the words after "tc filter add dev D
+//	         parent HANDLE": [protocol P] pref N [handle H] [chain C] KIND OPTIONS
+//	         (pref is required, protocol defaults to all); under ingress or
+//	         clsact they are the ingress hook's
+//	egress_filters: clsact's egress hook's filters
+//
+// A class is a mapping with:
+//
+//	class:   the kind and its options, as after "tc class add dev D
+//	         classid ID" ("htb rate 10mbit ceil 100mbit"); omitted for the
+//	         classes a qdisc makes itself (mq's and mqprio's per-queue classes,
+//	         prio's bands), which are then never created or deleted
+//	leaf:    the qdisc attached to the class (a qdisc as above)
+//	classes: its child classes by class ID
+//
+// The file owns every device it names and nothing else: a qdisc, class or
+// filter of an owned device that the file does not describe is deleted
+// (the default qdiscs the kernel makes, handle 0:, are left alone), and a
+// device the file does not name is never touched.
+package apply
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+)
+
+// File is a desired state: the trees of the devices it owns.
+type File struct {
+	Devices map[string]*Device `yaml:"devices" json:"devices"`
+}
+
+// Device is one device's desired trees; a nil tree is one the device must
+// not have (beyond what the kernel makes by default).
+type Device struct {
+	Root    *Qdisc `yaml:"root,omitempty" json:"root,omitempty"`
+	Ingress *Qdisc `yaml:"ingress,omitempty" json:"ingress,omitempty"`
+}
+
+// Qdisc is a desired qdisc and what hangs below it.
+type Qdisc struct {
+	// Spec is the kind and its options in tc's words ("cake bandwidth 10mbit").
+	Spec string `yaml:"qdisc" json:"qdisc"`
+	// Handle is the qdisc's handle in tc's form ("1:"), "" to let the
+	// kernel choose one (or keep the one it has).
+	Handle string `yaml:"handle,omitempty" json:"handle,omitempty"`
+	// Classes are the qdisc's top classes, by class ID.
+	Classes map[string]*Class `yaml:"classes,omitempty" json:"classes,omitempty"`
+	// Filters are the filters attached to the qdisc (to the ingress hook
+	// for ingress and clsact), each as tc filter words.
+	Filters []string `yaml:"filters,omitempty" json:"filters,omitempty"`
+	// EgressFilters are clsact's egress hook's filters.
+	EgressFilters []string `yaml:"egress_filters,omitempty" json:"egress_filters,omitempty"`
+}
+
+// Class is a desired class, its leaf qdisc and its child classes.
+type Class struct {
+	// Spec is the class's kind and options in tc's words; "" for a class
+	// its qdisc makes itself.
+	Spec string `yaml:"class,omitempty" json:"class,omitempty"`
+	// Leaf is the qdisc attached to the class, nil for none of the file's.
+	Leaf *Qdisc `yaml:"leaf,omitempty" json:"leaf,omitempty"`
+	// Classes are the class's children, by class ID.
+	Classes map[string]*Class `yaml:"classes,omitempty" json:"classes,omitempty"`
+}
+
+// UnmarshalYAML takes a qdisc written as its tc words alone as well as the
+// full mapping.
+func (q *Qdisc) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*q = Qdisc{Spec: n.Value}
+		return nil
+	}
+	type plain Qdisc // without this method
+	var p plain
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	*q = Qdisc(p)
+	return nil
+}
+
+// MarshalYAML writes a qdisc with nothing below it and no handle as its tc
+// words alone, the short form a person writes.
+func (q *Qdisc) MarshalYAML() (any, error) {
+	if q.Handle == "" && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
+		return q.Spec, nil
+	}
+	type plain Qdisc
+	return (*plain)(q), nil
+}
+
+// Load reads a desired state in YAML or JSON. Unknown keys are errors: a
+// misspelt "clases" must not silently mean "no classes".
+func Load(r io.Reader) (*File, error) {
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("empty file: no devices")
+		}
+		return nil, err
+	}
+	if len(f.Devices) == 0 {
+		return nil, fmt.Errorf("the file names no devices")
+	}
+	for name, d := range f.Devices {
+		if d == nil {
+			f.Devices[name] = &Device{}
+		}
+	}
+	return &f, nil
+}
+
+// Write writes f as YAML.
+func (f *File) Write(w io.Writer) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(f); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// sortedKeys returns a map's keys in order, so that plans do not depend on
+// Go's map order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

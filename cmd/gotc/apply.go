@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/netlink"
+)
+
+const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
+       gotc apply --from-kernel [ DEV... ]
+       gotc apply --example
+  FILE (YAML or JSON, "-" for standard input) is the desired state of the
+  devices it names; gotc sends the fewest requests that reach it.
+  --check        send nothing; exit 0 when in sync, 2 when changes are pending
+  --diff         send nothing; print the plan as tc command lines
+  -v             print each request as it is sent
+  --from-kernel  print the devices' present state as such a file
+  --example      print a commented example file
+`
+
+// applyCmd is "gotc apply": the desired state of a file brought about.
+func (t *tc) applyCmd(args []string) error {
+	var check, diff, verbose, fromKernel bool
+	var rest []string
+	for _, a := range args {
+		switch a {
+		case "--check", "-check":
+			check = true
+		case "--diff", "-diff":
+			diff = true
+		case "-v", "--verbose":
+			verbose = true
+		case "--from-kernel", "-from-kernel":
+			fromKernel = true
+		case "--example", "-example":
+			fmt.Fprint(t.stdout, apply.Example)
+			return nil
+		case "help", "--help", "-h":
+			fmt.Fprint(t.stderr, applyUsage)
+			return nil
+		default:
+			if strings.HasPrefix(a, "-") && a != "-" {
+				fmt.Fprintf(t.stderr, "apply: unknown option %q\n%s", a, applyUsage)
+				return errStatus(exitUsage)
+			}
+			rest = append(rest, a)
+		}
+	}
+	k, err := t.applyKernel()
+	if err != nil {
+		return err
+	}
+	if fromKernel {
+		f, err := apply.FromKernel(k, rest)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "apply --from-kernel: %v\n", err)
+			return errStatus(exitBadOption)
+		}
+		return f.Write(t.stdout)
+	}
+	if len(rest) != 1 {
+		fmt.Fprint(t.stderr, applyUsage)
+		return errStatus(exitUsage)
+	}
+	file, err := t.loadApplyFile(rest[0])
+	if err != nil {
+		fmt.Fprintf(t.stderr, "apply: %s: %v\n", rest[0], err)
+		return errStatus(exitBadOption)
+	}
+	plan, err := apply.Compute(k, file)
+	if err != nil {
+		fmt.Fprintf(t.stderr, "apply: %v\n", err)
+		return errStatus(exitBadOption)
+	}
+	if diff {
+		for _, c := range plan.Commands() {
+			fmt.Fprintln(t.stdout, c)
+		}
+	}
+	if check || diff {
+		if check && len(plan.Requests) > 0 {
+			fmt.Fprintf(t.stderr, "apply: %d changes pending\n", len(plan.Requests))
+			return errStatus(exitKernel)
+		}
+		return nil
+	}
+	log := t.stdout
+	if !verbose {
+		log = nil
+	}
+	sent, err := plan.Run(k, log)
+	var perr *apply.Error
+	if errors.As(err, &perr) {
+		fmt.Fprintf(t.stderr, "apply: %v\n", err)
+		if perr.UndoErr != nil {
+			fmt.Fprintln(t.stderr, "apply: the state is neither the file's nor the one before")
+		} else {
+			fmt.Fprintln(t.stderr, "apply: the state before the apply is restored")
+		}
+		return errStatus(exitKernel)
+	}
+	if err != nil {
+		fmt.Fprintf(t.stderr, "apply: %v\n", err)
+		return errStatus(exitKernel)
+	}
+	fmt.Fprintf(t.stdout, "apply: %d requests sent\n", sent)
+	return nil
+}
+
+// applyKernel is the connection as apply's Kernel.
+func (t *tc) applyKernel() (apply.Kernel, error) {
+	c, err := t.kernel()
+	if err != nil {
+		return nil, err
+	}
+	nc, ok := c.(*netlink.Conn)
+	if !ok {
+		fmt.Fprintln(t.stderr, "apply: needs a netlink connection")
+		return nil, errStatus(exitBadOption)
+	}
+	return apply.KernelConn{Conn: nc}, nil
+}
+
+// loadApplyFile reads the desired state, "-" from standard input.
+func (t *tc) loadApplyFile(name string) (*apply.File, error) {
+	if name == "-" {
+		return apply.Load(t.stdin)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return apply.Load(f)
+}

@@ -1,0 +1,234 @@
+#!/bin/sh
+# gotc apply on the real kernel (inside the test bed's VM, which has CAKE and
+# DualPI2), for three beds: a router (CAKE on a veth's egress, ingress
+# redirected through an ifb to CAKE), an ISP tree (mq over 4 tx queues, htb
+# per queue, 1,004 classes with fq_codel and cake leaves) and DualPI2 (htb
+# with a dualpi2 leaf, dualpi2 at the root). For each bed:
+#   1. apply the file (it sends the whole tree), then apply it again: 0 requests;
+#   2. traffic, then a changed bandwidth: 1 request, Sent bytes not reset;
+#   3. a file whose third change the kernel refuses: the state is restored
+#      (tc -d qdisc/class/filter show before and after);
+#   4. --from-kernel, then --check of what it wrote: exit 0 (in sync).
+# Run: selftests/vm/run --build ./cmd/gotc-traffic -- sh selftests/apply-tests.sh
+# Prints each count and ends with "N passed, M failed"; exits 1 on any failure.
+GOTC=/gotc/bin/gotc TC=/ref/bin/tc IP=/ref/bin/ip
+dir=$(mktemp -d)
+passed=0 failed=0 began=$(date +%s)
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# sent FILE: apply it; prints the request count gotc reports (empty on failure).
+sent() { $GOTC apply "$1" >"$dir/out" 2>"$dir/err"; rc=$?; sed -n 's/^apply: \([0-9]*\) requests sent$/\1/p' "$dir/out"; return $rc; }
+
+# expect_sent BED WHAT FILE N: apply FILE, which must send N requests ("+" any but 0).
+expect_sent() {
+	start=$(date +%s)
+	n=$(sent "$3") || { fail "$1: $2: apply failed: $(cat "$dir/err")"; return; }
+	took=$(($(date +%s) - start))
+	case $4 in
+	+) [ "${n:-0}" -gt 0 ] && ok "$1: $2: $n requests (${took}s)" || fail "$1: $2: $n requests, want some" ;;
+	*) [ "$n" = "$4" ] && ok "$1: $2: $n requests (${took}s)" || fail "$1: $2: $n requests, want $4: $(cat "$dir/out")" ;;
+	esac
+}
+
+# state DEV...: everything tc -d shows of the devices, counters aside.
+state() {
+	for d in "$@"; do
+		$TC -d qdisc show dev "$d"
+		$TC -d class show dev "$d"
+		for p in root ingress egress; do $TC -d filter show dev "$d" $p 2>/dev/null; done
+	done
+}
+
+# sentbytes DEV ARGS...: the Sent bytes of the first object "tc -s ARGS" shows.
+sentbytes() { $TC -s "$@" | awk '/Sent/ { print $2; exit }'; }
+
+# sentclass DEV CLASSID: the Sent bytes of one class.
+sentclass() { $TC -s class show dev "$1" | awk -v id="$2" '$1 == "class" { cur = $3 } /Sent/ && cur == id { print $2; exit }'; }
+
+# traffic NAME DEV NETNS PEER PEER_NETNS SRC DST: 8 UDP flows of 50 packets from DEV to PEER.
+traffic() {
+	flows=""
+	for p in 1 2 3 4 5 6 7 8; do
+		flows="$flows${flows:+,}{\"proto\":\"udp\",\"src\":\"$6\",\"dst\":\"$7\",\"sport\":500$p,\"dport\":4000,\"size\":200,\"count\":50,\"interval_us\":200}"
+	done
+	printf '{"dev":"%s","netns":"%s","peer":"%s","peer_netns":"%s","flows":[%s]}' "$2" "$3" "$4" "$5" "$flows" >"$dir/$1.plan"
+	/gotc/bin/gotc-traffic run -plan "$dir/$1.plan" >/dev/null || fail "$1: traffic not sent"
+}
+
+# restored BED FILE DEV...: FILE's third change is refused; the state must be as before.
+restored() {
+	bed=$1 file=$2; shift 2
+	state "$@" >"$dir/before"
+	$GOTC apply -v "$file" >"$dir/out" 2>"$dir/err"; rc=$?
+	state "$@" >"$dir/after"
+	applied=$(grep -c '^apply: ' "$dir/out") undone=$(grep -c '^undo: ' "$dir/out")
+	if [ $rc = 0 ]; then
+		fail "$bed: the refused change: apply exited 0"
+	elif ! grep -q 'restored' "$dir/err"; then
+		fail "$bed: the refused change: no word of the restore: $(cat "$dir/err")"
+	elif [ "$applied" != 3 ] || [ "$undone" != 2 ]; then
+		fail "$bed: the refused change: $applied requests and $undone undone, want 3 and 2: $(cat "$dir/out")"
+	elif ! cmp -s "$dir/before" "$dir/after"; then
+		fail "$bed: the refused change: state not restored:"; diff "$dir/before" "$dir/after"
+	else
+		ok "$bed: third change refused, $undone undone, state restored ($(head -1 "$dir/err"))"
+	fi
+}
+
+# in_sync BED CURRENT OTHER DEV...: --from-kernel DEV... then --check of
+# what it wrote: exit 0; --check of CURRENT (the state applied last): 0; of
+# OTHER: 2.
+in_sync() {
+	bed=$1 file=$2 other=$3; shift 3
+	$GOTC apply --from-kernel "$@" >"$dir/$bed-kernel.yaml" 2>"$dir/err" || { fail "$bed: --from-kernel: $(cat "$dir/err")"; return; }
+	$GOTC apply --check "$dir/$bed-kernel.yaml" 2>"$dir/err"; rc=$?
+	[ $rc = 0 ] && ok "$bed: --from-kernel then --check: in sync" || { fail "$bed: --check of --from-kernel's file: exit $rc: $(cat "$dir/err")"; $GOTC apply --diff "$dir/$bed-kernel.yaml"; cat "$dir/$bed-kernel.yaml" | head -40; }
+	$GOTC apply --check "$file" 2>"$dir/err"; rc=$?
+	[ $rc = 0 ] && ok "$bed: --check of the applied file: in sync" || fail "$bed: --check of the applied file: exit $rc"
+	$GOTC apply --check "$other" 2>/dev/null; rc=$?
+	[ $rc = 2 ] && ok "$bed: --check of another file: exit 2" || fail "$bed: --check of a file with pending changes: exit $rc, want 2"
+}
+
+# --- (a) router: CAKE both ways through an ifb -----------------------------
+# (with lan2, a clsact of the deployments' other filter forms: u32 with
+# ctinfo and mirred, basic with skbedit; zlan's fq_codel refuses the third
+# change)
+$IP link add wan type veth peer name wanp
+$IP link add ifb0 type ifb
+$IP link add zlan type dummy
+$IP link add lan2 type dummy
+$IP netns add tp
+$IP link set wanp netns tp
+$IP addr add 10.0.0.1/24 dev wan
+$IP -n tp addr add 10.0.0.9/24 dev wanp
+for d in wan ifb0 zlan lan2; do $IP link set $d up; done
+$IP -n tp link set wanp up
+router() { # UPLOAD DOWNLOAD FLOWS
+	cat <<EOF2
+devices:
+  wan:
+    root: cake bandwidth $1 diffserv4 nat
+    ingress:
+      qdisc: ingress
+      filters:
+        - protocol all pref 10 matchall action mirred egress redirect dev ifb0
+  ifb0:
+    root: cake bandwidth $2 besteffort ingress
+  zlan:
+    root: fq_codel flows $3
+  lan2:
+    ingress:
+      qdisc: clsact
+      filters:
+        - protocol all pref 10 u32 match u32 0 0 classid 1:1 action ctinfo dscp 0xfc000000 0x1000000 action mirred egress redirect dev ifb0
+      egress_filters:
+        - protocol ip pref 1 basic action skbedit priority 1:2
+EOF2
+}
+router 100mbit 500mbit 1024 >"$dir/router.yaml"
+router 50mbit 500mbit 1024 >"$dir/router-changed.yaml"
+router 40mbit 400mbit 2048 >"$dir/router-refused.yaml" # fq_codel cannot change its flows
+expect_sent router "first apply" "$dir/router.yaml" +
+expect_sent router "second apply" "$dir/router.yaml" 0
+traffic router-up wan "" wanp tp 10.0.0.1 10.0.0.9
+traffic router-down wanp tp wan "" 10.0.0.9 10.0.0.1
+up=$(sentbytes qdisc show dev wan root) down=$(sentbytes qdisc show dev ifb0 root)
+expect_sent router "changed upload bandwidth" "$dir/router-changed.yaml" 1
+up2=$(sentbytes qdisc show dev wan root)
+[ "${up:-0}" -gt 0 ] && [ "$up2" = "$up" ] && ok "router: Sent bytes kept over the change ($up)" || fail "router: Sent bytes $up before the change, $up2 after"
+[ "${down:-0}" -gt 0 ] && ok "router: the download went through the ifb's CAKE ($down bytes)" || fail "router: nothing through the ifb ($down)"
+$TC qdisc show dev wan root | grep -q 'bandwidth 50Mbit' && ok "router: bandwidth 50Mbit in the kernel" || fail "router: $($TC qdisc show dev wan root)"
+restored router "$dir/router-refused.yaml" wan ifb0 zlan lan2
+in_sync router "$dir/router-changed.yaml" "$dir/router.yaml" wan ifb0 zlan lan2
+
+# --- (b) ISP: mq, htb per tx queue, 1,004 classes --------------------------
+$IP link add isp numtxqueues 4 type veth peer name ispp
+$IP netns add ti
+$IP link set ispp netns ti
+$IP addr add 10.1.0.1/24 dev isp
+$IP -n ti addr add 10.1.0.9/24 dev ispp
+$IP link set isp up
+$IP -n ti link set ispp up
+isp() { # QUEUE RATE-OF-Q0:100 RATES-OF-10:101-10:102 FLOWS-OF-10:103 (Q0:100 is queue Q's default class)
+	awk -v cq="$1" -v r100="$2" -v r101="$3" -v r102="$4" -v f103="$5" 'BEGIN {
+		print "devices:\n  isp:\n    root:\n      qdisc: mq\n      handle: \"1:\"\n      classes:"
+		for (q = 1; q <= 4; q++) {
+			printf "        \"1:%x\":\n          leaf:\n            qdisc: htb default 100\n            handle: \"%x0:\"\n            classes:\n", q, q
+			printf "              \"%x0:1\":\n                class: htb rate 1gbit\n                classes:\n", q
+			for (c = 256; c < 256 + 250; c++) {
+				rate = "4mbit"; leaf = "fq_codel"
+				if (q == cq && c == 256) rate = r100
+				if (q == 1 && c == 257) rate = r101
+				if (q == 1 && c == 258) rate = r102
+				if (q == 1 && c == 259) leaf = "fq_codel flows " f103
+				if (c % 50 == 0) leaf = "cake diffserv4 rtt 180ms"
+				printf "                  \"%x0:%x\": { class: htb rate %s ceil 100mbit, leaf: %s }\n", q, c, rate, leaf
+			}
+		}
+	}'
+}
+isp 1 4mbit 4mbit 4mbit 1024 >"$dir/isp.yaml"
+expect_sent isp "first apply (1,004 classes, 1,000 leaves)" "$dir/isp.yaml" +
+echo "# isp: $($TC class show dev isp | wc -l) classes, $($TC qdisc show dev isp | wc -l) qdiscs"
+expect_sent isp "second apply" "$dir/isp.yaml" 0
+traffic isp isp "" ispp ti 10.1.0.1 10.1.0.9
+# The change is to the default class of a queue the flows hashed to.
+busy=""
+for q in 1 2 3 4; do
+	[ -z "$busy" ] && [ "$(sentclass isp ${q}0:100)" -gt 0 ] && busy=$q
+done
+[ -n "$busy" ] || fail "isp: no default class carried the traffic"
+isp "${busy:-1}" 8mbit 4mbit 4mbit 1024 >"$dir/isp-changed.yaml"
+isp "${busy:-1}" 8mbit 5mbit 5mbit 2048 >"$dir/isp-refused.yaml" # fq_codel cannot change its flows
+total=$(sentbytes qdisc show dev isp root) cls=$(sentclass isp ${busy}0:100)
+expect_sent isp "changed rate of class ${busy}0:100" "$dir/isp-changed.yaml" 1
+total2=$(sentbytes qdisc show dev isp root) cls2=$(sentclass isp ${busy}0:100)
+[ "${cls:-0}" -gt 0 ] && [ "$total2" = "$total" ] && [ "$cls2" = "$cls" ] && ok "isp: Sent bytes kept over the change (mq $total, class ${busy}0:100 $cls)" || fail "isp: Sent bytes $total/$cls before the change, $total2/$cls2 after"
+$TC class show dev isp | grep "class htb ${busy}0:100 " | grep -q 'rate 8Mbit' && ok "isp: rate 8Mbit in the kernel" || fail "isp: $($TC class show dev isp | grep "class htb ${busy}0:100 ")"
+restored isp "$dir/isp-refused.yaml" isp
+in_sync isp "$dir/isp-changed.yaml" "$dir/isp.yaml" isp
+
+# --- (c) DualPI2: htb with a dualpi2 leaf, dualpi2 at the root --------------
+$IP link add dpa type veth peer name dpap
+$IP link add dpb type dummy
+$IP link add dpc type dummy
+$IP netns add td
+$IP link set dpap netns td
+$IP addr add 10.2.0.1/24 dev dpa
+$IP -n td addr add 10.2.0.9/24 dev dpap
+for d in dpa dpb dpc; do $IP link set $d up; done
+$IP -n td link set dpap up
+dualpi2() { # RATE TARGET-A TARGET-B COUPLING-C
+	cat <<EOF2
+devices:
+  dpa:
+    root:
+      qdisc: htb default 1
+      handle: "1:"
+      classes:
+        "1:1":
+          class: htb rate $1 ceil $1
+          leaf: { qdisc: dualpi2 target $2, handle: "10:" }
+  dpb:
+    root: { qdisc: dualpi2 target $3 l4s_ect, handle: "1:" }
+  dpc:
+    root: { qdisc: dualpi2 coupling_factor $4, handle: "1:" }
+EOF2
+}
+dualpi2 50mbit 15ms 15ms 2 >"$dir/dualpi2.yaml"
+dualpi2 40mbit 15ms 15ms 2 >"$dir/dualpi2-changed.yaml"
+dualpi2 40mbit 10ms 10ms 0 >"$dir/dualpi2-refused.yaml" # the kernel refuses coupling_factor 0
+expect_sent dualpi2 "first apply" "$dir/dualpi2.yaml" +
+expect_sent dualpi2 "second apply" "$dir/dualpi2.yaml" 0
+traffic dualpi2 dpa "" dpap td 10.2.0.1 10.2.0.9
+leaf=$(sentbytes qdisc show dev dpa parent 1:1)
+expect_sent dualpi2 "changed htb rate" "$dir/dualpi2-changed.yaml" 1
+leaf2=$(sentbytes qdisc show dev dpa parent 1:1)
+[ "${leaf:-0}" -gt 0 ] && [ "$leaf2" = "$leaf" ] && ok "dualpi2: the leaf's Sent bytes kept over the change ($leaf)" || fail "dualpi2: Sent bytes $leaf before the change, $leaf2 after"
+restored dualpi2 "$dir/dualpi2-refused.yaml" dpa dpb dpc
+in_sync dualpi2 "$dir/dualpi2-changed.yaml" "$dir/dualpi2.yaml" dpa dpb dpc
+
+echo "# apply tests took $(($(date +%s) - began)) s"
+echo "apply: $passed passed, $failed failed"
+[ $failed = 0 ]
