@@ -84,8 +84,10 @@ func actionsKind(line string) string {
 }
 
 // actionTimes are the seconds an action has existed and been idle, which
-// differ between the two runs.
-var actionTimes = regexp.MustCompile(`(installed|used|firstused|first_used|last_used)( |": ?)[0-9]+`)
+// differ between the two runs. They are cut whole, not only their values:
+// tc leaves out a time of 0 (police's under 10 ms), which a slower run of
+// the same line does not give.
+var actionTimes = regexp.MustCompile(` ?(installed|used|firstused) [0-9]+ sec|"(installed|used|firstused|first_used|last_used)": ?[0-9]+,?`)
 
 const (
 	filterDev = "fdev"
@@ -129,7 +131,7 @@ func (r *runner) runFilterCase(c *filterCases, tool, line string) filterRun {
 	}
 	show := func(tool string, v []string, parent ...string) string {
 		args := filterArgs(strings.Join(append(slices.Clone(v), parent...), " "))
-		out := actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "${1}${2}N")
+		out := actionTimes.ReplaceAllString(r.run(tool, args...).stdout, "")
 		if c.kind == "bpf" {
 			out = bpfProgRun.ReplaceAllString(out, "${1}${2}N")
 		}
