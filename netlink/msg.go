@@ -9,6 +9,7 @@
 package netlink
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
@@ -75,6 +76,10 @@ const (
 	// Chain is a filter chain of a qdisc or shared block, with its
 	// template (a filter kind and options its filters must fit).
 	Chain
+	// Action is a standalone action ("tc actions"). Its messages are
+	// ActionMsg, sent with DoAction and dumped with DumpActions; Action
+	// names them in an Event.
+	Action
 )
 
 func (o Object) String() string {
@@ -87,6 +92,8 @@ func (o Object) String() string {
 		return "filter"
 	case Chain:
 		return "chain"
+	case Action:
+		return "action"
 	}
 	return fmt.Sprintf("Object(%d)", int(o))
 }
@@ -100,6 +107,8 @@ func (o Object) msgTypes() (newType, delType, getType uint16) {
 		return nlabi.RTM_NEWTFILTER, nlabi.RTM_DELTFILTER, nlabi.RTM_GETTFILTER
 	case Chain:
 		return nlabi.RTM_NEWCHAIN, nlabi.RTM_DELCHAIN, nlabi.RTM_GETCHAIN
+	case Action:
+		return nlabi.RTM_NEWACTION, nlabi.RTM_DELACTION, nlabi.RTM_GETACTION
 	}
 	return nlabi.RTM_NEWQDISC, nlabi.RTM_DELQDISC, nlabi.RTM_GETQDISC
 }
@@ -147,6 +156,9 @@ func (op Op) String() string {
 // request returns the message type and the netlink flags (beyond
 // NLM_F_REQUEST|NLM_F_ACK) of op on object o.
 func (o Object) request(op Op) (msgType uint16, flags uint16, err error) {
+	if o == Action {
+		return 0, 0, errors.New("netlink: actions take DoAction's requests")
+	}
 	newType, delType, _ := o.msgTypes()
 	switch op {
 	case Add:

@@ -4,6 +4,7 @@ package main
 // them, for the action kinds gotc knows.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -33,15 +34,15 @@ Where:		ACTSPECOP := ACR | GD | FL
 // actionConn is what "tc actions" needs of the kernel; netlink.Conn has
 // it, and the tests' fake kernel.
 type actionConn interface {
-	DoAction(op netlink.ActionOp, m *netlink.ActionMsg) error
-	GetAction(m *netlink.ActionMsg) (*netlink.ActionMsg, error)
-	DumpActions(m *netlink.ActionMsg, fn func(m *netlink.ActionMsg, decodeErr error) error) error
+	DoAction(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) error
+	GetAction(ctx context.Context, m *netlink.ActionMsg) (*netlink.ActionMsg, error)
+	DumpActions(ctx context.Context, m *netlink.ActionMsg, fn func(m *netlink.ActionMsg, decodeErr error) error) error
 }
 
 // actionWarningDoer is an action connection that reports the warnings of
 // accepted requests.
 type actionWarningDoer interface {
-	DoActionWarning(op netlink.ActionOp, m *netlink.ActionMsg) (string, error)
+	DoActionWarning(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) (string, error)
 }
 
 // TCA_ACT_FLAG_* of TCA_ROOT_FLAGS (linux/rtnetlink.h).
@@ -116,9 +117,9 @@ func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) 
 	m := &netlink.ActionMsg{Attrs: attrs.ActRootAttrs{Tab: acts}}
 	var warning string
 	if wc, ok := ac.(actionWarningDoer); ok {
-		warning, err = wc.DoActionWarning(op, m)
+		warning, err = wc.DoActionWarning(t.ctx, op, m)
 	} else {
-		err = ac.DoAction(op, m)
+		err = ac.DoAction(t.ctx, op, m)
 	}
 	if err != nil {
 		t.kernelRefused(err)
@@ -182,14 +183,14 @@ func (t *tc) actionGetDelete(get bool, args []string) ([]string, error) {
 		m.Attrs.Tab = []attrs.ActAttrs{}
 	}
 	if !get {
-		if err := ac.DoAction(netlink.ActionDelete, m); err != nil {
+		if err := ac.DoAction(t.ctx, netlink.ActionDelete, m); err != nil {
 			t.kernelRefused(err)
 			fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
 			return after, nil
 		}
 		return args, nil
 	}
-	answer, err := ac.GetAction(m)
+	answer, err := ac.GetAction(t.ctx, m)
 	if err != nil {
 		t.kernelRefused(err)
 		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
@@ -236,7 +237,7 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 		return err
 	}
 	if flush {
-		if err := ac.DoAction(netlink.ActionFlush, m); err != nil {
+		if err := ac.DoAction(t.ctx, netlink.ActionFlush, m); err != nil {
 			t.kernelRefused(err)
 			fmt.Fprintln(t.stderr, "We have an error flushing")
 			return errStatus(exitBadOption)
@@ -247,13 +248,14 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 	t.loadLinkNames()
 	p := t.printer()
 	p.Start()
-	err = ac.DumpActions(m, func(a *netlink.ActionMsg, decodeErr error) error {
+	err = ac.DumpActions(t.ctx, m, func(a *netlink.ActionMsg, decodeErr error) error {
 		if decodeErr != nil {
 			return decodeErr
 		}
 		t.printActionMsg(p, a, 0)
 		return p.Err()
 	})
+	err = t.dumpEnded(err)
 	if ferr := p.Finish(); err == nil {
 		err = ferr
 	}

@@ -200,7 +200,7 @@ func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
 		return nil, err
 	}
 	var found *netlink.Msg
-	err = c.Dump(netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
+	err = c.Dump(t.ctx, netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
 		if found == nil && decodeErr == nil && m.Header.Ifindex == idx && m.Header.Parent == netlink.HandleRoot {
 			cp := *m
 			found = &cp

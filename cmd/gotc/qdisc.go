@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -230,14 +231,14 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		return err
 	}
 	if wc, ok := c.(warningDoer); ok {
-		warning, err := wc.DoWarning(obj, op, m)
+		warning, err := wc.DoWarning(t.ctx, obj, op, m)
 		if err != nil {
 			return t.kernelRefused(err)
 		}
 		t.printWarning(warning)
 		return nil
 	}
-	if err := c.Do(obj, op, m); err != nil {
+	if err := c.Do(t.ctx, obj, op, m); err != nil {
 		return t.kernelRefused(err)
 	}
 	return nil
@@ -341,7 +342,7 @@ func (t *tc) printWarning(warning string) {
 // warningDoer is a connection that reports the warnings of accepted
 // requests (htb's "quantum of class ... is big", for one).
 type warningDoer interface {
-	DoWarning(o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
+	DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
 }
 
 // parseKindOptions fills m's options from a kind's keywords, printing tc's
