@@ -198,7 +198,7 @@ func (t *tc) actionGetDelete(get bool, args []string) ([]string, error) {
 	}
 	p := t.printer()
 	p.Start()
-	t.printActionMsg(p, answer, 1)
+	t.printActionMsg(p, answer, 1, "")
 	if err := p.Finish(); err != nil {
 		return nil, err
 	}
@@ -252,7 +252,7 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 		if decodeErr != nil {
 			return decodeErr
 		}
-		t.printActionMsg(p, a, 0)
+		t.printActionMsg(p, a, 0, "")
 		return p.Err()
 	})
 	err = t.dumpEnded(err)
@@ -267,9 +267,10 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 }
 
 // printActionMsg is m_action.c's print_action for an answer or a dump
-// message: the count, then the actions as "tc actions" prints them, the
-// first numbered first (see qdisc.ActionPrint).
-func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32) {
+// message: the count, then what an announcement did (verb, "" for none),
+// then the actions as "tc actions" prints them, the first numbered first
+// (see qdisc.ActionPrint).
+func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32, verb string) {
 	var count uint32
 	if m.Attrs.Count != nil {
 		count = *m.Attrs.Count
@@ -278,6 +279,9 @@ func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32
 	p.Uint(tcfmt.Any, "total acts", "total acts %u", uint64(count))
 	p.NL()
 	p.CloseObject()
+	if verb != "" {
+		p.Verbatim(verb)
+	}
 	p.OpenObject("")
 	qdisc.PrintActions(p, m.Attrs.Tab, qdisc.ActionPrint{Stats: t.stats, FirstOrder: first, Links: tcLinks{t}})
 	if m.Attrs.ExtWarnMsg != nil {

@@ -156,7 +156,7 @@ func (t *tc) modelCmd(args []string) error {
 	out := &netlink.Msg{Header: res.Header, Attrs: res.Attrs}
 	p := t.printer()
 	p.Start()
-	t.printQdisc(p, out, false)
+	t.printQdisc(p, out, false, eventVerb{})
 	if err := p.Finish(); err != nil {
 		fmt.Fprintln(t.stderr, err)
 		return errStatus(exitBadOption)

@@ -441,7 +441,7 @@ func (t *tc) qdiscList(args []string) error {
 		t.loadLinkNames()
 	}
 	return t.list(netlink.Qdisc, filter, keep, func(p *tcfmt.Printer, m *netlink.Msg) {
-		t.printQdisc(p, m, tg.dev == "")
+		t.printQdisc(p, m, tg.dev == "", eventVerb{})
 	})
 }
 
@@ -457,16 +457,20 @@ func mergeTarget(into *target, part target) {
 	}
 }
 
-// printQdisc prints one qdisc of a dump as tc's print_qdisc does.
-func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool) {
+// printQdisc prints one qdisc of a dump, or of an announcement that verb
+// describes, as tc's print_qdisc does.
+func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool, verb eventVerb) {
 	a := &m.Attrs
 	h := tcfmt.QdiscHeader{
-		Kind:    m.Kind(),
-		Handle:  m.Header.Handle,
-		Parent:  m.Header.Parent,
-		Info:    m.Header.Info,
-		ShowDev: showDev,
-		Raw:     t.raw,
+		Kind:     m.Kind(),
+		Handle:   m.Header.Handle,
+		Parent:   m.Header.Parent,
+		Info:     m.Header.Info,
+		ShowDev:  showDev,
+		Raw:      t.raw,
+		Deleted:  verb.deleted,
+		Replaced: verb.replaced,
+		Added:    verb.added,
 	}
 	if showDev {
 		h.Dev = t.linkName(m.Header.Ifindex)

@@ -221,6 +221,8 @@ func (t *tc) do(args []string) int {
 		err = t.chainCmd(rest)
 	case tcfmt.Matches(obj, "actions"):
 		err = t.actionsCmd(rest)
+	case tcfmt.Matches(obj, "monitor"):
+		err = t.monitorCmd(rest)
 	case tcfmt.Matches(obj, "help"):
 		fmt.Fprint(t.stderr, usageText)
 		return exitOK
