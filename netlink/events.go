@@ -31,26 +31,31 @@ type Event struct {
 var ErrEventsLost = errors.New("netlink: events lost, the receive buffer overran")
 
 // Events subscribes c to the kernel's traffic-control announcements and
-// yields them as they come, until ctx ends (then it yields ctx's error
-// and stops) or the loop breaks. A Conn that listens to events is given
-// over to them: its requests' answers would mix with the announcements, so
-// make requests on another Conn.
+// returns them as a sequence: the subscription starts when Events returns,
+// so a change made after the call is in the sequence even if the loop
+// starts later. The sequence yields the announcements as they come, until
+// ctx ends (it then yields ctx's error and stops) or the loop breaks. A
+// Conn that listens to events is given over to them: its requests' answers
+// would mix with the announcements, so make requests on another Conn.
 //
 // Each Event has messages of its own, which the caller may keep. An error
-// with a zero Event is ErrEventsLost (the stream goes on) or the end of the
-// stream; an error with an Event is an announcement that did not decode
-// fully, given with what could be decoded.
+// with a zero Event is ErrEventsLost (the sequence goes on) or the end of
+// the sequence; an error with an Event is an announcement that did not
+// decode fully, given with what could be decoded.
 func (c *Conn) Events(ctx context.Context) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		if c.sock == nil {
-			yield(Event{}, errors.New("netlink: events need a socket with a file descriptor"))
-			return
+	var joinErr error
+	switch {
+	case c.sock == nil:
+		joinErr = errors.New("netlink: events need a socket with a file descriptor")
+	case c.nl != nil:
+		if err := c.nl.JoinGroup(nlabi.RTNLGRP_TC); err != nil {
+			joinErr = fmt.Errorf("netlink: cannot listen to traffic-control events: %w", err)
 		}
-		if c.nl != nil {
-			if err := c.nl.JoinGroup(nlabi.RTNLGRP_TC); err != nil {
-				yield(Event{}, fmt.Errorf("netlink: cannot listen to traffic-control events: %w", err))
-				return
-			}
+	}
+	return func(yield func(Event, error) bool) {
+		if joinErr != nil {
+			yield(Event{}, joinErr)
+			return
 		}
 		end, err := c.begin(ctx)
 		if err != nil {

@@ -193,7 +193,7 @@ func (t *tc) printEvent(p *tcfmt.Printer, ev netlink.Event) {
 		case created:
 			verb = "Added action "
 		}
-		t.printActionMsg(p, ev.Action, 0, verb)
+		t.printActionMsg(p, ev.Action, 1, verb)
 	}
 }
 
