@@ -45,6 +45,7 @@ type Error struct {
 	Offset int
 }
 
+// Error is the extended-ack message, or the errno's text without one.
 func (e *Error) Error() string {
 	if e.Message != "" {
 		return e.Message
@@ -83,6 +84,7 @@ type NoDeviceError struct {
 	Name string
 }
 
+// Error says which name was not found.
 func (e *NoDeviceError) Error() string { return fmt.Sprintf("cannot find device %q", e.Name) }
 
 // Is makes a NoDeviceError match ErrNotFound.

@@ -1,11 +1,27 @@
-// Package netlink sends traffic-control requests (qdiscs, classes, filters) to
-// the kernel over rtnetlink and decodes its replies and dumps into the types of
-// package attrs.
+// Package netlink sends traffic-control requests (qdiscs, classes, filters,
+// chains, actions) to the kernel over rtnetlink and decodes its replies,
+// dumps and announcements into the types of package attrs.
 //
-// It is a thin layer on github.com/mdlayher/netlink: requests carry the tcmsg
-// header and the attributes of attrs.TCAttrs, kernel refusals come back as *Error
-// with the extended-ack message, and dumps are streamed message by message, so
-// that a dump of thousands of qdiscs never has to be held in memory at once.
+// It is a thin layer on github.com/mdlayher/netlink:
+//
+//   - A Conn is one rtnetlink socket, dialled in the caller's network
+//     namespace (Dial) or in another one (OpenNetNS, OpenNetNSPath,
+//     OpenNetNSPid or NetNSFromFD, then NetNS.Dial), without moving the
+//     caller's thread.
+//   - Every call that talks to the kernel takes a context.Context; its
+//     deadline or cancellation ends a pending receive and leaves the Conn
+//     usable (see Conn).
+//   - Requests (Do, DoEcho, Get, Pipeline, DoAction, SetCakeBandwidth)
+//     carry the tcmsg header and the attributes of attrs.TCAttrs. A refusal
+//     is an *Error with the errno, the extended-ack message and the
+//     offending attribute's offset, and matches ErrNotFound, ErrExists,
+//     ErrBusy, ErrNotSupported or ErrInvalid with errors.Is.
+//   - Dumps come as an iterator of messages the caller keeps (Msgs: one
+//     consistent pass, retried when the kernel flags it interrupted) or
+//     streamed into a callback (Dump, DumpReusing: one pass, so that a dump
+//     of thousands of qdiscs never has to be held in memory at once).
+//   - Events streams what tc monitor shows: the kernel's announcements of
+//     added, changed and deleted objects.
 package netlink
 
 import (

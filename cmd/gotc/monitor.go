@@ -93,11 +93,12 @@ const monitorUsage = "Usage: tc [-timestamp [-tshort] monitor\n"
 // a connection of its own (one that listens is given over to the
 // announcements) and keeps the command's connection for device names.
 func (t *tc) monitorCmd(args []string) error {
-	for _, arg := range args {
-		if tcfmt.Matches(arg, "help") {
+	if len(args) > 0 {
+		// gotc has no "file" (tc's replay of a saved netlink stream).
+		if tcfmt.Matches(args[0], "help") {
 			fmt.Fprint(t.stderr, monitorUsage)
 		} else {
-			fmt.Fprintf(t.stderr, "Argument \"%s\" is unknown, try \"tc monitor help\".\n", arg)
+			fmt.Fprintf(t.stderr, "Argument \"%s\" is unknown, try \"tc monitor help\".\n", args[0])
 		}
 		return errStatus(exitUsage)
 	}
