@@ -10,7 +10,7 @@
 # Prints "N passed, M failed" over the examples and the benchmark; exits
 # non-zero if any failed.
 ip=/ref/bin/ip tc=/ref/bin/tc
-pass=0 fail=0
+pass=0 fail=0 start=$(date +%s)
 check() { if [ "$1" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $2"; fi; }
 
 # The examples' namespace: eth0 and ifb0, up.
@@ -72,5 +72,6 @@ $ip netns add bench && $ip -n bench link add d0 type dummy && $ip -n bench link 
 	/gotc/bin/ratechange -netns bench -dev d0 -kind cake -tc $tc -n 50 -rounds 3
 check $? "ratechange"
 
+echo "# lib-examples took $(($(date +%s) - start)) s"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
