@@ -149,7 +149,11 @@ func TestCancelUnblocksReceive(t *testing.T) {
 		if err := call.run(cctx, c); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: %v", call.name, err)
 		}
-		if d := time.Since(start); d > 90*time.Millisecond {
+		// Without the cancellation the call would have waited for the
+		// kernel's answer, a success, or (Events) for ever: context.Canceled
+		// says the cancellation ended it. The time is only a sanity bound,
+		// loose for a loaded machine.
+		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%s: the cancellation took %v", call.name, d)
 		}
 		// The Conn goes on: a dump left unfinished is drained, a late
