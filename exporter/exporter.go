@@ -17,6 +17,7 @@
 package exporter
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"sync"
@@ -35,8 +36,8 @@ import (
 // Source is what a Collector needs from the kernel. *netlink.Conn is one;
 // tests use a fake.
 type Source interface {
-	Dump(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
-	LinkNames() (map[int32]string, error)
+	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	LinkNames(ctx context.Context) (map[int32]string, error)
 	Close() error
 }
 
@@ -119,7 +120,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	start := time.Now()
-	n, err := c.scrape(ch)
+	n, err := c.scrape(context.Background(), ch)
 	ok := 1.0
 	if err != nil {
 		c.scrapeErrors.Add(1)
@@ -138,10 +139,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 func (c *Collector) Scrape(ch chan<- prometheus.Metric) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.scrape(ch)
+	return c.scrape(context.Background(), ch)
 }
 
-func (c *Collector) scrape(ch chan<- prometheus.Metric) (int, error) {
+func (c *Collector) scrape(ctx context.Context, ch chan<- prometheus.Metric) (int, error) {
 	for attempt := 0; ; attempt++ {
 		if c.src == nil {
 			src, err := c.dial()
@@ -150,7 +151,7 @@ func (c *Collector) scrape(ch chan<- prometheus.Metric) (int, error) {
 			}
 			c.src = src
 		}
-		n, err := c.dumpOnce(ch)
+		n, err := c.dumpOnce(ctx, ch)
 		if err == nil {
 			return n, nil
 		}
@@ -167,14 +168,14 @@ func (c *Collector) scrape(ch chan<- prometheus.Metric) (int, error) {
 }
 
 // dumpOnce exports one dump's qdiscs and returns how many it exported.
-func (c *Collector) dumpOnce(ch chan<- prometheus.Metric) (int, error) {
-	names, err := c.src.LinkNames()
+func (c *Collector) dumpOnce(ctx context.Context, ch chan<- prometheus.Metric) (int, error) {
+	names, err := c.src.LinkNames(ctx)
 	if err != nil {
 		return 0, err
 	}
 	clear(c.seen)
 	n := 0
-	err = c.src.Dump(netlink.Qdisc, c.filter, func(m *netlink.Msg, decodeErr error) error {
+	err = c.src.Dump(ctx, netlink.Qdisc, c.filter, func(m *netlink.Msg, decodeErr error) error {
 		if c.export(ch, m, decodeErr, names) {
 			n++
 		}

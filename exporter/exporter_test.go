@@ -327,15 +327,15 @@ type flakySource struct {
 
 var errSocket = errors.New("socket broke")
 
-func (f *flakySource) LinkNames() (map[int32]string, error) {
+func (f *flakySource) LinkNames(context.Context) (map[int32]string, error) {
 	if f.failLinks {
 		return nil, errSocket
 	}
 	return f.links, nil
 }
 
-func (f *flakySource) Dump(o netlink.Object, flt netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
-	if err := f.replaySource.Dump(o, flt, fn); err != nil {
+func (f *flakySource) Dump(ctx context.Context, o netlink.Object, flt netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+	if err := f.replaySource.Dump(ctx, o, flt, fn); err != nil {
 		return err
 	}
 	if f.failDump {

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"context"
 	"encoding/binary"
 
 	"github.com/gotc/gotc/attrs"
@@ -152,7 +153,7 @@ type replaySource struct {
 	msgs  []*netlink.Msg
 }
 
-func (r *replaySource) Dump(_ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (r *replaySource) Dump(_ context.Context, _ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	for _, m := range r.msgs {
 		if err := fn(m, nil); err != nil {
 			return err
@@ -161,5 +162,5 @@ func (r *replaySource) Dump(_ netlink.Object, _ netlink.DumpFilter, fn func(*net
 	return nil
 }
 
-func (r *replaySource) LinkNames() (map[int32]string, error) { return r.links, nil }
-func (r *replaySource) Close() error                         { return nil }
+func (r *replaySource) LinkNames(context.Context) (map[int32]string, error) { return r.links, nil }
+func (r *replaySource) Close() error                                        { return nil }

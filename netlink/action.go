@@ -1,6 +1,7 @@
 package netlink
 
 import (
+	"context"
 	"errors"
 
 	"github.com/gotc/gotc/attrs"
@@ -67,20 +68,20 @@ func (op ActionOp) request() (msgType, flags uint16) {
 
 // DoAction sends one change request about actions and waits for the
 // kernel's acknowledgement; a refusal is an *Error.
-func (c *Conn) DoAction(op ActionOp, m *ActionMsg) error {
+func (c *Conn) DoAction(ctx context.Context, op ActionOp, m *ActionMsg) error {
 	msgType, flags := op.request()
 	payload, _ := m.AppendBinary(nil)
-	_, _, err := c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
+	_, _, err := c.exchange(ctx, msgType, nlabi.NLM_F_ACK|flags, payload)
 	return err
 }
 
 // DoActionWarning is DoAction that also returns the warning the kernel's
 // acknowledgement of a success carried ("" without one), which tc prints
 // as "Warning: ..." (pedit's "Unsupported pedit command offload", for one).
-func (c *Conn) DoActionWarning(op ActionOp, m *ActionMsg) (string, error) {
+func (c *Conn) DoActionWarning(ctx context.Context, op ActionOp, m *ActionMsg) (string, error) {
 	msgType, flags := op.request()
 	payload, _ := m.AppendBinary(nil)
-	typ, data, err := c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
+	typ, data, err := c.exchange(ctx, msgType, nlabi.NLM_F_ACK|flags, payload)
 	if err != nil || typ != nlabi.NLMSG_ERROR {
 		return "", err
 	}
@@ -103,9 +104,9 @@ func ActionRequest(op ActionOp, m *ActionMsg) mnl.Message {
 
 // GetAction asks for the actions m names by kind and index (RTM_GETACTION
 // without NLM_F_ACK, as tc sends it) and returns the kernel's answer.
-func (c *Conn) GetAction(m *ActionMsg) (*ActionMsg, error) {
+func (c *Conn) GetAction(ctx context.Context, m *ActionMsg) (*ActionMsg, error) {
 	payload, _ := m.AppendBinary(nil)
-	typ, data, err := c.exchange(nlabi.RTM_GETACTION, 0, payload)
+	typ, data, err := c.exchange(ctx, nlabi.RTM_GETACTION, 0, payload)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +122,10 @@ func (c *Conn) GetAction(m *ActionMsg) (*ActionMsg, error) {
 
 // DumpActions dumps the actions of the kind m names (m also carries the
 // dump flags) and calls fn for each message of the dump.
-func (c *Conn) DumpActions(m *ActionMsg, fn func(m *ActionMsg, decodeErr error) error) error {
+func (c *Conn) DumpActions(ctx context.Context, m *ActionMsg, fn func(m *ActionMsg, decodeErr error) error) error {
 	payload, _ := m.AppendBinary(nil)
 	var reply ActionMsg
-	return c.dump(nlabi.RTM_GETACTION, nlabi.RTM_GETACTION, payload, func(data []byte) error {
+	return c.dump(ctx, nlabi.RTM_GETACTION, nlabi.RTM_GETACTION, payload, func(data []byte) error {
 		return fn(&reply, reply.UnmarshalBinary(data))
 	})
 }

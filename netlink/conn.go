@@ -2,10 +2,11 @@ package netlink
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"syscall"
+	"iter"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/nlabi"
@@ -14,21 +15,34 @@ import (
 
 // Conn is an rtnetlink connection for traffic-control requests and dumps.
 // A Conn is not safe for concurrent use.
+//
+// Every method that talks to the kernel takes a context: its deadline, or
+// its cancellation, ends a pending receive, and the method returns the
+// context's error (errors.Is(err, context.DeadlineExceeded) or
+// context.Canceled). The Conn stays usable: an answer that arrives late is
+// skipped (each request has its own sequence number), and a dump abandoned
+// before its end is drained, under the next call's context, before that
+// call sends anything (the kernel refuses a new dump on a socket whose
+// dump is unfinished). A context without a deadline that can never be
+// cancelled (context.Background) costs nothing.
 type Conn struct {
-	nl       *mnl.Conn
-	rawTried bool
-	rawSock  *rawSocket // see raw.go; nil on a socket without a descriptor
+	nl   *mnl.Conn  // nil for a Conn over a bare socket (the tests' fake kernel)
+	sock *rawSocket // see raw.go; nil on a socket without a descriptor (nltest)
+	// unfinishedDump is the sequence number of a dump abandoned before its
+	// end, 0 for none.
+	unfinishedDump uint32
 }
 
 // Config chooses where a Conn operates.
 type Config struct {
 	// NetNS is an open file descriptor of the network namespace to work in;
-	// 0 means the caller's.
+	// 0 means the caller's. NetNS.Dial fills it in.
 	NetNS int
 }
 
 // Dial opens an rtnetlink socket with extended acknowledgements (so kernel
-// refusals carry their message) and strict dump checking enabled.
+// refusals carry their message) and strict dump checking enabled. It makes
+// no request: the socket is ready when it returns.
 func Dial(cfg *Config) (*Conn, error) {
 	var mcfg mnl.Config
 	if cfg != nil {
@@ -46,49 +60,25 @@ func Dial(cfg *Config) (*Conn, error) {
 	// of silently ignoring their filters. Kernels before 4.20 lack it; dumps
 	// still work there, filtered on our side.
 	_ = nl.SetOption(mnl.GetStrictCheck, true)
-	return &Conn{nl: nl}, nil
+	return NewConn(nl), nil
 }
 
 // NewConn wraps an existing netlink connection, for example one from
-// github.com/mdlayher/netlink/nltest in tests.
-func NewConn(nl *mnl.Conn) *Conn { return &Conn{nl: nl} }
+// github.com/mdlayher/netlink/nltest in tests. Over a socket without a file
+// descriptor (nltest's) a context is only checked before each call: such a
+// socket never blocks.
+func NewConn(nl *mnl.Conn) *Conn { return &Conn{nl: nl, sock: newRawSocket(nl)} }
 
 // Close closes the connection.
-func (c *Conn) Close() error { return c.nl.Close() }
-
-// Error is a request the kernel refused.
-type Error struct {
-	// Errno is the kernel's error number.
-	Errno syscall.Errno
-	// Message is the extended-ack message, "" when the kernel gave none.
-	Message string
-}
-
-func (e *Error) Error() string {
-	if e.Message != "" {
-		return e.Message
+func (c *Conn) Close() error {
+	if c.nl == nil {
+		return c.sock.close()
 	}
-	return e.Errno.Error()
-}
-
-// Unwrap lets errors.Is match the errno.
-func (e *Error) Unwrap() error { return e.Errno }
-
-// kernelError turns mdlayher's error into *Error where the kernel answered.
-func kernelError(err error) error {
-	var op *mnl.OpError
-	if !errors.As(err, &op) {
-		return err
-	}
-	var errno syscall.Errno
-	if !errors.As(op.Err, &errno) || op.Op != "receive" {
-		return err
-	}
-	return &Error{Errno: errno, Message: op.Message}
+	return c.nl.Close()
 }
 
 // Do sends one change request for object o and waits for the kernel's answer.
-func (c *Conn) Do(o Object, op Op, m *Msg) error {
+func (c *Conn) Do(ctx context.Context, o Object, op Op, m *Msg) error {
 	msgType, flags, err := o.request(op)
 	if err != nil {
 		return err
@@ -97,13 +87,13 @@ func (c *Conn) Do(o Object, op Op, m *Msg) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
+	_, _, err = c.exchange(ctx, msgType, nlabi.NLM_F_ACK|flags, payload)
 	return err
 }
 
 // DoWarning is Do that also returns the warning the kernel's acknowledgement
 // of a success carried ("" without one), which tc prints as "Warning: ...".
-func (c *Conn) DoWarning(o Object, op Op, m *Msg) (string, error) {
+func (c *Conn) DoWarning(ctx context.Context, o Object, op Op, m *Msg) (string, error) {
 	msgType, flags, err := o.request(op)
 	if err != nil {
 		return "", err
@@ -112,7 +102,7 @@ func (c *Conn) DoWarning(o Object, op Op, m *Msg) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	typ, data, err := c.exchange(msgType, nlabi.NLM_F_ACK|flags, payload)
+	typ, data, err := c.exchange(ctx, msgType, nlabi.NLM_F_ACK|flags, payload)
 	if err != nil || typ != nlabi.NLMSG_ERROR {
 		return "", err
 	}
@@ -121,12 +111,12 @@ func (c *Conn) DoWarning(o Object, op Op, m *Msg) (string, error) {
 
 // Get asks for the one object of type o that m names (as tc's "filter
 // get" and "chain get" ask, see GetRequest) and returns the kernel's answer.
-func (c *Conn) Get(o Object, m *Msg) (*Msg, error) {
+func (c *Conn) Get(ctx context.Context, o Object, m *Msg) (*Msg, error) {
 	req, err := GetRequest(o, m)
 	if err != nil {
 		return nil, err
 	}
-	typ, data, err := c.exchange(uint16(req.Header.Type), nlabi.NLM_F_ECHO, req.Data)
+	typ, data, err := c.exchange(ctx, uint16(req.Header.Type), nlabi.NLM_F_ECHO, req.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +151,7 @@ func GetRequest(o Object, m *Msg) (mnl.Message, error) {
 // acknowledgement the kernel sends the object as the request left it (of
 // o's new or delete type, which DoEcho returns too); nil when it sent
 // none.
-func (c *Conn) DoEcho(o Object, op Op, m *Msg) (*Msg, uint16, error) {
+func (c *Conn) DoEcho(ctx context.Context, o Object, op Op, m *Msg) (*Msg, uint16, error) {
 	msgType, flags, err := o.request(op)
 	if err != nil {
 		return nil, 0, err
@@ -170,7 +160,7 @@ func (c *Conn) DoEcho(o Object, op Op, m *Msg) (*Msg, uint16, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	typ, data, err := c.echoExchange(msgType, flags, payload)
+	typ, data, err := c.echoExchange(ctx, msgType, flags, payload)
 	if err != nil || data == nil {
 		return nil, 0, err
 	}
@@ -218,9 +208,9 @@ type DumpFilter struct {
 // match reports whether a dumped message is one f asks for. A filter or
 // chain of a shared block comes without a device (IfindexBlock) whichever
 // device's qdisc it was listed through.
-func (f DumpFilter) match(m *Msg) bool {
-	return (f.Ifindex == 0 || m.Header.Ifindex == f.Ifindex || m.Header.Ifindex == IfindexBlock) &&
-		(f.Handle == 0 || m.Header.Handle == f.Handle)
+func (f DumpFilter) match(h attrs.TCMsg) bool {
+	return (f.Ifindex == 0 || h.Ifindex == f.Ifindex || h.Ifindex == IfindexBlock) &&
+		(f.Handle == 0 || h.Handle == f.Handle)
 }
 
 // Dump asks the kernel for all objects of type o that match f and calls fn for
@@ -228,36 +218,54 @@ func (f DumpFilter) match(m *Msg) bool {
 // with what could be decoded and its error in decodeErr, so one odd object never
 // hides the others. Dump stops early, returning fn's error, if fn fails.
 //
+// Dump streams one pass and does not retry: if the kernel flags the dump
+// interrupted (NLM_F_DUMP_INTR, the objects changed while it was read), fn
+// has seen every object of that pass and Dump returns an error that is
+// ErrDumpInterrupted. Msgs retries instead, and yields only a complete pass.
+// fn must not use c: the socket is in the middle of the dump.
+//
 // m is reused from one call of fn to the next (the values its pointers point
 // to are not): fn must copy what it keeps of m itself.
-func (c *Conn) Dump(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
-	return c.dumpInto(nil, o, f, fn)
+func (c *Conn) Dump(ctx context.Context, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
+	return c.dumpInto(ctx, nil, o, f, fn)
 }
 
 // DumpReusing is Dump for a caller that keeps nothing of m: m and the values
 // it points to are reused from one call of fn to the next, so a dump of
 // thousands of objects allocates next to nothing. It is for listings that
 // print each object and forget it.
-func (c *Conn) DumpReusing(o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
-	return c.dumpInto(new(attrs.Decoder), o, f, fn)
+func (c *Conn) DumpReusing(ctx context.Context, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
+	return c.dumpInto(ctx, new(attrs.Decoder), o, f, fn)
 }
 
 // dumpInto is Dump, decoding with d when it is not nil.
-func (c *Conn) dumpInto(d *attrs.Decoder, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
+func (c *Conn) dumpInto(ctx context.Context, d *attrs.Decoder, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
+	var m Msg
+	return c.dumpRaw(ctx, o, f, func(data []byte) error {
+		return fn(&m, m.unmarshal(d, data))
+	})
+}
+
+// dumpRaw dumps the objects of type o that f matches and passes each
+// one's payload to fn, undecoded.
+func (c *Conn) dumpRaw(ctx context.Context, o Object, f DumpFilter, fn func(data []byte) error) error {
+	if o == Action {
+		return errors.New("netlink: actions have their own dump, DumpActions")
+	}
 	newType, _, getType := o.msgTypes()
 	hdr := Msg{}
 	hdr.Header.Ifindex = f.Ifindex
 	hdr.Header.Parent = f.Parent
 	hdr.Attrs.DumpInvisible = f.Invisible
 	payload, _ := hdr.MarshalBinary()
-	var m Msg
-	return c.dump(getType, newType, payload, func(data []byte) error {
+	var h attrs.TCMsg
+	return c.dump(ctx, getType, newType, payload, func(data []byte) error {
 		// The kernel dumps every device's qdiscs whatever the request
-		// names: look at the header before decoding the attributes.
-		if err := m.Header.Decode(data); err == nil && !f.match(&m) {
+		// names: look at the header before anything else.
+		if err := h.Decode(data); err == nil && !f.match(h) {
 			return nil
 		}
-		return fn(&m, m.unmarshal(d, data))
+		return fn(data)
 	})
 }
 
@@ -273,12 +281,12 @@ type QdiscPlace struct {
 // QdiscPlaces dumps every qdisc of every device and calls fn with each one's
 // place and kind. It decodes nothing else, so it costs a client little more
 // than reading the dump.
-func (c *Conn) QdiscPlaces(fn func(QdiscPlace)) error {
+func (c *Conn) QdiscPlaces(ctx context.Context, fn func(QdiscPlace)) error {
 	newType, _, getType := Qdisc.msgTypes()
 	payload, _ := (&Msg{}).MarshalBinary()
 	var h attrs.TCMsg
 	var kinds []string // the few kinds seen, so that each is allocated once
-	return c.dump(getType, newType, payload, func(data []byte) error {
+	return c.dump(ctx, getType, newType, payload, func(data []byte) error {
 		if h.Decode(data) != nil {
 			return nil // not a qdisc message: nothing to report
 		}
@@ -316,4 +324,52 @@ func findAttr(b []byte, typ uint16) ([]byte, bool) {
 		b = b[min(len(b), (l+3)&^3):]
 	}
 	return nil, false
+}
+
+// dumpAttempts bounds Msgs' passes over a dump the kernel keeps flagging
+// interrupted.
+const dumpAttempts = 3
+
+// Msgs dumps the objects of type o that match f, as Dump does, and yields
+// them one by one, each its own *Msg that the caller may keep.
+//
+// Msgs reads each pass of the dump whole before it yields anything: if the
+// kernel flags a pass interrupted (NLM_F_DUMP_INTR), Msgs drops it and
+// dumps again, up to 3 passes, so the caller sees exactly one consistent
+// pass, never a mix; after 3 interrupted passes it yields only an error
+// that is ErrDumpInterrupted. Because the socket is idle while Msgs yields,
+// the loop body may use c (for a Get, say).
+//
+// An error with a nil *Msg ends the sequence (the kernel's refusal, ctx's
+// end, a socket failure). An error with a non-nil *Msg is an object that
+// did not decode fully, given with what could be decoded; the sequence goes
+// on if the loop does.
+func (c *Conn) Msgs(ctx context.Context, o Object, f DumpFilter) iter.Seq2[*Msg, error] {
+	return func(yield func(*Msg, error) bool) {
+		var pass [][]byte
+		var err error
+		for range dumpAttempts {
+			pass = pass[:0]
+			var arena []byte // one allocation for the payloads of a pass, grown as needed
+			err = c.dumpRaw(ctx, o, f, func(data []byte) error {
+				start := len(arena)
+				arena = append(arena, data...)
+				pass = append(pass, arena[start:len(arena):len(arena)])
+				return nil
+			})
+			if !errors.Is(err, ErrDumpInterrupted) {
+				break
+			}
+		}
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		for _, data := range pass {
+			m := new(Msg)
+			if err := m.UnmarshalBinary(data); !yield(m, err) {
+				return
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package netlink
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -63,7 +64,7 @@ func TestDoSendsMessageAndReturnsExtack(t *testing.T) {
 	c := NewConn(nl)
 	defer c.Close()
 	m := qdiscMsg(3, 0x10000, "dualpi2", &attrs.DualPI2Attrs{Limit: ptr(uint32(100))})
-	err := c.Do(Qdisc, Add, m)
+	err := c.Do(ctx, Qdisc, Add, m)
 	var kerr *Error
 	if !errors.As(err, &kerr) || kerr.Errno != unix.EINVAL {
 		t.Fatalf("err = %v", err)
@@ -103,7 +104,7 @@ func TestKernelRefusalCarriesExtackMessage(t *testing.T) {
 		return []mnl.Message{extackError(reqs[0], unix.EINVAL, "Specified qdisc kind is unknown")}, nil
 	})
 	c := NewConn(nl)
-	err := c.Do(Qdisc, Add, qdiscMsg(1, 0, "nosuch", nil))
+	err := c.Do(ctx, Qdisc, Add, qdiscMsg(1, 0, "nosuch", nil))
 	var kerr *Error
 	if !errors.As(err, &kerr) || kerr.Message != "Specified qdisc kind is unknown" || !errors.Is(err, unix.EINVAL) {
 		t.Fatalf("err = %#v", err)
@@ -131,7 +132,7 @@ func TestDumpKeepsUnknownKindsAndAttributes(t *testing.T) {
 	})
 	c := NewConn(nl)
 	var kinds []string
-	err := c.Dump(Qdisc, DumpFilter{Ifindex: 2}, func(m *Msg, decodeErr error) error {
+	err := c.Dump(ctx, Qdisc, DumpFilter{Ifindex: 2}, func(m *Msg, decodeErr error) error {
 		if decodeErr != nil {
 			t.Errorf("decode: %v", decodeErr)
 		}
@@ -171,7 +172,7 @@ func TestDumpInvisibleRequest(t *testing.T) {
 	})
 	c := NewConn(nl)
 	for _, f := range []DumpFilter{{Ifindex: 2}, {Ifindex: 2, Invisible: true}} {
-		if err := c.Dump(Qdisc, f, func(*Msg, error) error { return nil }); err != nil {
+		if err := c.Dump(ctx, Qdisc, f, func(*Msg, error) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -193,8 +194,8 @@ func TestDumpReusingDecodesAsDump(t *testing.T) {
 	c := NewConn(nltest.Dial(func(reqs []mnl.Message) ([]mnl.Message, error) {
 		return dumpReply(reqs[0], msgs...), nil
 	}))
-	collect := func(dump func(Object, DumpFilter, func(*Msg, error) error) error) (out []string, options []attrs.TCOptionsMsg) {
-		err := dump(Qdisc, DumpFilter{}, func(m *Msg, decodeErr error) error {
+	collect := func(dump func(context.Context, Object, DumpFilter, func(*Msg, error) error) error) (out []string, options []attrs.TCOptionsMsg) {
+		err := dump(ctx, Qdisc, DumpFilter{}, func(m *Msg, decodeErr error) error {
 			b, err := m.MarshalBinary()
 			if decodeErr != nil || err != nil {
 				t.Fatalf("%v, %v", decodeErr, err)
@@ -227,7 +228,7 @@ func TestQdiscPlaces(t *testing.T) {
 		return dumpReply(reqs[0], root, leaf, other), nil
 	})
 	var got []QdiscPlace
-	if err := NewConn(nl).QdiscPlaces(func(p QdiscPlace) { got = append(got, p) }); err != nil {
+	if err := NewConn(nl).QdiscPlaces(ctx, func(p QdiscPlace) { got = append(got, p) }); err != nil {
 		t.Fatal(err)
 	}
 	want := []QdiscPlace{
@@ -248,7 +249,7 @@ func TestDumpPassesUndecodableMessagesOn(t *testing.T) {
 		return msgs, nil
 	})
 	var errs, seen int
-	err := NewConn(nl).Dump(Qdisc, DumpFilter{}, func(m *Msg, decodeErr error) error {
+	err := NewConn(nl).Dump(ctx, Qdisc, DumpFilter{}, func(m *Msg, decodeErr error) error {
 		seen++
 		if decodeErr != nil {
 			errs++
@@ -259,3 +260,6 @@ func TestDumpPassesUndecodableMessagesOn(t *testing.T) {
 		t.Fatalf("err %v, seen %d, decode errors %d", err, seen, errs)
 	}
 }
+
+// ctx is the context of calls that need no deadline.
+var ctx = context.Background()

@@ -1,8 +1,9 @@
 package netlink
 
 import (
+	"context"
 	"encoding/binary"
-	"fmt"
+	"errors"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/nlabi"
@@ -16,37 +17,34 @@ const ifinfomsgLen = 16
 // Linux 4.8): link messages without IFLA_STATS and IFLA_STATS64.
 const rtextFilterSkipStats = 1 << 3
 
-// ErrNoDevice reports a device name the kernel does not know.
-type ErrNoDevice string
-
-func (e ErrNoDevice) Error() string { return fmt.Sprintf("cannot find device %q", string(e)) }
-
 // LinkIndex returns the ifindex of the named device in the connection's
-// network namespace (which may differ from the process's).
-func (c *Conn) LinkIndex(name string) (int32, error) {
+// network namespace (which may differ from the process's); a name the
+// kernel does not know is a *NoDeviceError (errors.Is ErrNotFound).
+func (c *Conn) LinkIndex(ctx context.Context, name string) (int32, error) {
 	e := attrs.NewEncoder(make([]byte, ifinfomsgLen, 64))
 	e.String(nlabi.IFLA_IFNAME, name)
-	typ, data, err := c.exchange(nlabi.RTM_GETLINK, 0, e.Bytes())
+	typ, data, err := c.exchange(ctx, nlabi.RTM_GETLINK, 0, e.Bytes())
 	if err != nil {
-		if kerr, ok := err.(*Error); ok && (kerr.Errno == unix.ENODEV || kerr.Errno == unix.EINVAL) {
-			return 0, ErrNoDevice(name)
+		var kerr *Error
+		if errors.As(err, &kerr) && (kerr.Errno == unix.ENODEV || kerr.Errno == unix.EINVAL) {
+			return 0, &NoDeviceError{Name: name}
 		}
 		return 0, err
 	}
 	if typ == nlabi.RTM_NEWLINK && len(data) >= ifinfomsgLen {
 		return int32(binary.NativeEndian.Uint32(data[4:])), nil
 	}
-	return 0, ErrNoDevice(name)
+	return 0, &NoDeviceError{Name: name}
 }
 
 // LinkNames returns the names of all devices by ifindex.
-func (c *Conn) LinkNames() (map[int32]string, error) {
+func (c *Conn) LinkNames(ctx context.Context) (map[int32]string, error) {
 	names := map[int32]string{}
 	// Only the names are needed: ask the kernel not to gather every
 	// device's statistics (most of a link dump's cost).
 	e := attrs.NewEncoder(make([]byte, ifinfomsgLen, 32))
 	e.Uint32(nlabi.IFLA_EXT_MASK, rtextFilterSkipStats)
-	err := c.dump(nlabi.RTM_GETLINK, nlabi.RTM_NEWLINK, e.Bytes(), func(data []byte) error {
+	err := c.dump(ctx, nlabi.RTM_GETLINK, nlabi.RTM_NEWLINK, e.Bytes(), func(data []byte) error {
 		if len(data) < ifinfomsgLen {
 			return nil
 		}

@@ -1,14 +1,31 @@
-// Package netlink sends traffic-control requests (qdiscs, classes, filters) to
-// the kernel over rtnetlink and decodes its replies and dumps into the types of
-// package attrs.
+// Package netlink sends traffic-control requests (qdiscs, classes, filters,
+// chains, actions) to the kernel over rtnetlink and decodes its replies,
+// dumps and announcements into the types of package attrs.
 //
-// It is a thin layer on github.com/mdlayher/netlink: requests carry the tcmsg
-// header and the attributes of attrs.TCAttrs, kernel refusals come back as *Error
-// with the extended-ack message, and dumps are streamed message by message, so
-// that a dump of thousands of qdiscs never has to be held in memory at once.
+// It is a thin layer on github.com/mdlayher/netlink:
+//
+//   - A Conn is one rtnetlink socket, dialled in the caller's network
+//     namespace (Dial) or in another one (OpenNetNS, OpenNetNSPath,
+//     OpenNetNSPid or NetNSFromFD, then NetNS.Dial), without moving the
+//     caller's thread.
+//   - Every call that talks to the kernel takes a context.Context; its
+//     deadline or cancellation ends a pending receive and leaves the Conn
+//     usable (see Conn).
+//   - Requests (Do, DoEcho, Get, Pipeline, DoAction, SetCakeBandwidth)
+//     carry the tcmsg header and the attributes of attrs.TCAttrs. A refusal
+//     is an *Error with the errno, the extended-ack message and the
+//     offending attribute's offset, and matches ErrNotFound, ErrExists,
+//     ErrBusy, ErrNotSupported or ErrInvalid with errors.Is.
+//   - Dumps come as an iterator of messages the caller keeps (Msgs: one
+//     consistent pass, retried when the kernel flags it interrupted) or
+//     streamed into a callback (Dump, DumpReusing: one pass, so that a dump
+//     of thousands of qdiscs never has to be held in memory at once).
+//   - Events streams what tc monitor shows: the kernel's announcements of
+//     added, changed and deleted objects.
 package netlink
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
@@ -75,6 +92,10 @@ const (
 	// Chain is a filter chain of a qdisc or shared block, with its
 	// template (a filter kind and options its filters must fit).
 	Chain
+	// Action is a standalone action ("tc actions"). Its messages are
+	// ActionMsg, sent with DoAction and dumped with DumpActions; Action
+	// names them in an Event.
+	Action
 )
 
 func (o Object) String() string {
@@ -87,6 +108,8 @@ func (o Object) String() string {
 		return "filter"
 	case Chain:
 		return "chain"
+	case Action:
+		return "action"
 	}
 	return fmt.Sprintf("Object(%d)", int(o))
 }
@@ -100,6 +123,8 @@ func (o Object) msgTypes() (newType, delType, getType uint16) {
 		return nlabi.RTM_NEWTFILTER, nlabi.RTM_DELTFILTER, nlabi.RTM_GETTFILTER
 	case Chain:
 		return nlabi.RTM_NEWCHAIN, nlabi.RTM_DELCHAIN, nlabi.RTM_GETCHAIN
+	case Action:
+		return nlabi.RTM_NEWACTION, nlabi.RTM_DELACTION, nlabi.RTM_GETACTION
 	}
 	return nlabi.RTM_NEWQDISC, nlabi.RTM_DELQDISC, nlabi.RTM_GETQDISC
 }
@@ -147,6 +172,9 @@ func (op Op) String() string {
 // request returns the message type and the netlink flags (beyond
 // NLM_F_REQUEST|NLM_F_ACK) of op on object o.
 func (o Object) request(op Op) (msgType uint16, flags uint16, err error) {
+	if o == Action {
+		return 0, 0, errors.New("netlink: actions take DoAction's requests")
+	}
 	newType, delType, _ := o.msgTypes()
 	switch op {
 	case Add:

@@ -1,11 +1,11 @@
 package netlink
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
-	"syscall"
 
 	"github.com/gotc/gotc/internal/nlabi"
 	mnl "github.com/mdlayher/netlink"
@@ -98,12 +98,20 @@ type PipelineRequest struct {
 // a refused request is the last one the kernel saw; with a larger window the
 // rest of its burst was applied too.
 //
+// ctx bounds the whole pipeline; when it ends, Pipeline returns its error
+// and the requests after the last result delivered may or may not have
+// been applied.
+//
 // A non-nil error means the socket failed (a request could not be built or
 // sent, or acknowledgements were lost); the requests after the last result
 // delivered may or may not have been applied, and the Conn should be closed.
-func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult func(i int, err error) bool) error {
+func (c *Conn) Pipeline(ctx context.Context, reqs iter.Seq[PipelineRequest], window int, onResult func(i int, err error) bool) error {
 	window = max(1, min(window, MaxWindow))
-	tr := c.transport(window)
+	tr, end, err := c.transport(ctx, window)
+	if err != nil {
+		return err
+	}
+	defer end()
 	var (
 		burst   []byte   // the burst's messages, back to back
 		seqs    []uint32 // their sequence numbers
@@ -131,7 +139,7 @@ func (c *Conn) Pipeline(reqs iter.Seq[PipelineRequest], window int, onResult fun
 			results = append(results, nil)
 		}
 		if err := tr.acks(seqs, results); err != nil {
-			failure = err
+			failure = contextError(ctx, err)
 			return false
 		}
 		for k, rerr := range results {
@@ -177,13 +185,18 @@ type transport interface {
 	acks(seqs []uint32, results []error) error
 }
 
-func (c *Conn) transport(window int) transport {
-	s := c.raw()
-	if s == nil {
+// transport returns Pipeline's transport, ready for a call under ctx
+// (Conn.begin), and the function that ends the call.
+func (c *Conn) transport(ctx context.Context, window int) (transport, func(), error) {
+	if c.sock == nil {
 		// Not a kernel socket (nltest): go through mdlayher's Conn.
-		return &mnlTransport{nl: c.nl}
+		return &mnlTransport{nl: c.nl}, func() {}, ctx.Err()
 	}
-	return newRawTransport(s, window)
+	end, err := c.begin(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newRawTransport(c.sock, window), end, nil
 }
 
 // ackIndex finds seq among the burst's sequence numbers (ascending, but the
@@ -211,39 +224,6 @@ func parseAcks(b []byte, seqs []uint32, results []error) (bool, error) {
 		}
 	}
 	return last, nil
-}
-
-// ackError decodes the payload of an NLMSG_ERROR message (struct nlmsgerr,
-// then extended-ack attributes when NLM_F_ACK_TLVS is set) into nil or *Error.
-func ackError(data []byte, flags uint16) error {
-	errno := -int32(binary.NativeEndian.Uint32(data))
-	if errno == 0 {
-		return nil
-	}
-	e := &Error{Errno: syscall.Errno(errno)}
-	e.Message, _ = ackMessage(data, flags)
-	return e
-}
-
-// ackMessage is the extended-ack message of an NLMSG_ERROR payload: the
-// kernel's reason for a refusal, or a warning that came with a success.
-func ackMessage(data []byte, flags uint16) (string, bool) {
-	if flags&nlabi.NLM_F_ACK_TLVS == 0 || len(data) < 4+nlabi.NLMSG_HDRLEN {
-		return "", false
-	}
-	// The request's header follows the errno; its payload too unless capped.
-	off := 4 + nlabi.NLMSG_HDRLEN
-	if flags&nlabi.NLM_F_CAPPED == 0 {
-		off = 4 + int(binary.NativeEndian.Uint32(data[4:]))
-	}
-	off = (off + 3) &^ 3
-	if off > len(data) {
-		return "", false
-	}
-	if msg, ok := findAttr(data[off:], nlabi.NLMSGERR_ATTR_MSG); ok {
-		return cString(msg), true
-	}
-	return "", false
 }
 
 // mnlTransport pipelines through mdlayher's Conn: one SendMessages per burst

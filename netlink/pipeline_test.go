@@ -76,7 +76,7 @@ func TestPipelineStopsAfterFirstRefusal(t *testing.T) {
 		c := NewConn(nltest.Dial(k.fn))
 		var got []int
 		var gotErr error
-		err := c.Pipeline(requests(10), tc.window, func(i int, err error) bool {
+		err := c.Pipeline(ctx, requests(10), tc.window, func(i int, err error) bool {
 			got = append(got, i)
 			if err != nil {
 				gotErr = err
@@ -108,7 +108,7 @@ func TestPipelineForceGivesEveryResultInOrder(t *testing.T) {
 	c := NewConn(nltest.Dial(k.fn))
 	var got []int
 	var failed []int
-	err := c.Pipeline(requests(70), 64, func(i int, err error) bool {
+	err := c.Pipeline(ctx, requests(70), 64, func(i int, err error) bool {
 		got = append(got, i)
 		if err != nil {
 			failed = append(failed, i)
@@ -126,7 +126,7 @@ func TestPipelineForceGivesEveryResultInOrder(t *testing.T) {
 	}
 	// The connection is clean afterwards: Do works on it.
 	k.queue = nil
-	if err := c.Do(Qdisc, Replace, qdiscMsg(9, 0, "cake", nil)); err != nil {
+	if err := c.Do(ctx, Qdisc, Replace, qdiscMsg(9, 0, "cake", nil)); err != nil {
 		t.Errorf("Do after Pipeline: %v", err)
 	}
 }
@@ -154,7 +154,7 @@ func TestPipelineWaitForResultEndsBurst(t *testing.T) {
 	} {
 		k := &pipeKernel{failIfindex: tc.failIfindex}
 		c := NewConn(nltest.Dial(k.fn))
-		err := c.Pipeline(waits, 8, func(i int, err error) bool { return err == nil })
+		err := c.Pipeline(ctx, waits, 8, func(i int, err error) bool { return err == nil })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,12 +167,12 @@ func TestPipelineWaitForResultEndsBurst(t *testing.T) {
 func TestPipelineEmptyAndStoppedEarly(t *testing.T) {
 	k := &pipeKernel{}
 	c := NewConn(nltest.Dial(k.fn))
-	if err := c.Pipeline(requests(0), 8, func(int, error) bool { return true }); err != nil || len(k.bursts) != 0 {
+	if err := c.Pipeline(ctx, requests(0), 8, func(int, error) bool { return true }); err != nil || len(k.bursts) != 0 {
 		t.Fatalf("empty: %v, bursts %v", err, k.bursts)
 	}
 	// Stopping on a success result stops sending too.
 	n := 0
-	if err := c.Pipeline(requests(20), 2, func(i int, err error) bool { n++; return i < 2 }); err != nil {
+	if err := c.Pipeline(ctx, requests(20), 2, func(i int, err error) bool { n++; return i < 2 }); err != nil {
 		t.Fatal(err)
 	}
 	if n != 3 || !slices.Equal(k.bursts, []int{2, 2}) {

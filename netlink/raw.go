@@ -1,9 +1,12 @@
 package netlink
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"iter"
+	"os"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -22,7 +25,10 @@ import (
 // for. A dump of thousands of qdiscs makes thousands of those calls. So
 // requests, dumps and device lookups go through rawSocket: write(2), and
 // recvfrom(2) into one buffer the Conn keeps, through the runtime poller
-// (syscall.RawConn) without extra goroutines. A connection without a file
+// (syscall.RawConn) without extra goroutines. A context's deadline is the
+// socket's read deadline, which the poller honours; its cancellation sets
+// that deadline in the past (context.AfterFunc), so a context that can
+// never end costs nothing. A connection without a file
 // descriptor (nltest's fake kernel, in tests) keeps mdlayher's path.
 //
 // The calls are made with RawSyscall, without telling the Go scheduler: the
@@ -47,6 +53,10 @@ const dumpBufSize = 64 << 10
 type rawSocket struct {
 	rc  syscall.RawConn
 	buf []byte // datagrams read, reused
+	// setDeadline sets the read deadline of the file behind rc.
+	setDeadline func(time.Time) error
+	// close closes a socket that has no mdlayher Conn (tests' fake kernel).
+	close func() error
 }
 
 // appendRequest appends one netlink message (header and payload) with the
@@ -103,51 +113,60 @@ var errDumpDone = errors.New("dump done")
 // dumpDatagram handles one datagram of the dump with sequence number seq:
 // each message of type want goes to fn; NLMSG_DONE ends the dump
 // (errDumpDone, or the error it carries) and NLMSG_ERROR fails it. Messages of
-// other sequence numbers or types are skipped. An error from fn is returned
-// as is; the caller must still drain the dump.
-func dumpDatagram(b []byte, seq uint32, want uint16, fn func(data []byte) error) error {
+// other sequence numbers or types are skipped. It reports whether a message
+// of the dump carried NLM_F_DUMP_INTR. An error from fn is returned as is;
+// the caller must still drain the dump.
+func dumpDatagram(b []byte, seq uint32, want uint16, fn func(data []byte) error) (interrupted bool, err error) {
 	for m, err := range messages(b) {
 		if err != nil {
-			return err
+			return interrupted, err
 		}
 		if m.seq != seq {
 			continue
 		}
+		interrupted = interrupted || m.flags&nlabi.NLM_F_DUMP_INTR != 0
 		switch m.typ {
 		case nlabi.NLMSG_DONE:
 			// Since Linux 4.20 (strict checking) DONE carries an errno too.
 			if len(m.data) >= 4 {
 				if err := ackError(m.data, m.flags); err != nil {
-					return err
+					return interrupted, err
 				}
 			}
-			return errDumpDone
+			return interrupted, errDumpDone
 		case nlabi.NLMSG_ERROR:
 			if len(m.data) < 4 {
-				return errors.New("netlink: short error message")
+				return interrupted, errors.New("netlink: short error message")
 			}
 			if err := ackError(m.data, m.flags); err != nil {
-				return err
+				return interrupted, err
 			}
-			return errDumpDone
+			return interrupted, errDumpDone
 		case want:
 			if err := fn(m.data); err != nil {
-				return err
+				return interrupted, err
 			}
 		}
 	}
-	return nil
+	return interrupted, nil
 }
 
 // dump sends a dump request of type reqType with payload and calls fn with
 // the payload of every reply of type want, in order. If fn fails the rest of
 // the dump is read and dropped, so the socket stays usable, and fn's error is
-// returned.
-func (c *Conn) dump(reqType, want uint16, payload []byte, fn func(data []byte) error) error {
-	s := c.raw()
+// returned. A dump the kernel flagged interrupted returns ErrDumpInterrupted
+// once read to its end. If ctx ends the dump early, the rest of it is left
+// for the next call to drain (see Conn).
+func (c *Conn) dump(ctx context.Context, reqType, want uint16, payload []byte, fn func(data []byte) error) error {
+	s := c.sock
 	if s == nil {
-		return c.dumpMnl(reqType, want, payload, fn)
+		return c.dumpMnl(ctx, reqType, want, payload, fn)
 	}
+	end, err := c.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
 	seq := sequence.Add(1)
 	req := appendRequest(nil, reqType, nlabi.NLM_F_REQUEST|nlabi.NLM_F_DUMP, seq, func(b []byte) []byte { return append(b, payload...) })
 	if err := s.send(req); err != nil {
@@ -160,23 +179,82 @@ func (c *Conn) dump(reqType, want uint16, payload []byte, fn func(data []byte) e
 		}
 		return nil
 	}
+	interrupted, err := c.readDump(ctx, seq, want, collect)
+	switch {
+	case err != nil:
+		return err
+	case fnErr != nil:
+		return fnErr
+	case interrupted:
+		return ErrDumpInterrupted
+	}
+	return nil
+}
+
+// readDump reads the datagrams of the dump seq up to its end, handing
+// them to dumpDatagram. A receive that fails (ctx's end among other
+// causes) leaves the dump unfinished, recorded for begin to drain.
+func (c *Conn) readDump(ctx context.Context, seq uint32, want uint16, fn func(data []byte) error) (interrupted bool, err error) {
 	for {
-		b, err := s.recv()
+		b, err := c.sock.recv()
 		if err != nil {
-			return err
+			c.unfinishedDump = seq
+			return interrupted, contextError(ctx, err)
 		}
-		switch err := dumpDatagram(b, seq, want, collect); err {
+		intr, err := dumpDatagram(b, seq, want, fn)
+		interrupted = interrupted || intr
+		switch err {
 		case nil:
 		case errDumpDone:
-			return fnErr
+			return interrupted, nil
 		default:
-			return err
+			// A malformed datagram or the kernel's refusal ends the dump:
+			// nothing of it follows.
+			return interrupted, err
 		}
 	}
 }
 
+// begin prepares the socket for one call under ctx: it fails at once if
+// ctx is done, drains a dump an earlier call abandoned, and makes ctx's
+// deadline and cancellation interrupt the receives until end is called.
+func (c *Conn) begin(ctx context.Context) (end func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	end = c.sock.watch(ctx)
+	if seq := c.unfinishedDump; seq != 0 {
+		c.unfinishedDump = 0
+		if _, err := c.readDump(ctx, seq, 0, func([]byte) error { return nil }); err != nil {
+			end()
+			return nil, fmt.Errorf("netlink: draining an abandoned dump: %w", err)
+		}
+	}
+	return end, nil
+}
+
+// contextError is err, or ctx's error when ctx's end interrupted the
+// receive that failed with err.
+func contextError(ctx context.Context, err error) error {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("netlink: %w", cerr)
+	}
+	// The socket's deadline is ctx's; its timer may fire a little before
+	// ctx's own.
+	if _, ok := ctx.Deadline(); ok {
+		return fmt.Errorf("netlink: %w", context.DeadlineExceeded)
+	}
+	return err
+}
+
 // dumpMnl is dump through mdlayher's Conn.
-func (c *Conn) dumpMnl(reqType, want uint16, payload []byte, fn func(data []byte) error) error {
+func (c *Conn) dumpMnl(ctx context.Context, reqType, want uint16, payload []byte, fn func(data []byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	sent, err := c.nl.Send(mnl.Message{
 		Header: mnl.Header{Type: mnl.HeaderType(reqType), Flags: mnl.Request | mnl.Dump},
 		Data:   payload,
@@ -185,66 +263,102 @@ func (c *Conn) dumpMnl(reqType, want uint16, payload []byte, fn func(data []byte
 		return err
 	}
 	var fnErr error
+	interrupted := false
 	for reply, err := range c.nl.ReceiveIter() {
 		if err != nil {
 			return kernelError(err)
 		}
-		if fnErr != nil || reply.Header.Sequence != sent.Header.Sequence || uint16(reply.Header.Type) != want {
+		if reply.Header.Sequence != sent.Header.Sequence {
+			continue
+		}
+		interrupted = interrupted || reply.Header.Flags&mnl.DumpInterrupted != 0
+		if fnErr != nil || uint16(reply.Header.Type) != want {
 			continue // after a failure, drain the rest so the socket stays usable
 		}
 		fnErr = fn(reply.Data)
 	}
+	if fnErr == nil && interrupted {
+		return ErrDumpInterrupted
+	}
 	return fnErr
+}
+
+// execMnl sends one request through mdlayher's Conn and returns its
+// answers.
+func (c *Conn) execMnl(ctx context.Context, reqType, flags uint16, payload []byte) ([]mnl.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	replies, err := c.nl.Execute(mnl.Message{
+		Header: mnl.Header{Type: mnl.HeaderType(reqType), Flags: mnl.Request | mnl.HeaderFlags(flags)},
+		Data:   payload,
+	})
+	return replies, kernelError(err)
 }
 
 // exchange sends one request (NLM_F_REQUEST plus flags) that the kernel
 // answers with one message and returns that message's type and payload, or
 // the kernel's refusal as *Error. The payload is valid until the next call on
 // the Conn.
-func (c *Conn) exchange(reqType, flags uint16, payload []byte) (uint16, []byte, error) {
-	s := c.raw()
-	if s == nil {
-		replies, err := c.nl.Execute(mnl.Message{
-			Header: mnl.Header{Type: mnl.HeaderType(reqType), Flags: mnl.Request | mnl.HeaderFlags(flags)},
-			Data:   payload,
-		})
+func (c *Conn) exchange(ctx context.Context, reqType, flags uint16, payload []byte) (uint16, []byte, error) {
+	if c.sock == nil {
+		replies, err := c.execMnl(ctx, reqType, flags, payload)
 		if err != nil {
-			return 0, nil, kernelError(err)
+			return 0, nil, err
 		}
 		if len(replies) == 0 {
 			return nlabi.NLMSG_ERROR, nil, nil // an acknowledgement of success
 		}
 		return uint16(replies[0].Header.Type), replies[0].Data, nil
 	}
+	var typ uint16
+	var data []byte
+	err := c.request(ctx, reqType, flags, payload, func(m message) (bool, error) {
+		if m.typ != nlabi.NLMSG_ERROR {
+			typ, data = m.typ, m.data
+			return true, nil
+		}
+		if len(m.data) < 4 {
+			return true, errors.New("netlink: short error message")
+		}
+		if err := ackError(m.data, m.flags); err != nil {
+			return true, err
+		}
+		// A success: the acknowledgement may carry a warning.
+		typ, data = m.typ, []byte(ackMessage(m.data, m.flags))
+		return true, nil
+	})
+	return typ, data, err
+}
+
+// request sends one request and hands each message of its answer to
+// answer until answer reports the last one.
+func (c *Conn) request(ctx context.Context, reqType, flags uint16, payload []byte, answer func(message) (last bool, err error)) error {
+	end, err := c.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
 	seq := sequence.Add(1)
 	req := appendRequest(nil, reqType, nlabi.NLM_F_REQUEST|flags, seq, func(b []byte) []byte { return append(b, payload...) })
-	if err := s.send(req); err != nil {
-		return 0, nil, err
+	if err := c.sock.send(req); err != nil {
+		return err
 	}
 	for {
-		b, err := s.recv()
+		b, err := c.sock.recv()
 		if err != nil {
-			return 0, nil, err
+			return contextError(ctx, err)
 		}
 		for m, err := range messages(b) {
 			if err != nil {
-				return 0, nil, err
+				return err
 			}
 			if m.seq != seq {
-				continue
+				continue // a late answer to an abandoned request
 			}
-			if m.typ == nlabi.NLMSG_ERROR {
-				if len(m.data) < 4 {
-					return 0, nil, errors.New("netlink: short error message")
-				}
-				if err := ackError(m.data, m.flags); err != nil {
-					return m.typ, nil, err
-				}
-				// A success: the acknowledgement may carry a warning.
-				msg, _ := ackMessage(m.data, m.flags)
-				return m.typ, []byte(msg), nil
+			if last, err := answer(m); last || err != nil {
+				return err
 			}
-			return m.typ, m.data, nil
 		}
 	}
 }
@@ -253,55 +367,32 @@ func (c *Conn) exchange(reqType, flags uint16, payload []byte) (uint16, []byte, 
 // reads up to the acknowledgement: the echo's type and payload (0 and nil
 // when the kernel echoed nothing, as for the removal of a whole priority),
 // or the kernel's refusal as *Error.
-func (c *Conn) echoExchange(reqType, flags uint16, payload []byte) (uint16, []byte, error) {
+func (c *Conn) echoExchange(ctx context.Context, reqType, flags uint16, payload []byte) (uint16, []byte, error) {
 	flags |= nlabi.NLM_F_ECHO | nlabi.NLM_F_ACK
-	s := c.raw()
-	if s == nil {
-		replies, err := c.nl.Execute(mnl.Message{
-			Header: mnl.Header{Type: mnl.HeaderType(reqType), Flags: mnl.Request | mnl.HeaderFlags(flags)},
-			Data:   payload,
-		})
-		if err != nil {
-			return 0, nil, kernelError(err)
-		}
-		if len(replies) == 0 {
-			return 0, nil, nil
+	if c.sock == nil {
+		replies, err := c.execMnl(ctx, reqType, flags, payload)
+		if err != nil || len(replies) == 0 {
+			return 0, nil, err
 		}
 		return uint16(replies[0].Header.Type), replies[0].Data, nil
 	}
-	seq := sequence.Add(1)
-	req := appendRequest(nil, reqType, nlabi.NLM_F_REQUEST|flags, seq, func(b []byte) []byte { return append(b, payload...) })
-	if err := s.send(req); err != nil {
-		return 0, nil, err
-	}
 	var echoType uint16
 	var echo []byte
-	for {
-		b, err := s.recv()
-		if err != nil {
-			return 0, nil, err
+	err := c.request(ctx, reqType, flags, payload, func(m message) (bool, error) {
+		if m.typ != nlabi.NLMSG_ERROR {
+			if echo == nil {
+				// The receive buffer is reused: keep a copy.
+				echoType, echo = m.typ, append([]byte(nil), m.data...)
+			}
+			return false, nil
 		}
-		for m, err := range messages(b) {
-			if err != nil {
-				return 0, nil, err
-			}
-			if m.seq != seq {
-				continue
-			}
-			if m.typ != nlabi.NLMSG_ERROR {
-				if echo == nil {
-					// The receive buffer is reused: keep a copy.
-					echoType, echo = m.typ, append([]byte(nil), m.data...)
-				}
-				continue
-			}
-			if len(m.data) < 4 {
-				return 0, nil, errors.New("netlink: short error message")
-			}
-			if err := ackError(m.data, m.flags); err != nil {
-				return 0, nil, err
-			}
-			return echoType, echo, nil
+		if len(m.data) < 4 {
+			return true, errors.New("netlink: short error message")
 		}
+		return true, ackError(m.data, m.flags)
+	})
+	if err != nil {
+		return 0, nil, err
 	}
+	return echoType, echo, nil
 }

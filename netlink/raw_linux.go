@@ -3,28 +3,59 @@
 package netlink
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 	"unsafe"
 
+	mnl "github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
 )
 
 // rawSocket's system calls and Pipeline's recvmmsg(2) transport (see raw.go
 // for why they bypass mdlayher/netlink); raw_others.go stands in elsewhere.
 
-// raw returns the connection's rawSocket, or nil when the socket has no file
-// descriptor (nltest).
-func (c *Conn) raw() *rawSocket {
-	if c.rawTried {
-		return c.rawSock
+// newRawSocket returns the system-call path of nl's socket, or nil when
+// it has no file descriptor (nltest).
+func newRawSocket(nl *mnl.Conn) *rawSocket {
+	rc, err := nl.SyscallConn()
+	if err != nil {
+		return nil
 	}
-	c.rawTried = true
-	if rc, err := c.nl.SyscallConn(); err == nil {
-		c.rawSock = &rawSocket{rc: rc}
+	return &rawSocket{rc: rc, setDeadline: nl.SetReadDeadline}
+}
+
+// longAgo is a deadline in the past: it wakes a pending receive at once.
+var longAgo = time.Unix(1, 0)
+
+// watch makes ctx's deadline and cancellation interrupt the socket's
+// receives (they fail with os.ErrDeadlineExceeded) until the returned
+// function is called. A context that can never end costs nothing.
+func (s *rawSocket) watch(ctx context.Context) (end func()) {
+	if ctx.Done() == nil {
+		return func() {}
 	}
-	return c.rawSock
+	deadline, hasDeadline := ctx.Deadline()
+	if hasDeadline {
+		s.setDeadline(deadline)
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		s.setDeadline(longAgo)
+		close(fired)
+	})
+	return func() {
+		if stop() {
+			if hasDeadline {
+				s.setDeadline(time.Time{})
+			}
+			return
+		}
+		<-fired // the cancellation's deadline is set: undo it after it
+		s.setDeadline(time.Time{})
+	}
 }
 
 // call runs one non-blocking system call on the socket, waiting in the

@@ -32,11 +32,11 @@ func TestDumpDatagram(t *testing.T) {
 	b = append(b, reply(nlabi.RTM_NEWQDISC, nlabi.NLM_F_MULTI, seq+1, []byte("x\x00\x00\x00"))...)
 	b = append(b, reply(nlabi.RTM_NEWLINK, nlabi.NLM_F_MULTI, seq, []byte("y\x00\x00\x00"))...)
 	b = append(b, reply(nlabi.RTM_NEWQDISC, nlabi.NLM_F_MULTI, seq, []byte("b\x00\x00\x00"))...)
-	if err := dumpDatagram(b, seq, nlabi.RTM_NEWQDISC, fn); err != nil {
+	if _, err := dumpDatagram(b, seq, nlabi.RTM_NEWQDISC, fn); err != nil {
 		t.Fatal(err)
 	}
 	done := reply(nlabi.NLMSG_DONE, nlabi.NLM_F_MULTI, seq, make([]byte, 4))
-	if err := dumpDatagram(done, seq, nlabi.RTM_NEWQDISC, fn); err != errDumpDone {
+	if _, err := dumpDatagram(done, seq, nlabi.RTM_NEWQDISC, fn); err != errDumpDone {
 		t.Fatalf("DONE: %v", err)
 	}
 	if len(got) != 2 || got[0][0] != 'a' || got[1][0] != 'b' {
@@ -45,7 +45,7 @@ func TestDumpDatagram(t *testing.T) {
 
 	// A DONE or an ERROR carrying an errno fails the dump with it.
 	for _, typ := range []uint16{nlabi.NLMSG_DONE, nlabi.NLMSG_ERROR} {
-		err := dumpDatagram(reply(typ, 0, seq, errnoPayload(int32(unix.EOPNOTSUPP))), seq, nlabi.RTM_NEWQDISC, fn)
+		_, err := dumpDatagram(reply(typ, 0, seq, errnoPayload(int32(unix.EOPNOTSUPP))), seq, nlabi.RTM_NEWQDISC, fn)
 		var kerr *Error
 		if !errors.As(err, &kerr) || kerr.Errno != unix.EOPNOTSUPP {
 			t.Errorf("type %d: err %v", typ, err)
@@ -53,14 +53,14 @@ func TestDumpDatagram(t *testing.T) {
 	}
 	// fn's error comes back as is.
 	boom := errors.New("boom")
-	err := dumpDatagram(reply(nlabi.RTM_NEWQDISC, 0, seq, nil), seq, nlabi.RTM_NEWQDISC, func([]byte) error { return boom })
+	_, err := dumpDatagram(reply(nlabi.RTM_NEWQDISC, 0, seq, nil), seq, nlabi.RTM_NEWQDISC, func([]byte) error { return boom })
 	if err != boom {
 		t.Errorf("fn error: %v", err)
 	}
 	// A length past the datagram is malformed.
 	bad := reply(nlabi.RTM_NEWQDISC, 0, seq, nil)
 	binary.NativeEndian.PutUint32(bad, 999)
-	if err := dumpDatagram(bad, seq, nlabi.RTM_NEWQDISC, fn); err == nil {
+	if _, err := dumpDatagram(bad, seq, nlabi.RTM_NEWQDISC, fn); err == nil {
 		t.Error("malformed length accepted")
 	}
 }
@@ -73,24 +73,24 @@ func TestRawSocketOnTheHost(t *testing.T) {
 		t.Skipf("no rtnetlink here: %v", err)
 	}
 	defer c.Close()
-	if c.raw() == nil {
+	if c.sock == nil {
 		t.Fatal("a kernel socket has no raw path")
 	}
-	lo, err := c.LinkIndex("lo")
+	lo, err := c.LinkIndex(ctx, "lo")
 	if err != nil || lo <= 0 {
 		t.Fatalf("LinkIndex(lo) = %d, %v", lo, err)
 	}
-	if _, err := c.LinkIndex("nosuchdev0"); !errors.As(err, new(ErrNoDevice)) {
+	if _, err := c.LinkIndex(ctx, "nosuchdev0"); !errors.As(err, new(*NoDeviceError)) {
 		t.Errorf("unknown device: %v", err)
 	}
-	names, err := c.LinkNames()
+	names, err := c.LinkNames(ctx)
 	if err != nil || names[lo] != "lo" {
 		t.Fatalf("LinkNames: %v, %v", names, err)
 	}
 	// Two dumps in a row: the first must leave the socket clean.
 	for range 2 {
 		n := 0
-		err := c.Dump(Qdisc, DumpFilter{Ifindex: lo}, func(m *Msg, decodeErr error) error {
+		err := c.Dump(ctx, Qdisc, DumpFilter{Ifindex: lo}, func(m *Msg, decodeErr error) error {
 			if decodeErr != nil || m.Header.Ifindex != lo {
 				t.Errorf("qdisc of %d: %v", m.Header.Ifindex, decodeErr)
 			}
@@ -104,10 +104,10 @@ func TestRawSocketOnTheHost(t *testing.T) {
 	}
 	// A dump stopped by fn still drains, so the next request works.
 	stop := errors.New("stop")
-	if err := c.Dump(Qdisc, DumpFilter{}, func(*Msg, error) error { return stop }); err != nil && err != stop {
+	if err := c.Dump(ctx, Qdisc, DumpFilter{}, func(*Msg, error) error { return stop }); err != nil && err != stop {
 		t.Fatal(err)
 	}
-	if again, err := c.LinkIndex("lo"); err != nil || again != lo {
+	if again, err := c.LinkIndex(ctx, "lo"); err != nil || again != lo {
 		t.Fatalf("after a stopped dump: %d, %v", again, err)
 	}
 }
@@ -123,11 +123,11 @@ func TestRawRefusalsOnTheHost(t *testing.T) {
 	bogus.Header.Parent = HandleRoot
 	bogus.Header.Handle = MakeHandle(0x7b3, 0)
 	var kerr *Error
-	if err := c.Do(Qdisc, Delete, bogus); !errors.As(err, &kerr) {
+	if err := c.Do(ctx, Qdisc, Delete, bogus); !errors.As(err, &kerr) {
 		t.Fatalf("Do: %v", err)
 	}
 	var got []int
-	err := c.Pipeline(func(yield func(PipelineRequest) bool) {
+	err := c.Pipeline(ctx, func(yield func(PipelineRequest) bool) {
 		for range 3 {
 			if !yield(PipelineRequest{Object: Qdisc, Op: Delete, Msg: bogus}) {
 				return
@@ -154,7 +154,7 @@ func hostLoopback(t *testing.T, cfg *Config) (*Conn, int32) {
 		t.Skipf("no rtnetlink here: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
-	lo, err := c.LinkIndex("lo")
+	lo, err := c.LinkIndex(ctx, "lo")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestPipelineAnswersOnTheHost(t *testing.T) {
 	} {
 		var refused []int
 		n := 0
-		err := c.Pipeline(slices.Values(burst), len(burst), func(i int, err error) bool {
+		err := c.Pipeline(ctx, slices.Values(burst), len(burst), func(i int, err error) bool {
 			n++
 			if err != nil {
 				refused = append(refused, i)
@@ -231,7 +231,7 @@ func TestPipelineAnswersOnTheHost(t *testing.T) {
 	}
 	// The last accepted request of the last burst is what the kernel has.
 	limit := int64(-1) // none dumped
-	if err := c.Dump(Qdisc, DumpFilter{Ifindex: lo}, func(m *Msg, _ error) error {
+	if err := c.Dump(ctx, Qdisc, DumpFilter{Ifindex: lo}, func(m *Msg, _ error) error {
 		if o, ok := m.Attrs.Options.(*attrs.TCFifoQopt); ok && m.Kind() == kind {
 			limit = int64(o.Limit)
 		}

@@ -3,8 +3,11 @@
 package netlink
 
 import (
+	"context"
 	"fmt"
 	"runtime"
+
+	mnl "github.com/mdlayher/netlink"
 )
 
 // rtnetlink is Linux's: elsewhere mdlayher/netlink's Dial fails, so a Conn
@@ -14,8 +17,10 @@ import (
 
 var errNotSupported = fmt.Errorf("netlink: rtnetlink is not supported on %s", runtime.GOOS)
 
-// raw reports that there is no direct system-call path on this OS.
-func (c *Conn) raw() *rawSocket { return nil }
+// newRawSocket reports that there is no direct system-call path on this OS.
+func newRawSocket(*mnl.Conn) *rawSocket { return nil }
+
+func (s *rawSocket) watch(context.Context) func() { return func() {} }
 
 func (s *rawSocket) send([]byte) error { return errNotSupported }
 

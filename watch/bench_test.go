@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -17,9 +18,9 @@ type replay struct {
 	step  uint64
 }
 
-func (r *replay) LinkNames() (map[int32]string, error) { return r.links, nil }
+func (r *replay) LinkNames(context.Context) (map[int32]string, error) { return r.links, nil }
 
-func (r *replay) Dump(_ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (r *replay) Dump(_ context.Context, _ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	r.step++
 	for _, m := range r.msgs {
 		m.Attrs.Stats2.Basic.Bytes += r.step // counters advance between samples
@@ -84,14 +85,14 @@ func BenchmarkSample10k(b *testing.B) {
 			// Two samples fill both tin buffers of every qdisc: what
 			// follows is the steady state of a long watch.
 			for range 2 {
-				if err := w.Sample(); err != nil {
+				if err := w.Sample(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportAllocs()
 			start := out.n
 			for b.Loop() {
-				if err := w.Sample(); err != nil {
+				if err := w.Sample(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -40,8 +40,8 @@ import (
 
 // Source is what a watch needs from the kernel; *netlink.Conn is one.
 type Source interface {
-	Dump(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
-	LinkNames() (map[int32]string, error)
+	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	LinkNames(ctx context.Context) (map[int32]string, error)
 }
 
 // Options tune a watch. The zero value writes full samples, without deltas,
@@ -117,7 +117,10 @@ func Run(ctx context.Context, src Source, filter netlink.DumpFilter, interval ti
 		if err := ctx.Err(); err != nil {
 			return nil
 		}
-		if err := w.Sample(); err != nil {
+		if err := w.Sample(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // cancelled in the middle of a sample
+			}
 			return err
 		}
 		if opts.Samples > 0 && w.n >= uint64(opts.Samples) {
@@ -132,9 +135,9 @@ func Run(ctx context.Context, src Source, filter netlink.DumpFilter, interval ti
 }
 
 // Sample takes one sample: one dump, one line per qdisc, flushed to the
-// writer before it returns.
-func (w *Watcher) Sample() error {
-	names, err := w.src.LinkNames()
+// writer before it returns. ctx bounds the dump.
+func (w *Watcher) Sample(ctx context.Context) error {
+	names, err := w.src.LinkNames(ctx)
 	if err != nil {
 		return fmt.Errorf("watch: listing devices: %w", err)
 	}
@@ -142,7 +145,7 @@ func (w *Watcher) Sample() error {
 	w.names = names
 	w.now = w.opts.Now()
 	w.err = nil
-	err = w.src.Dump(netlink.Qdisc, w.filter, w.fn)
+	err = w.src.Dump(ctx, netlink.Qdisc, w.filter, w.fn)
 	if err == nil {
 		err = w.err
 	}

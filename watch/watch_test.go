@@ -30,11 +30,11 @@ type advancingKernel struct {
 	extra func(n int) []*netlink.Msg
 }
 
-func (k *advancingKernel) LinkNames() (map[int32]string, error) {
+func (k *advancingKernel) LinkNames(context.Context) (map[int32]string, error) {
 	return map[int32]string{2: "eth0", 3: "wan0"}, nil
 }
 
-func (k *advancingKernel) Dump(_ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (k *advancingKernel) Dump(_ context.Context, _ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	k.n++
 	for _, m := range k.msgs(k.n) {
 		if err := fn(m, nil); err != nil {
@@ -227,7 +227,7 @@ func TestQdiscsComingAndGoing(t *testing.T) {
 	var out bytes.Buffer
 	w := New(k, netlink.DumpFilter{}, &out, Options{Deltas: true, Now: clock(time.Second)})
 	for range 3 {
-		if err := w.Sample(); err != nil {
+		if err := w.Sample(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		if len(w.prev) != 3+map[uint64]int{2: 1}[w.n] {
@@ -256,7 +256,7 @@ func TestDecodeErrors(t *testing.T) {
 		return fn(m, errors.New("attrs: tcmsg needs 20 bytes, got 8"))
 	}}
 	var out bytes.Buffer
-	if err := New(src, netlink.DumpFilter{}, &out, Options{}).Sample(); err != nil {
+	if err := New(src, netlink.DumpFilter{}, &out, Options{}).Sample(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ls := lines(t, out.String())
@@ -270,7 +270,7 @@ type funcSource struct {
 	dump func(fn func(*netlink.Msg, error) error) error
 }
 
-func (f funcSource) Dump(_ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (f funcSource) Dump(_ context.Context, _ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	return f.dump(fn)
 }
 

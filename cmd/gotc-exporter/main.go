@@ -37,7 +37,7 @@ import (
 // and the device index for "dev DEV". *netlink.Conn is one; tests use a fake.
 type source interface {
 	exporter.Source
-	LinkIndex(name string) (int32, error)
+	LinkIndex(ctx context.Context, name string) (int32, error)
 }
 
 // dialFunc opens a netlink socket in the namespace of netnsFD (0: our own).
@@ -102,7 +102,7 @@ func serve(a cmdline.ExporterArgs, netns string, stderr io.Writer, dial dialFunc
 			fmt.Fprintf(stderr, "Cannot open rtnetlink: %v\n", err)
 			return cmdline.Status(cmdline.ExitBadOption)
 		}
-		filter.Ifindex, err = c.LinkIndex(a.Dev)
+		filter.Ifindex, err = c.LinkIndex(context.Background(), a.Dev)
 		c.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "Cannot find device %q\n", a.Dev)

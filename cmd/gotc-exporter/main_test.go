@@ -21,19 +21,21 @@ type fakeKernel struct {
 	filter netlink.DumpFilter
 }
 
-func (f *fakeKernel) Dump(o netlink.Object, filter netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (f *fakeKernel) Dump(_ context.Context, o netlink.Object, filter netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	f.dumps++
 	f.filter = filter
 	return nil
 }
 
-func (f *fakeKernel) LinkNames() (map[int32]string, error) { return map[int32]string{}, nil }
+func (f *fakeKernel) LinkNames(context.Context) (map[int32]string, error) {
+	return map[int32]string{}, nil
+}
 
-func (f *fakeKernel) LinkIndex(name string) (int32, error) {
+func (f *fakeKernel) LinkIndex(_ context.Context, name string) (int32, error) {
 	if idx, ok := f.links[name]; ok {
 		return idx, nil
 	}
-	return 0, netlink.ErrNoDevice(name)
+	return 0, &netlink.NoDeviceError{Name: name}
 }
 
 func (f *fakeKernel) Close() error { return nil }

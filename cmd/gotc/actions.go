@@ -4,6 +4,7 @@ package main
 // them, for the action kinds gotc knows.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -33,15 +34,15 @@ Where:		ACTSPECOP := ACR | GD | FL
 // actionConn is what "tc actions" needs of the kernel; netlink.Conn has
 // it, and the tests' fake kernel.
 type actionConn interface {
-	DoAction(op netlink.ActionOp, m *netlink.ActionMsg) error
-	GetAction(m *netlink.ActionMsg) (*netlink.ActionMsg, error)
-	DumpActions(m *netlink.ActionMsg, fn func(m *netlink.ActionMsg, decodeErr error) error) error
+	DoAction(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) error
+	GetAction(ctx context.Context, m *netlink.ActionMsg) (*netlink.ActionMsg, error)
+	DumpActions(ctx context.Context, m *netlink.ActionMsg, fn func(m *netlink.ActionMsg, decodeErr error) error) error
 }
 
 // actionWarningDoer is an action connection that reports the warnings of
 // accepted requests.
 type actionWarningDoer interface {
-	DoActionWarning(op netlink.ActionOp, m *netlink.ActionMsg) (string, error)
+	DoActionWarning(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) (string, error)
 }
 
 // TCA_ACT_FLAG_* of TCA_ROOT_FLAGS (linux/rtnetlink.h).
@@ -116,9 +117,9 @@ func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) 
 	m := &netlink.ActionMsg{Attrs: attrs.ActRootAttrs{Tab: acts}}
 	var warning string
 	if wc, ok := ac.(actionWarningDoer); ok {
-		warning, err = wc.DoActionWarning(op, m)
+		warning, err = wc.DoActionWarning(t.ctx, op, m)
 	} else {
-		err = ac.DoAction(op, m)
+		err = ac.DoAction(t.ctx, op, m)
 	}
 	if err != nil {
 		t.kernelRefused(err)
@@ -182,14 +183,14 @@ func (t *tc) actionGetDelete(get bool, args []string) ([]string, error) {
 		m.Attrs.Tab = []attrs.ActAttrs{}
 	}
 	if !get {
-		if err := ac.DoAction(netlink.ActionDelete, m); err != nil {
+		if err := ac.DoAction(t.ctx, netlink.ActionDelete, m); err != nil {
 			t.kernelRefused(err)
 			fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
 			return after, nil
 		}
 		return args, nil
 	}
-	answer, err := ac.GetAction(m)
+	answer, err := ac.GetAction(t.ctx, m)
 	if err != nil {
 		t.kernelRefused(err)
 		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
@@ -197,7 +198,7 @@ func (t *tc) actionGetDelete(get bool, args []string) ([]string, error) {
 	}
 	p := t.printer()
 	p.Start()
-	t.printActionMsg(p, answer, 1)
+	t.printActionMsg(p, answer, 1, "")
 	if err := p.Finish(); err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 		return err
 	}
 	if flush {
-		if err := ac.DoAction(netlink.ActionFlush, m); err != nil {
+		if err := ac.DoAction(t.ctx, netlink.ActionFlush, m); err != nil {
 			t.kernelRefused(err)
 			fmt.Fprintln(t.stderr, "We have an error flushing")
 			return errStatus(exitBadOption)
@@ -247,13 +248,14 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 	t.loadLinkNames()
 	p := t.printer()
 	p.Start()
-	err = ac.DumpActions(m, func(a *netlink.ActionMsg, decodeErr error) error {
+	err = ac.DumpActions(t.ctx, m, func(a *netlink.ActionMsg, decodeErr error) error {
 		if decodeErr != nil {
 			return decodeErr
 		}
-		t.printActionMsg(p, a, 0)
+		t.printActionMsg(p, a, 0, "")
 		return p.Err()
 	})
+	err = t.dumpEnded(err)
 	if ferr := p.Finish(); err == nil {
 		err = ferr
 	}
@@ -265,9 +267,10 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 }
 
 // printActionMsg is m_action.c's print_action for an answer or a dump
-// message: the count, then the actions as "tc actions" prints them, the
-// first numbered first (see qdisc.ActionPrint).
-func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32) {
+// message: the count, then what an announcement did (verb, "" for none),
+// then the actions as "tc actions" prints them, the first numbered first
+// (see qdisc.ActionPrint).
+func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32, verb string) {
 	var count uint32
 	if m.Attrs.Count != nil {
 		count = *m.Attrs.Count
@@ -276,6 +279,9 @@ func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32
 	p.Uint(tcfmt.Any, "total acts", "total acts %u", uint64(count))
 	p.NL()
 	p.CloseObject()
+	if verb != "" {
+		p.Verbatim(verb)
+	}
 	p.OpenObject("")
 	qdisc.PrintActions(p, m.Attrs.Tab, qdisc.ActionPrint{Stats: t.stats, FirstOrder: first, Links: tcLinks{t}})
 	if m.Attrs.ExtWarnMsg != nil {

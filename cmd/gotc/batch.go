@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,12 +45,12 @@ import (
 
 // pipeliner is a connection that can pipeline change requests.
 type pipeliner interface {
-	Pipeline(reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error
+	Pipeline(ctx context.Context, reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error
 }
 
 // placesLister is a connection that can list where every qdisc is.
 type placesLister interface {
-	QdiscPlaces(fn func(netlink.QdiscPlace)) error
+	QdiscPlaces(ctx context.Context, fn func(netlink.QdiscPlace)) error
 }
 
 // errInFlight refuses a kernel read while pipelined requests are unanswered;
@@ -70,36 +71,36 @@ type batchConn struct {
 	dumpAt     int // load all names at this miss
 }
 
-func (b *batchConn) Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error {
+func (b *batchConn) Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error {
 	if !b.collecting {
-		return b.conn.Do(o, op, m)
+		return b.conn.Do(ctx, o, op, m)
 	}
 	b.requests = append(b.requests, netlink.PipelineRequest{Object: o, Op: op, Msg: m})
 	return nil
 }
 
-func (b *batchConn) Dump(o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (b *batchConn) Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	if b.inFlight {
 		b.blocked = true
 		return errInFlight
 	}
-	return b.conn.Dump(o, f, fn)
+	return b.conn.Dump(ctx, o, f, fn)
 }
 
-func (b *batchConn) Get(o netlink.Object, m *netlink.Msg) (*netlink.Msg, error) {
+func (b *batchConn) Get(ctx context.Context, o netlink.Object, m *netlink.Msg) (*netlink.Msg, error) {
 	if b.inFlight {
 		b.blocked = true
 		return nil, errInFlight
 	}
-	return b.conn.Get(o, m)
+	return b.conn.Get(ctx, o, m)
 }
 
-func (b *batchConn) LinkNames() (map[int32]string, error) {
+func (b *batchConn) LinkNames(ctx context.Context) (map[int32]string, error) {
 	if b.inFlight {
 		b.blocked = true
 		return nil, errInFlight
 	}
-	return b.conn.LinkNames()
+	return b.conn.LinkNames(ctx)
 }
 
 // LinkIndex answers from the cache. On the dumpAt-th device it does not know
@@ -108,7 +109,7 @@ func (b *batchConn) LinkNames() (map[int32]string, error) {
 // above 1 the first miss already loads them, because a lookup has to wait for
 // the requests in flight); a name still unknown is looked up on its own, as
 // tc does.
-func (b *batchConn) LinkIndex(name string) (int32, error) {
+func (b *batchConn) LinkIndex(ctx context.Context, name string) (int32, error) {
 	if idx, ok := b.index[name]; ok {
 		return idx, nil
 	}
@@ -120,13 +121,13 @@ func (b *batchConn) LinkIndex(name string) (int32, error) {
 		b.index = map[string]int32{}
 	}
 	if b.misses++; b.misses == b.dumpAt {
-		if b.loadNames() == nil {
+		if b.loadNames(ctx) == nil {
 			if idx, ok := b.index[name]; ok {
 				return idx, nil
 			}
 		}
 	}
-	idx, err := b.conn.LinkIndex(name)
+	idx, err := b.conn.LinkIndex(ctx, name)
 	if err == nil {
 		b.index[name] = idx
 	}
@@ -135,8 +136,8 @@ func (b *batchConn) LinkIndex(name string) (int32, error) {
 
 // loadNames caches every device's index; a name it misses later is looked
 // up on its own.
-func (b *batchConn) loadNames() error {
-	names, err := b.conn.LinkNames()
+func (b *batchConn) loadNames(ctx context.Context) error {
+	names, err := b.conn.LinkNames(ctx)
 	if err != nil {
 		return err
 	}
@@ -152,10 +153,10 @@ func (b *batchConn) loadNames() error {
 
 // sequentialPipeline is Pipeline for connections without one (tests' fakes):
 // one Do at a time.
-func sequentialPipeline(c conn, reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
+func sequentialPipeline(ctx context.Context, c conn, reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
 	i := 0
 	for r := range reqs {
-		if !onResult(i, c.Do(r.Object, r.Op, r.Msg)) {
+		if !onResult(i, c.Do(ctx, r.Object, r.Op, r.Msg)) {
 			return nil
 		}
 		i++
@@ -189,23 +190,23 @@ func (t *tc) batch(name string) int {
 	t.conn = bc
 	b := &batchRun{t: t, bc: bc, name: name, in: bufio.NewReaderSize(in, 64*1024), stderr: t.stderr}
 	pipeline := func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
-		return sequentialPipeline(real, reqs, onResult)
+		return sequentialPipeline(t.ctx, real, reqs, onResult)
 	}
 	if p, ok := real.(pipeliner); ok {
 		if t.force {
 			bc.dumpAt = 1 // a lookup would have to wait for the requests in flight
 		} else if l, ok := real.(placesLister); ok {
-			b.accept.list = l.QdiscPlaces
+			b.accept.list = func(fn func(netlink.QdiscPlace)) error { return l.QdiscPlaces(t.ctx, fn) }
 			b.accept.devices = func() int { return len(bc.index) }
 			if file != nil {
-				if err := b.accept.lookAhead(file, bc.loadNames); err != nil {
+				if err := b.accept.lookAhead(file, func() error { return bc.loadNames(t.ctx) }); err != nil {
 					fmt.Fprintf(t.stderr, "%v\n", err)
 					return exitBadOption
 				}
 			}
 		}
 		pipeline = func(reqs iter.Seq[netlink.PipelineRequest], onResult func(int, error) bool) error {
-			return p.Pipeline(reqs, netlink.MaxWindow, onResult)
+			return p.Pipeline(t.ctx, reqs, netlink.MaxWindow, onResult)
 		}
 	}
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"iter"
@@ -23,7 +24,7 @@ type benchKernel struct {
 	sent  int
 }
 
-func (k *benchKernel) Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error {
+func (k *benchKernel) Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error {
 	if _, err := m.MarshalBinary(); err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func (k *benchKernel) Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error 
 	return nil
 }
 
-func (k *benchKernel) Dump(o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (k *benchKernel) Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	if o != netlink.Qdisc {
 		return nil
 	}
@@ -45,7 +46,7 @@ func (k *benchKernel) Dump(o netlink.Object, f netlink.DumpFilter, fn func(*netl
 }
 
 // DumpReusing decodes as netlink.Conn.DumpReusing does: into one Decoder.
-func (k *benchKernel) DumpReusing(o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (k *benchKernel) DumpReusing(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	if o != netlink.Qdisc {
 		return nil
 	}
@@ -64,13 +65,13 @@ func (k *benchKernel) DumpReusing(o netlink.Object, f netlink.DumpFilter, fn fun
 }
 
 // Pipeline answers every request at once, accepted.
-func (k *benchKernel) Pipeline(reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error {
-	return sequentialPipeline(k, reqs, onResult)
+func (k *benchKernel) Pipeline(ctx context.Context, reqs iter.Seq[netlink.PipelineRequest], window int, onResult func(i int, err error) bool) error {
+	return sequentialPipeline(ctx, k, reqs, onResult)
 }
 
 // QdiscPlaces lists the places the benchmark's batch changes: an mq root
 // per device and a qdisc of the line's kind under each of its queues.
-func (k *benchKernel) QdiscPlaces(fn func(netlink.QdiscPlace)) error {
+func (k *benchKernel) QdiscPlaces(ctx context.Context, fn func(netlink.QdiscPlace)) error {
 	for _, idx := range k.links {
 		fn(netlink.QdiscPlace{Ifindex: idx, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HandleRoot, Kind: "mq"})
 		for q := uint16(1); q <= 10; q++ {
@@ -84,18 +85,18 @@ func (k *benchKernel) QdiscPlaces(fn func(netlink.QdiscPlace)) error {
 	return nil
 }
 
-func (k *benchKernel) Get(netlink.Object, *netlink.Msg) (*netlink.Msg, error) {
+func (k *benchKernel) Get(context.Context, netlink.Object, *netlink.Msg) (*netlink.Msg, error) {
 	return nil, fmt.Errorf("benchKernel answers no gets")
 }
 
-func (k *benchKernel) LinkIndex(name string) (int32, error) {
+func (k *benchKernel) LinkIndex(ctx context.Context, name string) (int32, error) {
 	if i, ok := k.links[name]; ok {
 		return i, nil
 	}
-	return 0, netlink.ErrNoDevice(name)
+	return 0, &netlink.NoDeviceError{Name: name}
 }
 
-func (k *benchKernel) LinkNames() (map[int32]string, error) {
+func (k *benchKernel) LinkNames(ctx context.Context) (map[int32]string, error) {
 	names := map[int32]string{}
 	for n, i := range k.links {
 		names[i] = n

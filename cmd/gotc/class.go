@@ -67,12 +67,24 @@ func (t *tc) classList(args []string) error {
 	return t.list(netlink.Class, netlink.DumpFilter{Ifindex: idx}, keep, t.printClass)
 }
 
-// printClass prints one class as tc's print_class does.
+// printClass prints one class of a listing as tc's print_class does.
 func (t *tc) printClass(p *tcfmt.Printer, m *netlink.Msg) {
+	t.printClassEvent(p, m, eventVerb{}, false)
+}
+
+// printClassEvent is printClass for an announcement too: "deleted " for a
+// removal, and the device when showDev is set (a listing names it).
+func (t *tc) printClassEvent(p *tcfmt.Printer, m *netlink.Msg, verb eventVerb, showDev bool) {
 	a := &m.Attrs
 	p.OpenObject("")
+	if verb.deleted {
+		p.Null(tcfmt.Any, "deleted", "deleted ", "")
+	}
 	p.String(tcfmt.Any, "class", "class %s ", m.Kind())
 	p.String(tcfmt.Any, "handle", "%s ", tcfmt.FormatClassID(m.Header.Handle))
+	if showDev {
+		p.String(tcfmt.Any, "dev", "dev %s ", t.linkName(m.Header.Ifindex))
+	}
 	if m.Header.Parent == netlink.HandleRoot {
 		p.Bool(tcfmt.Any, "root", "root ", true)
 	} else if m.Header.Parent != 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/hex"
 	"flag"
 	"fmt"
@@ -29,7 +30,7 @@ type fakeKernel struct {
 	links    map[string]int32
 }
 
-func (f *fakeKernel) Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error {
+func (f *fakeKernel) Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error {
 	req, err := netlink.Request(o, op, m)
 	if err != nil {
 		return err
@@ -51,14 +52,14 @@ func (f *fakeKernel) recordAction(typ uint16, flags uint16, m *netlink.ActionMsg
 	f.requests = append(f.requests, fmt.Sprintf("type=%d flags=%#x %s\n  %s", typ, flags, hex.EncodeToString(data), describe(reflect.ValueOf(back))))
 }
 
-func (f *fakeKernel) DoAction(op netlink.ActionOp, m *netlink.ActionMsg) error {
+func (f *fakeKernel) DoAction(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) error {
 	req := netlink.ActionRequest(op, m)
 	f.recordAction(uint16(req.Header.Type), uint16(req.Header.Flags), m)
 	return f.refuse
 }
 
 // GetAction answers with the first canned action message.
-func (f *fakeKernel) GetAction(m *netlink.ActionMsg) (*netlink.ActionMsg, error) {
+func (f *fakeKernel) GetAction(ctx context.Context, m *netlink.ActionMsg) (*netlink.ActionMsg, error) {
 	f.recordAction(nlabi.RTM_GETACTION, nlabi.NLM_F_REQUEST, m)
 	if f.refuse != nil {
 		return nil, f.refuse
@@ -69,7 +70,7 @@ func (f *fakeKernel) GetAction(m *netlink.ActionMsg) (*netlink.ActionMsg, error)
 	return f.actions[0], nil
 }
 
-func (f *fakeKernel) DumpActions(m *netlink.ActionMsg, fn func(*netlink.ActionMsg, error) error) error {
+func (f *fakeKernel) DumpActions(ctx context.Context, m *netlink.ActionMsg, fn func(*netlink.ActionMsg, error) error) error {
 	f.recordAction(nlabi.RTM_GETACTION, nlabi.NLM_F_REQUEST|nlabi.NLM_F_DUMP, m)
 	for _, a := range f.actions {
 		if err := fn(a, nil); err != nil {
@@ -79,7 +80,7 @@ func (f *fakeKernel) DumpActions(m *netlink.ActionMsg, fn func(*netlink.ActionMs
 	return nil
 }
 
-func (f *fakeKernel) Dump(o netlink.Object, filter netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+func (f *fakeKernel) Dump(ctx context.Context, o netlink.Object, filter netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
 	for _, m := range f.dump[o] {
 		if filter.Ifindex != 0 && m.Header.Ifindex != filter.Ifindex && m.Header.Ifindex != netlink.IfindexBlock {
 			continue
@@ -94,7 +95,7 @@ func (f *fakeKernel) Dump(o netlink.Object, filter netlink.DumpFilter, fn func(*
 // Get records the request and answers with the first canned message of
 // the object whose header names the same device, parent and handle (and
 // chain, when the request names one).
-func (f *fakeKernel) Get(o netlink.Object, m *netlink.Msg) (*netlink.Msg, error) {
+func (f *fakeKernel) Get(ctx context.Context, o netlink.Object, m *netlink.Msg) (*netlink.Msg, error) {
 	req, err := netlink.GetRequest(o, m)
 	if err != nil {
 		return nil, err
@@ -120,14 +121,14 @@ func (f *fakeKernel) Get(o netlink.Object, m *netlink.Msg) (*netlink.Msg, error)
 	return nil, &netlink.Error{Errno: syscall.ENOENT}
 }
 
-func (f *fakeKernel) LinkIndex(name string) (int32, error) {
+func (f *fakeKernel) LinkIndex(ctx context.Context, name string) (int32, error) {
 	if idx, ok := f.links[name]; ok {
 		return idx, nil
 	}
-	return 0, netlink.ErrNoDevice(name)
+	return 0, &netlink.NoDeviceError{Name: name}
 }
 
-func (f *fakeKernel) LinkNames() (map[int32]string, error) {
+func (f *fakeKernel) LinkNames(ctx context.Context) (map[int32]string, error) {
 	names := map[int32]string{}
 	for n, i := range f.links {
 		names[i] = n

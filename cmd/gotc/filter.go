@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
@@ -323,7 +324,7 @@ func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) erro
 	if ec, ok := c.(echoDoer); ok && t.echo {
 		return t.filterEcho(ec, obj, op, m)
 	}
-	if err := c.Do(obj, op, m); err != nil {
+	if err := c.Do(t.ctx, obj, op, m); err != nil {
 		return t.filterRefused(err)
 	}
 	return nil
@@ -339,7 +340,7 @@ func (t *tc) filterRefused(err error) error {
 
 // echoDoer is a connection that sends a request with NLM_F_ECHO (-echo).
 type echoDoer interface {
-	DoEcho(o netlink.Object, op netlink.Op, m *netlink.Msg) (*netlink.Msg, uint16, error)
+	DoEcho(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (*netlink.Msg, uint16, error)
 }
 
 // filterEcho sends a filter or chain request with -echo and prints the
@@ -347,7 +348,7 @@ type echoDoer interface {
 // "replaced" or "deleted" (by the request's flags and the answer's type),
 // then the object with its device.
 func (t *tc) filterEcho(ec echoDoer, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
-	answer, typ, err := ec.DoEcho(obj, op, m)
+	answer, typ, err := ec.DoEcho(t.ctx, obj, op, m)
 	if err != nil {
 		return t.filterRefused(err)
 	}
@@ -468,7 +469,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 	}
 	// Actions in a filter may name devices.
 	t.loadLinkNames()
-	answer, err := c.Get(obj, m)
+	answer, err := c.Get(t.ctx, obj, m)
 	if err != nil {
 		err = t.kernelRefused(err)
 		fmt.Fprintln(t.stderr, "We have an error talking to the kernel")
@@ -539,7 +540,7 @@ func (t *tc) blockExists(block uint32) (bool, error) {
 		return false, err
 	}
 	found := false
-	err = c.Dump(netlink.Qdisc, netlink.DumpFilter{}, func(m *netlink.Msg, _ error) error {
+	err = c.Dump(t.ctx, netlink.Qdisc, netlink.DumpFilter{}, func(m *netlink.Msg, _ error) error {
 		if b := m.Attrs.IngressBlock; b != nil && *b == block {
 			found = true
 		}

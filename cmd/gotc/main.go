@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -172,7 +173,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 		},
 		Action: func(c *cli.Context) error {
 			t := &tc{
-				stdout: stdout, stderr: stderr, stdin: stdin, dial: dial,
+				ctx: context.Background(), stdout: stdout, stderr: stderr, stdin: stdin, dial: dial,
 				stats: c.Bool("stats"), details: c.Bool("details"), json: c.Bool("json"),
 				pretty: c.Bool("pretty"), raw: c.Bool("raw"), iec: c.Bool("iec"),
 				oneline: c.Bool("oneline"), force: c.Bool("force"), echo: c.Bool("echo"), netns: c.String("netns"),

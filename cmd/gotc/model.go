@@ -156,7 +156,7 @@ func (t *tc) modelCmd(args []string) error {
 	out := &netlink.Msg{Header: res.Header, Attrs: res.Attrs}
 	p := t.printer()
 	p.Start()
-	t.printQdisc(p, out, false)
+	t.printQdisc(p, out, false, eventVerb{})
 	if err := p.Finish(); err != nil {
 		fmt.Fprintln(t.stderr, err)
 		return errStatus(exitBadOption)
@@ -200,7 +200,7 @@ func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
 		return nil, err
 	}
 	var found *netlink.Msg
-	err = c.Dump(netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
+	err = c.Dump(t.ctx, netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
 		if found == nil && decodeErr == nil && m.Header.Ifindex == idx && m.Header.Parent == netlink.HandleRoot {
 			cp := *m
 			found = &cp

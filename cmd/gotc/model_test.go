@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 // only routes the object to modelCmd).
 func modelTC(k *fakeKernel, jsonOut bool, args ...string) (stdout, stderr string, err error) {
 	var out, errOut bytes.Buffer
-	t := &tc{stdout: &out, stderr: &errOut, stdin: strings.NewReader(""), stats: true, json: jsonOut,
+	t := &tc{ctx: context.Background(), stdout: &out, stderr: &errOut, stdin: strings.NewReader(""), stats: true, json: jsonOut,
 		dial: func(int) (conn, error) { return k, nil }}
 	defer t.close()
 	err = t.modelCmd(args)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gotc/gotc/internal/cmdline"
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/watch"
@@ -81,6 +84,118 @@ func (t *tc) statsCmd(args []string) error {
 		return errStatus(exitBadOption)
 	}
 	return nil
+}
+
+const monitorUsage = "Usage: tc [-timestamp [-tshort] monitor\n"
+
+// monitorCmd is "tc monitor": the kernel's traffic-control announcements,
+// printed as they come as tc prints them, until interrupted. It listens on
+// a connection of its own (one that listens is given over to the
+// announcements) and keeps the command's connection for device names.
+func (t *tc) monitorCmd(args []string) error {
+	if len(args) > 0 {
+		// gotc has no "file" (tc's replay of a saved netlink stream).
+		if tcfmt.Matches(args[0], "help") {
+			fmt.Fprint(t.stderr, monitorUsage)
+		} else {
+			fmt.Fprintf(t.stderr, "Argument \"%s\" is unknown, try \"tc monitor help\".\n", args[0])
+		}
+		return errStatus(exitUsage)
+	}
+	t.loadLinkNames()
+	fd, err := t.netnsFD()
+	if err != nil {
+		return err
+	}
+	c, err := t.dial(fd)
+	if err != nil {
+		fmt.Fprintf(t.stderr, "Cannot open rtnetlink: %v\n", err)
+		return errStatus(exitBadOption)
+	}
+	defer c.Close()
+	src, ok := c.(eventSource)
+	if !ok {
+		fmt.Fprintln(t.stderr, "Cannot open rtnetlink: this connection has no events")
+		return errStatus(exitBadOption)
+	}
+	ctx, stop := cmdline.SignalContext()
+	defer stop()
+	p := t.printer()
+	p.Start()
+	defer p.Finish()
+	for ev, err := range src.Events(ctx) {
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, netlink.ErrEventsLost):
+			// tc goes on after a receive buffer overrun, saying so.
+			fmt.Fprintf(t.stderr, "netlink receive error %s (%d)\n", capitalize(syscall.ENOBUFS.Error()), int(syscall.ENOBUFS))
+			continue
+		case err != nil && ev.Msg == nil && ev.Action == nil:
+			fmt.Fprintf(t.stderr, "netlink receive error %v\n", err)
+			return errStatus(exitKernel)
+		}
+		t.printEvent(p, ev)
+		if err := p.Flush(); err != nil {
+			return errStatus(exitBadOption)
+		}
+	}
+	return nil
+}
+
+// eventSource is a connection that streams the kernel's announcements
+// (netlink.Conn.Events).
+type eventSource interface {
+	Events(ctx context.Context) iter.Seq2[netlink.Event, error]
+}
+
+// eventVerb is what an announcement says was done, as tc's printers name
+// it in front of the object.
+type eventVerb struct{ deleted, replaced, added bool }
+
+// printEvent prints one announcement as tc monitor's accept_tcmsg does,
+// naming the device of every object.
+func (t *tc) printEvent(p *tcfmt.Printer, ev netlink.Event) {
+	if ev.Msg != nil && ev.Msg.Header.Ifindex > 0 {
+		if _, known := t.names[ev.Msg.Header.Ifindex]; !known {
+			t.names = nil // a device new since the names were read
+		}
+	}
+	created := !ev.Deleted && ev.Flags&nlabi.NLM_F_CREATE != 0
+	switch ev.Object {
+	case netlink.Qdisc:
+		t.printQdisc(p, ev.Msg, true, eventVerb{
+			deleted:  ev.Deleted,
+			replaced: created && ev.Flags&nlabi.NLM_F_REPLACE != 0,
+			added:    created && ev.Flags&nlabi.NLM_F_EXCL != 0,
+		})
+	case netlink.Class:
+		t.printClassEvent(p, ev.Msg, eventVerb{deleted: ev.Deleted}, true)
+	case netlink.Filter, netlink.Chain:
+		shown := filterShown{obj: ev.Object, echo: true}
+		switch {
+		case ev.Deleted:
+			shown.verb = "deleted"
+		case created && ev.Flags&nlabi.NLM_F_EXCL != 0:
+			shown.verb = "added"
+		case created:
+			shown.verb = "replaced"
+		}
+		t.printFilter(p, ev.Msg, &shown)
+	case netlink.Action:
+		verb := ""
+		switch {
+		case ev.Deleted && ev.Flags&nlabi.NLM_F_ROOT != 0:
+			verb = "Flushed table "
+		case ev.Deleted:
+			verb = "Deleted action "
+		case ev.Flags&nlabi.NLM_F_REPLACE != 0:
+			verb = "Replaced action "
+		case created:
+			verb = "Added action "
+		}
+		t.printActionMsg(p, ev.Action, 1, verb)
+	}
 }
 
 // exporterBinary is the executable that serves "gotc exporter" (package

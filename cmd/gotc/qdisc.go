@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -230,14 +231,14 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 		return err
 	}
 	if wc, ok := c.(warningDoer); ok {
-		warning, err := wc.DoWarning(obj, op, m)
+		warning, err := wc.DoWarning(t.ctx, obj, op, m)
 		if err != nil {
 			return t.kernelRefused(err)
 		}
 		t.printWarning(warning)
 		return nil
 	}
-	if err := c.Do(obj, op, m); err != nil {
+	if err := c.Do(t.ctx, obj, op, m); err != nil {
 		return t.kernelRefused(err)
 	}
 	return nil
@@ -341,7 +342,7 @@ func (t *tc) printWarning(warning string) {
 // warningDoer is a connection that reports the warnings of accepted
 // requests (htb's "quantum of class ... is big", for one).
 type warningDoer interface {
-	DoWarning(o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
+	DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
 }
 
 // parseKindOptions fills m's options from a kind's keywords, printing tc's
@@ -440,7 +441,7 @@ func (t *tc) qdiscList(args []string) error {
 		t.loadLinkNames()
 	}
 	return t.list(netlink.Qdisc, filter, keep, func(p *tcfmt.Printer, m *netlink.Msg) {
-		t.printQdisc(p, m, tg.dev == "")
+		t.printQdisc(p, m, tg.dev == "", eventVerb{})
 	})
 }
 
@@ -456,16 +457,20 @@ func mergeTarget(into *target, part target) {
 	}
 }
 
-// printQdisc prints one qdisc of a dump as tc's print_qdisc does.
-func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool) {
+// printQdisc prints one qdisc of a dump, or of an announcement that verb
+// describes, as tc's print_qdisc does.
+func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool, verb eventVerb) {
 	a := &m.Attrs
 	h := tcfmt.QdiscHeader{
-		Kind:    m.Kind(),
-		Handle:  m.Header.Handle,
-		Parent:  m.Header.Parent,
-		Info:    m.Header.Info,
-		ShowDev: showDev,
-		Raw:     t.raw,
+		Kind:     m.Kind(),
+		Handle:   m.Header.Handle,
+		Parent:   m.Header.Parent,
+		Info:     m.Header.Info,
+		ShowDev:  showDev,
+		Raw:      t.raw,
+		Deleted:  verb.deleted,
+		Replaced: verb.replaced,
+		Added:    verb.added,
 	}
 	if showDev {
 		h.Dev = t.linkName(m.Header.Ifindex)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,18 +15,18 @@ import (
 
 // conn is what the commands need from the kernel; tests replace it.
 type conn interface {
-	Do(o netlink.Object, op netlink.Op, m *netlink.Msg) error
-	Dump(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
-	Get(o netlink.Object, m *netlink.Msg) (*netlink.Msg, error)
-	LinkIndex(name string) (int32, error)
-	LinkNames() (map[int32]string, error)
+	Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error
+	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	Get(ctx context.Context, o netlink.Object, m *netlink.Msg) (*netlink.Msg, error)
+	LinkIndex(ctx context.Context, name string) (int32, error)
+	LinkNames(ctx context.Context) (map[int32]string, error)
 	Close() error
 }
 
 // reusingDumper is a connection that can dump into reused memory
 // (netlink.Conn.DumpReusing).
 type reusingDumper interface {
-	DumpReusing(o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	DumpReusing(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
 }
 
 type dialFunc func(netnsFD int) (conn, error)
@@ -39,6 +40,9 @@ type tc struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	dial           dialFunc
+
+	// ctx bounds every call to the kernel.
+	ctx context.Context
 
 	stats, details, json, pretty, raw, iec, oneline, force, echo bool
 	netns                                                        string
@@ -103,7 +107,7 @@ func (t *tc) ifindex(name string) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	idx, err := c.LinkIndex(name)
+	idx, err := c.LinkIndex(t.ctx, name)
 	if err != nil {
 		fmt.Fprintf(t.stderr, "Cannot find device %q\n", name)
 		return 0, errStatus(exitBadOption)
@@ -120,7 +124,7 @@ func (l tcLinks) Index(name string) (int32, bool) {
 	if err != nil {
 		return 0, false
 	}
-	idx, err := c.LinkIndex(name)
+	idx, err := c.LinkIndex(l.t.ctx, name)
 	return idx, err == nil
 }
 
@@ -146,7 +150,7 @@ func (t *tc) loadLinkNames() {
 		return
 	}
 	if c, err := t.kernel(); err == nil {
-		t.names, _ = c.LinkNames()
+		t.names, _ = c.LinkNames(t.ctx)
 	}
 	if t.names == nil {
 		t.names = map[int32]string{}
@@ -168,12 +172,13 @@ func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.M
 	if r, ok := c.(reusingDumper); ok {
 		dump = r.DumpReusing
 	}
-	err = dump(obj, f, func(m *netlink.Msg, _ error) error {
+	err = dump(t.ctx, obj, f, func(m *netlink.Msg, _ error) error {
 		if keep(m) {
 			print(p, m)
 		}
 		return p.Err()
 	})
+	err = t.dumpEnded(err)
 	if ferr := p.Finish(); err == nil {
 		err = ferr
 	}
@@ -182,6 +187,16 @@ func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.M
 		return errStatus(exitBadOption)
 	}
 	return nil
+}
+
+// dumpEnded is a listing dump's error as tc sees it: a dump the kernel
+// flagged interrupted is no failure (tc prints what it got, and says so).
+func (t *tc) dumpEnded(err error) error {
+	if errors.Is(err, netlink.ErrDumpInterrupted) {
+		fmt.Fprintln(t.stderr, "Dump was interrupted and may be inconsistent.")
+		return nil
+	}
+	return err
 }
 
 func (t *tc) printer() *tcfmt.Printer {
@@ -206,6 +221,8 @@ func (t *tc) do(args []string) int {
 		err = t.chainCmd(rest)
 	case tcfmt.Matches(obj, "actions"):
 		err = t.actionsCmd(rest)
+	case tcfmt.Matches(obj, "monitor"):
+		err = t.monitorCmd(rest)
 	case tcfmt.Matches(obj, "help"):
 		fmt.Fprint(t.stderr, usageText)
 		return exitOK

@@ -9,22 +9,25 @@ package nlabi
 // up in its headers, and code moving from unix.X to nlabi.X reads the same.
 const (
 	// netlink(7): the protocol, message types, header size, flags, extended ack
-	NETLINK_ROUTE     = 0x0
-	NLMSG_HDRLEN      = 0x10
-	NLMSG_ERROR       = 0x2
-	NLMSG_DONE        = 0x3
-	NLM_F_REQUEST     = 0x1
-	NLM_F_MULTI       = 0x2
-	NLM_F_ROOT        = 0x100
-	NLM_F_ACK         = 0x4
-	NLM_F_ECHO        = 0x8
-	NLM_F_DUMP        = 0x300
-	NLM_F_REPLACE     = 0x100
-	NLM_F_EXCL        = 0x200
-	NLM_F_CREATE      = 0x400
-	NLM_F_CAPPED      = 0x100
-	NLM_F_ACK_TLVS    = 0x200
-	NLMSGERR_ATTR_MSG = 0x1
+	NETLINK_ROUTE      = 0x0
+	NLMSG_HDRLEN       = 0x10
+	NLMSG_ERROR        = 0x2
+	NLMSG_DONE         = 0x3
+	NLM_F_REQUEST      = 0x1
+	NLM_F_MULTI        = 0x2
+	NLM_F_ROOT         = 0x100
+	NLM_F_ACK          = 0x4
+	NLM_F_ECHO         = 0x8
+	NLM_F_DUMP         = 0x300
+	NLM_F_REPLACE      = 0x100
+	NLM_F_EXCL         = 0x200
+	NLM_F_CREATE       = 0x400
+	NLM_F_CAPPED       = 0x100
+	NLM_F_ACK_TLVS     = 0x200
+	NLMSGERR_ATTR_MSG  = 0x1
+	NLMSGERR_ATTR_OFFS = 0x2
+	NLM_F_DUMP_INTR    = 0x10
+	RTNLGRP_TC         = 0x4
 
 	// rtnetlink(7): message types and attributes
 	RTM_NEWLINK    = 0x10

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"os"
 	"strconv"
@@ -35,7 +36,7 @@ func batchFloor(lines []string, window int, withDump bool) time.Duration {
 		fail("floor: %v", err)
 	}
 	defer c.Close()
-	names, err := c.LinkNames()
+	names, err := c.LinkNames(context.Background())
 	if err != nil {
 		fail("floor: %v", err)
 	}
@@ -51,7 +52,7 @@ func batchFloor(lines []string, window int, withDump bool) time.Duration {
 	if withDump {
 		dumpFloor()
 	}
-	err = c.Pipeline(func(yield func(netlink.PipelineRequest) bool) {
+	err = c.Pipeline(context.Background(), func(yield func(netlink.PipelineRequest) bool) {
 		for _, r := range reqs {
 			if !yield(r) {
 				return

@@ -33,6 +33,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"flag"
@@ -253,7 +254,7 @@ func ifindex(dev string) int32 {
 		fail(err)
 	}
 	defer c.Close()
-	idx, err := c.LinkIndex(dev)
+	idx, err := c.LinkIndex(context.Background(), dev)
 	if err != nil {
 		fail(err)
 	}

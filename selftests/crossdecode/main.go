@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,7 +41,7 @@ func main() {
 		if out, err := exec.Command("/ref/bin/ip", "link", "add", dev, "type", "dummy").CombinedOutput(); err != nil {
 			fail(fmt.Errorf("ip link add %s: %v: %s", dev, err, out))
 		}
-		idx, err := c.LinkIndex(dev)
+		idx, err := c.LinkIndex(context.Background(), dev)
 		if err != nil {
 			fail(err)
 		}
@@ -52,11 +53,11 @@ func main() {
 		m := &netlink.Msg{}
 		m.Header.Ifindex, m.Header.Parent, m.Header.Handle = idx, netlink.HandleRoot, netlink.MakeHandle(1, 0)
 		m.Attrs.Kind, m.Attrs.Options = &kind, opts
-		if err := c.Do(netlink.Qdisc, netlink.Add, m); err != nil {
+		if err := c.Do(context.Background(), netlink.Qdisc, netlink.Add, m); err != nil {
 			fail(fmt.Errorf("cake %s: %v", line, err))
 		}
 		// What gotc decodes from the kernel's dump of this device.
-		err = c.Dump(netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
+		err = c.Dump(context.Background(), netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
 			if decodeErr != nil {
 				return decodeErr
 			}
