@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -36,14 +37,14 @@ func newFake(devs ...string) *fakeKernel {
 	return k
 }
 
-func (k *fakeKernel) LinkIndex(name string) (int32, error) {
+func (k *fakeKernel) LinkIndex(_ context.Context, name string) (int32, error) {
 	if idx, ok := k.devs[name]; ok {
 		return idx, nil
 	}
-	return 0, netlink.ErrNoDevice(name)
+	return 0, &netlink.NoDeviceError{Name: name}
 }
 
-func (k *fakeKernel) LinkNames() (map[int32]string, error) {
+func (k *fakeKernel) LinkNames(context.Context) (map[int32]string, error) {
 	out := map[int32]string{}
 	for n, i := range k.devs {
 		out[i] = n
@@ -51,7 +52,7 @@ func (k *fakeKernel) LinkNames() (map[int32]string, error) {
 	return out, nil
 }
 
-func (k *fakeKernel) Dump(obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error) {
+func (k *fakeKernel) Dump(_ context.Context, obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error) {
 	var out []netlink.Msg
 	switch obj {
 	case netlink.Qdisc:
@@ -81,7 +82,7 @@ func filterIf(ms []netlink.Msg, ifindex int32) []netlink.Msg {
 
 var errRefused = &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
 
-func (k *fakeKernel) Do(obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
+func (k *fakeKernel) Do(_ context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
 	k.requests++
 	k.log = append(k.log, fmt.Sprintf("%s %s %d:%x", op, obj, m.Header.Ifindex, m.Header.Handle))
 	if k.requests == k.failAt {
@@ -230,7 +231,7 @@ func commands(t *testing.T, k Kernel, yaml string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Compute(k, f)
+	p, err := Compute(context.Background(), k, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,11 +245,11 @@ func applyFile(t *testing.T, k *fakeKernel, yaml string) (int, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Compute(k, f)
+	p, err := Compute(context.Background(), k, f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.Run(k, nil)
+	return p.Run(context.Background(), k, nil)
 }
 
 const (
@@ -462,7 +463,7 @@ devices:
 		if _, err := applyFile(t, k, file); err != nil {
 			t.Fatal(err)
 		}
-		f, err := FromKernel(k, nil)
+		f, err := FromKernel(context.Background(), k, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -507,7 +508,7 @@ func TestExampleLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := newFake("eth0", "eth1", "eth2", "eth3", "ifb0", "ifb1")
-	if _, err := Compute(k, f); err != nil {
+	if _, err := Compute(context.Background(), k, f); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -522,7 +523,7 @@ func TestLoadErrors(t *testing.T) {
 		k := newFake("eth0")
 		f, err := Load(strings.NewReader(bad))
 		if err == nil {
-			_, err = Compute(k, f)
+			_, err = Compute(context.Background(), k, f)
 		}
 		if err == nil {
 			t.Errorf("%q: no error", bad)
@@ -548,7 +549,7 @@ func TestClasslessClasses(t *testing.T) {
 	if got := commands(t, k, file); len(got) != 0 {
 		t.Errorf("plan %q, want none", got)
 	}
-	f, err := FromKernel(k, []string{"eth0", "ifb0"})
+	f, err := FromKernel(context.Background(), k, []string{"eth0", "ifb0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -99,9 +100,9 @@ func nonNil(w []string) []string {
 // without names, of every device that has a qdisc of its own (not the
 // kernel's default). It fails, naming them, on objects whose options it
 // cannot write as tc words.
-func FromKernel(k Kernel, devices []string) (*File, error) {
-	l := &links{k: k}
-	names, err := k.LinkNames()
+func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) {
+	l := &links{ctx: ctx, k: k}
+	names, err := k.LinkNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +116,11 @@ func FromKernel(k Kernel, devices []string) (*File, error) {
 	f := &File{Devices: map[string]*Device{}}
 	var errs []error
 	for _, name := range devices {
-		idx, err := k.LinkIndex(name)
+		idx, err := k.LinkIndex(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("device %s: %w", name, err)
 		}
-		d, err := readDevice(k, name, idx)
+		d, err := readDevice(ctx, k, name, idx)
 		if err != nil {
 			return nil, err
 		}

@@ -1,18 +1,23 @@
 package apply
 
-import "github.com/gotc/gotc/netlink"
+import (
+	"context"
 
-// Kernel is every kernel access apply makes. KernelConn implements it over
-// a netlink.Conn; tests implement it over a fake state.
+	"github.com/gotc/gotc/netlink"
+)
+
+// Kernel is every kernel access apply makes, each bounded by its ctx.
+// KernelConn implements it over a netlink.Conn; tests implement it over a
+// fake state.
 type Kernel interface {
 	// LinkIndex is the ifindex of the device called name.
-	LinkIndex(name string) (int32, error)
+	LinkIndex(ctx context.Context, name string) (int32, error)
 	// LinkNames names every device by ifindex (for the devices that
 	// filters' actions refer to).
-	LinkNames() (map[int32]string, error)
+	LinkNames(ctx context.Context) (map[int32]string, error)
 	// Dump returns the qdiscs or classes of a device (parent 0), or the
 	// filters attached to parent. The messages are the caller's to keep.
-	Dump(obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error)
+	Dump(ctx context.Context, obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error)
 	// Do sends one change request and waits for the kernel's answer.
-	Do(obj netlink.Object, op netlink.Op, m *netlink.Msg) error
+	Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error
 }

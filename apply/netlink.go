@@ -1,31 +1,39 @@
 package apply
 
-import "github.com/gotc/gotc/netlink"
+import (
+	"context"
+
+	"github.com/gotc/gotc/netlink"
+)
 
 // KernelConn is the Kernel of a netlink connection: the one file that knows
 // the connection's API.
 type KernelConn struct{ Conn *netlink.Conn }
 
 // LinkIndex implements Kernel.
-func (k KernelConn) LinkIndex(name string) (int32, error) { return k.Conn.LinkIndex(name) }
+func (k KernelConn) LinkIndex(ctx context.Context, name string) (int32, error) {
+	return k.Conn.LinkIndex(ctx, name)
+}
 
 // LinkNames implements Kernel.
-func (k KernelConn) LinkNames() (map[int32]string, error) { return k.Conn.LinkNames() }
+func (k KernelConn) LinkNames(ctx context.Context) (map[int32]string, error) {
+	return k.Conn.LinkNames(ctx)
+}
 
-// Dump implements Kernel.
-func (k KernelConn) Dump(obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error) {
+// Dump implements Kernel: one consistent pass (Msgs retries a dump the
+// kernel marks interrupted), the messages the caller's to keep.
+func (k KernelConn) Dump(ctx context.Context, obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error) {
 	var msgs []netlink.Msg
-	err := k.Conn.Dump(obj, netlink.DumpFilter{Ifindex: ifindex, Parent: parent}, func(m *netlink.Msg, decodeErr error) error {
-		if decodeErr != nil {
-			return decodeErr // comparing with half an object would plan wrong changes
+	for m, err := range k.Conn.Msgs(ctx, obj, netlink.DumpFilter{Ifindex: ifindex, Parent: parent}) {
+		if err != nil {
+			return nil, err // comparing with half a tree would plan wrong changes
 		}
-		msgs = append(msgs, *m) // Dump reuses m itself, not what it points to
-		return nil
-	})
-	return msgs, err
+		msgs = append(msgs, *m)
+	}
+	return msgs, nil
 }
 
 // Do implements Kernel.
-func (k KernelConn) Do(obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
-	return k.Conn.Do(obj, op, m)
+func (k KernelConn) Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
+	return k.Conn.Do(ctx, obj, op, m)
 }

@@ -1,17 +1,18 @@
 package apply
 
 import (
+	"context"
 	"fmt"
 	"io"
 )
 
 // Compute reads the kernel's state of every device the file names and
 // returns the plan that brings it to the file's. It sends no change.
-func Compute(k Kernel, f *File) (*Plan, error) {
-	r := &resolver{links: &links{k: k}}
+func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
+	r := &resolver{links: &links{ctx: ctx, k: k}}
 	plan := &Plan{}
 	for _, name := range sortedKeys(f.Devices) {
-		idx, err := k.LinkIndex(name)
+		idx, err := k.LinkIndex(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("device %s: %w", name, err)
 		}
@@ -19,7 +20,7 @@ func Compute(k Kernel, f *File) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		have, err := readDevice(k, name, idx)
+		have, err := readDevice(ctx, k, name, idx)
 		if err != nil {
 			return nil, err
 		}
@@ -58,19 +59,19 @@ func (e *Error) Unwrap() error { return e.Err }
 // refuses one, Run undoes those it accepted, latest first, and returns an
 // *Error; log, when not nil, gets a line per request sent
 // ("apply:" or "undo:" and its command line).
-func (p *Plan) Run(k Kernel, log io.Writer) (sent int, err error) {
+func (p *Plan) Run(ctx context.Context, k Kernel, log io.Writer) (sent int, err error) {
 	if log == nil {
 		log = io.Discard
 	}
 	for i, r := range p.Requests {
 		fmt.Fprintf(log, "apply: %s\n", r.Command)
-		if err := k.Do(r.Object, r.Op, &r.Msg); err != nil {
+		if err := k.Do(ctx, r.Object, r.Op, &r.Msg); err != nil {
 			e := &Error{Failed: r, Err: err, Sent: i}
 			for j := i - 1; j >= 0 && e.UndoErr == nil; j-- {
 				for _, u := range p.Requests[j].undo {
 					fmt.Fprintf(log, "undo: %s\n", u.Command)
 					e.Undone++
-					if uerr := k.Do(u.Object, u.Op, &u.Msg); uerr != nil {
+					if uerr := k.Do(ctx, u.Object, u.Op, &u.Msg); uerr != nil {
 						e.UndoErr = fmt.Errorf("%s: %w", u.Command, uerr)
 						break
 					}

@@ -1,6 +1,7 @@
 package apply
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,18 +75,19 @@ func madeClasses(kind string) bool {
 
 // links resolves device names through the kernel for the filters' actions.
 type links struct {
+	ctx   context.Context
 	k     Kernel
 	names map[int32]string
 }
 
 func (l *links) Index(name string) (int32, bool) {
-	idx, err := l.k.LinkIndex(name)
+	idx, err := l.k.LinkIndex(l.ctx, name)
 	return idx, err == nil
 }
 
 func (l *links) Name(idx int32) string {
 	if l.names == nil {
-		l.names, _ = l.k.LinkNames()
+		l.names, _ = l.k.LinkNames(l.ctx)
 	}
 	if n, ok := l.names[idx]; ok {
 		return n
@@ -291,12 +293,12 @@ func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
 
 // readDevice reads a device's trees from the kernel: one qdisc dump, one
 // class dump, and one filter dump per qdisc that can hold filters.
-func readDevice(k Kernel, name string, ifindex int32) (*deviceState, error) {
-	qmsgs, err := k.Dump(netlink.Qdisc, ifindex, 0)
+func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*deviceState, error) {
+	qmsgs, err := k.Dump(ctx, netlink.Qdisc, ifindex, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: qdisc dump: %w", name, err)
 	}
-	cmsgs, err := k.Dump(netlink.Class, ifindex, 0)
+	cmsgs, err := k.Dump(ctx, netlink.Class, ifindex, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: class dump: %w", name, err)
 	}
@@ -351,11 +353,11 @@ func readDevice(k Kernel, name string, ifindex int32) (*deviceState, error) {
 		}
 		var err error
 		if q.parent == netlink.HandleIngress {
-			if q.filters, err = readFilters(k, ifindex, parentIngressHook); err != nil {
+			if q.filters, err = readFilters(ctx, k, ifindex, parentIngressHook); err != nil {
 				return err
 			}
 			if q.kind == "clsact" {
-				q.egressFilters, err = readFilters(k, ifindex, parentEgressHook)
+				q.egressFilters, err = readFilters(ctx, k, ifindex, parentEgressHook)
 			}
 			return err
 		}
@@ -375,7 +377,7 @@ func readDevice(k Kernel, name string, ifindex int32) (*deviceState, error) {
 				return err
 			}
 		}
-		q.filters, err = readFilters(k, ifindex, q.handle)
+		q.filters, err = readFilters(ctx, k, ifindex, q.handle)
 		return err
 	}
 	if roots := byParent[netlink.HandleRoot]; len(roots) > 0 {
@@ -402,8 +404,8 @@ func sortClasses(cs []*classNode) []*classNode {
 // readFilters dumps the filters attached to parent. u32's hash tables
 // (handles whose node number is 0) are the kernel's bookkeeping, not
 // filters a file writes.
-func readFilters(k Kernel, ifindex int32, parent uint32) ([]*filterNode, error) {
-	msgs, err := k.Dump(netlink.Filter, ifindex, parent)
+func readFilters(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([]*filterNode, error) {
+	msgs, err := k.Dump(ctx, netlink.Filter, ifindex, parent)
 	if err != nil {
 		return nil, fmt.Errorf("filter dump of %s: %w", tcfmt.FormatClassID(parent), err)
 	}

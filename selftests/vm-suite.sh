@@ -12,8 +12,10 @@
 #        decoded a second time by go-tc.
 #   sh selftests/vm-suite.sh kernel    5. the kernel's tdc files of qdiscs
 #        under tdc.py, as in 2; 6. the model-vs-kernel cases
-#        (selftests/model-tests); 7. gotc apply's beds (selftests/apply-tests.sh);
-#        8. the second half of the differential test.
+#        (selftests/model-tests); 7. the library's examples, gotc monitor and
+#        the rate-change benchmark (selftests/lib-examples.sh); 8. gotc
+#        apply's beds (selftests/apply-tests.sh); 9. the second half of the
+#        differential test.
 #
 # tdc.py and the model cases are timing-sensitive, so nothing runs beside
 # them. The runner half's tdc.py takes longer than the kernel half's, so it
@@ -51,6 +53,9 @@ if [ "$half" = kernel ]; then
 
 	part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
 	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json || status=1
+
+	part "the netlink library: examples, gotc monitor against tc monitor, in-process rate change"
+	sh selftests/lib-examples.sh || status=1
 
 	part "gotc apply on the real kernel: router, ISP (1,004 classes) and DualPI2 beds"
 	sh selftests/apply-tests.sh || status=1

@@ -55,7 +55,7 @@ func (t *tc) applyCmd(args []string) error {
 		return err
 	}
 	if fromKernel {
-		f, err := apply.FromKernel(k, rest)
+		f, err := apply.FromKernel(t.ctx, k, rest)
 		if err != nil {
 			fmt.Fprintf(t.stderr, "apply --from-kernel: %v\n", err)
 			return errStatus(exitBadOption)
@@ -71,7 +71,7 @@ func (t *tc) applyCmd(args []string) error {
 		fmt.Fprintf(t.stderr, "apply: %s: %v\n", rest[0], err)
 		return errStatus(exitBadOption)
 	}
-	plan, err := apply.Compute(k, file)
+	plan, err := apply.Compute(t.ctx, k, file)
 	if err != nil {
 		fmt.Fprintf(t.stderr, "apply: %v\n", err)
 		return errStatus(exitBadOption)
@@ -92,7 +92,7 @@ func (t *tc) applyCmd(args []string) error {
 	if !verbose {
 		log = nil
 	}
-	sent, err := plan.Run(k, log)
+	sent, err := plan.Run(t.ctx, k, log)
 	var perr *apply.Error
 	if errors.As(err, &perr) {
 		fmt.Fprintf(t.stderr, "apply: %v\n", err)
