@@ -224,8 +224,8 @@ func (k *fakeKernel) doFilter(op netlink.Op, m netlink.Msg) error {
 	return nil
 }
 
-// commands are a plan's command lines.
-func commands(t *testing.T, k Kernel, yaml string) []string {
+// plan computes the plan of a file against k.
+func plan(t *testing.T, k Kernel, yaml string) *Plan {
 	t.Helper()
 	f, err := Load(strings.NewReader(yaml))
 	if err != nil {
@@ -235,21 +235,19 @@ func commands(t *testing.T, k Kernel, yaml string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.Commands()
+	return p
+}
+
+// commands are a plan's command lines.
+func commands(t *testing.T, k Kernel, yaml string) []string {
+	t.Helper()
+	return plan(t, k, yaml).Commands()
 }
 
 // applyFile applies a file and returns the requests it sent.
 func applyFile(t *testing.T, k *fakeKernel, yaml string) (int, error) {
 	t.Helper()
-	f, err := Load(strings.NewReader(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compute(context.Background(), k, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Run(context.Background(), k, nil)
+	return plan(t, k, yaml).Run(context.Background(), k, nil)
 }
 
 const (
