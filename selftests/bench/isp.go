@@ -243,6 +243,14 @@ func isp() {
 	parts := chunks("isp-build", build, *ispChunk)
 	clear := func() { run(false, *tcPath, "qdisc", "del", "dev", ispDevice, "root") }
 
+	// What the tree costs the kernel, which bounds -subs by the memory there
+	// is (CAKE takes about 0.7 MB an instance).
+	before := memAvailable()
+	must(*tcPath, "-f", "-batch", whole[0])
+	after := memAvailable()
+	fmt.Printf("the tree took %.0f MiB of kernel memory (%.1f KiB a subscriber); %.0f MiB are left\n",
+		float64(before-after)/1024, float64(before-after)/float64(len(subs)), float64(after)/1024)
+
 	// The reloads: each run starts from a device without the tree, as a
 	// shaper's full reload does (it deletes the root first).
 	for _, v := range []struct {
@@ -529,4 +537,17 @@ func netIndex(name string) (int32, error) {
 	var i int32
 	_, err = fmt.Sscan(string(b), &i)
 	return i, err
+}
+
+// memAvailable is the kernel's estimate of the memory available, in KiB.
+func memAvailable() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		fail("%v", err)
+	}
+	var kb int64
+	if i := bytes.Index(b, []byte("MemAvailable:")); i >= 0 {
+		fmt.Sscan(string(b[i+len("MemAvailable:"):]), &kb)
+	}
+	return kb
 }
