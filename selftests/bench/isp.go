@@ -375,7 +375,9 @@ func ispDumps(subs []ispSub) {
 			floors = append(floors, secs(f))
 		}
 		s.report(d.name, d.target)
-		report("  kernel floor of that dump (info)", "s", pick(s.tc, func(c cost) float64 { return c.wall }), floors, 0)
+		// For "parent H" the floor is of tc's way, a dump of the device for
+		// each H; gotc asks for the one qdisc instead (qdiscAt).
+		report("  kernel floor of the dumps tc reads (info)", "s", pick(s.tc, func(c cost) float64 { return c.wall }), floors, 0)
 	}
 }
 
