@@ -116,7 +116,12 @@ func (c *Conn) Get(ctx context.Context, o Object, m *Msg) (*Msg, error) {
 	if err != nil {
 		return nil, err
 	}
-	typ, data, err := c.exchange(ctx, uint16(req.Header.Type), nlabi.NLM_F_ECHO, req.Data)
+	// NLM_F_ACK as well: the kernel answers a qdisc get it will not show (an
+	// invisible default qdisc) with nothing at all, not even an error
+	// (tc_get_qdisc drops qdisc_get_notify's), so without an acknowledgement
+	// the get would wait forever. A reply comes before the acknowledgement,
+	// which a later exchange skips by its sequence number.
+	typ, data, err := c.exchange(ctx, uint16(req.Header.Type), nlabi.NLM_F_ECHO|nlabi.NLM_F_ACK, req.Data)
 	if err != nil {
 		return nil, err
 	}

@@ -24,12 +24,12 @@ type registry[K any] struct {
 	what   string // "kind", "filter kind", ...: for messages
 	name   func(*K) string
 	byName map[string]*K
-	from   map[string]string
+	from   map[string]caller
 }
 
 // add registers k, refusing one without a name or with a name taken; by
 // says where the registration comes from.
-func (r *registry[K]) add(k *K, by string) error {
+func (r *registry[K]) add(k *K, by caller) error {
 	if k == nil || r.name(k) == "" {
 		article := "a"
 		if strings.IndexByte("aeiou", r.what[0]) >= 0 {
@@ -42,7 +42,7 @@ func (r *registry[K]) add(k *K, by string) error {
 		return fmt.Errorf("qdisc: %s %q registered twice: by %s and by %s", r.what, name, first, by)
 	}
 	if r.byName == nil {
-		r.byName, r.from = map[string]*K{}, map[string]string{}
+		r.byName, r.from = map[string]*K{}, map[string]caller{}
 	}
 	r.byName[name] = k
 	r.from[name] = by
@@ -85,7 +85,7 @@ func mustRegister(k *Kind) {
 	}
 }
 
-func register(k *Kind, by string) error {
+func register(k *Kind, by caller) error {
 	if k != nil && k.Name != "" {
 		if err := k.Stats.check(); err != nil {
 			return fmt.Errorf("qdisc: kind %q (registered by %s): %w", k.Name, by, err)
@@ -120,21 +120,35 @@ func mustRegisterAction(k *ActionKind) {
 	}
 }
 
-// registrant names the caller of the function that calls it (skip 1; each
-// further frame adds one), as "dir/file.go:line", so that a duplicate's
+// caller is where a registration came from: a program counter, turned into
+// "dir/file.go:line" only for a message. Every kind registers at each start
+// of gotc, and resolving file and line there cost a tenth of the time a
+// one-shot gotc spends before main.
+type caller uintptr
+
+// registrant is the caller of the function that calls it (skip 1; each
+// further frame adds one).
+func registrant(skip int) caller {
+	var pc [1]uintptr
+	runtime.Callers(skip+2, pc[:])
+	return caller(pc[0])
+}
+
+// String names the caller as "dir/file.go:line", so that a duplicate's
 // message says where to look.
-func registrant(skip int) string {
-	_, file, line, ok := runtime.Caller(skip + 1)
-	if !ok {
+func (c caller) String() string {
+	frame, _ := runtime.CallersFrames([]uintptr{uintptr(c)}).Next()
+	if frame.File == "" {
 		return "unknown caller"
 	}
 	// Keep "qdisc/qfq.go" of ".../gotc/qdisc/qfq.go".
+	file := frame.File
 	if i := strings.LastIndexByte(file, '/'); i > 0 {
 		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
 			file = file[j+1:]
 		}
 	}
-	return fmt.Sprintf("%s:%d", file, line)
+	return fmt.Sprintf("%s:%d", file, frame.Line)
 }
 
 // Lookup returns what gotc knows of a qdisc kind, or nil.

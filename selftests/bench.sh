@@ -1,17 +1,48 @@
 #!/usr/bin/env bash
 # Benchmark gotc against iproute2's tc in the real-kernel test bed (qemu VM):
-# batch apply, -s -j dump, one show process, and 100 Hz sampling; prints each
-# ratio gotc/tc as the median of per-pair ratios with their range, and
+# batch apply, -s -j dump, one-shot processes, 100 Hz sampling, and the ISP
+# scenario (issue 14: mq + htb per queue + 20,000 subscriber classes with
+# CAKE/fq_codel leaves, reloaded, changed, dumped, sampled, scraped); prints
+# each ratio gotc/tc as the median of per-pair ratios with their range, and
 # "N passed, M failed" against the targets. Absolute times in TCG are
 # meaningless; read the ratios.
 #
-#   selftests/bench.sh [bench flags]     e.g. -runs 3 -devs 500
+#   selftests/bench.sh [bench flags]          e.g. -runs 3 -devs 500 -subs 2000 -skip isp
+#   selftests/bench.sh --host [bench flags]   natively, in a network namespace of its own
 #
 # Defaults (-runs 5 -devs 1000 -slots 10 -mon-devs 100 -mon-samples 1000) take
-# about 15 minutes of VM time (most of it tc's 100 Hz loop). The VM has one
-# CPU (the test kernel is built without SMP) and enough memory for one CAKE
-# instance (~0.7 MB of kernel memory) per device.
+# about 15 minutes of VM time (most of it tc's 100 Hz loop) before the ISP
+# phase. The VM has one CPU (the test kernel is built without SMP) and
+# BENCH_MEM MB of memory; CAKE takes ~0.7 MB of kernel memory per instance,
+# so -subs is bounded by memory (-skip isp leaves the phase out).
+#
+# --host runs on this machine's kernel, as root, with its tc and ip as the
+# reference: the one-shot processes and the ISP tree on an ifb device with
+# pfifo/bfifo leaves (kinds every kernel has), at -subs 20000 unless told.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if [ "${1-}" = --host ]; then
+	shift
+	tc=$(command -v tc) || { echo "bench.sh --host: no tc on PATH to compare with" >&2; exit 1; }
+	ip=$(command -v ip) || { echo "bench.sh --host: no ip on PATH" >&2; exit 1; }
+	bin=$(mktemp -d)
+	ns=gotc-bench-$$
+	trap 'ip netns del "$ns" 2>/dev/null || true; rm -rf "$bin"' EXIT
+	CGO_ENABLED=0 go build -tags urfave_cli_no_docs -o "$bin/" ./cmd/gotc ./cmd/gotc-exporter ./selftests/bench ./selftests/bench/hello
+	ip netns add "$ns"
+	ip netns exec "$ns" "$ip" link set lo up
+	# Outputs are compared with the test bed's tc (iproute2 7.x, which gotc
+	# follows) run by its own loader, when its unpacked image is here.
+	ref=${GOTC_CACHE:-$HOME/.cache/gotc}/image/current/ref/root
+	oracle=$tc
+	if [ -x "$ref/usr/sbin/tc" ]; then
+		lib=$ref/usr/lib/x86_64-linux-gnu
+		oracle="$lib/ld-linux-x86-64.so.2 --library-path $lib $ref/usr/sbin/tc"
+	fi
+	echo "host: $(uname -r), timed against $("$tc" -V), outputs compared with $($oracle -V)"
+	ip netns exec "$ns" "$bin/bench" -tc "$tc" -tc-oracle "$oracle" -ip "$ip" -gotc "$bin/gotc" -hello "$bin/hello" -dir "$bin/scratch" \
+		-skip semantics,monitoring,batch -isp-dev ifb -isp-leaf-a "pfifo limit 1000" -isp-leaf-b "bfifo limit 150000" "$@"
+	exit
+fi
 exec selftests/vm/run --timeout "${BENCH_TIMEOUT:-3600}" --mem "${BENCH_MEM:-2560}" \
-	--build ./selftests/bench -- /gotc/bin/bench "$@"
+	--build ./selftests/bench --build ./selftests/bench/hello -- /gotc/bin/bench "$@"

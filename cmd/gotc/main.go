@@ -45,8 +45,8 @@ func main() {
 		// A tc command runs for a moment and exits: collecting garbage costs
 		// it more than the memory is worth (a 2,200-qdisc dump took 0.91 s
 		// with the collector, 0.26 s without). The limit still bounds memory:
-		// past it the collector runs. stats runs for long and turns the
-		// collector back on (the exporter is its own program, gotc-exporter).
+		// past it the collector runs. stats and batches run for long and turn
+		// the collector back on (the exporter is its own program, gotc-exporter).
 		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(shortCommandMemory)
 	}

@@ -164,15 +164,22 @@ func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.M
 	if err != nil {
 		return err
 	}
-	p := t.printer()
-	p.Start()
 	// A listing prints each object and forgets it: where the connection
 	// can, it decodes every object into the memory of the one before.
 	dump := c.Dump
 	if r, ok := c.(reusingDumper); ok {
 		dump = r.DumpReusing
 	}
-	err = dump(t.ctx, obj, f, func(m *netlink.Msg, _ error) error {
+	return t.printEach(func(fn func(*netlink.Msg, error) error) error { return dump(t.ctx, obj, f, fn) }, keep, print)
+}
+
+// printEach prints the objects source passes on that keep keeps, as a
+// listing: the JSON array around them, and "Dump terminated" if the source
+// fails.
+func (t *tc) printEach(source func(fn func(*netlink.Msg, error) error) error, keep func(*netlink.Msg) bool, print func(*tcfmt.Printer, *netlink.Msg)) error {
+	p := t.printer()
+	p.Start()
+	err := source(func(m *netlink.Msg, _ error) error {
 		if keep(m) {
 			print(p, m)
 		}

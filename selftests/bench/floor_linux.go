@@ -46,11 +46,11 @@ func batchFloor(lines []string, window int, withDump bool) time.Duration {
 	}
 	reqs := make([]netlink.PipelineRequest, 0, len(lines))
 	for _, l := range lines {
-		reqs = append(reqs, netlink.PipelineRequest{Object: netlink.Qdisc, Op: netlink.Replace, Msg: replaceMsg(l, index)})
+		reqs = append(reqs, request(l, index))
 	}
 	start := time.Now()
 	if withDump {
-		dumpFloor()
+		dumpFloor(false, 0)
 	}
 	err = c.Pipeline(context.Background(), func(yield func(netlink.PipelineRequest) bool) {
 		for _, r := range reqs {
@@ -70,39 +70,105 @@ func batchFloor(lines []string, window int, withDump bool) time.Duration {
 	return time.Since(start)
 }
 
-// replaceMsg builds the request of a line "qdisc replace dev D parent M:N KIND OPTIONS...",
-// the only form the benchmark's batch uses.
-func replaceMsg(line string, index map[string]int32) *netlink.Msg {
+// request builds the request of one batch line of the forms the benchmark
+// writes: "qdisc|class add|change|replace|del dev D [parent P|root]
+// [handle H|classid C] [KIND OPTIONS...]", handles in hex with or without 0x.
+func request(line string, index map[string]int32) netlink.PipelineRequest {
 	f := strings.Fields(line)
-	if len(f) < 7 || f[0] != "qdisc" || f[1] != "replace" || f[2] != "dev" || f[4] != "parent" {
+	if len(f) < 4 || f[2] != "dev" {
 		fail("floor: unexpected line %q", line)
 	}
-	major, minor, ok := strings.Cut(f[5], ":")
-	maj, err1 := strconv.ParseUint(major, 16, 16)
-	min, err2 := strconv.ParseUint(minor, 16, 16)
-	if !ok || err1 != nil || err2 != nil {
-		fail("floor: parent %q", f[5])
+	r := netlink.PipelineRequest{Object: netlink.Qdisc, Msg: &netlink.Msg{}}
+	if f[0] == "class" {
+		r.Object = netlink.Class
+	} else if f[0] != "qdisc" {
+		fail("floor: unexpected line %q", line)
 	}
-	kind := qdisc.Lookup(f[6])
-	if kind == nil || kind.ParseQdisc == nil {
-		fail("floor: kind %q", f[6])
+	ops := map[string]netlink.Op{"add": netlink.Add, "change": netlink.Change, "replace": netlink.Replace, "del": netlink.Delete}
+	op, ok := ops[f[1]]
+	if !ok {
+		fail("floor: unexpected verb in %q", line)
 	}
-	opts, err := kind.ParseQdisc(f[7:], qdisc.ParseEnv{Stderr: os.Stderr})
+	r.Op = op
+	m := r.Msg
+	m.Header.Family = unix.AF_UNSPEC
+	m.Header.Ifindex = index[f[3]]
+	words := f[4:]
+	for len(words) > 0 {
+		switch words[0] {
+		case "root":
+			m.Header.Parent = netlink.HandleRoot
+			words = words[1:]
+			continue
+		case "parent", "handle", "classid":
+			if len(words) < 2 {
+				fail("floor: %q: %s without a value", line, words[0])
+			}
+			h := parseHandle(words[1])
+			if words[0] == "parent" {
+				m.Header.Parent = h
+			} else {
+				m.Header.Handle = h
+			}
+			words = words[2:]
+			continue
+		}
+		break
+	}
+	if len(words) == 0 {
+		return r
+	}
+	kind := qdisc.Lookup(words[0])
+	parse := (func([]string, qdisc.ParseEnv) (attrs.TCOptionsMsg, error))(nil)
+	if kind != nil {
+		parse = kind.ParseQdisc
+		if r.Object == netlink.Class {
+			parse = kind.ParseClass
+		}
+	}
+	m.Attrs.Kind = &words[0]
+	if parse == nil {
+		if len(words) > 1 {
+			fail("floor: kind %q with options %q", words[0], words[1:])
+		}
+		return r
+	}
+	opts, err := parse(words[1:], qdisc.ParseEnv{Dev: f[3], Stderr: os.Stderr})
 	if err != nil {
 		fail("floor: %q: %v", line, err)
 	}
-	m := &netlink.Msg{}
-	m.Header.Family = unix.AF_UNSPEC
-	m.Header.Ifindex = index[f[3]]
-	m.Header.Parent = netlink.MakeHandle(uint16(maj), uint16(min))
-	m.Attrs.Kind = &f[6]
 	m.Attrs.Options = opts
-	return m
+	return r
 }
 
-// dumpFloor times a qdisc dump with statistics read into one buffer and
-// thrown away: the kernel's work and the copies, nothing decoded or printed.
-func dumpFloor() (time.Duration, int) {
+// parseHandle reads "M:N", "M:" or "0xM:0xN" (hex, as tc's get_tc_classid).
+func parseHandle(s string) uint32 {
+	major, minor, ok := strings.Cut(s, ":")
+	hex := func(w string) uint64 {
+		if w == "" {
+			return 0
+		}
+		v, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(w), "0x"), 16, 16)
+		if err != nil {
+			fail("floor: handle %q", s)
+		}
+		return v
+	}
+	if !ok {
+		fail("floor: handle %q", s)
+	}
+	return netlink.MakeHandle(uint16(hex(major)), uint16(hex(minor)))
+}
+
+// dumpFloor times a dump of qdiscs (or of classes; of device ifindex, 0:
+// every device, which a class dump does not allow) with statistics read into
+// one buffer and thrown away: the kernel's work and the copies, nothing
+// decoded or printed.
+func dumpFloor(classes bool, ifindex int32) (time.Duration, int) {
+	msgType := uint16(unix.RTM_GETQDISC)
+	if classes {
+		msgType = unix.RTM_GETTCLASS
+	}
 	start := time.Now()
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
 	if err != nil {
@@ -112,7 +178,8 @@ func dumpFloor() (time.Duration, int) {
 	req := make([]byte, unix.NLMSG_HDRLEN, unix.NLMSG_HDRLEN+attrs.TCMsgLen)
 	req = append(req, make([]byte, attrs.TCMsgLen)...)
 	binary.NativeEndian.PutUint32(req, uint32(len(req)))
-	binary.NativeEndian.PutUint16(req[4:], unix.RTM_GETQDISC)
+	binary.NativeEndian.PutUint16(req[4:], msgType)
+	binary.NativeEndian.PutUint32(req[unix.NLMSG_HDRLEN+4:], uint32(ifindex)) // tcm_ifindex
 	binary.NativeEndian.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
 	binary.NativeEndian.PutUint32(req[8:], 1)
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
@@ -132,7 +199,7 @@ func dumpFloor() (time.Duration, int) {
 				return time.Since(start), qdiscs
 			case unix.NLMSG_ERROR:
 				fail("floor: dump refused")
-			case unix.RTM_NEWQDISC:
+			case unix.RTM_NEWQDISC, unix.RTM_NEWTCLASS:
 				qdiscs++
 			}
 			if l < unix.NLMSG_HDRLEN || l > len(b) {

@@ -14,7 +14,12 @@ func batchFloor([]string, int, bool) time.Duration {
 	return 0
 }
 
-func dumpFloor() (time.Duration, int) {
+func dumpFloor(bool, int32) (time.Duration, int) {
 	fail("the kernel floors are not supported on %s", runtime.GOOS)
 	return 0, 0
+}
+
+func spawn(bool, []string, []string) result {
+	fail("measuring processes is not supported on %s", runtime.GOOS)
+	return result{}
 }

@@ -38,8 +38,8 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -62,11 +62,14 @@ var (
 	gotcPath    = flag.String("gotc", "/gotc/bin/gotc", "gotc")
 	dir         = flag.String("dir", "/tmp/bench", "scratch directory")
 	floorDump   = flag.Bool("floor-dump", false, "only time the dump floor (floor.go) and print its duration in nanoseconds")
+	floorClass  = flag.Bool("floor-class", false, "-floor-dump dumps classes (of -floor-dev)")
+	floorDev    = flag.String("floor-dev", "", "-floor-dump dumps this device only")
 	floorBatch  = flag.String("floor-batch", "", "only time the batch floor (floor.go) of this batch file and print its duration in nanoseconds")
 	floorWin    = flag.Int("floor-window", netlink.MaxWindow, "requests per write in -floor-batch")
 	floorDumped = flag.Bool("floor-with-dump", false, "-floor-batch reads a qdisc dump first (what proving requests accepted costs)")
 	tupdate     = flag.String("dualpi2-tupdate", "4s", "DualPI2's tupdate in the batch lines (see batchAndDump)")
 	procLimit   = flag.Duration("proc-timeout", 10*time.Minute, "longest any one measured process may run before the benchmark fails")
+	skip        = flag.String("skip", "", "phases not to run, comma-separated: semantics, oneshot, monitoring, batch, isp")
 	gotcEnv     = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
 )
 
@@ -86,7 +89,7 @@ func check(ok bool, format string, args ...any) {
 // result is what one process cost.
 type result struct {
 	wall, cpu time.Duration
-	maxRSS    int64 // KiB, VmHWM as last seen (a lower bound)
+	maxRSS    int64 // KiB, VmHWM as the process exits (spawn)
 	status    int
 	stdout    []byte // kept only when asked for
 	stderr    string
@@ -94,67 +97,19 @@ type result struct {
 
 var devNull *os.File
 
-// run runs one process; its standard output is kept only if keep.
+// run runs one process; its standard output is kept only if keep. path
+// may be words: a loader and its options before the program (the reference
+// tc run by its own loader on a host whose libraries do not fit it).
 func run(keep bool, path string, args ...string) result {
-	cmd := exec.Command(path, args...)
+	words := strings.Fields(path)
+	argv := append(words, args...)
+	env := os.Environ()
 	if path == *gotcPath && *gotcEnv != "" {
-		cmd.Env = append(os.Environ(), strings.Fields(*gotcEnv)...)
+		env = append(env, strings.Fields(*gotcEnv)...)
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout = devNull
-	if keep {
-		cmd.Stdout = &out
-	}
-	cmd.Stderr = &errb
-	start := time.Now()
-	err := cmd.Start()
-	if err == nil {
-		// A hung process fails the benchmark here, naming itself, instead of
-		// running into the VM's timeout without a word.
-		limit := time.AfterFunc(*procLimit, func() {
-			fmt.Printf("bench: %s %s: still running after %s; killed\n", path, strings.Join(args, " "), *procLimit)
-			cmd.Process.Kill()
-		})
-		defer limit.Stop()
-	}
-	// Peak memory is read from /proc (VmHWM, which only grows) while the
-	// process runs: rusage's ru_maxrss would include this process's own
-	// memory, which os/exec's vfork-style start shares with the child.
-	var hwm int64
-	done := make(chan struct{})
-	polled := make(chan struct{})
-	if err == nil {
-		go func() {
-			defer close(polled)
-			status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-			for {
-				if b, err := os.ReadFile(status); err == nil {
-					if i := bytes.Index(b, []byte("VmHWM:")); i >= 0 {
-						var kb int64
-						fmt.Sscan(string(b[i+6:]), &kb)
-						hwm = max(hwm, kb)
-					}
-				}
-				select {
-				case <-done:
-					return
-				case <-time.After(10 * time.Millisecond): // the VM has one CPU: each look takes it from the measured process
-				}
-			}
-		}()
-		err = cmd.Wait()
-		close(done)
-		<-polled
-	}
-	r := result{wall: time.Since(start), stdout: out.Bytes(), stderr: errb.String(), maxRSS: hwm}
-	if cmd.ProcessState == nil {
-		fmt.Fprintf(os.Stderr, "bench: %s: %v\n", path, err)
-		os.Exit(1)
-	}
-	r.status = cmd.ProcessState.ExitCode()
-	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	r := spawn(keep, argv, env)
 	if r.wall >= *procLimit {
-		fmt.Fprintf(os.Stderr, "bench: %s %s timed out; its stderr: %s\n", path, strings.Join(args, " "), r.stderr)
+		fmt.Fprintf(os.Stderr, "bench: %s timed out; its stderr: %s\n", strings.Join(argv, " "), r.stderr)
 		os.Exit(1)
 	}
 	return r
@@ -204,17 +159,27 @@ func median(v []float64) float64 {
 // report prints a measurement: each tool's median with its range, the
 // per-pair ratios' median with their range, and checks the target (0: none).
 func report(name, unit string, tc, gotc []float64, target float64) {
+	compare(name, "tc", "gotc", unit, tc, gotc, target)
+}
+
+// compare is report with the columns named: the ratio is got/ref.
+func compare(name, refName, gotName, unit string, ref, got []float64, target float64) {
 	var ratios []float64
-	for i := range tc {
-		ratios = append(ratios, gotc[i]/tc[i])
+	for i := range ref {
+		ratios = append(ratios, got[i]/ref[i])
 	}
 	r := median(ratios)
-	fmt.Printf("%-44s tc %9.3f %s [%.3f..%.3f]  gotc %9.3f %s [%.3f..%.3f]  ratio %.3f [%.3f..%.3f] (n=%d)\n",
-		name, median(tc), unit, slices.Min(tc), slices.Max(tc), median(gotc), unit, slices.Min(gotc), slices.Max(gotc),
+	fmt.Printf("%-52s %s %9.4f %s [%.4f..%.4f]  %s %9.4f %s [%.4f..%.4f]  ratio %.3f [%.3f..%.3f] (n=%d)\n",
+		name, refName, median(ref), unit, slices.Min(ref), slices.Max(ref), gotName, median(got), unit, slices.Min(got), slices.Max(got),
 		r, slices.Min(ratios), slices.Max(ratios), len(ratios))
 	if target > 0 {
-		check(r <= target, "%s: ratio %.3f <= %.2f", name, r, target)
+		check(r <= target, "%s: %s/%s %.3f <= %.2f", name, gotName, refName, r, target)
 	}
+}
+
+// phase reports whether the phase is to run (not named in -skip).
+func phase(name string) bool {
+	return !slices.Contains(strings.Split(*skip, ","), name)
 }
 
 func secs(d time.Duration) float64 { return d.Seconds() }
@@ -224,7 +189,15 @@ func main() {
 	// The floors run as processes of their own, like the tools they are
 	// compared with, and under the same time limit.
 	if *floorDump {
-		d, _ := dumpFloor()
+		var ifindex int32
+		if *floorDev != "" {
+			ifi, err := net.InterfaceByName(*floorDev)
+			if err != nil {
+				fail("%v", err)
+			}
+			ifindex = int32(ifi.Index)
+		}
+		d, _ := dumpFloor(*floorClass, ifindex)
 		fmt.Println(d.Nanoseconds())
 		return
 	}
@@ -249,9 +222,21 @@ func main() {
 		fmt.Printf("gotc runs with %s\n", *gotcEnv)
 	}
 	start := time.Now()
-	semantics()
-	monitoring()
-	batchAndDump()
+	if phase("semantics") {
+		semantics()
+	}
+	if phase("oneshot") {
+		oneshot()
+	}
+	if phase("monitoring") {
+		monitoring()
+	}
+	if phase("batch") {
+		batchAndDump()
+	}
+	if phase("isp") {
+		isp()
+	}
 	fmt.Printf("bench took %s\n", time.Since(start).Round(time.Second))
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	if failed > 0 {
