@@ -116,17 +116,18 @@ func (c *Conn) Get(ctx context.Context, o Object, m *Msg) (*Msg, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Read on to the acknowledgement: the kernel answers a qdisc get it will
-	// not show (an invisible default qdisc) with nothing but it, not even
-	// an error (tc_get_qdisc drops qdisc_get_notify's), so a get that
-	// waited for a reply would wait forever.
-	typ, data, err := c.echoExchange(ctx, uint16(req.Header.Type), 0, req.Data)
+	// NLM_F_ACK as well: the kernel answers a qdisc get it will not show (an
+	// invisible default qdisc) with nothing at all, not even an error
+	// (tc_get_qdisc drops qdisc_get_notify's), so without an acknowledgement
+	// the get would wait forever. A reply comes before the acknowledgement,
+	// which a later exchange skips by its sequence number.
+	typ, data, err := c.exchange(ctx, uint16(req.Header.Type), nlabi.NLM_F_ECHO|nlabi.NLM_F_ACK, req.Data)
 	if err != nil {
 		return nil, err
 	}
 	// The kernel answers a filter get as a new filter, a chain get with
-	// the get's own type; an invisible qdisc with no answer at all.
-	if newType, _, getType := o.msgTypes(); data == nil || typ != newType && typ != getType {
+	// the get's own type.
+	if newType, _, getType := o.msgTypes(); typ != newType && typ != getType {
 		return nil, fmt.Errorf("netlink: no %s in the kernel's answer", o)
 	}
 	var answer Msg

@@ -363,11 +363,10 @@ func (c *Conn) request(ctx context.Context, reqType, flags uint16, payload []byt
 	}
 }
 
-// echoExchange sends one request (a change to echo, or a get) with
-// NLM_F_ECHO and NLM_F_ACK and reads up to the acknowledgement: the echo's
-// or answer's type and payload (0 and nil when the kernel sent none, as for
-// the removal of a whole priority or the get of an invisible qdisc), or
-// the kernel's refusal as *Error.
+// echoExchange sends one change request with NLM_F_ECHO and NLM_F_ACK and
+// reads up to the acknowledgement: the echo's type and payload (0 and nil
+// when the kernel echoed nothing, as for the removal of a whole priority),
+// or the kernel's refusal as *Error.
 func (c *Conn) echoExchange(ctx context.Context, reqType, flags uint16, payload []byte) (uint16, []byte, error) {
 	flags |= nlabi.NLM_F_ECHO | nlabi.NLM_F_ACK
 	if c.sock == nil {
