@@ -302,6 +302,30 @@ func TestGlobalOptionAbbreviations(t *testing.T) {
 	}
 }
 
+// TestOptionsInTcsOrder: options are read one by one, as tc reads them, so
+// that -Version and -help act where they stand and a missing value is tc's
+// error.
+func TestOptionsInTcsOrder(t *testing.T) {
+	for _, tc := range []struct {
+		line           string
+		status         int
+		stdout, stderr string
+	}{
+		{"-V -x", exitOK, "tc utility, " + version + "\n", ""},
+		{"-x -V", exitUsage, "", `Option "-x" is unknown, try "tc -help".` + "\n"},
+		{"-s -Version", exitOK, "tc utility, " + version + "\n", ""},
+		{"-batch", exitUsage, "", `Error: argument "batch file" is required` + "\n"},
+		{"-netns", exitUsage, "", `Command line is not complete. Try option "help"` + "\n"},
+		{"-- -s", exitUsage, "", `Object "-s" is unknown, try "tc help".` + "\n"},
+	} {
+		k := newFake()
+		status, stdout, stderr := gotc(k, tc.line)
+		if status != tc.status || stdout != tc.stdout || stderr != tc.stderr || len(k.requests) != 0 {
+			t.Errorf("%q: status %d, stdout %q, stderr %q; want %d, %q, %q", tc.line, status, stdout, stderr, tc.status, tc.stdout, tc.stderr)
+		}
+	}
+}
+
 func TestBatchStopsAtFirstFailure(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "cmds")

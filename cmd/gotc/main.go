@@ -25,8 +25,6 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 )
 
 // version is what -V prints; the release process may override it with -ldflags.
@@ -116,22 +114,6 @@ var globalFlags = []struct {
 	{[]string{"echo"}, false},
 }
 
-// cliFlags builds the urfave/cli flags, by their full names only:
-// normalizeArgs has already turned each abbreviation into its flag's name
-// (aliases would make urfave/cli compare names by regular expression, for
-// every flag and alias, on every start).
-func cliFlags() []cli.Flag {
-	var flags []cli.Flag
-	for _, f := range globalFlags {
-		if f.value {
-			flags = append(flags, &cli.StringFlag{Name: f.names[0]})
-		} else {
-			flags = append(flags, &cli.BoolFlag{Name: f.names[0]})
-		}
-	}
-	return flags
-}
-
 // resolveFlag finds the flag an option word names: the first flag in tc's
 // order of which one of the names starts with the word. It reports the
 // flag's full name and whether it takes a value.
@@ -150,88 +132,83 @@ func resolveFlag(word string) (name string, value, ok bool) {
 }
 
 // run is main without the process: it returns the exit status.
+//
+// The options are read as tc reads them, one by one up to the first word
+// that is not an option: -Version and -help act at once, an unknown option
+// stops the command (nothing is sent to the kernel), and what follows the
+// options is the command. A hand-written loop, not a flag package, because
+// tc's rules (abbreviations in tc's order, "overhead -1" after the command
+// word is not an option) are not any package's, and because a one-shot
+// gotc pays for every package's initialisation at each start.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc) int {
-	status := exitOK
-	app := &cli.App{
-		Name:                   "gotc",
-		Usage:                  "traffic control, tc-compatible",
-		HideHelp:               true,
-		HideVersion:            true,
-		Flags:                  cliFlags(),
-		Writer:                 stdout,
-		ErrWriter:              stderr,
-		UseShortOptionHandling: false,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			word := strings.TrimPrefix(err.Error(), "flag provided but not defined: ")
-			if strings.HasPrefix(err.Error(), "flag needs an argument") {
-				fmt.Fprint(stderr, usageText)
-			} else {
-				fmt.Fprintf(stderr, "Option %q is unknown, try \"tc -help\".\n", word)
-			}
-			status = exitUsage
-			return nil
-		},
-		Action: func(c *cli.Context) error {
-			t := &tc{
-				ctx: context.Background(), stdout: stdout, stderr: stderr, stdin: stdin, dial: dial,
-				stats: c.Bool("stats"), details: c.Bool("details"), json: c.Bool("json"),
-				pretty: c.Bool("pretty"), raw: c.Bool("raw"), iec: c.Bool("iec"),
-				oneline: c.Bool("oneline"), force: c.Bool("force"), echo: c.Bool("echo"), netns: c.String("netns"),
-			}
-			defer t.close()
-			switch {
-			case c.Bool("Version"):
-				fmt.Fprintf(stdout, "tc utility, %s\n", version)
-				return nil
-			case c.Bool("help"):
-				fmt.Fprint(stderr, usageText)
-				return nil
-			case c.IsSet("batch"):
-				status = t.batch(c.String("batch"))
-				return nil
-			}
-			status = t.do(c.Args().Slice())
-			return nil
-		},
-	}
-	if err := app.Run(normalizeArgs(args)); err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	return status
-}
-
-// normalizeArgs rewrites every option to its flag's full name ("-s" to
-// "-stats") and stops option parsing at the first word that is not an option,
-// as tc does (urfave/cli would otherwise take "-1" in "overhead -1" for a
-// flag), by inserting "--" there. An unknown option is left for urfave/cli
-// to report.
-func normalizeArgs(args []string) []string {
-	out := []string{args[0]}
+	t := &tc{ctx: context.Background(), stdout: stdout, stderr: stderr, stdin: stdin, dial: dial}
+	defer t.close()
+	batch, batchSet := "", false
 	i := 1
 	for ; i < len(args); i++ {
 		a := args[i]
-		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+		if !strings.HasPrefix(a, "-") || a == "-" {
 			break
 		}
-		word, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		name, takesValue, ok := resolveFlag(word)
-		if !ok {
-			out = append(out, a)
-			continue
-		}
-		if hasVal {
-			out = append(out, "-"+name+"="+val)
-			continue
-		}
-		out = append(out, "-"+name)
-		if takesValue && i+1 < len(args) {
+		if a == "--" {
 			i++
-			out = append(out, args[i])
+			break
 		}
+		name, takesValue, ok := resolveFlag(strings.TrimLeft(a, "-"))
+		if !ok {
+			fmt.Fprintf(stderr, "Option %q is unknown, try \"tc -help\".\n", a)
+			return exitUsage
+		}
+		value := ""
+		if takesValue {
+			if i+1 >= len(args) {
+				if name == "batch" {
+					fmt.Fprintln(stderr, `Error: argument "batch file" is required`)
+				} else {
+					fmt.Fprintln(stderr, `Command line is not complete. Try option "help"`)
+				}
+				return exitUsage
+			}
+			i++
+			value = args[i]
+		}
+		switch name {
+		case "stats":
+			t.stats = true
+		case "details":
+			t.details = true
+		case "json":
+			t.json = true
+		case "pretty":
+			t.pretty = true
+		case "raw":
+			t.raw = true
+		case "iec":
+			t.iec = true
+		case "oneline":
+			t.oneline = true
+		case "force":
+			t.force = true
+		case "echo":
+			t.echo = true
+		case "netns":
+			t.netns = value
+		case "batch":
+			batch, batchSet = value, true
+		case "Version":
+			fmt.Fprintf(stdout, "tc utility, %s\n", version)
+			return exitOK
+		case "help":
+			fmt.Fprint(stderr, usageText)
+			return exitOK
+		}
+		// The rest (-graph, -names, -cf, -timestamp, -tshort) are accepted
+		// and change nothing gotc prints.
 	}
-	out = append(out, "--")
-	return append(out, args[i:]...)
+	if batchSet {
+		return t.batch(batch)
+	}
+	return t.do(args[i:])
 }
 
 const usageText = `Usage:	tc [ OPTIONS ] OBJECT { COMMAND | help }
