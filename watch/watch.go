@@ -38,10 +38,18 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-// Source is what a watch needs from the kernel; *netlink.Conn is one.
+// Source is what a watch needs from the kernel; *netlink.Conn is one. A
+// watch keeps nothing of the messages Dump passes it.
 type Source interface {
 	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
 	LinkNames(ctx context.Context) (map[int32]string, error)
+}
+
+// reusingSource is a Source that can decode each message of a dump into the
+// memory of the one before (netlink.Conn.DumpReusing); a watch uses that
+// where it can, so that a sample of 20,000 qdiscs leaves no garbage.
+type reusingSource interface {
+	DumpReusing(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
 }
 
 // Options tune a watch. The zero value writes full samples, without deltas,
@@ -70,12 +78,23 @@ type Watcher struct {
 	out    *bufio.Writer
 
 	n    uint64                          // samples taken
-	prev map[qdiscKey]*prevSample        // each qdisc's previous sample
-	line []byte                          // the line being built, reused
 	fn   func(*netlink.Msg, error) error // w.qdisc, bound once: a method value allocates
+	line []byte                          // the line being built, reused
+	// dump is src's, reusing the memory of each message for the next
+	// where src can.
+	dump func(context.Context, netlink.Object, netlink.DumpFilter, func(*netlink.Msg, error) error) error
+
+	// With deltas or rates, prev holds each qdisc's previous sample;
+	// without, seen holds the number of the sample each qdisc was last
+	// written in (which is all a repeat within one dump needs), and recs
+	// the records of the line being built.
+	prev map[qdiscKey]*prevSample
+	seen map[qdiscKey]uint64
+	recs []statValues
 
 	// Per-sample state, set by Sample for the dump callback.
 	now   time.Time
+	stamp []byte // now, as the lines write it
 	names map[int32]string
 	err   error
 }
@@ -95,12 +114,23 @@ func New(src Source, filter netlink.DumpFilter, out io.Writer, opts Options) *Wa
 		filter: filter,
 		opts:   opts,
 		out:    bufio.NewWriterSize(out, 64<<10),
-		prev:   map[qdiscKey]*prevSample{},
 		line:   make([]byte, 0, 4096),
+	}
+	if w.keepsPrevious() {
+		w.prev = map[qdiscKey]*prevSample{}
+	} else {
+		w.seen = map[qdiscKey]uint64{}
+	}
+	w.dump = src.Dump
+	if r, ok := src.(reusingSource); ok {
+		w.dump = r.DumpReusing
 	}
 	w.fn = w.qdisc
 	return w
 }
+
+// keepsPrevious says whether the lines need each qdisc's previous sample.
+func (w *Watcher) keepsPrevious() bool { return w.opts.Deltas || w.opts.Rates }
 
 // Run takes a sample at once and then every interval, writing one JSON line
 // per qdisc per sample to out, until ctx is cancelled (it then returns nil)
@@ -144,8 +174,9 @@ func (w *Watcher) Sample(ctx context.Context) error {
 	w.n++
 	w.names = names
 	w.now = w.opts.Now()
+	w.stamp = w.now.UTC().AppendFormat(w.stamp[:0], time.RFC3339Nano)
 	w.err = nil
-	err = w.src.Dump(ctx, netlink.Qdisc, w.filter, w.fn)
+	err = w.dump(ctx, netlink.Qdisc, w.filter, w.fn)
 	if err == nil {
 		err = w.err
 	}
@@ -154,6 +185,11 @@ func (w *Watcher) Sample(ctx context.Context) error {
 	for k, p := range w.prev {
 		if p.seen != w.n {
 			delete(w.prev, k)
+		}
+	}
+	for k, n := range w.seen {
+		if n != w.n {
+			delete(w.seen, k)
 		}
 	}
 	if ferr := w.out.Flush(); err == nil && ferr != nil {
@@ -179,16 +215,24 @@ func (w *Watcher) qdisc(m *netlink.Msg, decodeErr error) error {
 		}
 	}
 	key := qdiscKey{m.Header.Ifindex, m.Header.Handle, m.Header.Parent}
-	prev := w.prev[key]
-	if prev != nil && prev.seen == w.n {
-		return nil // a repeat within one dump: the first one stands
+	var prev *prevSample
+	if w.keepsPrevious() {
+		prev = w.prev[key]
+		if prev != nil && prev.seen == w.n {
+			return nil // a repeat within one dump: the first one stands
+		}
+	} else if w.seen[key] == w.n {
+		return nil
 	}
 	var cur prevSample
-	if prev != nil {
+	switch {
+	case prev != nil:
 		// The records (CAKE's tins) are double-buffered so that a long
 		// watch allocates nothing per sample: the new values go to the
 		// spare slice while the previous ones are still read for the deltas.
 		cur.recs, cur.spare = prev.spare[:0], prev.recs
+	case !w.keepsPrevious():
+		cur.recs = w.recs[:0]
 	}
 	b := w.line[:0]
 	b = w.appendSample(b, m, decodeErr, prev, &cur)
@@ -197,6 +241,11 @@ func (w *Watcher) qdisc(m *netlink.Msg, decodeErr error) error {
 	if _, err := w.out.Write(b); err != nil {
 		w.err = err
 		return err
+	}
+	if !w.keepsPrevious() {
+		w.seen[key] = w.n
+		w.recs = cur.recs
+		return nil
 	}
 	cur.seen = w.n
 	cur.t = w.now
@@ -305,7 +354,7 @@ type statValues struct {
 // and fills cur with what the next sample's deltas need.
 func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, cur *prevSample) []byte {
 	b = append(b, `{"time":"`...)
-	b = w.now.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, w.stamp...)
 	b = append(b, `","sample":`...)
 	b = strconv.AppendUint(b, w.n, 10)
 	b = append(b, `,"dev":`...)

@@ -328,3 +328,46 @@ func TestAppendString(t *testing.T) {
 		}
 	}
 }
+
+// reusingKernel is a Source whose dumps can reuse memory; it counts which
+// of its dumps a watch called.
+type reusingKernel struct {
+	*advancingKernel
+	plain, reusing int
+}
+
+func (k *reusingKernel) Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+	k.plain++
+	return k.advancingKernel.Dump(ctx, o, f, fn)
+}
+
+func (k *reusingKernel) DumpReusing(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+	k.reusing++
+	return k.advancingKernel.Dump(ctx, o, f, fn)
+}
+
+// TestReusingDumpAndNoMemoryWithoutDeltas: a watch takes the dump that
+// reuses memory where its source has one, and without deltas or rates
+// remembers no more of a qdisc than the sample it was last written in.
+func TestReusingDumpAndNoMemoryWithoutDeltas(t *testing.T) {
+	for _, opts := range []Options{{}, {Deltas: true}} {
+		k := &reusingKernel{advancingKernel: &advancingKernel{}}
+		var out bytes.Buffer
+		opts.Now = clock(time.Second)
+		w := New(k, netlink.DumpFilter{}, &out, opts)
+		for range 2 {
+			if err := w.Sample(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if k.plain != 0 || k.reusing != 2 {
+			t.Errorf("%+v: %d plain dumps, %d reusing", opts, k.plain, k.reusing)
+		}
+		if opts.Deltas != (len(w.prev) > 0) || opts.Deltas == (len(w.seen) > 0) {
+			t.Errorf("%+v: %d previous samples kept, %d qdiscs seen", opts, len(w.prev), len(w.seen))
+		}
+		if ls := lines(t, out.String()); len(ls) == 0 || ls[len(ls)-1]["sample"] != 2.0 || ls[len(ls)-1]["time"] != "2026-01-02T03:04:07Z" {
+			t.Errorf("%+v: last line %v", opts, ls[len(ls)-1])
+		}
+	}
+}
