@@ -225,8 +225,35 @@ func loadBPFObject(file, section, progName string, typ bpfProgType) (int, error)
 		return -1, errorf("Error opening object %s: %s\nCannot initialize ELF context!", file, errnoText(err))
 	}
 	f.Close()
-	return bpfLoadObject(file, section, progName, typ)
+	if objectLoader == nil {
+		return -1, errorf("No ELF library support compiled in.")
+	}
+	fd, err := objectLoader(file, section, progName, typ == bpfProgSchedACT)
+	if err != nil {
+		return -1, errorf("%s", err)
+	}
+	return fd, nil
 }
+
+// ObjectLoader loads the program of an eBPF ELF object for "bpf obj FILE"
+// (the filter's and the action's): the program named prog if prog is not
+// empty, else the one in section, as a SCHED_ACT program for the action
+// (forAction) or SCHED_CLS for the filter. It returns a descriptor of the
+// loaded program, which the request then names; the text of its error is
+// what tc prints for the same failure. bpfobj.Load is one.
+type ObjectLoader func(file, section, prog string, forAction bool) (fd int, err error)
+
+// objectLoader loads ELF objects; nil refuses them as a tc built without
+// ELF support does.
+var objectLoader ObjectLoader
+
+// SetObjectLoader sets how ELF objects are loaded; nil, the default,
+// refuses them with tc's "No ELF library support compiled in.". The
+// parser stays free of an ELF loader, whose initialisation every start of
+// a short command would pay for: a program installs the loader it wants
+// (bpfobj.Load in its own process; gotc runs gotc-bpf). Not safe while
+// lines are parsed.
+func SetObjectLoader(l ObjectLoader) { objectLoader = l }
 
 // bpfProgType is the program type a kind's programs are loaded as.
 type bpfProgType int

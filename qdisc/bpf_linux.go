@@ -1,18 +1,15 @@
 package qdisc
 
-// The bpf(2) calls tc makes for the bpf filter and action: loading a
-// program from an ELF object, opening a pinned one, and reading what the
-// kernel knows of a loaded one.
+// The bpf(2) calls tc makes for the bpf filter and action: opening a
+// pinned program and reading what the kernel knows of a loaded one (ELF
+// objects are loaded by the ObjectLoader, bpf.go).
 
 import (
 	"bytes"
 	"encoding/binary"
-	"maps"
 	"runtime"
-	"slices"
 	"unsafe"
 
-	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -80,47 +77,4 @@ func bpfProgInfoByID(id uint32) (info bpfProgInfo, ok bool) {
 	info.name = string(name)
 	info.btfID = ne.Uint32(buf[128:])
 	return info, true
-}
-
-// bpfLoadObject loads the program of an ELF object's section (the one
-// named prog, if not empty) with the kind's program type, through
-// cilium/ebpf, and returns a descriptor of it that stays open until gotc
-// exits, as tc's does. The object's maps are created with it, unpinned.
-func bpfLoadObject(file, section, prog string, typ bpfProgType) (int, error) {
-	spec, err := ebpf.LoadCollectionSpec(file)
-	if err != nil {
-		return -1, errorf("Cannot initialize ELF context!")
-	}
-	name := ""
-	for _, n := range slices.Sorted(maps.Keys(spec.Programs)) {
-		p := spec.Programs[n]
-		if (prog == "" && p.SectionName == section) || (prog != "" && n == prog) {
-			name = n
-			break
-		}
-	}
-	if name == "" {
-		if prog != "" {
-			return -1, errorf("object file doesn't contain prog %s", prog)
-		}
-		return -1, errorf("object file doesn't contain sec %s", section)
-	}
-	p := spec.Programs[name]
-	// The kernel's name for the program is its function's, as tc's
-	// loader gives it (cilium/ebpf fits it to the kernel's rules for names).
-	p.Type = ebpf.SchedCLS
-	if typ == bpfProgSchedACT {
-		p.Type = ebpf.SchedACT
-	}
-	spec.Programs = map[string]*ebpf.ProgramSpec{name: p}
-	coll, err := ebpf.NewCollection(spec)
-	if err != nil {
-		return -1, errorf("Prog section '%s' rejected: %v", section, err)
-	}
-	defer coll.Close()
-	fd, err := unix.Dup(coll.Programs[name].FD())
-	if err != nil {
-		return -1, errorf("Prog section '%s': %v", section, err)
-	}
-	return fd, nil
 }

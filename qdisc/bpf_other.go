@@ -9,8 +9,3 @@ func bpfObjPinned(string) (int, error) { return -1, syscall.ENOSYS }
 
 // bpfProgInfoByID finds nothing where there is no bpf(2).
 func bpfProgInfoByID(uint32) (bpfProgInfo, bool) { return bpfProgInfo{}, false }
-
-// bpfLoadObject fails where there is no bpf(2).
-func bpfLoadObject(string, string, string, bpfProgType) (int, error) {
-	return -1, errorf("No ELF library support compiled in.")
-}

@@ -1,6 +1,7 @@
 package qdisc
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -80,23 +81,34 @@ func TestParseBPFFilter(t *testing.T) {
 	}
 }
 
-// TestLoadBPFObject loads testdata/bpf-prog.o's sections (where the
-// system lets the test load programs) and refuses a section it lacks.
-func TestLoadBPFObject(t *testing.T) {
+// TestObjectLoader: an ELF object goes to the loader installed, whose error
+// prints as tc's message; without one it is refused as tc without ELF
+// support refuses it.
+func TestObjectLoader(t *testing.T) {
+	defer SetObjectLoader(nil)
 	const obj = "../testdata/bpf-prog.o"
-	if _, err := loadBPFObject(obj, "nosuch", "", bpfProgSchedCLS); err == nil || err.Error() != "object file doesn't contain sec nosuch" {
-		t.Errorf("section nosuch: error %v", err)
+	if _, err := loadBPFObject(obj, "classifier", "", bpfProgSchedCLS); err == nil || err.Error() != "No ELF library support compiled in." {
+		t.Errorf("without a loader: error %v", err)
 	}
-	for _, c := range []struct {
-		section string
-		typ     bpfProgType
-	}{{"classifier", bpfProgSchedCLS}, {"action", bpfProgSchedACT}} {
-		fd, err := loadBPFObject(obj, c.section, "", c.typ)
-		if err != nil {
-			t.Skipf("cannot load BPF programs here: %v", err)
+	var got []any
+	SetObjectLoader(func(file, section, prog string, forAction bool) (int, error) {
+		got = append(got, file, section, prog, forAction)
+		if section == "nosuch" {
+			return -1, errors.New("object file doesn't contain sec nosuch")
 		}
-		if fd < 0 {
-			t.Errorf("section %s: fd %d", c.section, fd)
-		}
+		return 42, nil
+	})
+	if fd, err := loadBPFObject(obj, "action", "p", bpfProgSchedACT); fd != 42 || err != nil {
+		t.Errorf("loaded: fd %d, error %v", fd, err)
+	}
+	var perr *ParseError
+	if _, err := loadBPFObject(obj, "nosuch", "", bpfProgSchedCLS); !errors.As(err, &perr) || err.Error() != "object file doesn't contain sec nosuch" {
+		t.Errorf("refused: error %#v", err)
+	}
+	if _, err := loadBPFObject("/nonexistent.o", "x", "", bpfProgSchedCLS); err == nil || !strings.HasPrefix(err.Error(), "Error opening object /nonexistent.o: ") {
+		t.Errorf("missing file: error %v", err)
+	}
+	if d := cmp.Diff([]any{obj, "action", "p", true, obj, "nosuch", "", false}, got); d != "" {
+		t.Errorf("loader calls (-want +got)\n%s", d)
 	}
 }

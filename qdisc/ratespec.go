@@ -123,9 +123,13 @@ func readPsched(name string) ([]uint32, bool) {
 // xmitTime is tc_calc_xmittime: the psched ticks to send size bytes at rate
 // bytes/s, rounded up and saturated at 2^32-1 (which tc takes for "out of
 // range").
-func xmitTime(rate, size uint64) uint32 {
+func xmitTime(rate, size uint64) uint32 { return xmitTicks(rate, size, psched().tickInUsec) }
+
+// xmitTicks is xmitTime with the clock's ticks per microsecond given, for
+// loops that would otherwise ask for them 256 times a table.
+func xmitTicks(rate, size uint64, tickInUsec float64) uint32 {
 	t := float64(timeUnitsPerSec * (float64(size) / float64(rate)))
-	val := math.Ceil(float64(t * psched().tickInUsec))
+	val := math.Ceil(float64(t * tickInUsec))
 	if val > math.MaxUint32 {
 		return math.MaxUint32
 	}
@@ -180,10 +184,11 @@ func calcRtable64(r *attrs.TCRatespec, cellLog int, mtu uint32, linklayer uint8,
 		}
 	}
 	tab := make([]byte, 0, 4*rtabEntries)
+	tick := psched().tickInUsec
 	for i := 0; i < rtabEntries; i++ {
 		// tc shifts an int; the size is its low 32 bits.
 		sz := adjustSize(uint32((i+1)<<cellLog), uint32(r.MPU), linklayer)
-		tab = binary.NativeEndian.AppendUint32(tab, xmitTime(rate, uint64(sz)))
+		tab = binary.NativeEndian.AppendUint32(tab, xmitTicks(rate, uint64(sz), tick))
 	}
 	r.CellAlign = -1
 	r.CellLog = uint8(cellLog)

@@ -28,7 +28,7 @@ if [ "${1-}" = --host ]; then
 	bin=$(mktemp -d)
 	ns=gotc-bench-$$
 	trap 'ip netns del "$ns" 2>/dev/null || true; rm -rf "$bin"' EXIT
-	CGO_ENABLED=0 go build -o "$bin/" ./cmd/gotc ./cmd/gotc-exporter ./selftests/bench ./selftests/bench/hello
+	CGO_ENABLED=0 go build -o "$bin/" ./cmd/gotc ./cmd/gotc-exporter ./cmd/gotc-bpf ./selftests/bench ./selftests/bench/hello
 	ip netns add "$ns"
 	ip netns exec "$ns" "$ip" link set lo up
 	# Outputs are compared with the test bed's tc (iproute2 7.x, which gotc

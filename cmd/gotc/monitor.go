@@ -243,20 +243,24 @@ func (t *tc) exporterCmd(args []string) error {
 
 // findExporter finds gotc-exporter in the directory of gotc's own executable,
 // else in $PATH.
-func findExporter() (string, error) {
+func findExporter() (string, error) { return findHelper(exporterBinary) }
+
+// findHelper finds one of gotc's helper executables (gotc-exporter,
+// gotc-bpf) in the directory of gotc's own executable, else in $PATH.
+func findHelper(name string) (string, error) {
 	beside := "gotc's directory"
 	if self, err := os.Executable(); err == nil {
 		dir := filepath.Dir(self)
-		p := filepath.Join(dir, exporterBinary)
+		p := filepath.Join(dir, name)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return p, nil
 		}
 		beside = dir
 	}
-	if p, err := exec.LookPath(exporterBinary); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("cannot find the %s executable, neither in %s nor in $PATH", exporterBinary, beside)
+	return "", fmt.Errorf("cannot find the %s executable, neither in %s nor in $PATH", name, beside)
 }
 
 // runExporter runs gotc-exporter as a child of a batch and waits for it,
