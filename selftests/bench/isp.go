@@ -489,13 +489,17 @@ func oneshot() {
 	}
 	for _, c := range cases {
 		var tcWall, gotcWall, tcCPU, gotcCPU, hello []float64
+		var tcRSS, gotcRSS, helloRSS float64
 		for range *shows {
 			t := runAll(*tcPath, [][]string{c.args}, false)
 			g := runAll(*gotcPath, [][]string{c.args}, false)
 			tcWall, gotcWall = append(tcWall, t.wall), append(gotcWall, g.wall)
 			tcCPU, gotcCPU = append(tcCPU, t.cpu), append(gotcCPU, g.cpu)
+			tcRSS, gotcRSS = max(tcRSS, t.rss), max(gotcRSS, g.rss)
 			if *helloPath != "" {
-				hello = append(hello, runAll(*helloPath, [][]string{{}}, false).wall)
+				h := runAll(*helloPath, [][]string{{}}, false)
+				hello = append(hello, h.wall)
+				helloRSS = max(helloRSS, h.rss)
 			}
 		}
 		target := 1.0
@@ -504,9 +508,13 @@ func oneshot() {
 		}
 		report(c.name+", wall", "s", tcWall, gotcWall, target)
 		report(c.name+", CPU (info)", "s", tcCPU, gotcCPU, 0)
-		if *helloPath != "" && c.args[0] == "-V" {
-			compare("  a Go hello-world against gotc -V (info)", "hello", "gotc", "s", hello, gotcWall, 0)
+		// The floor of any Go process, the same as for gotc: a hello-world
+		// started as often, between the pairs.
+		if *helloPath != "" {
+			compare("  a Go hello-world, the floor of a Go process, against gotc (info)", "hello", "gotc", "s", hello, gotcWall, 0)
+			compare("  a Go hello-world against tc (info)", "tc", "hello", "s", tcWall, hello, 0)
 		}
+		fmt.Printf("  peak RSS: tc %.1f MiB, gotc %.1f MiB, a Go hello-world %.1f MiB\n", tcRSS, gotcRSS, helloRSS)
 	}
 	// What gotc's packages spend initialising before main, as the runtime
 	// reports it.
