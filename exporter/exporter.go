@@ -35,18 +35,13 @@ import (
 
 // Source is what a Collector needs from the kernel. *netlink.Conn is one;
 // tests use a fake. A Collector keeps nothing of the messages Dump passes
-// it but copies (label strings, values).
+// it but copies (label strings, values), so a Source that is also a
+// netlink.ReusingDumper is dumped into reused memory (20 fewer allocations
+// per qdisc).
 type Source interface {
 	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
 	LinkNames(ctx context.Context) (map[int32]string, error)
 	Close() error
-}
-
-// reusingSource is a Source that can decode each message of a dump into the
-// memory of the one before (netlink.Conn.DumpReusing), which a scrape uses
-// where it can: 20 fewer allocations per qdisc.
-type reusingSource interface {
-	DumpReusing(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
 }
 
 // Options configure a Collector. The zero value exports every qdisc of the
@@ -184,7 +179,7 @@ func (c *Collector) dumpOnce(ctx context.Context, ch chan<- prometheus.Metric) (
 	clear(c.seen)
 	n := 0
 	dump := c.src.Dump
-	if r, ok := c.src.(reusingSource); ok {
+	if r, ok := c.src.(netlink.ReusingDumper); ok {
 		dump = r.DumpReusing
 	}
 	err = dump(ctx, netlink.Qdisc, c.filter, func(m *netlink.Msg, decodeErr error) error {

@@ -243,6 +243,14 @@ func (c *Conn) DumpReusing(ctx context.Context, o Object, f DumpFilter, fn func(
 	return c.dumpInto(ctx, new(attrs.Decoder), o, f, fn)
 }
 
+// ReusingDumper is what can dump into reused memory, as Conn.DumpReusing
+// does. Consumers that take any source of dumps (a fake in tests, a
+// *Conn in use) check for it and use it where they keep nothing of the
+// messages.
+type ReusingDumper interface {
+	DumpReusing(ctx context.Context, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error
+}
+
 // dumpInto is Dump, decoding with d when it is not nil.
 func (c *Conn) dumpInto(ctx context.Context, d *attrs.Decoder, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error {
 	var m Msg

@@ -39,17 +39,12 @@ import (
 )
 
 // Source is what a watch needs from the kernel; *netlink.Conn is one. A
-// watch keeps nothing of the messages Dump passes it.
+// watch keeps nothing of the messages Dump passes it, so a Source that is
+// also a netlink.ReusingDumper is dumped into reused memory: a sample of
+// 20,000 qdiscs then leaves no garbage.
 type Source interface {
 	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
 	LinkNames(ctx context.Context) (map[int32]string, error)
-}
-
-// reusingSource is a Source that can decode each message of a dump into the
-// memory of the one before (netlink.Conn.DumpReusing); a watch uses that
-// where it can, so that a sample of 20,000 qdiscs leaves no garbage.
-type reusingSource interface {
-	DumpReusing(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
 }
 
 // Options tune a watch. The zero value writes full samples, without deltas,
@@ -122,7 +117,7 @@ func New(src Source, filter netlink.DumpFilter, out io.Writer, opts Options) *Wa
 		w.seen = map[qdiscKey]uint64{}
 	}
 	w.dump = src.Dump
-	if r, ok := src.(reusingSource); ok {
+	if r, ok := src.(netlink.ReusingDumper); ok {
 		w.dump = r.DumpReusing
 	}
 	w.fn = w.qdisc

@@ -23,12 +23,6 @@ type conn interface {
 	Close() error
 }
 
-// reusingDumper is a connection that can dump into reused memory
-// (netlink.Conn.DumpReusing).
-type reusingDumper interface {
-	DumpReusing(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
-}
-
 type dialFunc func(netnsFD int) (conn, error)
 
 func dialKernel(netnsFD int) (conn, error) {
@@ -167,7 +161,7 @@ func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.M
 	// A listing prints each object and forgets it: where the connection
 	// can, it decodes every object into the memory of the one before.
 	dump := c.Dump
-	if r, ok := c.(reusingDumper); ok {
+	if r, ok := c.(netlink.ReusingDumper); ok {
 		dump = r.DumpReusing
 	}
 	return t.printEach(func(fn func(*netlink.Msg, error) error) error { return dump(t.ctx, obj, f, fn) }, keep, print)
