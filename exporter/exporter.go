@@ -178,11 +178,7 @@ func (c *Collector) dumpOnce(ctx context.Context, ch chan<- prometheus.Metric) (
 	}
 	clear(c.seen)
 	n := 0
-	dump := c.src.Dump
-	if r, ok := c.src.(netlink.ReusingDumper); ok {
-		dump = r.DumpReusing
-	}
-	err = dump(ctx, netlink.Qdisc, c.filter, func(m *netlink.Msg, decodeErr error) error {
+	err = netlink.ReusingDumpOf(c.src)(ctx, netlink.Qdisc, c.filter, func(m *netlink.Msg, decodeErr error) error {
 		if c.export(ch, m, decodeErr, names) {
 			n++
 		}

@@ -243,12 +243,28 @@ func (c *Conn) DumpReusing(ctx context.Context, o Object, f DumpFilter, fn func(
 	return c.dumpInto(ctx, new(attrs.Decoder), o, f, fn)
 }
 
+// DumpFunc is the signature of Conn.Dump and Conn.DumpReusing.
+type DumpFunc func(ctx context.Context, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error
+
+// Dumper is what dumps as Conn.Dump does: a *Conn, or a fake of one.
+type Dumper interface {
+	Dump(ctx context.Context, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error
+}
+
 // ReusingDumper is what can dump into reused memory, as Conn.DumpReusing
-// does. Consumers that take any source of dumps (a fake in tests, a
-// *Conn in use) check for it and use it where they keep nothing of the
-// messages.
+// does.
 type ReusingDumper interface {
 	DumpReusing(ctx context.Context, o Object, f DumpFilter, fn func(m *Msg, decodeErr error) error) error
+}
+
+// ReusingDumpOf is d's DumpReusing where d is a ReusingDumper, else its
+// Dump: the dump for a consumer that keeps nothing of the messages and takes
+// any source of dumps (a *Conn in use, a fake in tests).
+func ReusingDumpOf(d Dumper) DumpFunc {
+	if r, ok := d.(ReusingDumper); ok {
+		return r.DumpReusing
+	}
+	return d.Dump
 }
 
 // dumpInto is Dump, decoding with d when it is not nil.

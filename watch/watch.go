@@ -77,7 +77,7 @@ type Watcher struct {
 	line []byte                          // the line being built, reused
 	// dump is src's, reusing the memory of each message for the next
 	// where src can.
-	dump func(context.Context, netlink.Object, netlink.DumpFilter, func(*netlink.Msg, error) error) error
+	dump netlink.DumpFunc
 
 	// With deltas or rates, prev holds each qdisc's previous sample;
 	// without, seen holds the number of the sample each qdisc was last
@@ -116,10 +116,7 @@ func New(src Source, filter netlink.DumpFilter, out io.Writer, opts Options) *Wa
 	} else {
 		w.seen = map[qdiscKey]uint64{}
 	}
-	w.dump = src.Dump
-	if r, ok := src.(netlink.ReusingDumper); ok {
-		w.dump = r.DumpReusing
-	}
+	w.dump = netlink.ReusingDumpOf(src)
 	w.fn = w.qdisc
 	return w
 }

@@ -20,7 +20,7 @@ func init() { qdisc.SetObjectLoader(loadObjectWithHelper) }
 // (package cmd/gotc-bpf): apart from gotc, so that a one-shot gotc does not
 // link, and initialise at every start, an ELF loader and what it imports
 // (cilium/ebpf: DWARF, compression, crypto, XML). Its protocol: arguments
-// FILE SECTION PROG {cls|act}, descriptor 3 a Unix datagram socket on which
+// FILE SECTION PROG {cls|act}, descriptor 3 a Unix socket (SOCK_SEQPACKET) on which
 // it sends the loaded program's descriptor; on failure it exits non-zero
 // with tc's message on its standard error.
 const bpfBinary = "gotc-bpf"

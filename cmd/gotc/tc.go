@@ -160,10 +160,7 @@ func (t *tc) list(obj netlink.Object, f netlink.DumpFilter, keep func(*netlink.M
 	}
 	// A listing prints each object and forgets it: where the connection
 	// can, it decodes every object into the memory of the one before.
-	dump := c.Dump
-	if r, ok := c.(netlink.ReusingDumper); ok {
-		dump = r.DumpReusing
-	}
+	dump := netlink.ReusingDumpOf(c)
 	return t.printEach(func(fn func(*netlink.Msg, error) error) error { return dump(t.ctx, obj, f, fn) }, keep, print)
 }
 
