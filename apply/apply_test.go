@@ -103,7 +103,7 @@ func (k *fakeKernel) qdiscAt(ifindex int32, parent uint32) int {
 }
 
 func (k *fakeKernel) doQdisc(op netlink.Op, m netlink.Msg) error {
-	m.Attrs.Options = qdisc.Dumped(m.Attrs.Options) // the kernel's rounding
+	m.Attrs.Options = qdisc.Dumped(m.Kind(), m.Attrs.Options) // the kernel's rounding
 	i := k.qdiscAt(m.Header.Ifindex, m.Header.Parent)
 	switch op {
 	case netlink.Change:

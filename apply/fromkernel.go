@@ -39,7 +39,7 @@ func (l *links) words(d *deviceState, strict bool) error {
 		what := "qdisc " + n.kind + " " + tcfmt.FormatQdiscHandle(n.handle)
 		if w, err := qdisc.QdiscKeywords(n.kind, n.options); err != nil {
 			fail(what, err)
-		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(qdisc.Dumped(back), n.dumped) {
+		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(qdisc.Dumped(n.kind, back), n.dumped) {
 			fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		} else {
 			n.words = nonNil(w)

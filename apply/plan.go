@@ -81,7 +81,7 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		p.addBelow(want)
 		return
 	}
-	inSync := covers(qdisc.Dumped(want.options), have.dumped)
+	inSync := covers(qdisc.Dumped(want.kind, want.options), have.dumped)
 	if !inSync && !changesInPlace(want.kind) {
 		// The kernel cannot change this kind's options (htb's default
 		// class, r2q): delete the qdisc and add it anew with all below.

@@ -308,7 +308,7 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		if m.Header.Ifindex != ifindex {
 			continue
 		}
-		n := &qdiscNode{kind: m.Kind(), parent: m.Header.Parent, handle: m.Header.Handle, dumped: m.Attrs.Options, options: qdisc.Restoring(m.Attrs.Options)}
+		n := &qdiscNode{kind: m.Kind(), parent: m.Header.Parent, handle: m.Header.Handle, dumped: m.Attrs.Options, options: qdisc.Restoring(m.Kind(), m.Attrs.Options)}
 		byParent[n.parent] = append(byParent[n.parent], n)
 	}
 	var all []*classNode

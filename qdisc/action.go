@@ -14,35 +14,6 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-// ActionKind is what gotc knows of one action kind.
-type ActionKind struct {
-	// Name is the kind as TCA_ACT_KIND carries it.
-	Name string
-	// Usage is the kind's keyword summary, printed for "help" and after
-	// some parse errors.
-	Usage string
-	// Parse builds the action's TCA_ACT_OPTIONS from tc keywords. args
-	// starts at the word that chose the kind (its name, or for gact a
-	// verb such as "drop"); Parse returns the words after its own, since
-	// an action list goes on after them.
-	Parse func(args []string, env ActionEnv) (opts attrs.ActOptionsMsg, rest []string, err error)
-	// Print prints decoded options as the kind's print_aopt does, up to
-	// the end of its last line without the line end; opts may be nil.
-	// links names the devices it refers to.
-	Print func(p *tcfmt.Printer, opts attrs.ActOptionsMsg, links Links)
-	// PrintStats prints what -s adds to that last line (the action's
-	// times); nil when -s adds nothing of the kind's own.
-	PrintStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
-	// PrintAfterStats prints what the kind prints after the times of -s
-	// (with or without -s), up to the end of its last line; nil for most
-	// kinds, which print their times last.
-	PrintAfterStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
-	// LineEnd is the text that ends the kind's last line in place of the
-	// line end, for the kind (bpf) whose printer ends it otherwise; ""
-	// for the line end.
-	LineEnd string
-}
-
 // tcActionKinds are the action kinds tc 7.3 has built in. A word naming one
 // that gotc does not know is refused as unsupported; any other word is, as
 // in tc, handed to gact (tc's fallback for a kind it cannot load), which
@@ -211,11 +182,6 @@ func finishActions(acts []attrs.ActAttrs, args []string, expectParams bool) ([]a
 		return nil, args, errorf("bad action empty 1\nparse_action: bad value (%d:%s)!\nIllegal \"action\"", len(args), w)
 	}
 	return acts, args, nil
-}
-
-// invalidArgument is tc's invarg: the message and exit status 255.
-func invalidArgument(arg, msg string) *ParseError {
-	return &ParseError{Msg: fmt.Sprintf("Error: argument %q is wrong: %s", arg, msg), Code: 255}
 }
 
 // parseActionIndex reads "index N" where an action kind's parser takes it
@@ -563,4 +529,16 @@ func Stats2Of(s *attrs.StatsAttrs) tcfmt.Stats2 {
 		st.RateEst64 = tcfmt.RateEst{BPS: s.RateEst64.Bps, PPS: s.RateEst64.Pps}
 	}
 	return st
+}
+
+// controlWords appends an action's verdict unless it is the kind's default.
+func controlWords(w []string, code, dflt int32) ([]string, error) {
+	if code == dflt {
+		return w, nil
+	}
+	name := actionControlName(code)
+	if _, ok := actionControl(name); !ok || name == "goto" || name == "jump" {
+		return nil, noKeywords("action verdict " + name)
+	}
+	return append(w, name), nil
 }

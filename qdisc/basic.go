@@ -5,6 +5,7 @@ package qdisc
 // as tc 7.3's f_basic.c reads and prints it.
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/gotc/gotc/attrs"
@@ -26,6 +27,7 @@ func init() {
 		Usage:        basicUsage,
 		Parse:        parseBasic,
 		PrintOptions: printBasic,
+		Keywords:     basicKeywords,
 	})
 }
 
@@ -134,4 +136,18 @@ func printBasic(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	if o.Act != nil {
 		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}
+}
+
+// basicKeywords is FilterKind.Keywords for basic, which writes neither
+// ematches nor police back yet.
+func basicKeywords(opts attrs.TCOptionsMsg, links Links) ([]string, error) {
+	o, ok := opts.(*attrs.BasicAttrs)
+	if !ok {
+		return nil, noKeywords(fmt.Sprintf("basic options of type %T", opts))
+	}
+	// The kernel dumps an empty tree when there are no ematches.
+	if e := o.Ematches; (e != nil && (len(e.TreeList) > 0 || e.TreeHdr != nil && e.TreeHdr.Nmatches > 0)) || o.Police != nil {
+		return nil, noKeywords("basic's ematches and police")
+	}
+	return actionListKeywords(classidWords(nil, o.Classid), o.Act, links)
 }

@@ -33,6 +33,7 @@ func CakeKind(name string) *Kind {
 		PrintXstats:      printCakeXstatsMsg,
 		PrintClassXstats: printCakeXstatsMsg,
 		Stats:            cakeStatsTable,
+		Keywords:         keywordsOf(name, cakeKeywords),
 	}
 	if name == "cake" {
 		k.ChangeAccepted = cakeChangeAccepted
@@ -911,3 +912,64 @@ func CakeTinName(n, i int) string {
 }
 
 var tinNames = [...]string{"Tin 0", "Tin 1", "Tin 2", "Tin 3", "Tin 4", "Tin 5", "Tin 6", "Tin 7"}
+
+func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
+	var w []string
+	if o.BaseRate64 != nil {
+		if *o.BaseRate64 == 0 {
+			w = append(w, "unlimited")
+		} else {
+			w = append(w, "bandwidth", rateWord(*o.BaseRate64))
+		}
+	}
+	if o.Autorate != nil && *o.Autorate != 0 {
+		w = append(w, "autorate-ingress")
+	}
+	if o.DiffservMode != nil {
+		w = append(w, map[attrs.CakeDiffservMode]string{
+			attrs.CakeDiffservModeDiffserv3: "diffserv3", attrs.CakeDiffservModeDiffserv4: "diffserv4",
+			attrs.CakeDiffservModeDiffserv8: "diffserv8", attrs.CakeDiffservModeBesteffort: "besteffort",
+			attrs.CakeDiffservModePrecedence: "precedence",
+		}[*o.DiffservMode])
+	}
+	if o.FlowMode != nil {
+		w = append(w, map[attrs.CakeFlowMode]string{
+			attrs.CakeFlowModeNone: "flowblind", attrs.CakeFlowModeSrcIP: "srchost", attrs.CakeFlowModeDstIP: "dsthost",
+			attrs.CakeFlowModeHosts: "hosts", attrs.CakeFlowModeFlows: "flows", attrs.CakeFlowModeDualSrc: "dual-srchost",
+			attrs.CakeFlowModeDualDst: "dual-dsthost", attrs.CakeFlowModeTriple: "triple-isolate",
+		}[*o.FlowMode])
+	}
+	w = onOff(w, o.NAT, "nat", "nonat")
+	w = onOff(w, o.Wash, "wash", "nowash")
+	w = onOff(w, o.Ingress, "ingress", "egress")
+	w = onOff(w, o.SplitGSO, "split-gso", "no-split-gso")
+	if o.AckFilter != nil {
+		w = append(w, map[attrs.CakeAckFilter]string{
+			attrs.CakeAckFilterNone: "no-ack-filter", attrs.CakeAckFilterFilter: "ack-filter",
+			attrs.CakeAckFilterAggressive: "ack-filter-aggressive",
+		}[*o.AckFilter])
+	}
+	if o.RTT != nil {
+		w = append(w, "rtt", timeWord(*o.RTT))
+	}
+	// The kernel dumps RAW when no overhead was set: "raw" asks for that
+	// (and resets the framing, so it comes before atm and ptm).
+	if o.Raw != nil {
+		w = append(w, "raw")
+	} else if o.Overhead != nil {
+		w = append(w, "overhead", strconv.Itoa(int(*o.Overhead)))
+	}
+	if o.ATM != nil {
+		w = append(w, map[attrs.CakeATMMode]string{attrs.CakeATMModeNone: "noatm", attrs.CakeATMModeATM: "atm", attrs.CakeATMModePTM: "ptm"}[*o.ATM])
+	}
+	if o.MPU != nil && *o.MPU != 0 {
+		w = append(w, "mpu", uintWord(*o.MPU))
+	}
+	if o.Memory != nil && *o.Memory != 0 {
+		w = append(w, "memlimit", uintWord(*o.Memory))
+	}
+	if o.Fwmark != nil && *o.Fwmark != 0 {
+		w = append(w, "fwmark", "0x"+strconv.FormatUint(uint64(*o.Fwmark), 16))
+	}
+	return w, nil
+}

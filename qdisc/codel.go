@@ -48,6 +48,8 @@ func init() {
 		},
 		ChangeAccepted: codelChangeAccepted,
 		Stats:          codelStatsTable,
+		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, codelDumped) },
+		Restoring:      func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, smallestDumpedAs(codelDumped)) },
 	})
 }
 
@@ -278,4 +280,23 @@ func printSignedTime(p *tcfmt.Printer, format string, us int32) {
 func codelChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	o, ok := opts.(*attrs.CodelAttrs)
 	return ok && len(o.Unknown) == 0
+}
+
+// codelDumped is a codel time in µs as the kernel keeps it (ns >> 10) and
+// dumps it (back to µs, truncated).
+func codelDumped(us uint32) uint32 {
+	kept := uint64(us) * 1000 >> 10
+	return uint32(kept << 10 / 1000)
+}
+
+// codelTimes returns a copy of codel's options with its times converted
+// by f (options of another type as they are).
+func codelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.CodelAttrs)
+	if !ok {
+		return opts
+	}
+	c := *o
+	c.Target, c.Interval, c.CEThreshold = mapPtr(o.Target, f), mapPtr(o.Interval, f), mapPtr(o.CEThreshold, f)
+	return &c
 }

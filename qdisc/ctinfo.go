@@ -6,6 +6,7 @@ package qdisc
 // DSCP of downloads this way before they redirect them to an ifb.
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/gotc/gotc/attrs"
@@ -29,6 +30,7 @@ func init() {
 		Parse:      parseCtinfo,
 		Print:      printCtinfo,
 		PrintStats: printCtinfoStats,
+		Keywords:   ctinfoKeywords,
 	})
 }
 
@@ -173,4 +175,26 @@ func printCtinfoStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o.StatsCpmarkSet != nil {
 		p.Uint(tcfmt.Any, "cpmarkset", " CPMARK set %llu", *o.StatsCpmarkSet)
 	}
+}
+
+// ctinfoKeywords is ActionKind.Keywords for ctinfo.
+func ctinfoKeywords(opts attrs.ActOptionsMsg, _ Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActCtinfoAttrs)
+	if o == nil || o.Act == nil {
+		return nil, noKeywords("ctinfo without parameters")
+	}
+	var w []string
+	if o.ParmsDscpMask != nil && *o.ParmsDscpMask != 0 {
+		w = append(w, "dscp", fmt.Sprintf("%#x", *o.ParmsDscpMask))
+		if o.ParmsDscpStatemask != nil && *o.ParmsDscpStatemask != 0 {
+			w = append(w, fmt.Sprintf("%#x", *o.ParmsDscpStatemask))
+		}
+	}
+	if o.ParmsCpmarkMask != nil && *o.ParmsCpmarkMask != 0 {
+		w = append(w, "cpmark", fmt.Sprintf("%#x", *o.ParmsCpmarkMask))
+	}
+	if o.Zone != nil && *o.Zone != 0 {
+		w = append(w, "zone", uintWord(*o.Zone))
+	}
+	return controlWords(w, o.Act.Action, actPipe)
 }

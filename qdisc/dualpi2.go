@@ -21,8 +21,10 @@ package qdisc
 //     they appear on the line.
 
 import (
+	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
@@ -66,6 +68,11 @@ func init() {
 		},
 		ChangeAccepted: dualpi2ChangeAccepted,
 		Stats:          dualpi2StatsTable,
+		Keywords:       keywordsOf("dualpi2", dualpi2Words),
+		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return dualpi2Gains(o, dualpi2GainDumped) },
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+			return dualpi2Gains(o, smallestDumpedAs(dualpi2GainDumped))
+		},
 	})
 }
 
@@ -620,4 +627,76 @@ func dualpi2ChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	// in its policy.
 	bothSteps := o.StepThreshPkts != nil && o.StepThreshUS != nil
 	return len(e.Bytes()) != 0 && !bothSteps && o.Validate() == nil
+}
+
+func dualpi2Words(o *attrs.DualPI2Attrs) ([]string, error) {
+	var w []string
+	opt := func(name string, v *uint32, format func(uint32) string) {
+		if v != nil && *v != 0 {
+			w = append(w, name, format(*v))
+		}
+	}
+	opt("limit", o.Limit, uintWord[uint32])
+	opt("memlimit", o.MemoryLimit, uintWord[uint32])
+	opt("target", o.Target, timeWord)
+	opt("tupdate", o.Tupdate, timeWord)
+	// alpha and beta travel as Hz*256: v/256 is exact in decimal and in
+	// the float tc reads it into (for v below 2^24).
+	gain := func(v uint32) string { return strconv.FormatFloat(float64(v)/256, 'f', -1, 64) }
+	opt("alpha", o.Alpha, gain)
+	opt("beta", o.Beta, gain)
+	if o.StepThreshPkts != nil {
+		w = append(w, "step_thresh", uintWord(*o.StepThreshPkts)+"p")
+	} else {
+		opt("step_thresh", o.StepThreshUS, func(v uint32) string { return uintWord(v) + "us" })
+	}
+	if o.MinQlenStep != nil {
+		w = append(w, "min_qlen_step", uintWord(*o.MinQlenStep))
+	}
+	if o.Coupling != nil {
+		w = append(w, "coupling_factor", uintWord(*o.Coupling))
+	}
+	if o.DropOverload != nil {
+		w = append(w, map[attrs.DualPI2DropOverload]string{attrs.DualPI2DropOverloadOverflow: "overflow", attrs.DualPI2DropOverloadDrop: "drop_on_overload"}[*o.DropOverload])
+	}
+	if o.DropEarly != nil {
+		w = append(w, map[attrs.DualPI2DropEarly]string{attrs.DualPI2DropEarlyDropDequeue: "drop_dequeue", attrs.DualPI2DropEarlyDropEnqueue: "drop_enqueue"}[*o.DropEarly])
+	}
+	if o.CProtection != nil {
+		w = append(w, "classic_protection", uintWord(*o.CProtection)+"%")
+	}
+	if o.ECNMask != nil {
+		switch *o.ECNMask {
+		case attrs.DualPI2ECNMaskL4SECT:
+			w = append(w, "l4s_ect")
+		case attrs.DualPI2ECNMaskAnyECT:
+			w = append(w, "any_ect")
+		default:
+			return nil, noKeywords(fmt.Sprintf("dualpi2 ECN mask %d", *o.ECNMask))
+		}
+	}
+	if o.SplitGSO != nil {
+		w = append(w, map[attrs.DualPI2SplitGSO]string{attrs.DualPI2SplitGSONoSplitGSO: "no_split_gso", attrs.DualPI2SplitGSOSplitGSO: "split_gso"}[*o.SplitGSO])
+	}
+	return w, nil
+}
+
+// dualpi2GainDumped is alpha or beta (Hz*256) as dualpi2 keeps it (scaled
+// to its probability range in 64 ns units) and dumps it.
+func dualpi2GainDumped(v uint32) uint32 {
+	const maxProb, nsPerSec, scaling = 1<<32 - 1, 1e9, 2
+	kept := uint64(v) * maxProb >> scaling / nsPerSec
+	return uint32(kept * nsPerSec << scaling / maxProb)
+}
+
+// dualpi2Gains returns a copy of dualpi2's options with alpha and beta
+// converted by f (options of another type as they are).
+func dualpi2Gains(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.DualPI2Attrs)
+	if !ok {
+		return opts
+	}
+	c := *o
+	c.Alpha, c.Beta = mapPtr(o.Alpha, f), mapPtr(o.Beta, f)
+	return &c
 }

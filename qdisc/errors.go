@@ -52,3 +52,8 @@ func usageErrorf(format string, args ...any) *ParseError {
 func duplicateArgument(key, arg string) *ParseError {
 	return &ParseError{Msg: fmt.Sprintf(`Error: duplicate "%s": "%s" is the second value.`, key, arg), Code: 255}
 }
+
+// invalidArgument is tc's invarg: the message and exit status 255.
+func invalidArgument(arg, msg string) *ParseError {
+	return &ParseError{Msg: fmt.Sprintf("Error: argument %q is wrong: %s", arg, msg), Code: 255}
+}

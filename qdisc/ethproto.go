@@ -72,3 +72,19 @@ func ParseEthProtocol(s string) (uint16, bool) { return ethProtocols.a2n(s) }
 
 // EthProtocolName is what tc prints for a protocol (ll_proto_n2a).
 func EthProtocolName(p uint16) string { return ethProtocols.n2a(p) }
+
+const (
+	ethP8021Q = 0x8100
+)
+
+const (
+	ethP8021AD = 0x88a8
+)
+
+const (
+	ethPMPLSUC = 0x8847
+)
+
+const (
+	ethPMPLSMC = 0x8848
+)

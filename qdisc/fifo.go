@@ -29,6 +29,9 @@ func init() {
 			Usage:        fifoUsage,
 			ParseQdisc:   fifoParser(name),
 			PrintOptions: fifoPrinter(name),
+			Keywords: keywordsOf(name, func(o *attrs.TCFifoQopt) ([]string, error) {
+				return []string{"limit", uintWord(o.Limit)}, nil
+			}),
 		})
 	}
 }

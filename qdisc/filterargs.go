@@ -97,3 +97,48 @@ func policeOrActions(w string, args *[]string, env FilterEnv, police **attrs.Act
 	*acts = append(*acts, a...)
 	return nil
 }
+
+// Filter flags (TCA_CLS_FLAGS_*, linux/pkt_cls.h).
+const (
+	clsFlagSkipHW = 1 << 0
+	clsFlagSkipSW = 1 << 1
+	clsFlagInHW   = 1 << 2
+	clsFlagNotHW  = 1 << 3
+)
+
+// numericFilterHandle reads a handle as most filter kinds do (get_u32 of
+// any base), 0 when none was given.
+func numericFilterHandle(s string) (uint32, error) {
+	if s == "" {
+		return 0, nil
+	}
+	v, err := tcfmt.ParseUint(s, 0, 32)
+	if err != nil {
+		return 0, errorf(`Illegal "handle"`)
+	}
+	return uint32(v), nil
+}
+
+// filterFlagWords writes the flags a request may carry (skip_hw,
+// skip_sw); the kernel adds its own (in_hw, not_in_hw) to a dump.
+func filterFlagWords(flags *uint32) ([]string, error) {
+	if flags == nil {
+		return nil, nil
+	}
+	switch *flags & (clsFlagSkipHW | clsFlagSkipSW) {
+	case clsFlagSkipHW:
+		return []string{"skip_hw"}, nil
+	case clsFlagSkipSW:
+		return []string{"skip_sw"}, nil
+	case 0:
+		return nil, nil
+	}
+	return nil, noKeywords("skip_hw with skip_sw")
+}
+
+func classidWords(w []string, classid *uint32) []string {
+	if classid == nil {
+		return w
+	}
+	return append(w, "classid", classIDWord(*classid))
+}

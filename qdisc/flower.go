@@ -43,10 +43,6 @@ The filter's protocol is the ethertype matched; CLASSID is hex MAJOR:MINOR.`
 const (
 	ethPARP    = 0x0806
 	ethPRARP   = 0x8035
-	ethP8021Q  = 0x8100
-	ethP8021AD = 0x88a8
-	ethPMPLSUC = 0x8847
-	ethPMPLSMC = 0x8848
 	ethPPPPSes = 0x8864
 	ethPCFM    = 0x8902
 )
@@ -624,50 +620,6 @@ func (fp *flowerParser) parseCTLabel(s string) error {
 	}
 	fp.o.KeyCTLabels, fp.o.KeyCTLabelsMask = l, m
 	return nil
-}
-
-// hexBytes is hex2mem of len(s)/2 bytes.
-func hexBytes(s string) ([]byte, bool) {
-	b := make([]byte, len(s)/2)
-	for i := range b {
-		hi, ok1 := hexDigit(s[2*i])
-		lo, ok2 := hexDigit(s[2*i+1])
-		if !ok1 || !ok2 {
-			return nil, false
-		}
-		b[i] = hi<<4 | lo
-	}
-	return b, true
-}
-
-func hexDigit(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
-// parseMAC is ll_addr_a2n for six bytes: hex parts between colons, each as
-// sscanf's %x reads it (what follows its digits is ignored). A shorter
-// address leaves the remaining bytes zero. tc 7.3's message names the
-// whole address.
-func parseMAC(s string) ([]byte, string, bool) {
-	addr := make([]byte, 6)
-	parts := strings.SplitN(s, ":", 6)
-	for i, part := range parts {
-		v, n, _ := tcfmt.Strtoul(part, 16)
-		neg := strings.HasPrefix(strings.TrimLeft(part, " \t\n\v\f\r"), "-")
-		if n == 0 || neg || v > 255 {
-			return nil, fmt.Sprintf("%q is invalid lladdr.", s), false
-		}
-		addr[i] = byte(v)
-	}
-	return addr, "", true
 }
 
 // parseMaskedMAC is flower_parse_eth_addr: MAC, MAC/BITS or MAC/MASK.
@@ -1500,14 +1452,6 @@ func maskBits(b []byte) int {
 		}
 	}
 	return n
-}
-
-func formatMAC(b []byte) string {
-	s := make([]string, len(b))
-	for i, c := range b {
-		s[i] = fmt.Sprintf("%02x", c)
-	}
-	return strings.Join(s, ":")
 }
 
 // printFlowerMAC is flower_print_eth_addr: the address, and its mask as a

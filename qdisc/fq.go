@@ -86,7 +86,7 @@ func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
 		var r uint32
 		ok := false
 		if percent && strings.Contains(v, "%") {
-			r, ok = percentRate32(v, env)
+			r, ok = percentRate32(v, env.Dev, env.Notes())
 		} else if n, perr := tcfmt.ParseRate32(v); perr == nil {
 			r, ok = n, true
 		}

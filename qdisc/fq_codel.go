@@ -17,6 +17,7 @@ package qdisc
 //     dumps only when ce_threshold is on.
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -64,6 +65,9 @@ func init() {
 		PrintClassXstats: printFQCodelXstats,
 		ChangeAccepted:   fqCodelChangeAccepted,
 		Stats:            fqCodelStatsTable,
+		Keywords:         keywordsOf("fq_codel", fqCodelKeywords),
+		Dumped:           func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqCodelTimes(o, codelDumped) },
+		Restoring:        func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqCodelTimes(o, smallestDumpedAs(codelDumped)) },
 	})
 }
 
@@ -321,4 +325,45 @@ func fqCodelChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 		return false
 	}
 	return o.Quantum == nil || *o.Quantum <= fqCodelQuantumMax
+}
+
+func fqCodelKeywords(o *attrs.FQCodelAttrs) ([]string, error) {
+	var w []string
+	num := func(name string, v *uint32) {
+		if v != nil {
+			w = append(w, name, uintWord(*v))
+		}
+	}
+	num("limit", o.Limit)
+	num("flows", o.Flows)
+	num("quantum", o.Quantum)
+	if o.Target != nil {
+		w = append(w, "target", timeWord(*o.Target))
+	}
+	if o.Interval != nil {
+		w = append(w, "interval", timeWord(*o.Interval))
+	}
+	num("memory_limit", o.MemoryLimit)
+	num("drop_batch", o.DropBatchSize)
+	w = onOff(w, o.ECN, "ecn", "noecn")
+	if o.CEThreshold != nil {
+		w = append(w, "ce_threshold", timeWord(*o.CEThreshold))
+	}
+	if o.CEThresholdSelector != nil && o.CEThresholdMask != nil && *o.CEThresholdMask != 0 {
+		w = append(w, "ce_threshold_selector", fmt.Sprintf("%#x/%#x", *o.CEThresholdSelector, *o.CEThresholdMask))
+	}
+	return w, nil
+}
+
+// fqCodelTimes returns a copy of fq_codel's options with its times, which
+// it keeps as codel does, converted by f (options of another type as they
+// are).
+func fqCodelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.FQCodelAttrs)
+	if !ok {
+		return opts
+	}
+	c := *o
+	c.Target, c.Interval, c.CEThreshold = mapPtr(o.Target, f), mapPtr(o.Interval, f), mapPtr(o.CEThreshold, f)
+	return &c
 }

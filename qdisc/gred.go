@@ -137,7 +137,7 @@ func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
 	if q.DP == gredMaxDPs || q.Limit == 0 || q.QthMin == 0 || q.QthMax == 0 || r.avpkt == 0 {
 		return nil, errorf("Required parameter (vq, limit, min, max, avpkt) is missing")
 	}
-	w := env.stderr()
+	w := env.Notes()
 	if r.burst == 0 {
 		r.burst = redBurstDefault(q.QthMin, q.QthMax, r.avpkt)
 		fmt.Fprintf(w, "GRED: set burst to %d\n", r.burst)

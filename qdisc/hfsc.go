@@ -217,7 +217,7 @@ func parseHFSCCurve(name string, args []string, env ParseEnv) (*attrs.TCServiceC
 // share of the device's speed when it holds a '%'.
 func hfscRate(arg string, env ParseEnv) (uint32, bool) {
 	if strings.Contains(arg, "%") {
-		v, ok := percentRate(arg, env)
+		v, ok := percentRate(arg, env.Dev, env.Notes())
 		return uint32(v), ok && v <= math.MaxUint32
 	}
 	v, err := tcfmt.ParseRate32(arg)

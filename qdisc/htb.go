@@ -19,6 +19,7 @@ package qdisc
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
@@ -55,6 +56,8 @@ func init() {
 		PrintOptions:      printHTB,
 		PrintClassOptions: printHTB,
 		PrintClassXstats:  printHTBXstats,
+		Keywords:          keywordsOf("htb", htbQdiscKeywords),
+		ClassKeywords:     keywordsOf("htb class", htbClassKeywords),
 	})
 }
 
@@ -202,7 +205,7 @@ func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 			if *target != 0 {
 				return nil, errorf(`Double "%s" spec`, kw)
 			}
-			v, ok := parseRate64(args[i], env)
+			v, ok := parseRate64(args[i], env.Dev, env.Notes())
 			if !ok {
 				return nil, htbIllegal(kw)
 			}
@@ -382,4 +385,60 @@ func printHTBXstats(p *tcfmt.Printer, x Xstats) {
 			p.NL()
 		}
 	}
+}
+
+func htbQdiscKeywords(o *attrs.HTBAttrs) ([]string, error) {
+	var w []string
+	if g := o.Init; g != nil {
+		if g.Debug != 0 {
+			return nil, noKeywords("htb debug")
+		}
+		if g.Rate2quantum != htbR2QDefault {
+			w = append(w, "r2q", uintWord(g.Rate2quantum))
+		}
+		w = append(w, "default", strconv.FormatUint(uint64(g.Defcls), 16))
+	}
+	if o.DirectQlen != nil {
+		w = append(w, "direct_qlen", uintWord(*o.DirectQlen))
+	}
+	if o.Offload {
+		w = append(w, "offload")
+	}
+	return w, nil
+}
+
+func htbClassKeywords(o *attrs.HTBAttrs) ([]string, error) {
+	h := o.Parms
+	rate, ceil := uint64(h.Rate.Rate), uint64(h.Ceil.Rate)
+	if o.Rate64 != nil {
+		rate = *o.Rate64
+	}
+	if o.Ceil64 != nil {
+		ceil = *o.Ceil64
+	}
+	if rate == 0 || ceil == 0 {
+		return nil, noKeywords("htb class without a rate")
+	}
+	w := []string{"rate", rateWord(rate), "ceil", rateWord(ceil),
+		"burst", uintWord(burstOf(rate, h.Buffer)), "cburst", uintWord(burstOf(ceil, h.Cbuffer))}
+	if h.Prio != 0 {
+		w = append(w, "prio", uintWord(h.Prio))
+	}
+	if h.Quantum != 0 {
+		w = append(w, "quantum", uintWord(h.Quantum))
+	}
+	rateSpecWords := func(r attrs.TCRatespec) []string {
+		var w []string
+		if r.Overhead != 0 {
+			w = append(w, "overhead", uintWord(r.Overhead))
+		}
+		if r.MPU != 0 {
+			w = append(w, "mpu", uintWord(r.MPU))
+		}
+		if r.Linklayer&linklayerMask == linklayerATM {
+			w = append(w, "linklayer", "atm")
+		}
+		return w
+	}
+	return append(w, rateSpecWords(h.Rate)...), nil
 }

@@ -44,6 +44,21 @@ type Kind struct {
 	// Stats describes the kind's statistics for samplers and exporters; nil
 	// for a kind without statistics of its own.
 	Stats *StatsTable
+	// Keywords writes a qdisc's dumped options back as the words after
+	// the kind that ask for them (what "apply --from-kernel" prints), in
+	// forms ParseQdisc reads; an error wraps ErrNoKeywords for options no
+	// words ask for. Nil for a kind gotc cannot write back yet.
+	Keywords func(opts attrs.TCOptionsMsg) ([]string, error)
+	// ClassKeywords is Keywords for a class's options.
+	ClassKeywords func(opts attrs.TCOptionsMsg) ([]string, error)
+	// Dumped returns options (a copy) as the kernel dumps them after a
+	// request of opts, for a kind that keeps a value in other units than
+	// it is given and so dumps it rounded; nil for a kind that dumps what
+	// it was given.
+	Dumped func(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg
+	// Restoring returns the request that brings a qdisc back to the state
+	// a dump of it shows, inverting Dumped's rounding; nil with Dumped.
+	Restoring func(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg
 }
 
 // ParseEnv is what a kind's parser knows of the command beyond its keywords.
@@ -56,8 +71,9 @@ type ParseEnv struct {
 	Stderr io.Writer
 }
 
-// stderr is env's Stderr, io.Discard when nil.
-func (env ParseEnv) stderr() io.Writer {
+// Notes is where a parser prints the notes tc prints while parsing: Stderr,
+// or io.Discard when that is nil.
+func (env ParseEnv) Notes() io.Writer {
 	if env.Stderr == nil {
 		return io.Discard
 	}
@@ -98,6 +114,11 @@ type FilterKind struct {
 	Parse func(args []string, env FilterEnv) (opts attrs.TCOptionsMsg, handle uint32, err error)
 	// PrintOptions prints a decoded filter's options as tc does.
 	PrintOptions func(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint)
+	// Keywords writes a filter's dumped options back as the words after
+	// the kind that ask for them (its handle and place aside), its actions
+	// included, naming devices with links; an error wraps ErrNoKeywords.
+	// Nil for a kind gotc cannot write back yet.
+	Keywords func(opts attrs.TCOptionsMsg, links Links) ([]string, error)
 }
 
 // FilterEnv is what a filter kind's parser reads besides its own words.
@@ -194,4 +215,37 @@ func typedParser[T attrs.TCOptionsMsg](parse func([]string, ParseEnv) (T, error)
 		}
 		return o, nil
 	}
+}
+
+// ActionKind is what gotc knows of one action kind.
+type ActionKind struct {
+	// Name is the kind as TCA_ACT_KIND carries it.
+	Name string
+	// Usage is the kind's keyword summary, printed for "help" and after
+	// some parse errors.
+	Usage string
+	// Parse builds the action's TCA_ACT_OPTIONS from tc keywords. args
+	// starts at the word that chose the kind (its name, or for gact a
+	// verb such as "drop"); Parse returns the words after its own, since
+	// an action list goes on after them.
+	Parse func(args []string, env ActionEnv) (opts attrs.ActOptionsMsg, rest []string, err error)
+	// Print prints decoded options as the kind's print_aopt does, up to
+	// the end of its last line without the line end; opts may be nil.
+	// links names the devices it refers to.
+	Print func(p *tcfmt.Printer, opts attrs.ActOptionsMsg, links Links)
+	// PrintStats prints what -s adds to that last line (the action's
+	// times); nil when -s adds nothing of the kind's own.
+	PrintStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+	// PrintAfterStats prints what the kind prints after the times of -s
+	// (with or without -s), up to the end of its last line; nil for most
+	// kinds, which print their times last.
+	PrintAfterStats func(p *tcfmt.Printer, opts attrs.ActOptionsMsg)
+	// LineEnd is the text that ends the kind's last line in place of the
+	// line end, for the kind (bpf) whose printer ends it otherwise; ""
+	// for the line end.
+	LineEnd string
+	// Keywords writes an action's dumped options back as the words after
+	// its kind that ask for them, naming devices with links; an error
+	// wraps ErrNoKeywords. Nil for a kind gotc cannot write back yet.
+	Keywords func(opts attrs.ActOptionsMsg, links Links) ([]string, error)
 }

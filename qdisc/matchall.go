@@ -4,16 +4,10 @@ package qdisc
 // goes to one class, or through a list of actions.
 
 import (
+	"fmt"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
-)
-
-// Filter flags (TCA_CLS_FLAGS_*, linux/pkt_cls.h).
-const (
-	clsFlagSkipHW = 1 << 0
-	clsFlagSkipSW = 1 << 1
-	clsFlagInHW   = 1 << 2
-	clsFlagNotHW  = 1 << 3
 )
 
 const matchallUsage = `Usage: ... matchall [skip_sw | skip_hw]
@@ -31,6 +25,7 @@ func init() {
 		Usage:        matchallUsage,
 		Parse:        parseMatchall,
 		PrintOptions: printMatchall,
+		Keywords:     matchallKeywords,
 	})
 }
 
@@ -44,19 +39,6 @@ func parseMatchall(args []string, env FilterEnv) (attrs.TCOptionsMsg, uint32, er
 	}
 	o, err := parseMatchallOptions(args, env)
 	return o, handle, err
-}
-
-// numericFilterHandle reads a handle as most filter kinds do (get_u32 of
-// any base), 0 when none was given.
-func numericFilterHandle(s string) (uint32, error) {
-	if s == "" {
-		return 0, nil
-	}
-	v, err := tcfmt.ParseUint(s, 0, 32)
-	if err != nil {
-		return 0, errorf(`Illegal "handle"`)
-	}
-	return uint32(v), nil
 }
 
 func parseMatchallOptions(args []string, env FilterEnv) (attrs.TCOptionsMsg, error) {
@@ -145,4 +127,17 @@ func printMatchall(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f FilterPrint) {
 	if o.Act != nil {
 		PrintActions(p, o.Act, ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}
+}
+
+// matchallKeywords is FilterKind.Keywords for matchall.
+func matchallKeywords(opts attrs.TCOptionsMsg, links Links) ([]string, error) {
+	o, ok := opts.(*attrs.MatchallAttrs)
+	if !ok {
+		return nil, noKeywords(fmt.Sprintf("matchall options of type %T", opts))
+	}
+	w, err := filterFlagWords(o.Flags)
+	if err != nil {
+		return nil, err
+	}
+	return actionListKeywords(classidWords(w, o.Classid), o.Act, links)
 }

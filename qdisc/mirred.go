@@ -5,6 +5,7 @@ package qdisc
 // m_mirred.c reads and prints it.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -33,6 +34,7 @@ func init() {
 		Parse:      parseMirred,
 		Print:      printMirred,
 		PrintStats: printMirredStats,
+		Keywords:   mirredKeywords,
 	})
 }
 
@@ -269,4 +271,27 @@ func printMirredStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActMirredAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// mirredKeywords is ActionKind.Keywords for mirred.
+func mirredKeywords(opts attrs.ActOptionsMsg, links Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActMirredAttrs)
+	if o == nil || o.Parms == nil || o.Blockid != nil {
+		return nil, noKeywords("mirred without a device")
+	}
+	p := o.Parms
+	names := map[int32][2]string{
+		mirredEgressRedir: {"egress", "redirect"}, mirredEgressMirror: {"egress", "mirror"},
+		mirredIngressRedir: {"ingress", "redirect"}, mirredIngressMirror: {"ingress", "mirror"},
+	}
+	n, ok := names[p.Eaction]
+	if !ok {
+		return nil, noKeywords(fmt.Sprintf("mirred action %d", p.Eaction))
+	}
+	w := []string{n[0], n[1], "dev", links.Name(int32(p.Ifindex))}
+	dflt := int32(actStolen)
+	if n[1] == "mirror" {
+		dflt = actPipe
+	}
+	return controlWords(w, p.Action, dflt)
 }

@@ -414,7 +414,7 @@ func (n *netemParser) rateWords() error {
 		return err
 	}
 	var ok bool
-	if n.rate64, ok = parseRate64(v, n.env); !ok {
+	if n.rate64, ok = parseRate64(v, n.env.Dev, n.env.Notes()); !ok {
 		return netemIllegal("rate")
 	}
 	fields := []struct {

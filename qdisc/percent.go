@@ -32,10 +32,10 @@ const rateBufSize = 20
 const propBufSize = 80
 
 // percentRate reads arg, which holds a '%', as tc's get_percent_rate64
-// does: a share of env.Dev's speed, in bytes/s. tc's messages go to
-// env.Stderr; the caller prints its own refusal after them.
-func percentRate(arg string, env ParseEnv) (uint64, bool) {
-	s, ok := percentRateText(arg, env)
+// does: a share of dev's speed, in bytes/s. tc's messages go to
+// w; the caller prints its own refusal after them.
+func percentRate(arg, dev string, w io.Writer) (uint64, bool) {
+	s, ok := percentRateText(arg, dev, w)
 	if !ok {
 		return 0, false
 	}
@@ -46,8 +46,8 @@ func percentRate(arg string, env ParseEnv) (uint64, bool) {
 // percentRate32 is percentRate as tc's get_percent_rate (of fq's maxrate)
 // and the older red, choke and gred read it: the computed rate must fit in
 // 32 bits.
-func percentRate32(arg string, env ParseEnv) (uint32, bool) {
-	s, ok := percentRateText(arg, env)
+func percentRate32(arg, dev string, w io.Writer) (uint32, bool) {
+	s, ok := percentRateText(arg, dev, w)
 	if !ok {
 		return 0, false
 	}
@@ -55,15 +55,14 @@ func percentRate32(arg string, env ParseEnv) (uint32, bool) {
 	return r, err == nil
 }
 
-// percentRateText is tc's parse_percent_rate: the share of env.Dev's speed
+// percentRateText is tc's parse_percent_rate: the share of dev's speed
 // that arg names, as the rate text ("%lf" bits) that tc then reads back.
-func percentRateText(arg string, env ParseEnv) (string, bool) {
-	w := env.stderr()
-	if env.Dev == "" {
+func percentRateText(arg, dev string, w io.Writer) (string, bool) {
+	if dev == "" {
 		io.WriteString(w, "No device specified; specify device to rate limit by percentage\n")
 		return "", false
 	}
-	mbit, ok := readSpeed(env.Dev, w)
+	mbit, ok := readSpeed(dev, w)
 	if !ok {
 		return "", false
 	}
@@ -203,4 +202,14 @@ func parsePercent(s string) (float64, bool) {
 		return 0, false
 	}
 	return per, true
+}
+
+// parseRate64 is how htb and tbf read a rate: tc's get_rate64, or, when
+// arg holds a '%', get_percent_rate64's share of dev's speed.
+func parseRate64(arg, dev string, w io.Writer) (uint64, bool) {
+	if strings.Contains(arg, "%") {
+		return percentRate(arg, dev, w)
+	}
+	v, err := tcfmt.ParseRate(arg)
+	return v, err == nil
 }

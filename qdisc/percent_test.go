@@ -118,7 +118,7 @@ func TestPercentRate(t *testing.T) {
 			"Failed to parse " + root + "/over/speed\n"},
 	} {
 		var b bytes.Buffer
-		got, ok := percentRate(c.arg, ParseEnv{Dev: c.dev, Stderr: &b})
+		got, ok := percentRate(c.arg, c.dev, &b)
 		if got != c.want || ok != c.ok || b.String() != c.stderr {
 			t.Errorf("%s %q: %d %v %q, want %d %v %q", c.dev, c.arg, got, ok, b.String(), c.want, c.ok, c.stderr)
 		}

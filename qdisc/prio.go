@@ -62,7 +62,7 @@ func ParsePrio(args []string, env ParseEnv) (*attrs.TCOptionsMsgPrio, error) {
 		case "bands":
 			if mapping {
 				// tc prints the usage and carries on.
-				fmt.Fprintln(env.stderr(), prioUsage)
+				fmt.Fprintln(env.Notes(), prioUsage)
 			}
 			if i+1 >= len(args) {
 				return nil, incompleteCommand()

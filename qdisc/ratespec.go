@@ -264,13 +264,3 @@ func linklayerName(ll uint8) string {
 	}
 	return "unknown"
 }
-
-// parseRate64 is how htb and tbf read a rate: tc's get_rate64, or, when
-// arg holds a '%', get_percent_rate64's share of env.Dev's speed.
-func parseRate64(arg string, env ParseEnv) (uint64, bool) {
-	if strings.Contains(arg, "%") {
-		return percentRate(arg, env)
-	}
-	v, err := tcfmt.ParseRate(arg)
-	return v, err == nil
-}

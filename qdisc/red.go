@@ -121,7 +121,7 @@ func ParseRED(args []string, env ParseEnv) (*attrs.REDAttrs, error) {
 	}
 	if r.rate == 0 {
 		r.rate = redDefaultBandwidth
-		env.stderr().Write([]byte("RED: set bandwidth to 10Mbit\n"))
+		env.Notes().Write([]byte("RED: set bandwidth to 10Mbit\n"))
 	}
 	d, err := deriveRED("RED", qmin, qmax, r, true, env)
 	if err != nil {

@@ -93,7 +93,7 @@ func (r *redWords) word(kw string, value func() (string, error), withRate bool, 
 func parseRate32(arg string, env ParseEnv) (uint32, bool) {
 	for i := 0; i < len(arg); i++ {
 		if arg[i] == '%' {
-			return percentRate32(arg, env)
+			return percentRate32(arg, env.Dev, env.Notes())
 		}
 	}
 	v, err := tcfmt.ParseRate32(arg)
@@ -207,7 +207,7 @@ type redDerived struct {
 // and tc_red_eval_ewma's note go to env's Stderr.
 func deriveRED(who string, qmin, qmax uint32, r *redWords, idleDamping bool, env ParseEnv) (redDerived, error) {
 	var d redDerived
-	w := env.stderr()
+	w := env.Notes()
 	wlog := redEvalEWMA(qmin, r.burst, r.avpkt, w)
 	if wlog < 0 {
 		return d, errorf("%s: failed to calculate EWMA constant.", who)

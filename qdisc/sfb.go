@@ -23,9 +23,6 @@ const sfbUsage = "Usage: ... sfb [ rehash SECS ] [ db SECS ]\n" +
 	"\t    [ increment FLOAT ] [ decrement FLOAT ]\n" +
 	"\t    [ penalty_rate PPS ] [ penalty_burst PACKETS ]"
 
-// sfbMaxProb is SFB_MAX_PROB, the scale of sfb's probabilities.
-const sfbMaxProb = 0xFFFF
-
 func init() {
 	mustRegister(&Kind{
 		Name:  "sfb",

@@ -8,6 +8,7 @@ package qdisc
 // and neither has gotc; it prints what it knows of a dump.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -41,10 +42,11 @@ note: inheritdsfield maps DS field to skb->priority`
 
 func init() {
 	mustRegisterAction(&ActionKind{
-		Name:  "skbedit",
-		Usage: skbeditUsage,
-		Parse: parseSkbedit,
-		Print: printSkbedit,
+		Name:     "skbedit",
+		Usage:    skbeditUsage,
+		Parse:    parseSkbedit,
+		Print:    printSkbedit,
+		Keywords: skbeditKeywords,
 		PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 			if o, ok := opts.(*attrs.ActSkbeditAttrs); ok && o.Parms != nil && o.Tm != nil {
 				printTm(p, o.Tm)
@@ -199,4 +201,31 @@ func printSkbedit(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ Links) {
 	p.Uint(tcfmt.Any, "index", "\t index %u", uint64(o.Parms.Index))
 	p.Int(tcfmt.Any, "ref", " ref %d", int64(o.Parms.Refcnt))
 	p.Int(tcfmt.Any, "bind", " bind %d", int64(o.Parms.Bindcnt))
+}
+
+// skbeditKeywords is ActionKind.Keywords for skbedit, which writes
+// neither ptype nor a queue_mapping range back yet.
+func skbeditKeywords(opts attrs.ActOptionsMsg, _ Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActSkbeditAttrs)
+	if o == nil || o.Parms == nil || o.Ptype != nil || o.QueueMappingMax != nil {
+		return nil, noKeywords("skbedit ptype or queue_mapping range")
+	}
+	var w []string
+	if o.QueueMapping != nil {
+		w = append(w, "queue_mapping", uintWord(*o.QueueMapping))
+	}
+	if o.Priority != nil {
+		w = append(w, "priority", classIDWord(*o.Priority))
+	}
+	if o.Mark != nil {
+		m := fmt.Sprintf("%#x", *o.Mark)
+		if o.Mask != nil {
+			m += fmt.Sprintf("/%#x", *o.Mask)
+		}
+		w = append(w, "mark", m)
+	}
+	if o.Flags != nil && *o.Flags&skbeditInheritDSField != 0 {
+		w = append(w, "inheritdsfield")
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

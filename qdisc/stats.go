@@ -234,3 +234,6 @@ func statU64[S any](f func(*S) *uint64) func(any) (uint64, bool) {
 func statAlways[S any](f func(*S) uint64) func(any) (uint64, bool) {
 	return func(s any) (uint64, bool) { return f(s.(*S)), true }
 }
+
+// sfbMaxProb is SFB_MAX_PROB, the scale of sfb's probabilities.
+const sfbMaxProb = 0xFFFF

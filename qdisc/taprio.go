@@ -22,8 +22,6 @@ package qdisc
 //     TCA_TAPRIO_ATTR_TC_ENTRY per traffic class up to the longer list.
 
 import (
-	"strings"
-
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -248,9 +246,6 @@ parse:
 	return o, nil
 }
 
-// ptrTo returns a pointer to a copy of v.
-func ptrTo[T any](v T) *T { return &v }
-
 // printTAPrio prints taprio's options as tc does: the traffic classes
 // and their queues, the clock and flags, the operational schedule and,
 // under "admin" in JSON, the pending one, then each traffic class's
@@ -378,38 +373,4 @@ func printTAPrioXstats(p *tcfmt.Printer, x Xstats) {
 	if s.TxOverruns != nil {
 		p.Uint(tcfmt.Any, "tx_overruns", " tx_overruns %llu", *s.TxOverruns)
 	}
-}
-
-// clockidInvalid is tc's CLOCKID_INVALID: no clock given.
-const clockidInvalid = -1
-
-// clocks are the clocks tc names (tc_util.c's clockt_map), in its order.
-var clocks = []struct {
-	name string
-	id   int32
-}{{"BOOTTIME", 7}, {"MONOTONIC", 1}, {"REALTIME", 0}, {"TAI", 11}}
-
-// parseClockid is tc's get_clockid: a clock's name, case-insensitive,
-// with or without "CLOCK_". tc drops the first six characters whenever
-// "CLOCK_" appears anywhere in the word, and so does gotc.
-func parseClockid(s string) (int32, bool) {
-	if strings.Contains(strings.ToUpper(s), "CLOCK_") {
-		s = s[len("CLOCK_"):]
-	}
-	for _, c := range clocks {
-		if strings.EqualFold(c.name, s) {
-			return c.id, true
-		}
-	}
-	return 0, false
-}
-
-// clockName is tc's get_clock_name: "invalid" for a clock it does not name.
-func clockName(id int32) string {
-	for _, c := range clocks {
-		if c.id == id {
-			return c.name
-		}
-	}
-	return "invalid"
 }

@@ -37,6 +37,7 @@ func init() {
 		Usage:        tbfUsage,
 		ParseQdisc:   func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
 		PrintOptions: printTBF,
+		Keywords:     keywordsOf("tbf", tbfKeywords),
 	})
 }
 
@@ -137,7 +138,7 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 			if *target != 0 {
 				return nil, dup(name)
 			}
-			r, ok := parseRate64(v, env)
+			r, ok := parseRate64(v, env.Dev, env.Notes())
 			if !ok {
 				return nil, tbfIllegal(name, v)
 			}
@@ -303,4 +304,30 @@ func printTBFBucket(p *tcfmt.Printer, rate uint64, ticks uint32, spec *attrs.TCR
 	if p.Raw() {
 		p.Hex(tcfmt.Any, rawKey, "[%08x] ", ticks)
 	}
+}
+
+func tbfKeywords(o *attrs.TBFAttrs) ([]string, error) {
+	p := o.Parms
+	if p == nil {
+		return nil, noKeywords("tbf without parameters")
+	}
+	if p.Peakrate.Rate != 0 {
+		return nil, noKeywords("tbf peakrate")
+	}
+	rate := uint64(p.Rate.Rate)
+	if o.Rate64 != nil {
+		rate = *o.Rate64
+	}
+	// tc computes the bucket's time at the 32-bit rate.
+	w := []string{"rate", rateWord(rate), "burst", uintWord(burstOf(uint64(p.Rate.Rate), p.Buffer)), "limit", uintWord(p.Limit)}
+	if p.Rate.MPU != 0 {
+		w = append(w, "mpu", uintWord(p.Rate.MPU))
+	}
+	if p.Rate.Overhead != 0 {
+		w = append(w, "overhead", uintWord(p.Rate.Overhead))
+	}
+	if p.Rate.Linklayer&linklayerMask == linklayerATM {
+		w = append(w, "linklayer", "atm")
+	}
+	return w, nil
 }

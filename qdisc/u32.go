@@ -59,6 +59,17 @@ func init() {
 		Usage:        u32Usage,
 		Parse:        parseU32,
 		PrintOptions: printU32,
+		Keywords: func(opts attrs.TCOptionsMsg, links Links) ([]string, error) {
+			o, ok := opts.(*attrs.U32Attrs)
+			if !ok {
+				return nil, noKeywords(fmt.Sprintf("u32 options of type %T", opts))
+			}
+			w, err := u32Keywords(o)
+			if err != nil {
+				return nil, err
+			}
+			return actionListKeywords(w, o.Act, links)
+		},
 	})
 }
 
@@ -67,10 +78,6 @@ func u32HTID(h uint32) uint32     { return h & 0xfff00000 }
 func u32UserHTID(h uint32) uint32 { return h >> 20 & 0xfff }
 func u32Hash(h uint32) uint32     { return h >> 12 & 0xff }
 func u32Node(h uint32) uint32     { return h & 0xfff }
-
-// errIllegal is a parse failure whose message the caller chooses (tc's
-// "return -1" from a selector's reader).
-var errIllegal = errors.New("illegal")
 
 // parseU32Handle is f_u32.c's get_u32_handle: "0xHHHHHHHH", or
 // htid[:hash[:node]] in hex, each part optional.
@@ -281,76 +288,6 @@ func (s *u32Sel) sample8(w *u32Words, off, offmask int32) error {
 		return err
 	}
 	return s.pack8(v, m, off, offmask)
-}
-
-// parsePrefix reads an address with an optional /LEN as tc's get_prefix_1
-// does for one family: a v4 address has up to four parts in any base, its
-// length may be a dotted mask; "default", "any" and "all" are /0.
-func parsePrefix(s string, v6 bool) (netip.Addr, int, error) {
-	if s == "default" || s == "any" || s == "all" {
-		if v6 {
-			return netip.IPv6Unspecified(), 0, nil
-		}
-		return netip.IPv4Unspecified(), 0, nil
-	}
-	addr, length, slash := strings.Cut(s, "/")
-	a, err := parseAddr(addr, v6)
-	if err != nil {
-		return a, 0, err
-	}
-	if !slash {
-		return a, a.BitLen(), nil
-	}
-	if n, err := tcfmt.ParseUint(length, 0, 32); err == nil && int(n) <= a.BitLen() {
-		return a, int(n), nil
-	}
-	if !v6 {
-		// A dotted netmask, contiguous ones from the top.
-		if m, err := parseAddr(length, false); err == nil {
-			word := be32(m.As4())
-			if n := bits.LeadingZeros32(^word); word == prefixMask(n) {
-				return a, n, nil
-			}
-		}
-	}
-	return a, 0, errIllegal
-}
-
-// parseAddr reads one address of a family as tc's get_addr_1 does.
-func parseAddr(s string, v6 bool) (netip.Addr, error) {
-	if v6 {
-		a, err := netip.ParseAddr(s)
-		if err != nil || !a.Is6() || !strings.Contains(s, ":") {
-			return netip.Addr{}, errIllegal
-		}
-		return a, nil
-	}
-	var b [4]byte
-	parts := strings.Split(s, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, errIllegal
-	}
-	for i, part := range parts {
-		v, err := tcfmt.ParseUint(part, 0, 8)
-		if err != nil {
-			return netip.Addr{}, errIllegal
-		}
-		b[i] = byte(v)
-	}
-	return netip.AddrFrom4(b), nil
-}
-
-// be32 is the big-endian word of four bytes.
-func be32(b [4]byte) uint32 {
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-}
-
-// prefixMask is the mask of the top n of 32 bits.
-func prefixMask(n int) uint32 {
-	if n <= 0 {
-		return 0
-	}
-	return ^uint32(0) << (32 - n)
 }
 
 // addr4 and addr6 are parse_ip_addr and parse_ip6_addr: an address at a
@@ -1121,4 +1058,26 @@ func printU32IPKey(p *tcfmt.Printer, k attrs.TCU32Key, v6 bool) {
 			p.Uint(tcfmt.Any, "sport", "match sport %u", sport)
 		}
 	}
+}
+
+func u32Keywords(o *attrs.U32Attrs) ([]string, error) {
+	if o.Link != nil || o.Divisor != nil || o.Police != nil || o.Indev != nil || o.Mark != nil {
+		return nil, noKeywords("u32 link, divisor, police, indev or mark")
+	}
+	w, err := filterFlagWords(o.Flags)
+	if err != nil {
+		return nil, err
+	}
+	if s := o.Sel; s != nil {
+		if s.Offshift != 0 || s.Offmask != 0 || s.Off != 0 || s.Offoff != 0 || s.Hoff != 0 || s.Hmask != 0 {
+			return nil, noKeywords("u32 offsets and hashing")
+		}
+		for _, k := range s.Keys {
+			if k.Offmask != 0 {
+				return nil, noKeywords("u32 nexthdr offsets")
+			}
+			w = append(w, "match", "u32", fmt.Sprintf("0x%08x", k.Val), fmt.Sprintf("0x%08x", k.Mask), "at", strconv.Itoa(int(k.Off)))
+		}
+	}
+	return classidWords(w, o.Classid), nil
 }

@@ -96,3 +96,6 @@ func (s switchArg) attr() *uint32 {
 	v := uint32(s)
 	return &v
 }
+
+// ptrTo returns a pointer to a copy of v.
+func ptrTo[T any](v T) *T { return &v }
