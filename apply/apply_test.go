@@ -12,7 +12,7 @@ import (
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tckind"
 )
 
 // fakeKernel keeps qdiscs, classes and filters the way the kernel links
@@ -103,7 +103,7 @@ func (k *fakeKernel) qdiscAt(ifindex int32, parent uint32) int {
 }
 
 func (k *fakeKernel) doQdisc(op netlink.Op, m netlink.Msg) error {
-	m.Attrs.Options = qdisc.Dumped(m.Kind(), m.Attrs.Options) // the kernel's rounding
+	m.Attrs.Options = tckind.Dumped(m.Kind(), m.Attrs.Options) // the kernel's rounding
 	i := k.qdiscAt(m.Header.Ifindex, m.Header.Parent)
 	switch op {
 	case netlink.Change:

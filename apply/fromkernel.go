@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // describe gives the kernel's objects of a device their options as tc
@@ -37,9 +38,9 @@ func (l *links) words(d *deviceState, strict bool) error {
 			return
 		}
 		what := "qdisc " + n.kind + " " + tcfmt.FormatQdiscHandle(n.handle)
-		if w, err := qdisc.QdiscKeywords(n.kind, n.options); err != nil {
+		if w, err := tckind.QdiscKeywords(n.kind, n.options); err != nil {
 			fail(what, err)
-		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(qdisc.Dumped(n.kind, back), n.dumped) {
+		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(tckind.Dumped(n.kind, back), n.dumped) {
 			fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		} else {
 			n.words = nonNil(w)
@@ -54,9 +55,9 @@ func (l *links) words(d *deviceState, strict bool) error {
 	c = func(n *classNode) {
 		if !n.made {
 			what := "class " + tcfmt.FormatClassID(n.id)
-			if w, err := qdisc.ClassKeywords(n.kind, n.options); err != nil {
+			if w, err := tckind.ClassKeywords(n.kind, n.options); err != nil {
 				fail(what, err)
-			} else if back, err := qdisc.Lookup(n.kind).ParseClass(w, qdisc.ParseEnv{}); err != nil || !covers(back, n.options) {
+			} else if back, err := tckind.LookupQdisc(n.kind).ParseClass(w, tckind.ParseEnv{}); err != nil || !covers(back, n.options) {
 				fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 			} else {
 				n.words = nonNil(w)
@@ -74,13 +75,13 @@ func (l *links) words(d *deviceState, strict bool) error {
 
 func (l *links) filterWords(f *filterNode, fail func(string, error)) {
 	what := fmt.Sprintf("filter %s pref %d", f.kind, f.prio)
-	w, err := qdisc.FilterKeywords(f.kind, f.options, l)
+	w, err := tckind.FilterKeywords(f.kind, f.options, l)
 	if err != nil {
 		fail(what, err)
 		return
 	}
-	k := qdisc.LookupFilter(f.kind)
-	back, _, err := k.Parse(w, qdisc.FilterEnv{Protocol: f.protocol, Parent: f.parent, ActionEnv: qdisc.ActionEnv{Links: l}})
+	k := tckind.LookupFilter(f.kind)
+	back, _, err := k.Parse(w, tckind.FilterEnv{Protocol: f.protocol, Parent: f.parent, ActionEnv: tckind.ActionEnv{Links: l}})
 	if err != nil || !covers(back, f.options) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		return
@@ -175,7 +176,7 @@ func fileClasses(cs []*classNode) map[string]*Class {
 }
 
 func fileFilter(f *filterNode) string {
-	w := []string{"protocol", qdisc.EthProtocolName(f.protocol), "pref", fmt.Sprint(f.prio)}
+	w := []string{"protocol", tckind.EthProtocolName(f.protocol), "pref", fmt.Sprint(f.prio)}
 	if f.chain != 0 {
 		w = append(w, "chain", fmt.Sprint(f.chain))
 	}

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // Request is one kernel request of a plan.
@@ -81,7 +82,7 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		p.addBelow(want)
 		return
 	}
-	inSync := covers(qdisc.Dumped(want.kind, want.options), have.dumped)
+	inSync := covers(tckind.Dumped(want.kind, want.options), have.dumped)
 	if !inSync && !changesInPlace(want.kind) {
 		// The kernel cannot change this kind's options (htb's default
 		// class, r2q): delete the qdisc and add it anew with all below.
@@ -403,7 +404,7 @@ func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 		fmt.Fprintf(&cmd, " parent %s", tcfmt.FormatClassID(f.parent))
 	}
 	if f.kind != "" {
-		fmt.Fprintf(&cmd, " protocol %s", qdisc.EthProtocolName(f.protocol))
+		fmt.Fprintf(&cmd, " protocol %s", tckind.EthProtocolName(f.protocol))
 	}
 	fmt.Fprintf(&cmd, " pref %d", f.prio)
 	if f.chain != 0 {

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"strings"
 
+	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // The parents of the ingress and clsact hooks' filters (TC_H_MIN_INGRESS,
@@ -69,7 +70,7 @@ type deviceState struct {
 // madeClasses reports whether a qdisc kind makes its own classes (mq,
 // prio's bands): gotc has no class parser for it.
 func madeClasses(kind string) bool {
-	k := qdisc.Lookup(kind)
+	k := tckind.LookupQdisc(kind)
 	return k == nil || k.ParseClass == nil
 }
 
@@ -168,14 +169,14 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) (*qdiscNode, error) {
 // parseQdiscOptions parses a qdisc kind's words as "tc qdisc add" does; a
 // kind gotc has no parser for takes no words.
 func parseQdiscOptions(kind string, words []string) (attrs.TCOptionsMsg, error) {
-	k := qdisc.Lookup(kind)
+	k := tckind.LookupQdisc(kind)
 	if k == nil || k.ParseQdisc == nil {
 		if len(words) > 0 {
 			return nil, fmt.Errorf("qdisc %q takes no options here", kind)
 		}
 		return nil, nil
 	}
-	return k.ParseQdisc(words, qdisc.ParseEnv{})
+	return k.ParseQdisc(words, tckind.ParseEnv{})
 }
 
 func (r *resolver) classes(m map[string]*Class, qdiscHandle, parent uint32, made bool) ([]*classNode, error) {
@@ -198,8 +199,8 @@ func (r *resolver) classes(m map[string]*Class, qdiscHandle, parent uint32, made
 		case !made:
 			words := strings.Fields(c.Spec)
 			n.kind, n.words = words[0], words[1:]
-			k := qdisc.Lookup(n.kind)
-			if n.options, err = k.ParseClass(n.words, qdisc.ParseEnv{}); err != nil {
+			k := tckind.LookupQdisc(n.kind)
+			if n.options, err = k.ParseClass(n.words, tckind.ParseEnv{}); err != nil {
 				return nil, fmt.Errorf("class %s: %s: %w", key, c.Spec, err)
 			}
 		}
@@ -233,7 +234,7 @@ func (r *resolver) filters(lines []string, parent uint32) ([]*filterNode, error)
 
 // filter parses the words after "tc filter add dev D parent P".
 func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
-	f := &filterNode{parent: parent, protocol: qdisc.EthPAll}
+	f := &filterNode{parent: parent, protocol: tckind.EthPAll}
 	words := strings.Fields(line)
 	handleWord := ""
 	for len(words) > 0 && f.kind == "" {
@@ -245,7 +246,7 @@ func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
 			v := words[1]
 			switch word {
 			case "protocol":
-				p, ok := qdisc.ParseEthProtocol(v)
+				p, ok := tckind.ParseEthProtocol(v)
 				if !ok {
 					return nil, fmt.Errorf("invalid protocol %q", v)
 				}
@@ -278,13 +279,13 @@ func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
 		// tell this filter from another.
 		return nil, fmt.Errorf("pref is required")
 	}
-	k := qdisc.LookupFilter(f.kind)
+	k := tckind.LookupFilter(f.kind)
 	if k == nil {
 		return nil, fmt.Errorf("gotc does not support filter kind %q", f.kind)
 	}
 	f.words = words
 	var err error
-	f.options, f.handle, err = k.Parse(words, qdisc.FilterEnv{Handle: handleWord, Protocol: f.protocol, Parent: parent, ActionEnv: qdisc.ActionEnv{Links: r.links}})
+	f.options, f.handle, err = k.Parse(words, tckind.FilterEnv{Handle: handleWord, Protocol: f.protocol, Parent: parent, ActionEnv: tckind.ActionEnv{Links: r.links}})
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +309,7 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		if m.Header.Ifindex != ifindex {
 			continue
 		}
-		n := &qdiscNode{kind: m.Kind(), parent: m.Header.Parent, handle: m.Header.Handle, dumped: m.Attrs.Options, options: qdisc.Restoring(m.Kind(), m.Attrs.Options)}
+		n := &qdiscNode{kind: m.Kind(), parent: m.Header.Parent, handle: m.Header.Handle, dumped: m.Attrs.Options, options: tckind.Restoring(m.Kind(), m.Attrs.Options)}
 		byParent[n.parent] = append(byParent[n.parent], n)
 	}
 	var all []*classNode

@@ -5,7 +5,7 @@
 // The qdisc package parses "obj" but loads nothing itself: a program that
 // wants it to load objects in-process installs this package's loader,
 //
-//	qdisc.SetObjectLoader(bpfobj.Load)
+//	tckind.SetObjectLoader(bpfobj.Load)
 //
 // gotc's own command does not: an ELF loader costs every start of a short
 // command its initialisation, so gotc hands objects to the gotc-bpf

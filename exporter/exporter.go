@@ -25,10 +25,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -69,7 +70,7 @@ type Collector struct {
 	src  Source
 	seen map[qdiscKey]struct{}
 	// kinds are the metrics of the kinds' statistics tables.
-	kinds map[*qdisc.StatsTable]*kindMetrics
+	kinds map[*tckind.StatsTable]*kindMetrics
 
 	decodeErrors atomic.Uint64
 	scrapeErrors atomic.Uint64
@@ -268,11 +269,11 @@ func (c *Collector) export(ch chan<- prometheus.Metric, m *netlink.Msg, decodeEr
 	var (
 		stats any
 		km    *kindMetrics
-		t     *qdisc.StatsTable
+		t     *tckind.StatsTable
 	)
-	if k := qdisc.Lookup(m.Kind()); k != nil && k.Stats != nil {
+	if k := tckind.LookupQdisc(m.Kind()); k != nil && k.Stats != nil {
 		t, km = k.Stats, c.kinds[k.Stats]
-		x := qdisc.XstatsOf(a)
+		x := tckind.XstatsOf(a)
 		if stats = t.Of(x); stats == nil && x.Present() {
 			c.decodeErrors.Add(1) // a kind gotc knows sent statistics that did not decode
 		}
@@ -297,7 +298,7 @@ func (c *Collector) export(ch chan<- prometheus.Metric, m *netlink.Msg, decodeEr
 }
 
 // exportRecords sends the metrics of a kind's records (CAKE's tins).
-func exportRecords(ch chan<- prometheus.Metric, q []*dto.LabelPair, r *qdisc.StatRecords, km *kindMetrics, stats any) {
+func exportRecords(ch chan<- prometheus.Metric, q []*dto.LabelPair, r *tckind.StatRecords, km *kindMetrics, stats any) {
 	n := r.Len(stats)
 	for i := range n {
 		rec := r.Record(stats, i)

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gotc/gotc/qdisc"
+	_ "github.com/gotc/gotc/allkinds"
+	"github.com/gotc/gotc/tckind"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -99,9 +100,9 @@ type kindMetrics struct {
 // table. Kinds sharing a table (cake and cake_mq) share its metrics.
 // It runs once, when the first Collector is made, so that kinds registered
 // in any package's init are included.
-var kindDefs = sync.OnceValue(func() map[*qdisc.StatsTable]*kindMetrics {
-	m := map[*qdisc.StatsTable]*kindMetrics{}
-	for _, k := range qdisc.Kinds() {
+var kindDefs = sync.OnceValue(func() map[*tckind.StatsTable]*kindMetrics {
+	m := map[*tckind.StatsTable]*kindMetrics{}
+	for _, k := range tckind.Qdiscs() {
 		t := k.Stats
 		if t == nil || m[t] != nil {
 			continue
@@ -119,7 +120,7 @@ var kindDefs = sync.OnceValue(func() map[*qdisc.StatsTable]*kindMetrics {
 	return m
 })
 
-func defsOf(fields []qdisc.Stat, labels []string) []*metricDef {
+func defsOf(fields []tckind.Stat, labels []string) []*metricDef {
 	defs := make([]*metricDef, len(fields))
 	for i := range fields {
 		f := &fields[i]

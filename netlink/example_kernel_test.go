@@ -19,10 +19,11 @@ import (
 	"strings"
 	"time"
 
+	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // Add CAKE as eth0's root qdisc, from tc's own keywords, and print its
@@ -46,8 +47,8 @@ func Example_addCake() {
 	}
 
 	// tc qdisc replace dev eth0 root handle 1: cake bandwidth 100mbit diffserv4
-	cake := qdisc.Lookup("cake")
-	opts, err := cake.ParseQdisc(strings.Fields("bandwidth 100mbit diffserv4"), qdisc.ParseEnv{})
+	cake := tckind.LookupQdisc("cake")
+	opts, err := cake.ParseQdisc(strings.Fields("bandwidth 100mbit diffserv4"), tckind.ParseEnv{})
 	if err != nil {
 		log.Fatal(err)
 	}

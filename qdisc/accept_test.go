@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tckind"
 )
 
 func TestChangeAccepted(t *testing.T) {
 	u32 := func(v uint32) *uint32 { return &v }
 	parsed := func(kind, args string) attrs.TCOptionsMsg {
-		opts, err := Lookup(kind).ParseQdisc(strings.Fields(args), ParseEnv{})
+		opts, err := tckind.LookupQdisc(kind).ParseQdisc(strings.Fields(args), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatalf("%s %s: %v", kind, args, err)
 		}
@@ -37,11 +38,11 @@ func TestChangeAccepted(t *testing.T) {
 		{"cake below cake_mq", "cake", parsed("cake", "bandwidth 100mbit"), "cake_mq", false},
 		{"cake without options", "cake", parsed("cake", ""), "", true},
 	} {
-		if got := Lookup(tc.kind).ChangeAccepted(tc.opts, tc.parentKind); got != tc.want {
+		if got := tckind.LookupQdisc(tc.kind).ChangeAccepted(tc.opts, tc.parentKind); got != tc.want {
 			t.Errorf("%s: ChangeAccepted = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if Lookup("cake_mq").ChangeAccepted != nil {
+	if tckind.LookupQdisc("cake_mq").ChangeAccepted != nil {
 		t.Error("cake_mq's changes are assumed accepted")
 	}
 }
@@ -53,8 +54,8 @@ func BenchmarkChangeAccepted(b *testing.B) {
 		{"cake", "bandwidth 100mbit diffserv4"},
 		{"dualpi2", "limit 1000 target 15ms tupdate 4s"},
 	} {
-		k := Lookup(line.kind)
-		opts, err := k.ParseQdisc(strings.Fields(line.args), ParseEnv{})
+		k := tckind.LookupQdisc(line.kind)
+		opts, err := k.ParseQdisc(strings.Fields(line.args), tckind.ParseEnv{})
 		if err != nil {
 			b.Fatal(err)
 		}

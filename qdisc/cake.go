@@ -12,20 +12,22 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 func init() {
-	mustRegister(CakeKind("cake"))
-	mustRegister(CakeKind("cake_mq"))
+	tckind.MustRegisterQdisc(CakeKind("cake"))
+	tckind.MustRegisterQdisc(CakeKind("cake_mq"))
 }
 
 // CakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only
 // in name). Its ParseQdisc returns typed options, which the generated encoder
 // writes in tc's order, and its printers accept the options and statistics in
 // every form a dump can bring them (decoded, raw, or in TCA_XSTATS only).
-func CakeKind(name string) *Kind {
-	k := &Kind{
+func CakeKind(name string) *tckind.Qdisc {
+	k := &tckind.Qdisc{
 		Name:             name,
 		Usage:            cakeUsage,
 		ParseQdisc:       parseCakeQdisc,
@@ -33,7 +35,7 @@ func CakeKind(name string) *Kind {
 		PrintXstats:      printCakeXstatsMsg,
 		PrintClassXstats: printCakeXstatsMsg,
 		Stats:            cakeStatsTable,
-		Keywords:         keywordsOf(name, cakeKeywords),
+		Keywords:         tckind.KeywordsOf(name, cakeKeywords),
 	}
 	if name == "cake" {
 		k.ChangeAccepted = cakeChangeAccepted
@@ -52,7 +54,7 @@ func cakeChangeAccepted(opts attrs.TCOptionsMsg, parentKind string) bool {
 
 // parseCakeQdisc is ParseCake for the Kind table. The options are never
 // nil: tc sends TCA_OPTIONS even when it is empty.
-func parseCakeQdisc(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseCakeQdisc(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	o, err := ParseCake(args)
 	if err != nil {
 		return nil, err
@@ -75,7 +77,7 @@ func printCakeOptionsMsg(p *tcfmt.Printer, m attrs.TCOptionsMsg) {
 
 // printCakeXstatsMsg prints CAKE's statistics from TCA_STATS_APP, or from
 // TCA_XSTATS, where the kernel puts a copy of the same nest for old tools.
-func printCakeXstatsMsg(p *tcfmt.Printer, x Xstats) {
+func printCakeXstatsMsg(p *tcfmt.Printer, x tckind.Xstats) {
 	if s := cakeStatsOf(x); s != nil {
 		PrintCakeXstats(p, s)
 	}
@@ -84,7 +86,7 @@ func printCakeXstatsMsg(p *tcfmt.Printer, x Xstats) {
 // cakeStatsOf returns CAKE's statistics from TCA_STATS_APP, which tc
 // prefers, or else from TCA_XSTATS (the copy the kernel sends for older
 // tools); nil when neither decoded as CAKE's.
-func cakeStatsOf(x Xstats) *attrs.CakeStatsAttrs {
+func cakeStatsOf(x tckind.Xstats) *attrs.CakeStatsAttrs {
 	if s, ok := x.App.(*attrs.CakeStatsAttrs); ok {
 		return s
 	}
@@ -229,7 +231,7 @@ func ParseCake(args []string) (*attrs.CakeAttrs, error) {
 		// next returns the keyword's value; tc's NEXT_ARG exits when none is left.
 		next := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -250,7 +252,7 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		}
 		bw, perr := tcfmt.ParseRate(v)
 		if perr != nil {
-			return errorf(`Illegal "bandwidth"`)
+			return tcword.Errorf(`Illegal "bandwidth"`)
 		}
 		// A rate that comes out as 0 is not "unlimited": tc then sends no
 		// rate at all, but still turns autorate off.
@@ -266,7 +268,7 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		}
 		us, perr := tcfmt.ParseTime(v)
 		if perr != nil {
-			return errorf(`Illegal "rtt"`)
+			return tcword.Errorf(`Illegal "rtt"`)
 		}
 		// tc derives the target as 5% of the RTT (at least 1 µs) and sends
 		// both; an RTT of 0 sends only that target.
@@ -350,7 +352,7 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		}
 		sz, perr := tcfmt.ParseSize(v)
 		if perr != nil {
-			return errorf(`Illegal value for "memlimit": "%s"`, v)
+			return tcword.Errorf(`Illegal value for "memlimit": "%s"`, v)
 		}
 		st.memlimit = sz
 	case "fwmark":
@@ -360,11 +362,11 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		}
 		m, perr := tcfmt.ParseUint(v, 0, 32)
 		if perr != nil {
-			return errorf(`Illegal value for "fwmark": "%s"`, v)
+			return tcword.Errorf(`Illegal value for "fwmark": "%s"`, v)
 		}
 		st.fwmark = uint32(m)
 	case "help":
-		return &ParseError{ShowUsage: true}
+		return &tcword.ParseError{ShowUsage: true}
 	default:
 		if m, ok := cakeFlowKeywords[arg]; ok {
 			st.flowMode = cakePtr(m)
@@ -394,7 +396,7 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 			st.interval, st.target = p.interval, p.target
 			return nil
 		}
-		return usageErrorf(`What is "%s"?`, arg)
+		return tcword.UsageErrorf(`What is "%s"?`, arg)
 	}
 	return nil
 }
@@ -481,13 +483,13 @@ const (
 // errCakeDuplicate is tc's duparg for a second RTT preset (exit 255). tc
 // names the new preset as the key and the earlier one as "the second value".
 func errCakeDuplicate(key, prev string) error {
-	return duplicateArgument(key, prev)
+	return tcword.DuplicateArgument(key, prev)
 }
 
 // errCakeRange is the overhead or mpu range error, whose format in tc has an
 // escaped backslash-n, so tc prints those two characters and no line feed.
 func errCakeRange(msg string) error {
-	return &ParseError{Msg: msg, NoNewline: true}
+	return &tcword.ParseError{Msg: msg, NoNewline: true}
 }
 
 // cakeU32 reads an optional u32 attribute; tc treats an absent one as 0.
@@ -707,18 +709,18 @@ func PrintCakeClassXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
 
 // cakeStatsTable is CAKE's statistics for package watch and package
 // exporter, and its tins' table drives the tin table of -s.
-var cakeStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var cakeStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := cakeStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: []Stat{
+	Fields: []tckind.Stat{
 		cakeStat("memory_used", "gotc_cake_memory_used_bytes", "Memory CAKE uses for queued packets.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryUsed }),
 		cakeStat("memory_limit", "gotc_cake_memory_limit_bytes", "CAKE's memory limit.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryLimit }),
 		{Key: "capacity_estimate", Metric: "gotc_cake_capacity_estimate_bytes_per_second", Help: "CAKE's estimate of the link capacity (ingress autorate).",
-			Get: statU64(func(s *attrs.CakeStatsAttrs) *uint64 { return s.CapacityEstimate64 })},
+			Get: tckind.StatU64(func(s *attrs.CakeStatsAttrs) *uint64 { return s.CapacityEstimate64 })},
 		cakeStat("min_network_size", "gotc_cake_min_network_size_bytes", "Smallest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinNetlen }),
 		cakeStat("max_network_size", "gotc_cake_max_network_size_bytes", "Largest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MaxNetlen }),
 		cakeStat("min_adj_size", "gotc_cake_min_adjusted_size_bytes", "Smallest overhead-adjusted packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinAdjlen }),
@@ -726,7 +728,7 @@ var cakeStatsTable = &StatsTable{
 		cakeStat("active_queues", "gotc_cake_active_queues", "Active queues (cake_mq).", func(s *attrs.CakeStatsAttrs) *uint32 { return s.ActiveQueues }),
 		cakeStat("avg_hdr_offset", "gotc_cake_avg_network_header_offset_bytes", "Average offset of the network header.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.AvgNetoff }),
 	},
-	Records: &StatRecords{
+	Records: &tckind.StatRecords{
 		Key:       "tins",
 		Label:     "tin",
 		NameLabel: "tin_name",
@@ -738,8 +740,8 @@ var cakeStatsTable = &StatsTable{
 }
 
 // cakeStat is a gauge of CAKE's qdisc-level statistics.
-func cakeStat(key, metric, help string, f func(*attrs.CakeStatsAttrs) *uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Get: statU32(f)}
+func cakeStat(key, metric, help string, f func(*attrs.CakeStatsAttrs) *uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Get: tckind.StatU32(f)}
 }
 
 type tin = attrs.CakeTinStatsAttrs
@@ -747,80 +749,80 @@ type tin = attrs.CakeTinStatsAttrs
 // cakeTinFields are a tin's statistics: tc's JSON members in tc's order,
 // each with its row of tc's text table (whose order differs), then what the
 // kernel sends that tc does not print.
-var cakeTinFields = []Stat{
-	{Key: "threshold_rate", Text: "  thresh  ", TextRow: 1, TextFormat: TextRate, Wide: true,
+var cakeTinFields = []tckind.Stat{
+	{Key: "threshold_rate", Text: "  thresh  ", TextRow: 1, TextFormat: tckind.TextRate, Wide: true,
 		Metric: "gotc_cake_tin_threshold_rate_bytes_per_second", Help: "Rate threshold of the tin.",
-		Get: statU64(func(t *tin) *uint64 { return t.ThresholdRate64 })},
+		Get: tckind.StatU64(func(t *tin) *uint64 { return t.ThresholdRate64 })},
 	{Key: "sent_bytes", Text: "  bytes   ", TextRow: 9, Counter: true, Wide: true,
 		Metric: "gotc_cake_tin_sent_bytes_total", Help: "Bytes sent from the tin.",
-		Get: statU64(func(t *tin) *uint64 { return t.SentBytes64 })},
-	{Key: "backlog_bytes", Text: "  backlog ", TextRow: 7, TextFormat: TextSize,
+		Get: tckind.StatU64(func(t *tin) *uint64 { return t.SentBytes64 })},
+	{Key: "backlog_bytes", Text: "  backlog ", TextRow: 7, TextFormat: tckind.TextSize,
 		Metric: "gotc_cake_tin_backlog_bytes", Help: "Bytes queued in the tin now.",
-		Get: statU32(func(t *tin) *uint32 { return t.BacklogBytes })},
-	{Key: "target_us", Text: "  target  ", TextRow: 2, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BacklogBytes })},
+	{Key: "target_us", Text: "  target  ", TextRow: 2, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
 		Metric: "gotc_cake_tin_target_seconds", Help: "COBALT target delay of the tin.",
-		Get: statU32(func(t *tin) *uint32 { return t.TargetUS })},
-	{Key: "interval_us", Text: "  interval", TextRow: 3, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.TargetUS })},
+	{Key: "interval_us", Text: "  interval", TextRow: 3, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
 		Metric: "gotc_cake_tin_interval_seconds", Help: "COBALT interval of the tin.",
-		Get: statU32(func(t *tin) *uint32 { return t.IntervalUS })},
-	{Key: "peak_delay_us", Text: "  pk_delay", TextRow: 4, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.IntervalUS })},
+	{Key: "peak_delay_us", Text: "  pk_delay", TextRow: 4, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
 		Metric: "gotc_cake_tin_peak_delay_seconds", Help: "Peak queueing delay of the tin (decaying).",
-		Get: statU32(func(t *tin) *uint32 { return t.PeakDelayUS })},
-	{Key: "avg_delay_us", Text: "  av_delay", TextRow: 5, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.PeakDelayUS })},
+	{Key: "avg_delay_us", Text: "  av_delay", TextRow: 5, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
 		Metric: "gotc_cake_tin_avg_delay_seconds", Help: "Average queueing delay of the tin.",
-		Get: statU32(func(t *tin) *uint32 { return t.AvgDelayUS })},
-	{Key: "base_delay_us", Text: "  sp_delay", TextRow: 6, TextFormat: TextTime, Unit: UnitMicroseconds,
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.AvgDelayUS })},
+	{Key: "base_delay_us", Text: "  sp_delay", TextRow: 6, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
 		Metric: "gotc_cake_tin_base_delay_seconds", Help: "Base (sparse) queueing delay of the tin.",
-		Get: statU32(func(t *tin) *uint32 { return t.BaseDelayUS })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BaseDelayUS })},
 	{Key: "sent_packets", Text: "  pkts    ", TextRow: 8, Counter: true,
 		Metric: "gotc_cake_tin_sent_packets_total", Help: "Packets sent from the tin.",
-		Get: statU32(func(t *tin) *uint32 { return t.SentPackets })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.SentPackets })},
 	{Key: "way_indirect_hits", Text: "  way_inds", TextRow: 10, Counter: true,
 		Metric: "gotc_cake_tin_way_indirect_hits_total", Help: "Set-associative hash lookups that found their flow in another way.",
-		Get: statU32(func(t *tin) *uint32 { return t.WayIndirectHits })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayIndirectHits })},
 	{Key: "way_misses", Text: "  way_miss", TextRow: 11, Counter: true,
 		Metric: "gotc_cake_tin_way_misses_total", Help: "Set-associative hash lookups that found no queue for their flow.",
-		Get: statU32(func(t *tin) *uint32 { return t.WayMisses })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayMisses })},
 	{Key: "way_collisions", Text: "  way_cols", TextRow: 12, Counter: true,
 		Metric: "gotc_cake_tin_way_collisions_total", Help: "Set-associative hash collisions (flows sharing a queue).",
-		Get: statU32(func(t *tin) *uint32 { return t.WayCollisions })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayCollisions })},
 	{Key: "drops", Text: "  drops   ", TextRow: 13, Counter: true,
 		Metric: "gotc_cake_tin_dropped_packets_total", Help: "Packets dropped from the tin.",
-		Get: statU32(func(t *tin) *uint32 { return t.DroppedPackets })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.DroppedPackets })},
 	{Key: "ecn_mark", Text: "  marks   ", TextRow: 14, Counter: true,
 		Metric: "gotc_cake_tin_ecn_marked_packets_total", Help: "Packets of the tin marked CE.",
-		Get: statU32(func(t *tin) *uint32 { return t.ECNMarkedPackets })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.ECNMarkedPackets })},
 	{Key: "ack_drops", Text: "  ack_drop", TextRow: 15, Counter: true,
 		Metric: "gotc_cake_tin_ack_dropped_packets_total", Help: "ACKs of the tin dropped by the ACK filter.",
-		Get: statU32(func(t *tin) *uint32 { return t.AcksDroppedPackets })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.AcksDroppedPackets })},
 	{Key: "sparse_flows", Text: "  sp_flows", TextRow: 16,
 		Metric: "gotc_cake_tin_sparse_flows", Help: "Sparse flows in the tin now.",
-		Get: statU32(func(t *tin) *uint32 { return t.SparseFlows })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.SparseFlows })},
 	{Key: "bulk_flows", Text: "  bk_flows", TextRow: 17,
 		Metric: "gotc_cake_tin_bulk_flows", Help: "Bulk flows in the tin now.",
-		Get: statU32(func(t *tin) *uint32 { return t.BulkFlows })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BulkFlows })},
 	{Key: "unresponsive_flows", Text: "  un_flows", TextRow: 18,
 		Metric: "gotc_cake_tin_unresponsive_flows", Help: "Unresponsive flows in the tin now.",
-		Get: statU32(func(t *tin) *uint32 { return t.UnresponsiveFlows })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.UnresponsiveFlows })},
 	{Key: "max_pkt_len", Text: "  max_len ", TextRow: 19,
 		Metric: "gotc_cake_tin_max_packet_size_bytes", Help: "Largest packet seen in the tin (tc's max_len).",
-		Get: statU32(func(t *tin) *uint32 { return t.MaxSkblen })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.MaxSkblen })},
 	{Key: "flow_quantum", Text: "  quantum ", TextRow: 20,
 		Metric: "gotc_cake_tin_flow_quantum_bytes", Help: "DRR quantum of the tin's flows.",
-		Get: statU32(func(t *tin) *uint32 { return t.FlowQuantum })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.FlowQuantum })},
 	// Not printed by tc.
 	{Key: "backlog_packets",
 		Metric: "gotc_cake_tin_backlog_packets", Help: "Packets queued in the tin now.",
-		Get: statU32(func(t *tin) *uint32 { return t.BacklogPackets })},
+		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BacklogPackets })},
 	{Key: "dropped_bytes", Counter: true, Wide: true,
 		Metric: "gotc_cake_tin_dropped_bytes_total", Help: "Bytes dropped from the tin.",
-		Get: statU64(func(t *tin) *uint64 { return t.DroppedBytes64 })},
+		Get: tckind.StatU64(func(t *tin) *uint64 { return t.DroppedBytes64 })},
 	{Key: "ecn_marked_bytes", Counter: true, Wide: true,
 		Metric: "gotc_cake_tin_ecn_marked_bytes_total", Help: "Bytes of the tin marked CE.",
-		Get: statU64(func(t *tin) *uint64 { return t.ECNMarkedBytes64 })},
+		Get: tckind.StatU64(func(t *tin) *uint64 { return t.ECNMarkedBytes64 })},
 	{Key: "ack_dropped_bytes", Counter: true, Wide: true,
 		Metric: "gotc_cake_tin_ack_dropped_bytes_total", Help: "Bytes of ACKs of the tin dropped by the ACK filter.",
-		Get: statU64(func(t *tin) *uint64 { return t.AcksDroppedBytes64 })},
+		Get: tckind.StatU64(func(t *tin) *uint64 { return t.AcksDroppedBytes64 })},
 }
 
 // cakeMaxTins is TC_CAKE_MAX_TINS: tc reads at most eight tins.
@@ -879,11 +881,11 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 			v, _ := f.Get(&tins[i])
 			var cell string
 			switch f.TextFormat {
-			case TextRate:
+			case tckind.TextRate:
 				cell = tcfmt.FormatRate(v, p.IEC())
-			case TextTime:
+			case tckind.TextTime:
 				cell = tcfmt.FormatTime(uint32(v))
-			case TextSize:
+			case tckind.TextSize:
 				cell = tcfmt.FormatSize(v)
 			default:
 				cell = tcfmt.Sprintf("%llu", v)
@@ -919,7 +921,7 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 		if *o.BaseRate64 == 0 {
 			w = append(w, "unlimited")
 		} else {
-			w = append(w, "bandwidth", rateWord(*o.BaseRate64))
+			w = append(w, "bandwidth", tcword.RateWord(*o.BaseRate64))
 		}
 	}
 	if o.Autorate != nil && *o.Autorate != 0 {
@@ -939,10 +941,10 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 			attrs.CakeFlowModeDualDst: "dual-dsthost", attrs.CakeFlowModeTriple: "triple-isolate",
 		}[*o.FlowMode])
 	}
-	w = onOff(w, o.NAT, "nat", "nonat")
-	w = onOff(w, o.Wash, "wash", "nowash")
-	w = onOff(w, o.Ingress, "ingress", "egress")
-	w = onOff(w, o.SplitGSO, "split-gso", "no-split-gso")
+	w = tcword.OnOff(w, o.NAT, "nat", "nonat")
+	w = tcword.OnOff(w, o.Wash, "wash", "nowash")
+	w = tcword.OnOff(w, o.Ingress, "ingress", "egress")
+	w = tcword.OnOff(w, o.SplitGSO, "split-gso", "no-split-gso")
 	if o.AckFilter != nil {
 		w = append(w, map[attrs.CakeAckFilter]string{
 			attrs.CakeAckFilterNone: "no-ack-filter", attrs.CakeAckFilterFilter: "ack-filter",
@@ -950,7 +952,7 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 		}[*o.AckFilter])
 	}
 	if o.RTT != nil {
-		w = append(w, "rtt", timeWord(*o.RTT))
+		w = append(w, "rtt", tcword.TimeWord(*o.RTT))
 	}
 	// The kernel dumps RAW when no overhead was set: "raw" asks for that
 	// (and resets the framing, so it comes before atm and ptm).
@@ -963,10 +965,10 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 		w = append(w, map[attrs.CakeATMMode]string{attrs.CakeATMModeNone: "noatm", attrs.CakeATMModeATM: "atm", attrs.CakeATMModePTM: "ptm"}[*o.ATM])
 	}
 	if o.MPU != nil && *o.MPU != 0 {
-		w = append(w, "mpu", uintWord(*o.MPU))
+		w = append(w, "mpu", tcword.UintWord(*o.MPU))
 	}
 	if o.Memory != nil && *o.Memory != 0 {
-		w = append(w, "memlimit", uintWord(*o.Memory))
+		w = append(w, "memlimit", tcword.UintWord(*o.Memory))
 	}
 	if o.Fwmark != nil && *o.Fwmark != 0 {
 		w = append(w, "fwmark", "0x"+strconv.FormatUint(uint64(*o.Fwmark), 16))

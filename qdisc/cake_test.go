@@ -12,7 +12,10 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/kindtest"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // cakeRequestCase is one line of testdata/cake/request-options.tsv: the words
@@ -207,7 +210,7 @@ func TestParseCakeErrors(t *testing.T) {
 		{"bandwidth foo bogus", `Illegal "bandwidth"`, false, 1, false}, // the first error wins
 	} {
 		_, err := ParseCake(strings.Fields(c.args))
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: want a ParseError, got %v", c.args, err)
 			continue
@@ -267,23 +270,8 @@ func TestCakeUsageListsEveryKeyword(t *testing.T) {
 	}
 }
 
-// render runs fn against a Printer the way a qdisc listing does and returns
-// what it wrote. In JSON mode fn runs inside one object of the outer array.
-func render(o tcfmt.Options, fn func(p *tcfmt.Printer)) string {
-	var b bytes.Buffer
-	p := tcfmt.NewPrinter(&b, o)
-	p.Start()
-	p.OpenObject("")
-	fn(p)
-	p.CloseObject()
-	if err := p.Finish(); err != nil {
-		panic(err)
-	}
-	return b.String()
-}
-
 func renderOptions(o tcfmt.Options, a *attrs.CakeAttrs) string {
-	return render(o, func(p *tcfmt.Printer) {
+	return kindtest.Render(o, func(p *tcfmt.Printer) {
 		p.OpenObject("options")
 		PrintCakeOptions(p, a)
 		p.CloseObject()
@@ -496,18 +484,18 @@ func TestPrintCakeXstatsText(t *testing.T) {
 		"  un_flows            0            0            0            0\n" +
 		"  max_len             0            0            0            0\n" +
 		"  quantum           300         1514         1514          762\n"
-	if got := render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
+	if got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
 		t.Errorf("diffserv4:\n got %q\nwant %q", got, want)
 	}
 
 	// Three tins and one tin: the header depends on the count only.
 	s3 := cakeStats(cakeTin(0, 0, 5000, 100000, 0, 1514), cakeTin(0, 0, 5000, 100000, 0, 1514), cakeTin(0, 0, 5000, 100000, 0, 1514))
-	got := render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s3) })
+	got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s3) })
 	if !strings.Contains(got, "\n\n                   Bulk  Best Effort        Voice\n  thresh           0bit         0bit         0bit\n") {
 		t.Errorf("diffserv3 header:\n%s", got)
 	}
 	s1 := cakeStats(cakeTin(0, 1234567, 5000, 100000, 42, 1514))
-	got = render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s1) })
+	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s1) })
 	if !strings.Contains(got, "\n\n                  Tin 0\n  thresh           0bit\n") ||
 		!strings.Contains(got, "\n  pkts               42\n  bytes         1234567\n") {
 		t.Errorf("besteffort:\n%s", got)
@@ -516,17 +504,17 @@ func TestPrintCakeXstatsText(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		eight = append(eight, cakeTin(0, 0, 5000, 100000, 0, 1514))
 	}
-	got = render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats(eight...)) })
+	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats(eight...)) })
 	if !strings.Contains(got, "\n\n                  Tin 0        Tin 1        Tin 2        Tin 3        Tin 4        Tin 5        Tin 6        Tin 7\n") {
 		t.Errorf("diffserv8 header:\n%s", got)
 	}
 	// -oneline: the 3/4-tin headers keep "\n", the others use the separator.
-	got = render(tcfmt.Options{Oneline: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s1) })
+	got = kindtest.Render(tcfmt.Options{Oneline: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s1) })
 	if !strings.Contains(got, "\n\n                  Tin 0\\  thresh           0bit\\") {
 		t.Errorf("oneline:\n%s", got)
 	}
 	// No tins: nothing after the offset line.
-	got = render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats()) })
+	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats()) })
 	if !strings.HasSuffix(got, "offset:            0\n\n") {
 		t.Errorf("no tins:\n%q", got)
 	}
@@ -535,7 +523,7 @@ func TestPrintCakeXstatsText(t *testing.T) {
 func TestPrintCakeXstatsJSON(t *testing.T) {
 	s := cakeStats(cakeTin(12500000, 98, 5000, 100000, 1, 1514))
 	want := `[{"memory_used":0,"memory_limit":4194304,"capacity_estimate":12500000,"min_network_size":65535,"max_network_size":0,"min_adj_size":65535,"max_adj_size":0,"active_queues":0,"avg_hdr_offset":0,"tins":[{"threshold_rate":12500000,"sent_bytes":98,"backlog_bytes":0,"target_us":5000,"interval_us":100000,"peak_delay_us":0,"avg_delay_us":0,"base_delay_us":0,"sent_packets":1,"way_indirect_hits":0,"way_misses":1,"way_collisions":0,"drops":0,"ecn_mark":0,"ack_drops":0,"sparse_flows":0,"bulk_flows":0,"unresponsive_flows":0,"max_pkt_len":0,"flow_quantum":1514}]}]` + "\n"
-	if got := render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
+	if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
 		t.Errorf("compact:\n got %s\nwant %s", got, want)
 	}
 	s = cakeStats(cakeTin(1, 2, 3, 4, 5, 6), cakeTin(7, 8, 9, 10, 11, 12))
@@ -594,7 +582,7 @@ func TestPrintCakeXstatsJSON(t *testing.T) {
             } ]
     } ]
 `
-	if got := render(tcfmt.Options{JSON: true, Pretty: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
+	if got := kindtest.Render(tcfmt.Options{JSON: true, Pretty: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
 		t.Errorf("pretty:\n got %s\nwant %s", got, want)
 	}
 }
@@ -624,10 +612,10 @@ func TestPrintCakeClassXstats(t *testing.T) {
 			"  deficit 0 count 0 blue_prob 1 blue_timer -4.29e+03s",
 			`[{"deficit":0,"count":0,"blue_prob":1}]`},
 	} {
-		if got := render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeClassXstats(p, c.s) }); got != c.text {
+		if got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeClassXstats(p, c.s) }); got != c.text {
 			t.Errorf("%s text:\n got %q\nwant %q", c.name, got, c.text)
 		}
-		if got := render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeClassXstats(p, c.s) }); got != c.json+"\n" {
+		if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeClassXstats(p, c.s) }); got != c.json+"\n" {
 			t.Errorf("%s json:\n got %s\nwant %s", c.name, got, c.json)
 		}
 	}
@@ -646,7 +634,7 @@ func FuzzParseCake(f *testing.F) {
 		args := strings.Split(s, "\x00")
 		o, err := ParseCake(args)
 		if err != nil {
-			var pe *ParseError
+			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%q: error %v is not a ParseError", args, err)
 			}
@@ -679,7 +667,7 @@ func TestCakeKinds(t *testing.T) {
 		if k.Usage != CakeUsage() {
 			t.Errorf("%s: usage differs", name)
 		}
-		m, err := k.ParseQdisc([]string{"bandwidth", "100mbit", "raw"}, ParseEnv{})
+		m, err := k.ParseQdisc([]string{"bandwidth", "100mbit", "raw"}, tckind.ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -690,13 +678,13 @@ func TestCakeKinds(t *testing.T) {
 		if got := hex.EncodeToString(e.Bytes()); !strings.HasSuffix(got, want) {
 			t.Errorf("%s: request %s, want it to end with %s", name, got, want)
 		}
-		if m, err := k.ParseQdisc(nil, ParseEnv{}); err != nil || m == nil {
+		if m, err := k.ParseQdisc(nil, tckind.ParseEnv{}); err != nil || m == nil {
 			t.Errorf("%s: no options must still give an (empty) TCA_OPTIONS, got %v %v", name, m, err)
 		}
 
 		var dump attrs.Encoder
 		cakeDump(nil).Encode(&dump)
-		text := render(tcfmt.Options{}, func(p *tcfmt.Printer) {
+		text := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) {
 			k.PrintOptions(p, attrs.DecodeTCOptionsMsg(name, dump.Bytes()))
 		})
 		if text != "bandwidth unlimited diffserv3 triple-isolate nonat nowash no-ack-filter split-gso rtt 100ms raw overhead 0 " {
@@ -704,12 +692,12 @@ func TestCakeKinds(t *testing.T) {
 		}
 		var st attrs.Encoder
 		cakeStats(cakeTin(1, 2, 3, 4, 5, 6)).Encode(&st)
-		want2 := render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats(cakeTin(1, 2, 3, 4, 5, 6))) })
-		for _, x := range []Xstats{
+		want2 := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats(cakeTin(1, 2, 3, 4, 5, 6))) })
+		for _, x := range []tckind.Xstats{
 			{App: attrs.DecodeStatsAppMsg(name, st.Bytes())},
 			{Legacy: attrs.DecodeTCXstatsMsg(name, st.Bytes())},
 		} {
-			if got := render(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }); got != want2 {
+			if got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }); got != want2 {
 				t.Errorf("%s: xstats %q, want %q", name, got, want2)
 			}
 		}
@@ -1000,7 +988,7 @@ func TestCakeReference(t *testing.T) {
 				end = strings.LastIndex(raw[:end], "}")
 			}
 			want := "[{" + raw[i:end] + "}]\n"
-			if got := render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, st) }); got != want {
+			if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, st) }); got != want {
 				t.Errorf("%s #%d xstats JSON:\n got %s\nwant %s", s.name, n, got, want)
 			}
 			textStart := " memory used:"
@@ -1018,7 +1006,7 @@ func TestCakeReference(t *testing.T) {
 			if isClass {
 				wantText = strings.TrimSuffix(wantText, "\n")
 			}
-			gotText := render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, st) })
+			gotText := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, st) })
 			if gotText != wantText {
 				t.Errorf("%s #%d xstats text:\n got %q\nwant %q", s.name, n, gotText, wantText)
 			}
@@ -1071,7 +1059,7 @@ func checkCakePretty(t *testing.T, secs []refSection) int {
 				continue
 			}
 			st := cakeStatsFromJSON(stats)
-			out := render(pretty, func(p *tcfmt.Printer) {
+			out := kindtest.Render(pretty, func(p *tcfmt.Printer) {
 				if isClass {
 					p.OpenObject("stats")
 				}

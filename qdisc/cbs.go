@@ -9,7 +9,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // cbsUsage is tc's explain() for cbs.
@@ -17,10 +19,10 @@ const cbsUsage = "Usage: ... cbs hicredit BYTES locredit BYTES sendslope BPS idl
 	"	   [offload 0|1]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "cbs",
 		Usage: cbsUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseCBS(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
@@ -42,7 +44,7 @@ func ParseCBS(args []string) (*attrs.CBSAttrs, error) {
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if w == "help" {
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		}
 		keyword, field := "", (*int32)(nil)
 		if tcfmt.Matches(w, "offload") {
@@ -56,29 +58,29 @@ func ParseCBS(args []string) (*attrs.CBSAttrs, error) {
 			}
 		}
 		if keyword == "" {
-			return nil, usageErrorf("cbs: unknown parameter \"%s\"", w)
+			return nil, tcword.UsageErrorf("cbs: unknown parameter \"%s\"", w)
 		}
 		if i+1 >= len(args) {
-			return nil, incompleteCommand()
+			return nil, tcword.IncompleteCommand()
 		}
 		i++
 		if field == nil {
 			if o.Offload != 0 {
-				return nil, errorf(`cbs: duplicate "offload" specification`)
+				return nil, tcword.Errorf(`cbs: duplicate "offload" specification`)
 			}
 			v, err := tcfmt.ParseUint(args[i], 0, 8)
 			if err != nil {
-				return nil, errorf("cbs: illegal value for \"offload\": \"%s\"", args[i])
+				return nil, tcword.Errorf("cbs: illegal value for \"offload\": \"%s\"", args[i])
 			}
 			o.Offload = uint8(v)
 			continue
 		}
 		if *field != 0 {
-			return nil, errorf("cbs: duplicate %q specification", keyword)
+			return nil, tcword.Errorf("cbs: duplicate %q specification", keyword)
 		}
 		v, err := tcfmt.ParseInt(args[i], 0, 32)
 		if err != nil {
-			return nil, errorf("cbs: illegal value for \"%s\": \"%s\"", keyword, args[i])
+			return nil, tcword.Errorf("cbs: illegal value for \"%s\": \"%s\"", keyword, args[i])
 		}
 		*field = int32(v)
 	}

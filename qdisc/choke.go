@@ -13,7 +13,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // chokeUsage is tc's explain() of choke.
@@ -21,23 +23,23 @@ const chokeUsage = "Usage: ... choke limit PACKETS bandwidth KBPS [ecn]\n" +
 	"\t\t [ min PACKETS ] [ max PACKETS ] [ burst PACKETS ]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "choke",
 		Usage:      chokeUsage,
-		ParseQdisc: typedParser(ParseChoke),
+		ParseQdisc: tckind.TypedParser(ParseChoke),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.ChokeAttrs); ok {
 				PrintChokeOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) { printChokeXstats(p, chokeStatsOf(x)) },
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printChokeXstats(p, chokeStatsOf(x)) },
 		Stats:       chokeStatsTable,
 	})
 }
 
 // ParseChoke turns the words after "choke" into the qdisc's options as tc
 // 7.x does; errors as ParseRED's.
-func ParseChoke(args []string, env ParseEnv) (*attrs.ChokeAttrs, error) {
+func ParseChoke(args []string, env tckind.ParseEnv) (*attrs.ChokeAttrs, error) {
 	var (
 		limit, qmin, qmax uint32
 		ecn               bool
@@ -47,7 +49,7 @@ func ParseChoke(args []string, env ParseEnv) (*attrs.ChokeAttrs, error) {
 		kw := args[i]
 		value := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -65,7 +67,7 @@ func ParseChoke(args []string, env ParseEnv) (*attrs.ChokeAttrs, error) {
 			}
 			n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
 			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
+				return nil, tcword.Errorf("Illegal %q", kw)
 			}
 			switch kw {
 			case "limit":
@@ -78,13 +80,13 @@ func ParseChoke(args []string, env ParseEnv) (*attrs.ChokeAttrs, error) {
 		case "ecn":
 			ecn = true
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
 		}
 	}
 	if r.rate == 0 || limit == 0 {
-		return nil, errorf("Required parameter (bandwidth, limit) is missing")
+		return nil, tcword.Errorf("Required parameter (bandwidth, limit) is missing")
 	}
 	if qmax == 0 {
 		qmax = limit / 4
@@ -96,10 +98,10 @@ func ParseChoke(args []string, env ParseEnv) (*attrs.ChokeAttrs, error) {
 		r.burst = (2*qmin + qmax) / 3
 	}
 	if qmax > limit {
-		return nil, errorf(`"max" is larger than "limit"`)
+		return nil, tcword.Errorf(`"max" is larger than "limit"`)
 	}
 	if qmin >= qmax {
-		return nil, errorf(`"min" is not smaller than "max"`)
+		return nil, tcword.Errorf(`"min" is not smaller than "max"`)
 	}
 	// The arithmetic works in bytes: packets of avpkt bytes, in C's u32.
 	d, err := deriveRED("CHOKE", qmin*r.avpkt, qmax*r.avpkt, r, true, env)
@@ -140,14 +142,14 @@ func PrintChokeOptions(p *tcfmt.Printer, o *attrs.ChokeAttrs) {
 type chokexs = attrs.TCChokeXstats
 
 // chokeStatsTable lists choke's statistics in tc's order.
-var chokeStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var chokeStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := chokeStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: []Stat{
+	Fields: []tckind.Stat{
 		chokeField("marked", "gotc_choke_marked_packets_total", "Packets marked CE instead of dropped.", func(s *chokexs) uint32 { return s.Marked }),
 		chokeField("early", "gotc_choke_early_drops_total", "Packets dropped early, between the thresholds.", func(s *chokexs) uint32 { return s.Early }),
 		chokeField("pdrop", "gotc_choke_limit_drops_total", "Packets dropped at the queue limit.", func(s *chokexs) uint32 { return s.Pdrop }),
@@ -156,15 +158,15 @@ var chokeStatsTable = &StatsTable{
 	},
 }
 
-func chokeField(key, metric, help string, get func(*chokexs) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: true,
-		Get: statAlways(func(s *chokexs) uint64 { return uint64(get(s)) })}
+func chokeField(key, metric, help string, get func(*chokexs) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true,
+		Get: tckind.StatAlways(func(s *chokexs) uint64 { return uint64(get(s)) })}
 }
 
 // chokeStatsOf returns choke's xstats (see fixedXstats); nil when there
 // are none.
-func chokeStatsOf(x Xstats) *attrs.TCChokeXstats {
-	return fixedXstats[attrs.TCChokeXstats](x, attrs.TCChokeXstatsLen)
+func chokeStatsOf(x tckind.Xstats) *attrs.TCChokeXstats {
+	return tckind.FixedXstats[attrs.TCChokeXstats](x, attrs.TCChokeXstatsLen)
 }
 
 // printChokeXstats prints choke's xstats (-s) as tc does:

@@ -8,10 +8,12 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
+	"github.com/gotc/gotc/tckind"
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "clsact",
 		Usage:      "Usage: ... clsact",
 		ParseQdisc: parseClsact,
@@ -19,9 +21,9 @@ func init() {
 }
 
 // parseClsact refuses any option and sends none.
-func parseClsact(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseClsact(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) > 0 {
-		return nil, usageErrorf("What is \"%s\"?", args[0])
+		return nil, tcword.UsageErrorf("What is \"%s\"?", args[0])
 	}
 	return nil, nil
 }

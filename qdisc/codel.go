@@ -18,7 +18,9 @@ import (
 	"math"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // codelUsage is tc's explain() of codel, printed for "help" and after an
@@ -28,10 +30,10 @@ const codelUsage = "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n" +
 	"\t\t [ ce_threshold TIME ]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "codel",
 		Usage: codelUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseCodel(args)
 			if err != nil {
 				return nil, err
@@ -43,13 +45,15 @@ func init() {
 				PrintCodelOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 			PrintCodelXstats(p, codelStatsOf(x))
 		},
 		ChangeAccepted: codelChangeAccepted,
 		Stats:          codelStatsTable,
 		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, codelDumped) },
-		Restoring:      func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, smallestDumpedAs(codelDumped)) },
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+			return codelTimes(o, tcword.SmallestDumpedAs(codelDumped))
+		},
 	})
 }
 
@@ -60,12 +64,12 @@ func init() {
 // and for "help"; a keyword missing its value exits 255.
 func ParseCodel(args []string) (*attrs.CodelAttrs, error) {
 	w := newCodelWords()
-	if err := parseWords(args, w.word); err != nil {
+	if err := tcword.ParseWords(args, w.word); err != nil {
 		return nil, err
 	}
 	o := &attrs.CodelAttrs{}
 	o.Limit, o.Interval, o.Target = nonZero(w.limit), nonZero(w.interval), nonZero(w.target)
-	o.ECN, o.CEThreshold = w.ecn.attr(), w.ceThresholdAttr()
+	o.ECN, o.CEThreshold = w.ecn.Attr(), w.ceThresholdAttr()
 	return o, nil
 }
 
@@ -74,25 +78,25 @@ func ParseCodel(args []string) (*attrs.CodelAttrs, error) {
 // limit, target and interval, 2^32-1 for ce_threshold.
 type codelWords struct {
 	limit, target, interval, ceThreshold uint32
-	ecn                                  switchArg
+	ecn                                  tcword.SwitchArg
 }
 
 func newCodelWords() *codelWords {
-	return &codelWords{ceThreshold: math.MaxUint32, ecn: switchUnset}
+	return &codelWords{ceThreshold: math.MaxUint32, ecn: tcword.SwitchUnset}
 }
 
 // word takes kw (and its value, read with value) when it is one of the
 // shared keywords; ok is false for any other word.
-func (w *codelWords) word(kw string, value valueFunc) (ok bool, err error) {
+func (w *codelWords) word(kw string, value tcword.ValueFunc) (ok bool, err error) {
 	switch kw {
 	case "limit":
-		w.limit, err = uintArg(kw, value)
+		w.limit, err = tcword.UintArg(kw, value)
 	case "target":
-		w.target, err = timeArg(kw, value)
+		w.target, err = tcword.TimeArg(kw, value)
 	case "interval":
-		w.interval, err = timeArg(kw, value)
+		w.interval, err = tcword.TimeArg(kw, value)
 	case "ce_threshold":
-		w.ceThreshold, err = timeArg(kw, value)
+		w.ceThreshold, err = tcword.TimeArg(kw, value)
 	case "ecn":
 		w.ecn = 1
 	case "noecn":
@@ -165,7 +169,7 @@ const (
 // (Stat, with tc's JSON key), and how tc's -s text writes it (format, a
 // leading blank included). The one table, codelQdiscStats, serves both.
 type codelStat struct {
-	Stat
+	tckind.Stat
 	format string
 	print  codelPrint
 }
@@ -178,13 +182,13 @@ var codelQdiscStats = []codelStat{
 		func(s *codelxs) uint32 { return s.Count }), "  count %u", codelPlain},
 	{codelField("lastcount", "gotc_codel_last_count", "Drops counted when the dropping state was last entered.", false,
 		func(s *codelxs) uint32 { return s.Lastcount }), " lastcount %u", codelPlain},
-	{Stat{Key: "ldelay", Metric: "gotc_codel_last_delay_seconds", Help: "Queueing delay of the last dequeued packet.",
-		Unit: UnitMicroseconds, Get: statAlways(func(s *codelxs) uint64 { return uint64(s.Ldelay) })}, " ldelay %s", codelTime},
+	{tckind.Stat{Key: "ldelay", Metric: "gotc_codel_last_delay_seconds", Help: "Queueing delay of the last dequeued packet.",
+		Unit: tckind.UnitMicroseconds, Get: tckind.StatAlways(func(s *codelxs) uint64 { return uint64(s.Ldelay) })}, " ldelay %s", codelTime},
 	{codelField("dropping", "gotc_codel_dropping", "1 while CoDel is in its dropping state.", false,
 		func(s *codelxs) uint32 { return min(s.Dropping, 1) }), " dropping", codelFlag},
 	// Signed microseconds, which Stat.Value does not scale: not exported.
-	{Stat{Key: "drop_next", Signed: true,
-		Get: statAlways(func(s *codelxs) uint64 { return uint64(int64(s.DropNext)) })}, " drop_next %s", codelSignedUs},
+	{tckind.Stat{Key: "drop_next", Signed: true,
+		Get: tckind.StatAlways(func(s *codelxs) uint64 { return uint64(int64(s.DropNext)) })}, " drop_next %s", codelSignedUs},
 	{codelField("maxpacket", "gotc_codel_max_packet_bytes", "Largest packet seen.", false,
 		func(s *codelxs) uint32 { return s.Maxpacket }), "  maxpacket %u", codelBreakLine},
 	{codelField("ecn_mark", "gotc_codel_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
@@ -195,21 +199,21 @@ var codelQdiscStats = []codelStat{
 		func(s *codelxs) uint32 { return s.CEMark }), " ce_mark %u", codelOmitZero},
 }
 
-func codelField(key, metric, help string, counter bool, get func(*codelxs) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: statAlways(func(s *codelxs) uint64 { return uint64(get(s)) })}
+func codelField(key, metric, help string, counter bool, get func(*codelxs) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: tckind.StatAlways(func(s *codelxs) uint64 { return uint64(get(s)) })}
 }
 
 // codelStatsTable is codelQdiscStats for the registry's consumers.
-var codelStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var codelStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := codelStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: func() []Stat {
-		fields := make([]Stat, len(codelQdiscStats))
+	Fields: func() []tckind.Stat {
+		fields := make([]tckind.Stat, len(codelQdiscStats))
 		for i := range codelQdiscStats {
 			fields[i] = codelQdiscStats[i].Stat
 		}
@@ -219,8 +223,8 @@ var codelStatsTable = &StatsTable{
 
 // codelStatsOf returns codel's xstats (see fixedXstats); nil when there
 // are none.
-func codelStatsOf(x Xstats) *attrs.TCCodelXstats {
-	return fixedXstats[attrs.TCCodelXstats](x, attrs.TCCodelXstatsLen)
+func codelStatsOf(x tckind.Xstats) *attrs.TCCodelXstats {
+	return tckind.FixedXstats[attrs.TCCodelXstats](x, attrs.TCCodelXstatsLen)
 }
 
 // PrintCodelXstats prints codel's xstats (-s) as tc does:
@@ -297,6 +301,6 @@ func codelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsM
 		return opts
 	}
 	c := *o
-	c.Target, c.Interval, c.CEThreshold = mapPtr(o.Target, f), mapPtr(o.Interval, f), mapPtr(o.CEThreshold, f)
+	c.Target, c.Interval, c.CEThreshold = tcword.MapPtr(o.Target, f), tcword.MapPtr(o.Interval, f), tcword.MapPtr(o.CEThreshold, f)
 	return &c
 }

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // TestParseCodelBytes checks the request payload against what tc's
@@ -80,7 +82,7 @@ func TestParseCodelErrors(t *testing.T) {
 		{"help", "", true, 1},
 	} {
 		_, err := ParseCodel(strings.Fields(tc.args))
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
 			continue
@@ -140,8 +142,8 @@ func TestPrintCodelXstats(t *testing.T) {
 			"  count 2 lastcount 0 ldelay 0us drop_next 0us\n  maxpacket 1514 ecn_mark 0 drop_overlimit 0",
 			`{"count":2,"lastcount":0,"ldelay":0,"drop_next":0,"maxpacket":1514,"ecn_mark":0,"drop_overlimit":0}` + "\n"},
 	} {
-		x := Xstats{App: attrs.DecodeStatsAppMsg("codel", tc.payload)}
-		k := Lookup("codel")
+		x := tckind.Xstats{App: attrs.DecodeStatsAppMsg("codel", tc.payload)}
+		k := tckind.LookupQdisc("codel")
 		if got := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }); got != tc.text {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.text)
 		}
@@ -154,7 +156,7 @@ func TestPrintCodelXstats(t *testing.T) {
 // TestCodelStatsTable checks that the registry's table reads the fields
 // -s prints.
 func TestCodelStatsTable(t *testing.T) {
-	x := Xstats{Legacy: attrs.DecodeTCXstatsMsg("codel", codelXstatsBytes(1514, 5, 4, 12000, 2500, 2, 3, 1, 7))}
+	x := tckind.Xstats{Legacy: attrs.DecodeTCXstatsMsg("codel", codelXstatsBytes(1514, 5, 4, 12000, 2500, 2, 3, 1, 7))}
 	s := codelStatsTable.Of(x)
 	if s == nil {
 		t.Fatal("no statistics")
@@ -166,7 +168,7 @@ func TestCodelStatsTable(t *testing.T) {
 			t.Errorf("%s: got %d %v, want %d", f.Key, v, ok, want[f.Key])
 		}
 	}
-	if codelStatsTable.Of(Xstats{}) != nil {
+	if codelStatsTable.Of(tckind.Xstats{}) != nil {
 		t.Error("statistics without xstats")
 	}
 }

@@ -11,7 +11,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // drrUsage and drrClassUsage are tc's explain() and explain2() of drr.
@@ -21,14 +23,14 @@ const (
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:              "drr",
 		Usage:             drrUsage,
 		ParseQdisc:        parseDRR,
 		ParseClass:        parseDRRClass,
 		PrintOptions:      printDRROptions,
 		PrintClassOptions: printDRROptions,
-		PrintClassXstats: func(p *tcfmt.Printer, x Xstats) {
+		PrintClassXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 			// A payload too short for the struct stays raw; tc then prints
 			// nothing of it.
 			s, ok := x.App.(*attrs.TCDRRStats)
@@ -43,37 +45,37 @@ func init() {
 }
 
 // parseDRR accepts what tc's drr_parse_opt does: nothing.
-func parseDRR(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseDRR(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
 	if args[0] == "help" {
-		return nil, &ParseError{ShowUsage: true}
+		return nil, &tcword.ParseError{ShowUsage: true}
 	}
-	return nil, usageErrorf("What is \"%s\"?", args[0])
+	return nil, tcword.UsageErrorf("What is \"%s\"?", args[0])
 }
 
 // parseDRRClass turns the words after "drr" in a class command into the
 // class's options; the last quantum given wins. The class usage is not the
 // kind's, so it goes into the message.
-func parseDRRClass(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseDRRClass(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	o := &attrs.DRRAttrs{}
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "quantum":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			n, err := tcfmt.ParseSize(args[i])
 			if err != nil {
-				return nil, errorf(`Illegal "quantum"`)
+				return nil, tcword.Errorf(`Illegal "quantum"`)
 			}
 			o.Quantum = &n
 		case "help":
-			return nil, errorf("%s", drrClassUsage)
+			return nil, tcword.Errorf("%s", drrClassUsage)
 		default:
-			return nil, errorf("What is \"%s\"?\n%s", args[i], drrClassUsage)
+			return nil, tcword.Errorf("What is \"%s\"?\n%s", args[i], drrClassUsage)
 		}
 	}
 	return o, nil

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // TestParseDRRClass checks the request against tc's drr_parse_class_opt:
@@ -23,7 +25,7 @@ func TestParseDRRClass(t *testing.T) {
 		{"quantum 9k", tcAttr(attrs.TCAOptions, tcU32(attrs.TCADRRQuantum, 9216))},
 		{"quantum 1514b", tcAttr(attrs.TCAOptions, tcU32(attrs.TCADRRQuantum, 1514))},
 	} {
-		o, err := parseDRRClass(strings.Fields(tc.args), ParseEnv{})
+		o, err := parseDRRClass(strings.Fields(tc.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -55,8 +57,8 @@ func TestParseDRRErrors(t *testing.T) {
 		if tc.class {
 			parse = parseDRRClass
 		}
-		_, err := parse(strings.Fields(tc.args), ParseEnv{})
-		var pe *ParseError
+		_, err := parse(strings.Fields(tc.args), tckind.ParseEnv{})
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
 			continue
@@ -70,9 +72,9 @@ func TestParseDRRErrors(t *testing.T) {
 // TestPrintDRRClass checks that quantum and deficit print as sizes in
 // text and not at all in JSON, as tc's print_size(PRINT_FP, ...) does.
 func TestPrintDRRClass(t *testing.T) {
-	k := Lookup("drr")
+	k := tckind.LookupQdisc("drr")
 	opts := attrs.DecodeTCOptionsMsg("drr", tcU32(attrs.TCADRRQuantum, 1514))
-	x := Xstats{App: attrs.DecodeStatsAppMsg("drr", binary.NativeEndian.AppendUint32(nil, 3000))}
+	x := tckind.Xstats{App: attrs.DecodeStatsAppMsg("drr", binary.NativeEndian.AppendUint32(nil, 3000))}
 	print := func(p *tcfmt.Printer) {
 		k.PrintClassOptions(p, opts)
 		k.PrintClassXstats(p, x)

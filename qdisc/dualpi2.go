@@ -27,7 +27,9 @@ import (
 	"strconv"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 const (
@@ -46,10 +48,10 @@ const (
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "dualpi2",
 		Usage: DualPI2Usage(),
-		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseDualPI2(args, env.Stderr)
 			if err != nil {
 				return nil, err
@@ -61,24 +63,24 @@ func init() {
 				PrintDualPI2Options(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 			if s := dualpi2StatsOf(x); s != nil {
 				PrintDualPI2Xstats(p, s)
 			}
 		},
 		ChangeAccepted: dualpi2ChangeAccepted,
 		Stats:          dualpi2StatsTable,
-		Keywords:       keywordsOf("dualpi2", dualpi2Words),
+		Keywords:       tckind.KeywordsOf("dualpi2", dualpi2Words),
 		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return dualpi2Gains(o, dualpi2GainDumped) },
 		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-			return dualpi2Gains(o, smallestDumpedAs(dualpi2GainDumped))
+			return dualpi2Gains(o, tcword.SmallestDumpedAs(dualpi2GainDumped))
 		},
 	})
 }
 
 // dualpi2StatsOf returns DualPI2's xstats from TCA_STATS_APP or else
 // TCA_XSTATS; nil when neither decoded as DualPI2's.
-func dualpi2StatsOf(x Xstats) *attrs.TCDualPI2Xstats {
+func dualpi2StatsOf(x tckind.Xstats) *attrs.TCDualPI2Xstats {
 	if s, ok := x.App.(*attrs.TCDualPI2Xstats); ok {
 		return s
 	}
@@ -91,50 +93,50 @@ type pi2x = attrs.TCDualPI2Xstats
 // dualpi2StatsTable is DualPI2's statistics (struct tc_dualpi2_xstats, all
 // always present) under the keys of tc -s -j, for package watch and package
 // exporter.
-var dualpi2StatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var dualpi2StatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := dualpi2StatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: []Stat{
-		{Key: "prob", Unit: UnitProbability,
+	Fields: []tckind.Stat{
+		{Key: "prob", Unit: tckind.UnitProbability,
 			Metric: "gotc_dualpi2_probability", Help: "Base marking/drop probability p' as a fraction (0..1).",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.Prob) })},
-		{Key: "delay-c", Unit: UnitMicroseconds,
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.Prob) })},
+		{Key: "delay-c", Unit: tckind.UnitMicroseconds,
 			Metric: "gotc_dualpi2_delay_c_seconds", Help: "Queueing delay of the C (classic) queue's head.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.DelayC) })},
-		{Key: "delay-l", Unit: UnitMicroseconds,
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.DelayC) })},
+		{Key: "delay-l", Unit: tckind.UnitMicroseconds,
 			Metric: "gotc_dualpi2_delay_l_seconds", Help: "Queueing delay of the L (L4S) queue's head.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.DelayL) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.DelayL) })},
 		{Key: "pkts-in-c", Counter: true,
 			Metric: "gotc_dualpi2_packets_in_c_total", Help: "Packets enqueued to the C queue.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInC) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInC) })},
 		{Key: "pkts-in-l", Counter: true,
 			Metric: "gotc_dualpi2_packets_in_l_total", Help: "Packets enqueued to the L queue.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInL) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInL) })},
 		{Key: "maxq",
 			Metric: "gotc_dualpi2_maxq_packets", Help: "Largest queue length seen.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.Maxq) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.Maxq) })},
 		{Key: "ecn-mark", Counter: true,
 			Metric: "gotc_dualpi2_ecn_marked_packets_total", Help: "Packets marked CE (both queues).",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.ECNMark) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.ECNMark) })},
 		{Key: "step-mark", Counter: true,
 			Metric: "gotc_dualpi2_step_marked_packets_total", Help: "CE marks by the L queue's step threshold.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.StepMarks) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.StepMarks) })},
 		{Key: "credit", Signed: true,
 			Metric: "gotc_dualpi2_credit_bytes", Help: "Scheduler credit; positive favours the C queue.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(int64(x.Credit)) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(int64(x.Credit)) })},
 		{Key: "memory-used",
 			Metric: "gotc_dualpi2_memory_used_bytes", Help: "Memory (truesize) of the packets held now.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.MemoryUsed) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MemoryUsed) })},
 		{Key: "max-memory-used",
 			Metric: "gotc_dualpi2_max_memory_used_bytes", Help: "Peak memory used.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.MaxMemoryUsed) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MaxMemoryUsed) })},
 		{Key: "memory-limit",
 			Metric: "gotc_dualpi2_memory_limit_bytes", Help: "Memory limit.",
-			Get: statAlways(func(x *pi2x) uint64 { return uint64(x.MemoryLimit) })},
+			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MemoryLimit) })},
 	},
 }
 
@@ -194,7 +196,7 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 		// value consumes the keyword's argument, as NEXT_ARG does.
 		value := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -207,7 +209,7 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 			}
 			n, perr := tcfmt.ParseUint(v, 10, 32)
 			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
+				return nil, tcword.Errorf("Illegal %q", kw)
 			}
 			switch kw {
 			case "limit":
@@ -224,7 +226,7 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 			}
 			t, perr := tcfmt.ParseTime(v)
 			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
+				return nil, tcword.Errorf("Illegal %q", kw)
 			}
 			switch kw {
 			case "target":
@@ -260,7 +262,7 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 			// to the kernel to refuse.
 			n, perr := tcfmt.ParseInt(v, 0, 32)
 			if perr != nil || n < 0 || n > 0xff {
-				return nil, errorf(`Illegal "coupling_factor"`)
+				return nil, tcword.Errorf(`Illegal "coupling_factor"`)
 			}
 			coupling = dualpi2Ptr(uint8(n))
 		case "l4s_ect":
@@ -279,7 +281,7 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 			} else if n, ok := parseDualPI2Packets(v); ok {
 				stepThresh, stepInPackets = n, true
 			} else {
-				return nil, errorf(`Illegal "step_thresh"`)
+				return nil, tcword.Errorf(`Illegal "step_thresh"`)
 			}
 		case "overflow":
 			dropOverload = dualpi2Ptr(attrs.DualPI2DropOverloadOverflow)
@@ -300,14 +302,14 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 			}
 			pct, ok := parseDualPI2Percent(v)
 			if !ok {
-				return nil, errorf(`Illegal "classic_protection"`)
+				return nil, tcword.Errorf(`Illegal "classic_protection"`)
 			}
 			cProtection = dualpi2Ptr(pct)
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
 			// tc quotes the word as is, without escaping.
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
 		}
 	}
 
@@ -362,7 +364,7 @@ func dualpi2Ptr[T any](v T) *T { return &v }
 func parseDualPI2Gain(name, s string, stderr io.Writer) (uint32, error) {
 	f, err := tcfmt.ParseFloat32(s, 0, dualpi2AlphaBetaMax)
 	if err != nil {
-		return 0, errorf("Illegal %q", name)
+		return 0, tcword.Errorf("Illegal %q", name)
 	}
 	// A NaN passes tc's range check and fails this comparison, so tc prints
 	// no warning for it.
@@ -396,7 +398,7 @@ func parseDualPI2Packets(s string) (uint32, bool) {
 // parseDualPI2Percent parses classic_protection as tc's parse_percent plus
 // rint: the fraction multiplied back by 100 and rounded half to even.
 func parseDualPI2Percent(s string) (uint8, bool) {
-	per, ok := parsePercent(s)
+	per, ok := tcword.ParsePercent(s)
 	if !ok {
 		return 0, false
 	}
@@ -421,7 +423,7 @@ func dualpi2AutoConfig(rttMax, rttTyp uint32, overridden bool, stderr io.Writer)
 	case rttMax == 0:
 		rttMax = rttTyp * dualpi2TypToMax // wraps modulo 2^32, as in C
 	case rttTyp > rttMax:
-		return 0, 0, 0, 0, errorf("typical_rtt must be <= max_rtt!")
+		return 0, 0, 0, 0, tcword.Errorf("typical_rtt must be <= max_rtt!")
 	}
 	if overridden {
 		io.WriteString(stderr, "rtt_max is specified, ignore alpha/beta/tupdate/target\n")
@@ -451,11 +453,11 @@ func dualpi2AutoConfig(rttMax, rttTyp uint32, overridden bool, stderr io.Writer)
 	betaF *= unit
 
 	if betaF > float64(dualpi2AlphaBetaMax) {
-		return 0, 0, 0, 0, errorf("max_rtt=%s is too low and cause beta to overflow!",
+		return 0, 0, 0, 0, tcword.Errorf("max_rtt=%s is too low and cause beta to overflow!",
 			tcfmt.FormatTime(rttMax))
 	}
 	if alphaF < minAB || betaF < minAB {
-		return 0, 0, 0, 0, errorf("Large max_rtt=%s rounds down alpha=%s and/or beta=%s!",
+		return 0, 0, 0, 0, tcword.Errorf("Large max_rtt=%s rounds down alpha=%s and/or beta=%s!",
 			tcfmt.FormatTime(rttMax), tcfmt.Sprintf("%f", alphaF), tcfmt.Sprintf("%f", betaF))
 	}
 	io.WriteString(stderr, "Auto-config [max_rtt: "+tcfmt.FormatTime(rttMax)+
@@ -636,25 +638,25 @@ func dualpi2Words(o *attrs.DualPI2Attrs) ([]string, error) {
 			w = append(w, name, format(*v))
 		}
 	}
-	opt("limit", o.Limit, uintWord[uint32])
-	opt("memlimit", o.MemoryLimit, uintWord[uint32])
-	opt("target", o.Target, timeWord)
-	opt("tupdate", o.Tupdate, timeWord)
+	opt("limit", o.Limit, tcword.UintWord[uint32])
+	opt("memlimit", o.MemoryLimit, tcword.UintWord[uint32])
+	opt("target", o.Target, tcword.TimeWord)
+	opt("tupdate", o.Tupdate, tcword.TimeWord)
 	// alpha and beta travel as Hz*256: v/256 is exact in decimal and in
 	// the float tc reads it into (for v below 2^24).
 	gain := func(v uint32) string { return strconv.FormatFloat(float64(v)/256, 'f', -1, 64) }
 	opt("alpha", o.Alpha, gain)
 	opt("beta", o.Beta, gain)
 	if o.StepThreshPkts != nil {
-		w = append(w, "step_thresh", uintWord(*o.StepThreshPkts)+"p")
+		w = append(w, "step_thresh", tcword.UintWord(*o.StepThreshPkts)+"p")
 	} else {
-		opt("step_thresh", o.StepThreshUS, func(v uint32) string { return uintWord(v) + "us" })
+		opt("step_thresh", o.StepThreshUS, func(v uint32) string { return tcword.UintWord(v) + "us" })
 	}
 	if o.MinQlenStep != nil {
-		w = append(w, "min_qlen_step", uintWord(*o.MinQlenStep))
+		w = append(w, "min_qlen_step", tcword.UintWord(*o.MinQlenStep))
 	}
 	if o.Coupling != nil {
-		w = append(w, "coupling_factor", uintWord(*o.Coupling))
+		w = append(w, "coupling_factor", tcword.UintWord(*o.Coupling))
 	}
 	if o.DropOverload != nil {
 		w = append(w, map[attrs.DualPI2DropOverload]string{attrs.DualPI2DropOverloadOverflow: "overflow", attrs.DualPI2DropOverloadDrop: "drop_on_overload"}[*o.DropOverload])
@@ -663,7 +665,7 @@ func dualpi2Words(o *attrs.DualPI2Attrs) ([]string, error) {
 		w = append(w, map[attrs.DualPI2DropEarly]string{attrs.DualPI2DropEarlyDropDequeue: "drop_dequeue", attrs.DualPI2DropEarlyDropEnqueue: "drop_enqueue"}[*o.DropEarly])
 	}
 	if o.CProtection != nil {
-		w = append(w, "classic_protection", uintWord(*o.CProtection)+"%")
+		w = append(w, "classic_protection", tcword.UintWord(*o.CProtection)+"%")
 	}
 	if o.ECNMask != nil {
 		switch *o.ECNMask {
@@ -672,7 +674,7 @@ func dualpi2Words(o *attrs.DualPI2Attrs) ([]string, error) {
 		case attrs.DualPI2ECNMaskAnyECT:
 			w = append(w, "any_ect")
 		default:
-			return nil, noKeywords(fmt.Sprintf("dualpi2 ECN mask %d", *o.ECNMask))
+			return nil, tckind.NoKeywords(fmt.Sprintf("dualpi2 ECN mask %d", *o.ECNMask))
 		}
 	}
 	if o.SplitGSO != nil {
@@ -697,6 +699,6 @@ func dualpi2Gains(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOption
 		return opts
 	}
 	c := *o
-	c.Alpha, c.Beta = mapPtr(o.Alpha, f), mapPtr(o.Beta, f)
+	c.Alpha, c.Beta = tcword.MapPtr(o.Alpha, f), tcword.MapPtr(o.Beta, f)
 	return &c
 }

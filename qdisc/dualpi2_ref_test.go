@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
 )
 
@@ -287,7 +288,7 @@ func TestDualPI2ReferenceTranscript(t *testing.T) {
 			var stderr bytes.Buffer
 			o, err := ParseDualPI2(args, &stderr)
 			if err != nil {
-				var pe *ParseError
+				var pe *tcword.ParseError
 				if !errors.As(err, &pe) {
 					t.Fatalf("%s: %v", name, err)
 				}

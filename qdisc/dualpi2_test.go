@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
 )
 
@@ -336,7 +337,7 @@ func TestParseDualPI2Errors(t *testing.T) {
 			t.Errorf("%q: accepted as %q", tc.args, describeDualPI2(o))
 			continue
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %T is not a *ParseError", tc.args, err)
 			continue
@@ -634,7 +635,7 @@ func FuzzParseDualPI2(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		o, err := ParseDualPI2(strings.Split(s, " "), nil)
 		if err != nil {
-			var pe *ParseError
+			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%q: error %T is not a *ParseError", s, err)
 			}
@@ -726,7 +727,7 @@ func TestDualPI2AgainstReferenceTC(t *testing.T) {
 			}
 			continue
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		errors.As(perr, &pe)
 		wantExit := 1
 		var ec interface{ ExitCode() int }

@@ -11,7 +11,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // etfUsage is tc's explain() for etf.
@@ -26,10 +28,10 @@ const (
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "etf",
 		Usage: etfUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseETF(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
@@ -42,10 +44,10 @@ func init() {
 
 // ParseETF reads etf's keywords into the options tc sends.
 func ParseETF(args []string) (*attrs.ETFAttrs, error) {
-	o := attrs.TCETFQopt{Clockid: clockidInvalid}
+	o := attrs.TCETFQopt{Clockid: tcword.ClockidInvalid}
 	flag := func(bit uint32, keyword string) error {
 		if o.Flags&bit != 0 {
-			return errorf("etf: duplicate %q specification", keyword)
+			return tcword.Errorf("etf: duplicate %q specification", keyword)
 		}
 		o.Flags |= bit
 		return nil
@@ -59,36 +61,36 @@ func ParseETF(args []string) (*attrs.ETFAttrs, error) {
 			err = flag(etfDeadlineMode, "deadline_mode")
 		case tcfmt.Matches(w, "delta"):
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			if o.Delta != 0 {
-				return nil, errorf(`etf: duplicate "delta" specification`)
+				return nil, tcword.Errorf(`etf: duplicate "delta" specification`)
 			}
 			v, perr := tcfmt.ParseInt(args[i], 0, 32)
 			if perr != nil {
-				return nil, errorf("etf: illegal value for \"delta\": \"%s\"", args[i])
+				return nil, tcword.Errorf("etf: illegal value for \"delta\": \"%s\"", args[i])
 			}
 			o.Delta = int32(v)
 		case tcfmt.Matches(w, "clockid"):
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
-			if o.Clockid != clockidInvalid {
-				return nil, errorf(`etf: duplicate "clockid" specification`)
+			if o.Clockid != tcword.ClockidInvalid {
+				return nil, tcword.Errorf(`etf: duplicate "clockid" specification`)
 			}
-			id, ok := parseClockid(args[i])
+			id, ok := tcword.ParseClockid(args[i])
 			if !ok {
-				return nil, errorf("etf: illegal value for \"clockid\": \"%s\".\nIt must be a valid SYS-V id (i.e. CLOCK_TAI)", args[i])
+				return nil, tcword.Errorf("etf: illegal value for \"clockid\": \"%s\".\nIt must be a valid SYS-V id (i.e. CLOCK_TAI)", args[i])
 			}
 			o.Clockid = id
 		case w == "skip_sock_check":
 			err = flag(etfSkipSockCheck, "skip_sock_check")
 		case w == "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf("etf: unknown parameter \"%s\"", w)
+			return nil, tcword.UsageErrorf("etf: unknown parameter \"%s\"", w)
 		}
 		if err != nil {
 			return nil, err
@@ -104,7 +106,7 @@ func ParseETF(args []string) (*attrs.ETFAttrs, error) {
 // (delta is printed as signed in text and as its u32 in JSON).
 func printETF(p *tcfmt.Printer, o *attrs.TCETFQopt) {
 	const both = tcfmt.Any
-	p.String(both, "clockid", "clockid %s ", clockName(o.Clockid))
+	p.String(both, "clockid", "clockid %s ", tcword.ClockName(o.Clockid))
 	p.Uint(tcfmt.JSON, "delta", "", uint64(uint32(o.Delta)))
 	p.Int(tcfmt.FP, "", "delta %d ", int64(o.Delta))
 	onOff := func(key tcfmt.Name, format string, bit uint32) {

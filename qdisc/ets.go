@@ -23,7 +23,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // etsUsage and etsClassUsage are tc's explain and cexplain of ets.
@@ -39,11 +41,11 @@ const (
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:              "ets",
 		Usage:             etsUsage,
-		ParseQdisc:        func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) { return ParseETS(args) },
-		ParseClass:        func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) { return parseETSClass(args) },
+		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return ParseETS(args) },
+		ParseClass:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETSClass(args) },
 		PrintOptions:      printETS,
 		PrintClassOptions: printETSClass,
 	})
@@ -54,10 +56,10 @@ func init() {
 func etsQuantum(arg string) (uint32, error) {
 	v, err := tcfmt.ParseUint(arg, 10, 32)
 	if err != nil {
-		return 0, errorf(`Illegal "quanta" element`)
+		return 0, tcword.Errorf(`Illegal "quanta" element`)
 	}
 	if v == 0 {
-		return 0, errorf(`"quanta" must be > 0`)
+		return 0, tcword.Errorf(`"quanta" must be > 0`)
 	}
 	return uint32(v), nil
 }
@@ -66,10 +68,10 @@ func etsQuantum(arg string) (uint32, error) {
 func etsBands(arg, what string) (uint8, error) {
 	v, err := tcfmt.ParseUint(arg, 10, 32)
 	if err != nil {
-		return 0, errorf(`Illegal "%s"`, what)
+		return 0, tcword.Errorf(`Illegal "%s"`, what)
 	}
 	if v > etsMaxBands {
-		return 0, errorf(`The number of "%s" must be <= %d`, what, etsMaxBands)
+		return 0, tcword.Errorf(`The number of "%s" must be <= %d`, what, etsMaxBands)
 	}
 	return uint8(v), nil
 }
@@ -94,10 +96,10 @@ func ParseETS(args []string) (*attrs.ETSAttrs, error) {
 				field = &nstrict
 			}
 			if *field != 0 {
-				return nil, errorf(`Duplicate "%s"`, kw)
+				return nil, tcword.Errorf(`Duplicate "%s"`, kw)
 			}
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			v, err := etsBands(args[i], kw)
@@ -109,18 +111,18 @@ func ParseETS(args []string) (*attrs.ETSAttrs, error) {
 			continue
 		case "quanta", "priomap":
 			if kw == "quanta" && len(quanta) > 0 || kw == "priomap" && len(priomap) > 0 {
-				return nil, errorf(`Duplicate "%s"`, kw)
+				return nil, tcword.Errorf(`Duplicate "%s"`, kw)
 			}
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			mode = kw
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
 			if mode == "" {
-				return nil, usageErrorf(`What is "%s"?`, kw)
+				return nil, tcword.UsageErrorf(`What is "%s"?`, kw)
 			}
 		}
 		// args[i] is the next element of the current list.
@@ -134,10 +136,10 @@ func ParseETS(args []string) (*attrs.ETSAttrs, error) {
 		}
 		band, err := tcfmt.ParseUint(args[i], 10, 32)
 		if err != nil {
-			return nil, errorf(`Illegal "priomap" element`)
+			return nil, tcword.Errorf(`Illegal "priomap" element`)
 		}
 		if len(priomap) > etsMaxPrio {
-			return nil, errorf(`"priomap" index cannot be higher than %d`, etsMaxPrio)
+			return nil, tcword.Errorf(`"priomap" index cannot be higher than %d`, etsMaxPrio)
 		}
 		priomap = append(priomap, uint8(band))
 	}
@@ -145,14 +147,14 @@ func ParseETS(args []string) (*attrs.ETSAttrs, error) {
 		nbands = uint8(len(quanta)) + nstrict
 	}
 	if nbands == 0 {
-		return nil, usageErrorf(`One of "bands", "quanta" or "strict" needs to be specified`)
+		return nil, tcword.UsageErrorf(`One of "bands", "quanta" or "strict" needs to be specified`)
 	}
 	if int(nstrict)+len(quanta) > int(nbands) {
-		return nil, usageErrorf("Not enough total bands to cover all the strict bands and quanta")
+		return nil, tcword.UsageErrorf("Not enough total bands to cover all the strict bands and quanta")
 	}
 	for _, b := range priomap {
 		if b >= nbands {
-			return nil, errorf(`"priomap" element is out of bounds`)
+			return nil, tcword.Errorf(`"priomap" element is out of bounds`)
 		}
 	}
 	o := &attrs.ETSAttrs{Nbands: &nbands}
@@ -176,10 +178,10 @@ func parseETSClass(args []string) (*attrs.ETSAttrs, error) {
 		switch args[i] {
 		case "quantum":
 			if len(o.QuantaBand) > 0 {
-				return nil, errorf(`Duplicate "quantum"`)
+				return nil, tcword.Errorf(`Duplicate "quantum"`)
 			}
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			q, err := etsQuantum(args[i])
@@ -188,9 +190,9 @@ func parseETSClass(args []string) (*attrs.ETSAttrs, error) {
 			}
 			o.QuantaBand = []uint32{q}
 		case "help":
-			return nil, errorf("%s", etsClassUsage)
+			return nil, tcword.Errorf("%s", etsClassUsage)
 		default:
-			return nil, errorf("What is \"%s\"?\n%s", args[i], etsClassUsage)
+			return nil, tcword.Errorf("What is \"%s\"?\n%s", args[i], etsClassUsage)
 		}
 	}
 	return o, nil

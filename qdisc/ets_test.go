@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // tcNest is tc's addattr_nest with NLA_F_NESTED.
@@ -89,7 +91,7 @@ func TestParseETSErrors(t *testing.T) {
 		} else {
 			_, err = ParseETS(strings.Fields(tc.args))
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
 			continue
@@ -103,7 +105,7 @@ func TestParseETSErrors(t *testing.T) {
 // TestPrintETS checks the qdisc's lists, as words in text and arrays in
 // JSON, and a class's quantum.
 func TestPrintETS(t *testing.T) {
-	k := Lookup("ets")
+	k := tckind.LookupQdisc("ets")
 	prio := make([][]byte, 16)
 	for i := range prio {
 		prio[i] = tcU8(attrs.TCAETSPriomapBand, uint8(i%3))

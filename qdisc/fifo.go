@@ -16,7 +16,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // fifoUsage is tc's explain for the FIFO qdiscs.
@@ -24,38 +26,38 @@ const fifoUsage = `Usage: ... <[p|b]fifo | pfifo_head_drop> [ limit NUMBER ]`
 
 func init() {
 	for _, name := range []string{"pfifo", "bfifo", "pfifo_head_drop"} {
-		mustRegister(&Kind{
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         name,
 			Usage:        fifoUsage,
 			ParseQdisc:   fifoParser(name),
 			PrintOptions: fifoPrinter(name),
-			Keywords: keywordsOf(name, func(o *attrs.TCFifoQopt) ([]string, error) {
-				return []string{"limit", uintWord(o.Limit)}, nil
+			Keywords: tckind.KeywordsOf(name, func(o *attrs.TCFifoQopt) ([]string, error) {
+				return []string{"limit", tcword.UintWord(o.Limit)}, nil
 			}),
 		})
 	}
 }
 
 // fifoParser returns the parser of one FIFO kind; tc's messages name the kind.
-func fifoParser(name string) func([]string, ParseEnv) (attrs.TCOptionsMsg, error) {
-	return func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func fifoParser(name string) func([]string, tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+	return func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 		var opt *attrs.TCFifoQopt
 		for ; len(args) > 0; args = args[1:] {
 			switch args[0] {
 			case "limit":
 				if len(args) < 2 {
-					return nil, incompleteCommand()
+					return nil, tcword.IncompleteCommand()
 				}
 				args = args[1:]
 				n, err := tcfmt.ParseSize(args[0])
 				if err != nil {
-					return nil, errorf(`%s: Illegal value for "limit": "%s"`, name, args[0])
+					return nil, tcword.Errorf(`%s: Illegal value for "limit": "%s"`, name, args[0])
 				}
 				opt = &attrs.TCFifoQopt{Limit: n}
 			case "help":
-				return nil, &ParseError{ShowUsage: true}
+				return nil, &tcword.ParseError{ShowUsage: true}
 			default:
-				return nil, usageErrorf(`%s: unknown parameter "%s"`, name, args[0])
+				return nil, tcword.UsageErrorf(`%s: unknown parameter "%s"`, name, args[0])
 			}
 		}
 		if opt == nil {

@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // optionPayload is the TCA_OPTIONS payload a kind's parser gives for args,
 // nil when it sends none.
 func optionPayload(t *testing.T, kind, args string) []byte {
 	t.Helper()
-	o, err := Lookup(kind).ParseQdisc(strings.Fields(args), ParseEnv{})
+	o, err := tckind.LookupQdisc(kind).ParseQdisc(strings.Fields(args), tckind.ParseEnv{})
 	if err != nil {
 		t.Fatalf("%s %q: %v", kind, args, err)
 	}
@@ -104,8 +106,8 @@ func TestFifoPlugErrors(t *testing.T) {
 		{"plug", "foo", `plug: unknown parameter "foo"`, true, 1},
 		{"plug", "help", "", true, 1},
 	} {
-		_, err := Lookup(c.kind).ParseQdisc(strings.Fields(c.args), ParseEnv{})
-		var pe *ParseError
+		_, err := tckind.LookupQdisc(c.kind).ParseQdisc(strings.Fields(c.args), tckind.ParseEnv{})
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%s %q: %#v, want %q usage %v exit %d", c.kind, c.args, err, c.msg, c.usage, c.code)
 		}
@@ -125,7 +127,7 @@ func TestPrintFifo(t *testing.T) {
 		{"bfifo", 10240, "limit 10Kb", `{"limit":10240}` + "\n"},
 		{"bfifo", 0xffffffff, "limit 4Gb", `{"limit":4294967295}` + "\n"},
 	} {
-		print := func(p *tcfmt.Printer) { Lookup(c.kind).PrintOptions(p, &attrs.TCFifoQopt{Limit: c.limit}) }
+		print := func(p *tcfmt.Printer) { tckind.LookupQdisc(c.kind).PrintOptions(p, &attrs.TCFifoQopt{Limit: c.limit}) }
 		if got := printWith(tcfmt.Options{}, print); got != c.text {
 			t.Errorf("%s %d: text %q, want %q", c.kind, c.limit, got, c.text)
 		}

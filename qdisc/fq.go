@@ -25,7 +25,9 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // fqUsage is tc's explain() of fq.
@@ -51,16 +53,16 @@ const (
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "fq",
 		Usage:      fqUsage,
-		ParseQdisc: typedParser(ParseFQ),
+		ParseQdisc: tckind.TypedParser(ParseFQ),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.FQAttrs); ok {
 				PrintFQOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 			PrintFQXstats(p, fqStatsOf(x))
 		},
 		ChangeAccepted: fqChangeAccepted,
@@ -74,11 +76,11 @@ func init() {
 // on success (tc always sends the nest). Errors are *ParseError: exit 1,
 // with the usage after an unknown keyword and for "help"; a keyword
 // missing its value exits 255.
-func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
+func ParseFQ(args []string, env tckind.ParseEnv) (*attrs.FQAttrs, error) {
 	o := &attrs.FQAttrs{}
 	var buckets uint32
-	pacing := switchUnset
-	rate := func(kw string, value valueFunc, percent bool) (uint32, error) {
+	pacing := tcword.SwitchUnset
+	rate := func(kw string, value tcword.ValueFunc, percent bool) (uint32, error) {
 		v, err := value()
 		if err != nil {
 			return 0, err
@@ -86,23 +88,23 @@ func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
 		var r uint32
 		ok := false
 		if percent && strings.Contains(v, "%") {
-			r, ok = percentRate32(v, env.Dev, env.Notes())
+			r, ok = tcword.PercentRate32(v, env.Dev, env.Notes())
 		} else if n, perr := tcfmt.ParseRate32(v); perr == nil {
 			r, ok = n, true
 		}
 		if !ok {
-			return 0, errorf("Illegal %q", kw)
+			return 0, tcword.Errorf("Illegal %q", kw)
 		}
 		return r, nil
 	}
-	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+	err := tcword.ParseWords(args, func(kw string, value tcword.ValueFunc) (ok bool, err error) {
 		switch kw {
 		case "limit":
-			err = setU32(&o.Plimit)(uintArg(kw, value))
+			err = setU32(&o.Plimit)(tcword.UintArg(kw, value))
 		case "flow_limit":
-			err = setU32(&o.FlowPlimit)(uintArg(kw, value))
+			err = setU32(&o.FlowPlimit)(tcword.UintArg(kw, value))
 		case "buckets":
-			buckets, err = uintArg(kw, value)
+			buckets, err = tcword.UintArg(kw, value)
 		case "maxrate":
 			err = setU32(&o.FlowMaxRate)(rate(kw, value, true))
 		case "defrate":
@@ -110,7 +112,7 @@ func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
 		case "low_rate_threshold":
 			err = setU32(&o.LowRateThreshold)(rate(kw, value, false))
 		case "ce_threshold":
-			err = setU32(&o.CEThreshold)(timeArg(kw, value))
+			err = setU32(&o.CEThreshold)(tcword.TimeArg(kw, value))
 		case "timer_slack":
 			v, verr := value()
 			if verr != nil {
@@ -118,10 +120,10 @@ func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
 			}
 			ns, perr := tcfmt.ParseTime64(v)
 			if perr != nil {
-				return true, errorf(`Illegal "timer_slack"`)
+				return true, tcword.Errorf(`Illegal "timer_slack"`)
 			}
 			if ns != int64(uint32(ns)) {
-				return true, errorf(`Illegal (out of range) "timer_slack"`)
+				return true, tcword.Errorf(`Illegal (out of range) "timer_slack"`)
 			}
 			slack := uint32(ns)
 			o.TimerSlack = &slack
@@ -132,30 +134,30 @@ func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
 			}
 			o.HorizonDrop = &drop
 		case "horizon":
-			err = setU32(&o.Horizon)(timeArg(kw, value))
+			err = setU32(&o.Horizon)(tcword.TimeArg(kw, value))
 		case "offload_horizon":
-			err = setU32(&o.OffloadHorizon)(timeArg(kw, value))
+			err = setU32(&o.OffloadHorizon)(tcword.TimeArg(kw, value))
 		case "quantum":
-			err = setU32(&o.Quantum)(uintArg(kw, value))
+			err = setU32(&o.Quantum)(tcword.UintArg(kw, value))
 		case "initial_quantum":
-			err = setU32(&o.InitialQuantum)(uintArg(kw, value))
+			err = setU32(&o.InitialQuantum)(tcword.UintArg(kw, value))
 		case "orphan_mask":
 			// tc names the wrong keyword in this message.
-			err = setU32(&o.OrphanMask)(uintArg("initial_quantum", value))
+			err = setU32(&o.OrphanMask)(tcword.UintArg("initial_quantum", value))
 		case "refill_delay":
-			err = setU32(&o.FlowRefillDelay)(timeArg(kw, value))
+			err = setU32(&o.FlowRefillDelay)(tcword.TimeArg(kw, value))
 		case "pacing":
 			pacing = 1
 		case "nopacing":
 			pacing = 0
 		case "bands":
 			if o.Priomap != nil {
-				return true, errorf(`Duplicate "bands"`)
+				return true, tcword.Errorf(`Duplicate "bands"`)
 			}
 			o.Priomap, err = parseFQPriomap(value)
 		case "weights":
 			if o.Weights != nil {
-				return true, errorf(`Duplicate "weights"`)
+				return true, tcword.Errorf(`Duplicate "weights"`)
 			}
 			o.Weights, err = parseFQWeights(value)
 		default:
@@ -170,7 +172,7 @@ func ParseFQ(args []string, env ParseEnv) (*attrs.FQAttrs, error) {
 		log := ceilLog2(buckets)
 		o.BucketsLog = &log
 	}
-	o.RateEnable = pacing.attr()
+	o.RateEnable = pacing.Attr()
 	return o, nil
 }
 
@@ -197,37 +199,37 @@ func ceilLog2(v uint32) uint32 {
 
 // parseFQPriomap reads what follows "bands": tc takes only "3 priomap"
 // and then 16 bands below 3, with its messages for anything else.
-func parseFQPriomap(value valueFunc) (*attrs.TCPrioQopt, error) {
+func parseFQPriomap(value tcword.ValueFunc) (*attrs.TCPrioQopt, error) {
 	v, err := value()
 	if err != nil {
 		return nil, err
 	}
 	bands, perr := tcfmt.ParseInt(v, 10, 32)
 	if perr != nil {
-		return nil, errorf(`Illegal "bands"`)
+		return nil, tcword.Errorf(`Illegal "bands"`)
 	}
 	if bands != fqBands {
-		return nil, errorf(`"bands" must be %d`, fqBands)
+		return nil, tcword.Errorf(`"bands" must be %d`, fqBands)
 	}
 	if v, err = value(); err != nil {
 		return nil, err
 	}
 	if v != "priomap" {
-		return nil, errorf(`"priomap" expected`)
+		return nil, tcword.Errorf(`"priomap" expected`)
 	}
 	m := &attrs.TCPrioQopt{Bands: fqBands}
 	for i := range m.Priomap {
 		v, err := value()
 		if err != nil {
 			// tc checks for a word before it reads one.
-			return nil, errorf("Not enough elements in priomap")
+			return nil, tcword.Errorf("Not enough elements in priomap")
 		}
 		band, perr := tcfmt.ParseUint(v, 10, 32)
 		if perr != nil {
-			return nil, errorf(`Illegal "priomap" element, number in [0..%d] expected`, fqBands-1)
+			return nil, tcword.Errorf(`Illegal "priomap" element, number in [0..%d] expected`, fqBands-1)
 		}
 		if band >= fqBands {
-			return nil, errorf(`"priomap" element %d too big`, band)
+			return nil, tcword.Errorf(`"priomap" element %d too big`, band)
 		}
 		m.Priomap[i] = byte(band)
 	}
@@ -236,19 +238,19 @@ func parseFQPriomap(value valueFunc) (*attrs.TCPrioQopt, error) {
 
 // parseFQWeights reads the three band weights after "weights", each at
 // least fqMinWeight.
-func parseFQWeights(value valueFunc) ([]int32, error) {
+func parseFQWeights(value tcword.ValueFunc) ([]int32, error) {
 	w := make([]int32, fqBands)
 	for i := range w {
 		v, err := value()
 		if err != nil {
-			return nil, errorf("Not enough elements in weights")
+			return nil, tcword.Errorf("Not enough elements in weights")
 		}
 		n, perr := tcfmt.ParseInt(v, 10, 32)
 		if perr != nil {
-			return nil, errorf(`Illegal "weights" element, positive number expected`)
+			return nil, tcword.Errorf(`Illegal "weights" element, positive number expected`)
 		}
 		if n < fqMinWeight {
-			return nil, errorf(`"weight" element %d too small`, n)
+			return nil, tcword.Errorf(`"weight" element %d too small`, n)
 		}
 		w[i] = int32(n)
 	}
@@ -357,7 +359,7 @@ const (
 // its JSON key when it is not Stat's (tc prints "throttled" twice), and
 // whether a line separator precedes it.
 type fqStat struct {
-	Stat
+	tckind.Stat
 	format    string
 	json      string
 	print     fqPrint
@@ -377,7 +379,7 @@ var fqQdiscStats = []fqStat{
 	{Stat: fqBandPkts(0), format: " band0_pkts %u"},
 	{Stat: fqBandPkts(1), format: " band1_pkts %u"},
 	{Stat: fqBandPkts(2), format: " band2_pkts %u"},
-	{Stat: Stat{Key: "next_packet_delay", Unit: UnitNanoseconds, Metric: "gotc_fq_next_packet_delay_seconds",
+	{Stat: tckind.Stat{Key: "next_packet_delay", Unit: tckind.UnitNanoseconds, Metric: "gotc_fq_next_packet_delay_seconds",
 		Help: "Time until the next throttled flow may send, while one is throttled.",
 		Get: func(s any) (uint64, bool) {
 			d := s.(*fqqd).TimeNextDelayedFlow
@@ -394,9 +396,9 @@ var fqQdiscStats = []fqStat{
 		print: fqOmitZero},
 	{Stat: fqU64("throttled", "gotc_fq_throttled_total", "Times a flow was throttled by pacing.",
 		func(s *fqqd) uint64 { return s.Throttled }), format: " throttled %llu"},
-	{Stat: Stat{Key: "latency", Unit: UnitNanoseconds, Metric: "gotc_fq_unthrottle_latency_seconds",
+	{Stat: tckind.Stat{Key: "latency", Unit: tckind.UnitNanoseconds, Metric: "gotc_fq_unthrottle_latency_seconds",
 		Help: "Average lateness of the unthrottling timer.",
-		Get:  statAlways(func(s *fqqd) uint64 { return uint64(s.UnthrottleLatencyNs) })},
+		Get:  tckind.StatAlways(func(s *fqqd) uint64 { return uint64(s.UnthrottleLatencyNs) })},
 		format: " latency %s", print: fqTime64},
 	{Stat: fqU64("ce_mark", "gotc_fq_ce_marked_packets_total", "Packets marked CE above ce_threshold.",
 		func(s *fqqd) uint64 { return s.CEMark }), format: " ce_mark %llu", print: fqOmitZero},
@@ -415,40 +417,40 @@ var fqQdiscStats = []fqStat{
 	{Stat: fqBandDrops(2), format: " band2_drops %llu", print: fqLine3},
 }
 
-func fqU32(key, metric, help string, get func(*fqqd) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help,
-		Get: statAlways(func(s *fqqd) uint64 { return uint64(get(s)) })}
+func fqU32(key, metric, help string, get func(*fqqd) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help,
+		Get: tckind.StatAlways(func(s *fqqd) uint64 { return uint64(get(s)) })}
 }
 
 // fqU64 builds one of fq's 64-bit statistics, which are all counters.
-func fqU64(key, metric, help string, get func(*fqqd) uint64) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: true, Wide: true, Get: statAlways(get)}
+func fqU64(key, metric, help string, get func(*fqqd) uint64) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true, Wide: true, Get: tckind.StatAlways(get)}
 }
 
 // fqBandPkts and fqBandDrops read band i's entry of the struct's arrays
 // (u32 and u64, in the host's byte order as the kernel wrote them).
-func fqBandPkts(i int) Stat {
+func fqBandPkts(i int) tckind.Stat {
 	return fqU32(fmt.Sprintf("band%d_pkts", i), fmt.Sprintf("gotc_fq_band%d_packets", i),
 		fmt.Sprintf("Packets queued in band %d now.", i),
 		func(s *fqqd) uint32 { return binary.NativeEndian.Uint32(s.BandPktCount[4*i:]) })
 }
 
-func fqBandDrops(i int) Stat {
+func fqBandDrops(i int) tckind.Stat {
 	return fqU64(fmt.Sprintf("band%d_drops", i), fmt.Sprintf("gotc_fq_band%d_drops_total", i),
 		fmt.Sprintf("Packets dropped in band %d.", i),
 		func(s *fqqd) uint64 { return binary.NativeEndian.Uint64(s.BandDrops[8*i:]) })
 }
 
 // fqStatsTable is fqQdiscStats for the registry's consumers.
-var fqStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var fqStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := fqStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: func() []Stat {
-		fields := make([]Stat, len(fqQdiscStats))
+	Fields: func() []tckind.Stat {
+		fields := make([]tckind.Stat, len(fqQdiscStats))
 		for i := range fqQdiscStats {
 			fields[i] = fqQdiscStats[i].Stat
 		}
@@ -458,8 +460,8 @@ var fqStatsTable = &StatsTable{
 
 // fqStatsOf returns fq's xstats (see fixedXstats: tc zero-fills a short
 // payload); nil when there are none.
-func fqStatsOf(x Xstats) *attrs.TCFQQdStats {
-	return fixedXstats[attrs.TCFQQdStats](x, attrs.TCFQQdStatsLen)
+func fqStatsOf(x tckind.Xstats) *attrs.TCFQQdStats {
+	return tckind.FixedXstats[attrs.TCFQQdStats](x, attrs.TCFQQdStatsLen)
 }
 
 // PrintFQXstats prints fq's xstats (-s) as tc does:

@@ -22,7 +22,9 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // fqCodelUsage is gotc's wording of fq_codel's keywords, printed for "help"
@@ -44,10 +46,10 @@ const (
 const fqCodelQuantumMax = 1 << 20
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "fq_codel",
 		Usage: fqCodelUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseFQCodel(args)
 			if err != nil {
 				return nil, err
@@ -65,9 +67,11 @@ func init() {
 		PrintClassXstats: printFQCodelXstats,
 		ChangeAccepted:   fqCodelChangeAccepted,
 		Stats:            fqCodelStatsTable,
-		Keywords:         keywordsOf("fq_codel", fqCodelKeywords),
+		Keywords:         tckind.KeywordsOf("fq_codel", fqCodelKeywords),
 		Dumped:           func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqCodelTimes(o, codelDumped) },
-		Restoring:        func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqCodelTimes(o, smallestDumpedAs(codelDumped)) },
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+			return fqCodelTimes(o, tcword.SmallestDumpedAs(codelDumped))
+		},
 	})
 }
 
@@ -84,17 +88,17 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 		ceMask                    uint8
 		ceSelector                uint8 = 0xff
 	)
-	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+	err := tcword.ParseWords(args, func(kw string, value tcword.ValueFunc) (ok bool, err error) {
 		if ok, err := w.word(kw, value); ok || err != nil {
 			return ok, err
 		}
 		switch kw {
 		case "flows":
-			flows, err = uintArg(kw, value)
+			flows, err = tcword.UintArg(kw, value)
 		case "quantum":
-			quantum, err = uintArg(kw, value)
+			quantum, err = tcword.UintArg(kw, value)
 		case "drop_batch":
-			dropBatch, err = uintArg(kw, value)
+			dropBatch, err = tcword.UintArg(kw, value)
 		case "ce_threshold_selector":
 			v, err := value()
 			if err != nil {
@@ -102,21 +106,21 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 			}
 			sel, mask, found := strings.Cut(v, "/")
 			if !found {
-				return true, errorf(`Missing mask for "ce_threshold_selector"`)
+				return true, tcword.Errorf(`Missing mask for "ce_threshold_selector"`)
 			}
 			// tc reads the mask first, so a bad mask is reported even
 			// when the value is bad too.
 			m, perr := tcfmt.ParseUint(mask, 0, 8)
 			if perr != nil {
-				return true, errorf(`Illegal mask for "ce_threshold_selector"`)
+				return true, tcword.Errorf(`Illegal mask for "ce_threshold_selector"`)
 			}
 			s, perr := tcfmt.ParseUint(sel, 0, 8)
 			if perr != nil {
-				return true, errorf(`Illegal "ce_threshold_selector"`)
+				return true, tcword.Errorf(`Illegal "ce_threshold_selector"`)
 			}
 			ceMask, ceSelector = uint8(m), uint8(s)
 		case "memory_limit":
-			memory, err = sizeArg(kw, value)
+			memory, err = tcword.SizeArg(kw, value)
 		default:
 			return false, nil
 		}
@@ -129,7 +133,7 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 	o := &attrs.FQCodelAttrs{}
 	o.Limit, o.Flows, o.Quantum = nonZero(w.limit), nonZero(flows), nonZero(quantum)
 	o.Interval, o.Target, o.DropBatchSize = nonZero(w.interval), nonZero(w.target), nonZero(dropBatch)
-	o.ECN, o.CEThreshold = w.ecn.attr(), w.ceThresholdAttr()
+	o.ECN, o.CEThreshold = w.ecn.Attr(), w.ceThresholdAttr()
 	if ceSelector != 0xff {
 		o.CEThresholdMask, o.CEThresholdSelector = &ceMask, &ceSelector
 	}
@@ -198,7 +202,7 @@ func PrintFQCodelOptions(p *tcfmt.Printer, o *attrs.FQCodelAttrs) {
 // non-zero; whether a line separator precedes it). The one table,
 // fqCodelQdiscStats, serves both.
 type fqCodelStat struct {
-	Stat
+	tckind.Stat
 	format    string
 	omitZero  bool
 	breakLine bool
@@ -228,16 +232,16 @@ var fqCodelQdiscStats = []fqCodelStat{
 
 type fqcqd = attrs.TCFQCodelQdStats
 
-func fqCodelField(key, metric, help string, counter bool, get func(*fqcqd) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: statAlways(func(s *fqcqd) uint64 { return uint64(get(s)) })}
+func fqCodelField(key, metric, help string, counter bool, get func(*fqcqd) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: tckind.StatAlways(func(s *fqcqd) uint64 { return uint64(get(s)) })}
 }
 
 // fqCodelStatsTable is fqCodelQdiscStats for the registry's consumers: the
 // statistics of an fq_codel qdisc (xstats of type 0; a class's are not
 // the qdisc's).
-var fqCodelStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var fqCodelStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := fqCodelStatsOf(x); s != nil && s.Type == fqCodelXstatsQdisc {
 			var qd attrs.TCFQCodelQdStats
 			qd.Decode(s.Union[:]) // the union is larger than either member
@@ -245,8 +249,8 @@ var fqCodelStatsTable = &StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []Stat {
-		fields := make([]Stat, len(fqCodelQdiscStats))
+	Fields: func() []tckind.Stat {
+		fields := make([]tckind.Stat, len(fqCodelQdiscStats))
 		for i := range fqCodelQdiscStats {
 			fields[i] = fqCodelQdiscStats[i].Stat
 		}
@@ -256,8 +260,8 @@ var fqCodelStatsTable = &StatsTable{
 
 // fqCodelStatsOf returns fq_codel's xstats (see fixedXstats); nil when
 // there are none.
-func fqCodelStatsOf(x Xstats) *attrs.TCFQCodelXstats {
-	return fixedXstats[attrs.TCFQCodelXstats](x, attrs.TCFQCodelXstatsLen)
+func fqCodelStatsOf(x tckind.Xstats) *attrs.TCFQCodelXstats {
+	return tckind.FixedXstats[attrs.TCFQCodelXstats](x, attrs.TCFQCodelXstatsLen)
 }
 
 // PrintFQCodelXstats prints fq_codel's xstats (-s) as tc does, for the
@@ -309,7 +313,7 @@ func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 	}
 }
 
-func printFQCodelXstats(p *tcfmt.Printer, x Xstats) {
+func printFQCodelXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	if s := fqCodelStatsOf(x); s != nil {
 		PrintFQCodelXstats(p, s)
 	}
@@ -331,23 +335,23 @@ func fqCodelKeywords(o *attrs.FQCodelAttrs) ([]string, error) {
 	var w []string
 	num := func(name string, v *uint32) {
 		if v != nil {
-			w = append(w, name, uintWord(*v))
+			w = append(w, name, tcword.UintWord(*v))
 		}
 	}
 	num("limit", o.Limit)
 	num("flows", o.Flows)
 	num("quantum", o.Quantum)
 	if o.Target != nil {
-		w = append(w, "target", timeWord(*o.Target))
+		w = append(w, "target", tcword.TimeWord(*o.Target))
 	}
 	if o.Interval != nil {
-		w = append(w, "interval", timeWord(*o.Interval))
+		w = append(w, "interval", tcword.TimeWord(*o.Interval))
 	}
 	num("memory_limit", o.MemoryLimit)
 	num("drop_batch", o.DropBatchSize)
-	w = onOff(w, o.ECN, "ecn", "noecn")
+	w = tcword.OnOff(w, o.ECN, "ecn", "noecn")
 	if o.CEThreshold != nil {
-		w = append(w, "ce_threshold", timeWord(*o.CEThreshold))
+		w = append(w, "ce_threshold", tcword.TimeWord(*o.CEThreshold))
 	}
 	if o.CEThresholdSelector != nil && o.CEThresholdMask != nil && *o.CEThresholdMask != 0 {
 		w = append(w, "ce_threshold_selector", fmt.Sprintf("%#x/%#x", *o.CEThresholdSelector, *o.CEThresholdMask))
@@ -364,6 +368,6 @@ func fqCodelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOption
 		return opts
 	}
 	c := *o
-	c.Target, c.Interval, c.CEThreshold = mapPtr(o.Target, f), mapPtr(o.Interval, f), mapPtr(o.CEThreshold, f)
+	c.Target, c.Interval, c.CEThreshold = tcword.MapPtr(o.Target, f), tcword.MapPtr(o.Interval, f), tcword.MapPtr(o.CEThreshold, f)
 	return &c
 }

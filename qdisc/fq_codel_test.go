@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // tcAttr builds one netlink attribute the way tc's addattr_l does: header,
@@ -129,7 +131,7 @@ func TestParseFQCodelErrors(t *testing.T) {
 		{"help", "", true, 1},
 	} {
 		_, err := ParseFQCodel(strings.Fields(tc.args))
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
 			continue
@@ -246,13 +248,13 @@ func TestPrintFQCodelXstats(t *testing.T) {
 		{"unknown type", fqCodelXstatsBytes(2, 1), "", "{}\n"},
 	} {
 		for _, where := range []string{"app", "legacy"} {
-			var x Xstats
+			var x tckind.Xstats
 			if where == "app" {
 				x.App = attrs.DecodeStatsAppMsg("fq_codel", tc.payload)
 			} else {
 				x.Legacy = attrs.DecodeTCXstatsMsg("fq_codel", tc.payload)
 			}
-			print := func(p *tcfmt.Printer) { Lookup("fq_codel").PrintXstats(p, x) }
+			print := func(p *tcfmt.Printer) { tckind.LookupQdisc("fq_codel").PrintXstats(p, x) }
 			if got := printWith(tcfmt.Options{}, print); got != tc.text {
 				t.Errorf("%s (%s): text\n got %q\nwant %q", tc.name, where, got, tc.text)
 			}
@@ -262,7 +264,7 @@ func TestPrintFQCodelXstats(t *testing.T) {
 		}
 	}
 	// TCA_STATS_APP wins over TCA_XSTATS, as in tc.
-	x := Xstats{App: attrs.DecodeStatsAppMsg("fq_codel", fqCodelXstatsBytes(0, 1)),
+	x := tckind.Xstats{App: attrs.DecodeStatsAppMsg("fq_codel", fqCodelXstatsBytes(0, 1)),
 		Legacy: attrs.DecodeTCXstatsMsg("fq_codel", fqCodelXstatsBytes(0, 2))}
 	if s := fqCodelStatsOf(x); s == nil || s.Union[0] != 1 {
 		t.Errorf("fqCodelStatsOf took %v; want TCA_STATS_APP's", s)
@@ -270,7 +272,7 @@ func TestPrintFQCodelXstats(t *testing.T) {
 }
 
 func TestFQCodelChangeAccepted(t *testing.T) {
-	k := Lookup("fq_codel")
+	k := tckind.LookupQdisc("fq_codel")
 	for _, tc := range []struct {
 		args string
 		want bool
@@ -280,7 +282,7 @@ func TestFQCodelChangeAccepted(t *testing.T) {
 		{"quantum 1048577", false},
 		{"flows 1024", false},
 	} {
-		o, err := k.ParseQdisc(strings.Fields(tc.args), ParseEnv{})
+		o, err := k.ParseQdisc(strings.Fields(tc.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // fqPIEUsage is tc's explain() of fq_pie.
@@ -22,10 +24,10 @@ const fqPIEUsage = "Usage: ... fq_pie [ limit PACKETS ] [ flows NUMBER ]\n" +
 	"                  [ [no]bytemode ] [ [no_]dq_rate_estimator ]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "fq_pie",
 		Usage: fqPIEUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseFQPIE(args)
 			if err != nil {
 				return nil, err
@@ -37,7 +39,7 @@ func init() {
 				PrintFQPIEOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 			PrintFQPIEXstats(p, fqPIEStatsOf(x))
 		},
 		ChangeAccepted: fqPIEChangeAccepted,
@@ -53,21 +55,21 @@ func init() {
 func ParseFQPIE(args []string) (*attrs.FQPIEAttrs, error) {
 	w := newPIEWords()
 	var flows, quantum, memory, ecnProb uint32
-	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+	err := tcword.ParseWords(args, func(kw string, value tcword.ValueFunc) (ok bool, err error) {
 		if ok, err := w.word(kw, value); ok || err != nil {
 			return ok, err
 		}
 		switch kw {
 		case "flows":
-			flows, err = uintArg(kw, value)
+			flows, err = tcword.UintArg(kw, value)
 		case "quantum":
-			quantum, err = sizeArg(kw, value)
+			quantum, err = tcword.SizeArg(kw, value)
 		case "memory_limit":
-			memory, err = sizeArg(kw, value)
+			memory, err = tcword.SizeArg(kw, value)
 		case "ecn_prob":
-			ecnProb, err = uintArg(kw, value)
+			ecnProb, err = tcword.UintArg(kw, value)
 			if err == nil && ecnProb >= 100 {
-				err = errorf("Illegal %q", kw)
+				err = tcword.Errorf("Illegal %q", kw)
 			}
 		default:
 			return false, nil
@@ -121,7 +123,7 @@ type fqpiexs = attrs.TCFQPIEXstats
 // how tc's -s text writes it (format, a leading blank included; whether a
 // line separator precedes it).
 type fqPIEStat struct {
-	Stat
+	tckind.Stat
 	format    string
 	breakLine bool
 }
@@ -149,21 +151,21 @@ var fqPIEQdiscStats = []fqPIEStat{
 		func(s *fqpiexs) uint32 { return s.MemoryUsage }), " memory_used %u", false},
 }
 
-func fqPIEField(key, metric, help string, counter bool, get func(*fqpiexs) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: statAlways(func(s *fqpiexs) uint64 { return uint64(get(s)) })}
+func fqPIEField(key, metric, help string, counter bool, get func(*fqpiexs) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: tckind.StatAlways(func(s *fqpiexs) uint64 { return uint64(get(s)) })}
 }
 
 // fqPIEStatsTable is fqPIEQdiscStats for the registry's consumers.
-var fqPIEStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var fqPIEStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := fqPIEStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: func() []Stat {
-		fields := make([]Stat, len(fqPIEQdiscStats))
+	Fields: func() []tckind.Stat {
+		fields := make([]tckind.Stat, len(fqPIEQdiscStats))
 		for i := range fqPIEQdiscStats {
 			fields[i] = fqPIEQdiscStats[i].Stat
 		}
@@ -173,8 +175,8 @@ var fqPIEStatsTable = &StatsTable{
 
 // fqPIEStatsOf returns fq_pie's xstats (see fixedXstats: tc zero-fills a
 // short payload); nil when there are none.
-func fqPIEStatsOf(x Xstats) *attrs.TCFQPIEXstats {
-	return fixedXstats[attrs.TCFQPIEXstats](x, attrs.TCFQPIEXstatsLen)
+func fqPIEStatsOf(x tckind.Xstats) *attrs.TCFQPIEXstats {
+	return tckind.FixedXstats[attrs.TCFQPIEXstats](x, attrs.TCFQPIEXstatsLen)
 }
 
 // PrintFQPIEXstats prints fq_pie's xstats (-s) as tc does:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // TestParseFQBytes checks the payload against what tc's fq_parse_opt
@@ -41,7 +42,7 @@ func TestParseFQBytes(t *testing.T) {
 		{"initial_quantum 15000 flow_limit 0x10 limit 100", cat(tcU32(attrs.TCAFQPlimit, 100),
 			tcU32(attrs.TCAFQFlowPlimit, 16), tcU32(attrs.TCAFQInitialQuantum, 15000))},
 	} {
-		o, err := ParseFQ(strings.Fields(tc.args), ParseEnv{})
+		o, err := ParseFQ(strings.Fields(tc.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -82,7 +83,7 @@ func TestParseFQErrors(t *testing.T) {
 		{"limt 1", `What is "limt"?`, true, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseFQ(strings.Fields(tc.args), ParseEnv{})
+		_, err := ParseFQ(strings.Fields(tc.args), tckind.ParseEnv{})
 		wantParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
 }
@@ -134,7 +135,7 @@ func fqStatsBytes(u64s [8]uint64, u32s [4]uint32, more [4]uint64, drops [3]uint6
 }
 
 func TestPrintFQXstats(t *testing.T) {
-	k := Lookup("fq")
+	k := tckind.LookupQdisc("fq")
 	none := uint64(1) << 63 // a negative time_next_delayed_flow: no flow throttled
 	for _, tc := range []struct {
 		name       string
@@ -153,7 +154,7 @@ func TestPrintFQXstats(t *testing.T) {
 				`"gc":1,"highprio":0,"fastpath":12,"retrans":3,"throttled":4,"latency":2500,"ce_mark":9,"flows_plimit":5,` +
 				`"pkts_too_long":6,"alloc_errors":7,"horizon_caps":11,"band1_drops":13}` + "\n"},
 	} {
-		x := Xstats{App: attrs.DecodeStatsAppMsg("fq", tc.payload)}
+		x := tckind.Xstats{App: attrs.DecodeStatsAppMsg("fq", tc.payload)}
 		if got := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }); got != tc.text {
 			t.Errorf("%s: got %q\nwant %q", tc.name, got, tc.text)
 		}
@@ -191,7 +192,7 @@ func TestFQChangeAccepted(t *testing.T) {
 		"initial_quantum 2000000": false,
 		"offload_horizon 0":       false,
 	} {
-		o, err := ParseFQ(strings.Fields(args), ParseEnv{})
+		o, err := ParseFQ(strings.Fields(args), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}

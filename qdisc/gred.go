@@ -18,7 +18,9 @@ import (
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // gredUsage is tc's explain() of gred.
@@ -32,10 +34,10 @@ const gredUsage = "Usage: tc qdisc { add | replace | change } ... gred setup vqs
 const gredMaxDPs = 16
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "gred",
 		Usage:      gredUsage,
-		ParseQdisc: typedParser(ParseGRED),
+		ParseQdisc: tckind.TypedParser(ParseGRED),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.GREDAttrs); ok {
 				PrintGREDOptions(p, o)
@@ -54,7 +56,7 @@ func init() {
 // 7.x does. Errors are *ParseError: exit 1, with the usage after an
 // unknown keyword, for "help" and for no queue parameter at all; a
 // keyword missing its value exits 255.
-func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
+func ParseGRED(args []string, env tckind.ParseEnv) (*attrs.GREDAttrs, error) {
 	var (
 		q     = attrs.TCGREDQopt{DP: gredMaxDPs}
 		flags uint32
@@ -65,7 +67,7 @@ func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
 		kw := args[i]
 		value := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -79,7 +81,7 @@ func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
 		switch kw {
 		case "setup":
 			if given {
-				return nil, errorf(`Illegal "setup"`)
+				return nil, tcword.Errorf(`Illegal "setup"`)
 			}
 			return parseGREDSetup(args[i+1:])
 		case "limit", "min", "max":
@@ -89,7 +91,7 @@ func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
 			}
 			n, perr := tcfmt.ParseSize(v)
 			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
+				return nil, tcword.Errorf("Illegal %q", kw)
 			}
 			switch kw {
 			case "limit":
@@ -107,10 +109,10 @@ func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
 			}
 			n, perr := tcfmt.ParseUint(v, 10, 32) // get_unsigned, base 10
 			if perr != nil {
-				return nil, errorf(`Illegal "vq"`)
+				return nil, tcword.Errorf(`Illegal "vq"`)
 			}
 			if n >= gredMaxDPs {
-				return nil, errorf("GRED: only %d VQs are currently supported", gredMaxDPs)
+				return nil, tcword.Errorf("GRED: only %d VQs are currently supported", gredMaxDPs)
 			}
 			q.DP, given = uint32(n), true
 		case "prio":
@@ -126,16 +128,16 @@ func ParseGRED(args []string, env ParseEnv) (*attrs.GREDAttrs, error) {
 		case "harddrop":
 			flags |= redFlagHarddrop
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
 		}
 	}
 	if !given {
-		return nil, &ParseError{ShowUsage: true}
+		return nil, &tcword.ParseError{ShowUsage: true}
 	}
 	if q.DP == gredMaxDPs || q.Limit == 0 || q.QthMin == 0 || q.QthMax == 0 || r.avpkt == 0 {
-		return nil, errorf("Required parameter (vq, limit, min, max, avpkt) is missing")
+		return nil, tcword.Errorf("Required parameter (vq, limit, min, max, avpkt) is missing")
 	}
 	w := env.Notes()
 	if r.burst == 0 {
@@ -168,7 +170,7 @@ func parseGREDSetup(args []string) (*attrs.GREDAttrs, error) {
 		kw := args[i]
 		value := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -181,15 +183,15 @@ func parseGREDSetup(args []string) (*attrs.GREDAttrs, error) {
 			}
 			n, perr := tcfmt.ParseUint(v, 10, 32)
 			if perr != nil {
-				return nil, errorf(`Illegal "vqs"`)
+				return nil, tcword.Errorf(`Illegal "vqs"`)
 			}
 			if n > gredMaxDPs {
-				return nil, errorf("GRED: only %d VQs are currently supported", gredMaxDPs)
+				return nil, tcword.Errorf("GRED: only %d VQs are currently supported", gredMaxDPs)
 			}
 			s.DPs = uint32(n)
 		case "default":
 			if s.DPs == 0 {
-				return nil, errorf(`"default" must be defined after "vqs"`)
+				return nil, tcword.Errorf(`"default" must be defined after "vqs"`)
 			}
 			v, err := value()
 			if err != nil {
@@ -197,10 +199,10 @@ func parseGREDSetup(args []string) (*attrs.GREDAttrs, error) {
 			}
 			n, perr := tcfmt.ParseUint(v, 10, 32)
 			if perr != nil {
-				return nil, errorf(`Illegal "default"`)
+				return nil, tcword.Errorf(`Illegal "default"`)
 			}
 			if n >= uint64(s.DPs) {
-				return nil, errorf(`"default" must be less than "vqs"`)
+				return nil, tcword.Errorf(`"default" must be less than "vqs"`)
 			}
 			s.DefDP = uint32(n)
 		case "grio":
@@ -212,7 +214,7 @@ func parseGREDSetup(args []string) (*attrs.GREDAttrs, error) {
 			}
 			n, perr := tcfmt.ParseSize(v)
 			if perr != nil {
-				return nil, errorf(`Illegal "limit"`)
+				return nil, tcword.Errorf(`Illegal "limit"`)
 			}
 			limit = n
 		case "ecn":
@@ -220,13 +222,13 @@ func parseGREDSetup(args []string) (*attrs.GREDAttrs, error) {
 		case "harddrop":
 			s.Flags |= redFlagHarddrop
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
 		}
 	}
 	if s.DPs == 0 || s.DefDP == gredMaxDPs {
-		return nil, errorf("Illegal gred setup parameters")
+		return nil, tcword.Errorf("Illegal gred setup parameters")
 	}
 	o := &attrs.GREDAttrs{Dps: &s}
 	if limit != 0 {

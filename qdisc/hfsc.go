@@ -25,7 +25,9 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // hfscUsage and hfscClassUsage are tc's explain_qdisc and explain_class;
@@ -57,11 +59,11 @@ Remarks:
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:              "hfsc",
 		Usage:             hfscUsage,
-		ParseQdisc:        func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSC(args) },
-		ParseClass:        func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) { return ParseHFSCClass(args, env) },
+		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSC(args) },
+		ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return ParseHFSCClass(args, env) },
 		PrintOptions:      printHFSC,
 		PrintClassOptions: printHFSCClass,
 		PrintXstats:       printHFSCXstats,
@@ -86,21 +88,21 @@ func parseHFSC(args []string) (attrs.TCOptionsMsg, error) {
 		switch {
 		case tcfmt.Matches(args[i], "default"):
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			if qopt.Defcls != 0 {
-				return nil, errorf(`HFSC: Double "default"`)
+				return nil, tcword.Errorf(`HFSC: Double "default"`)
 			}
 			v, err := tcfmt.ParseUint(args[i], 16, 16)
 			if err != nil {
-				return nil, errorf("%s", hfscIllegal("default"))
+				return nil, tcword.Errorf("%s", hfscIllegal("default"))
 			}
 			qopt.Defcls = uint16(v)
 		case tcfmt.Matches(args[i], "help"):
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf(`HFSC: What is "%s" ?`, args[i])
+			return nil, tcword.UsageErrorf(`HFSC: What is "%s" ?`, args[i])
 		}
 	}
 	return attrs.TCOptionsMsgRaw(qopt.Append(nil)), nil
@@ -129,19 +131,19 @@ func printHFSC(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 
 // hfscClassError is a class parse error: tc's messages, then (when usage)
 // the class usage.
-func hfscClassError(usage bool, lines ...string) *ParseError {
+func hfscClassError(usage bool, lines ...string) *tcword.ParseError {
 	msg := strings.Join(lines, "\n")
 	if usage {
 		msg += "\n" + hfscClassUsage
 	}
-	return &ParseError{Msg: msg}
+	return &tcword.ParseError{Msg: msg}
 }
 
 // ParseHFSCClass turns the words after "hfsc" in a class command into the
 // class's curves, as tc's hfsc_parse_class_opt does. env.Dev is the device
 // that rates given as a percentage refer to; tc's notes about those go to
 // env.Stderr.
-func ParseHFSCClass(args []string, env ParseEnv) (*attrs.HFSCAttrs, error) {
+func ParseHFSCClass(args []string, env tckind.ParseEnv) (*attrs.HFSCAttrs, error) {
 	o := &attrs.HFSCAttrs{}
 	for i := 0; i < len(args); i++ {
 		kw := args[i]
@@ -156,12 +158,12 @@ func ParseHFSCClass(args []string, env ParseEnv) (*attrs.HFSCAttrs, error) {
 		case tcfmt.Matches(kw, "ul"):
 			name = "ul"
 		case tcfmt.Matches(kw, "help"):
-			return nil, &ParseError{Msg: hfscClassUsage}
+			return nil, &tcword.ParseError{Msg: hfscClassUsage}
 		default:
 			return nil, hfscClassError(true, `HFSC: What is "`+kw+`" ?`)
 		}
 		if i+1 >= len(args) {
-			return nil, incompleteCommand()
+			return nil, tcword.IncompleteCommand()
 		}
 		sc, n, err := parseHFSCCurve(name, args[i+1:], env)
 		if err != nil {
@@ -192,7 +194,7 @@ func ParseHFSCClass(args []string, env ParseEnv) (*attrs.HFSCAttrs, error) {
 // parseHFSCCurve reads one curve from args, which start after its keyword
 // (rt, ls, sc or ul: name, for the messages), as tc's hfsc_get_sc does: the
 // curve and how many words it took.
-func parseHFSCCurve(name string, args []string, env ParseEnv) (*attrs.TCServiceCurve, int, error) {
+func parseHFSCCurve(name string, args []string, env tckind.ParseEnv) (*attrs.TCServiceCurve, int, error) {
 	// tc tries the m1/d/m2 form, then the umax/dmax/rate form from the
 	// same word; each reports its own bad values first.
 	var notes []string
@@ -215,9 +217,9 @@ func parseHFSCCurve(name string, args []string, env ParseEnv) (*attrs.TCServiceC
 
 // hfscRate reads a curve's rate as tc's get_rate does (32 bits), or as a
 // share of the device's speed when it holds a '%'.
-func hfscRate(arg string, env ParseEnv) (uint32, bool) {
+func hfscRate(arg string, env tckind.ParseEnv) (uint32, bool) {
 	if strings.Contains(arg, "%") {
-		v, ok := percentRate(arg, env.Dev, env.Notes())
+		v, ok := tcword.PercentRate(arg, env.Dev, env.Notes())
 		return uint32(v), ok && v <= math.MaxUint32
 	}
 	v, err := tcfmt.ParseRate32(arg)
@@ -242,12 +244,12 @@ func (c *hfscCursor) next() bool {
 // hfscSlopes reads "[m1 RATE] [d TIME] m2 RATE" (tc's hfsc_get_sc1). A nil
 // curve without error means the words are not of this form; notes gets
 // tc's messages about bad values.
-func hfscSlopes(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceCurve, int, error) {
+func hfscSlopes(args []string, env tckind.ParseEnv, notes *[]string) (*attrs.TCServiceCurve, int, error) {
 	c := hfscCursor{args: args}
 	var m1, d, m2 uint32
 	if tcfmt.Matches(c.word(), "m1") {
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 		v, ok := hfscRate(c.word(), env)
 		if !ok {
@@ -256,12 +258,12 @@ func hfscSlopes(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 		}
 		m1 = v
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 	}
 	if tcfmt.Matches(c.word(), "d") {
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 		v, err := tcfmt.ParseTime(c.word())
 		if err != nil {
@@ -270,14 +272,14 @@ func hfscSlopes(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 		}
 		d = v
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 	}
 	if !tcfmt.Matches(c.word(), "m2") {
 		return nil, 0, nil
 	}
 	if !c.next() {
-		return nil, 0, incompleteCommand()
+		return nil, 0, tcword.IncompleteCommand()
 	}
 	v, ok := hfscRate(c.word(), env)
 	if !ok {
@@ -292,12 +294,12 @@ func hfscSlopes(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 // hfsc_get_sc2) and turns it into slopes: a first segment of umax bytes in
 // dmax when that is steeper than rate (concave), else a flat one that
 // ends where rate would have sent umax bytes by dmax (convex).
-func hfscDelays(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceCurve, int, error) {
+func hfscDelays(args []string, env tckind.ParseEnv, notes *[]string) (*attrs.TCServiceCurve, int, error) {
 	c := hfscCursor{args: args}
 	var umax, dmax, rate uint32
 	if tcfmt.Matches(c.word(), "umax") {
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 		v, err := tcfmt.ParseSize(c.word())
 		if err != nil {
@@ -306,12 +308,12 @@ func hfscDelays(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 		}
 		umax = v
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 	}
 	if tcfmt.Matches(c.word(), "dmax") {
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 		v, err := tcfmt.ParseTime(c.word())
 		if err != nil {
@@ -320,14 +322,14 @@ func hfscDelays(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 		}
 		dmax = v
 		if !c.next() {
-			return nil, 0, incompleteCommand()
+			return nil, 0, tcword.IncompleteCommand()
 		}
 	}
 	if !tcfmt.Matches(c.word(), "rate") {
 		return nil, 0, nil
 	}
 	if !c.next() {
-		return nil, 0, incompleteCommand()
+		return nil, 0, tcword.IncompleteCommand()
 	}
 	v, ok := hfscRate(c.word(), env)
 	if !ok {
@@ -340,7 +342,7 @@ func hfscDelays(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 		return nil, 0, nil
 	}
 	sc := &attrs.TCServiceCurve{M2: rate}
-	if slope := math.Ceil(float64(umax) * timeUnitsPerSec / float64(dmax)); dmax != 0 && slope > float64(rate) {
+	if slope := math.Ceil(float64(umax) * tcword.TimeUnitsPerSec / float64(dmax)); dmax != 0 && slope > float64(rate) {
 		sc.M1 = tcfmt.CUint32(slope)
 		sc.D = time2ktime(dmax)
 	} else {
@@ -350,7 +352,7 @@ func hfscDelays(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 		// then refused.
 		var off uint32
 		if rate != 0 {
-			off = umax * timeUnitsPerSec / rate
+			off = umax * tcword.TimeUnitsPerSec / rate
 		}
 		sc.D = time2ktime(dmax - off)
 	}
@@ -359,10 +361,10 @@ func hfscDelays(args []string, env ParseEnv, notes *[]string) (*attrs.TCServiceC
 
 // time2ktime is tc's tc_core_time2ktime: microseconds to the kernel's
 // psched clock units (the same at the usual microsecond resolution).
-func time2ktime(us uint32) uint32 { return tcfmt.CUint32(float64(us) * psched().clockFactor) }
+func time2ktime(us uint32) uint32 { return tcfmt.CUint32(float64(us) * tcword.Psched().ClockFactor) }
 
 // ktime2time is tc_core_ktime2time, time2ktime's inverse (truncating).
-func ktime2time(kt uint32) uint32 { return tcfmt.CUint32(float64(kt) / psched().clockFactor) }
+func ktime2time(kt uint32) uint32 { return tcfmt.CUint32(float64(kt) / tcword.Psched().ClockFactor) }
 
 // printHFSCCurve prints one curve as tc's hfsc_print_sc does, e.g.
 // "rt m1 0bit d 0us m2 1Mbit ".
@@ -400,7 +402,7 @@ func printHFSCClass(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 
 // printHFSCXstats prints a class's struct tc_hfsc_stats; tc prints nothing
 // of a payload too short for it.
-func printHFSCXstats(p *tcfmt.Printer, x Xstats) {
+func printHFSCXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	s, ok := x.App.(*attrs.TCHFSCStats)
 	if x.App == nil {
 		s, ok = x.Legacy.(*attrs.TCHFSCStats)

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // curve is a struct tc_service_curve's bytes.
@@ -45,7 +47,7 @@ func cat(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
 
 func TestParseHFSCClass(t *testing.T) {
 	for _, tc := range hfscClassCases {
-		o, err := ParseHFSCClass(strings.Fields(tc.args), ParseEnv{})
+		o, err := ParseHFSCClass(strings.Fields(tc.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -108,14 +110,14 @@ var hfscErrorCases = []struct {
 func TestParseHFSCErrors(t *testing.T) {
 	for _, tc := range hfscErrorCases {
 		var notes bytes.Buffer
-		env := ParseEnv{Stderr: &notes}
+		env := tckind.ParseEnv{Stderr: &notes}
 		var err error
 		if tc.class {
 			_, err = ParseHFSCClass(strings.Fields(tc.args), env)
 		} else {
 			_, err = parseHFSC(strings.Fields(tc.args))
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
 			continue
@@ -129,12 +131,12 @@ func TestParseHFSCErrors(t *testing.T) {
 // TestPrintHFSC checks the curve lines ("sc" for equal rt and ls) and the
 // class statistics in text and JSON.
 func TestPrintHFSC(t *testing.T) {
-	k := Lookup("hfsc")
+	k := tckind.LookupQdisc("hfsc")
 	payload := cat(tcAttr(attrs.TCAHFSCRsc, curve(250000, 10000, 125000)), tcAttr(attrs.TCAHFSCFsc, curve(250000, 10000, 125000)),
 		tcAttr(attrs.TCAHFSCUsc, curve(0, 0, 1250000)))
 	opts := attrs.DecodeTCOptionsMsg("hfsc", payload)
 	st := attrs.TCHFSCStats{Work: 3000, Period: 2, Level: 1}
-	x := Xstats{App: attrs.DecodeStatsAppMsg("hfsc", st.Append(nil))}
+	x := tckind.Xstats{App: attrs.DecodeStatsAppMsg("hfsc", st.Append(nil))}
 	print := func(p *tcfmt.Printer) {
 		k.PrintClassOptions(p, opts)
 		k.PrintClassXstats(p, x)
@@ -168,9 +170,9 @@ func FuzzParseHFSCClass(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		o, err := ParseHFSCClass(strings.Split(s, " "), ParseEnv{})
+		o, err := ParseHFSCClass(strings.Split(s, " "), tckind.ParseEnv{})
 		if err != nil {
-			var pe *ParseError
+			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%q: error %T is not a *ParseError", s, err)
 			}
@@ -209,7 +211,7 @@ func TestHFSCClassMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded hfsc classes", len(cases))
 	}
 	for _, c := range cases {
-		o, err := ParseHFSCClass(c.args, ParseEnv{})
+		o, err := ParseHFSCClass(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue

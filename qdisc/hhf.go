@@ -13,7 +13,9 @@ import (
 	"math"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // hhfUsage is tc's explain() of hhf.
@@ -25,10 +27,10 @@ const hhfUsage = "Usage: ... hhf\t[ limit PACKETS ] [ quantum BYTES]\n" +
 	"\t\t[ non_hh_weight NUMBER ]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "hhf",
 		Usage: hhfUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseHHF(args)
 			if err != nil {
 				return nil, err
@@ -40,7 +42,7 @@ func init() {
 				PrintHHFOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 			PrintHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
 		},
 		ChangeAccepted: hhfChangeAccepted,
@@ -55,22 +57,22 @@ func init() {
 // "help"; a keyword missing its value exits 255.
 func ParseHHF(args []string) (*attrs.HHFAttrs, error) {
 	var limit, quantum, hhLimit, reset, admit, evict, weight uint32
-	err := parseWords(args, func(kw string, value valueFunc) (ok bool, err error) {
+	err := tcword.ParseWords(args, func(kw string, value tcword.ValueFunc) (ok bool, err error) {
 		switch kw {
 		case "limit":
-			limit, err = uintArg(kw, value)
+			limit, err = tcword.UintArg(kw, value)
 		case "quantum":
-			quantum, err = uintArg(kw, value)
+			quantum, err = tcword.UintArg(kw, value)
 		case "hh_limit":
-			hhLimit, err = uintArg(kw, value)
+			hhLimit, err = tcword.UintArg(kw, value)
 		case "reset_timeout":
-			reset, err = timeArg(kw, value)
+			reset, err = tcword.TimeArg(kw, value)
 		case "admit_bytes":
-			admit, err = uintArg(kw, value)
+			admit, err = tcword.UintArg(kw, value)
 		case "evict_timeout":
-			evict, err = timeArg(kw, value)
+			evict, err = tcword.TimeArg(kw, value)
 		case "non_hh_weight":
-			weight, err = uintArg(kw, value)
+			weight, err = tcword.UintArg(kw, value)
 		default:
 			return false, nil
 		}
@@ -123,7 +125,7 @@ type hhfxs = attrs.TCHHFXstats
 // hhfStat is one of hhf's statistics (Stat, with tc's JSON key) and how
 // tc's -s text writes it (format, a leading blank included).
 type hhfStat struct {
-	Stat
+	tckind.Stat
 	format string
 }
 
@@ -139,21 +141,21 @@ var hhfQdiscStats = []hhfStat{
 		func(s *hhfxs) uint32 { return s.HHCurCount }), " cur_hh %u"},
 }
 
-func hhfField(key, metric, help string, counter bool, get func(*hhfxs) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: statAlways(func(s *hhfxs) uint64 { return uint64(get(s)) })}
+func hhfField(key, metric, help string, counter bool, get func(*hhfxs) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: tckind.StatAlways(func(s *hhfxs) uint64 { return uint64(get(s)) })}
 }
 
 // hhfStatsTable is hhfQdiscStats for the registry's consumers.
-var hhfStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var hhfStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := wholeXstats[attrs.TCHHFXstats](x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: func() []Stat {
-		fields := make([]Stat, len(hhfQdiscStats))
+	Fields: func() []tckind.Stat {
+		fields := make([]tckind.Stat, len(hhfQdiscStats))
 		for i := range hhfQdiscStats {
 			fields[i] = hhfQdiscStats[i].Stat
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 func TestParseHHF(t *testing.T) {
@@ -55,14 +56,14 @@ func TestPrintHHF(t *testing.T) {
 		"limit 1000p quantum 1514b hh_limit 2048 reset_timeout 40ms admit_bytes 128Kb evict_timeout 1s non_hh_weight 2 "; got != want {
 		t.Errorf("defaults: got %q, want %q", got, want)
 	}
-	k := Lookup("hhf")
-	x := Xstats{App: attrs.DecodeStatsAppMsg("hhf", u32s(1, 2, 3, 4))}
+	k := tckind.LookupQdisc("hhf")
+	x := tckind.Xstats{App: attrs.DecodeStatsAppMsg("hhf", u32s(1, 2, 3, 4))}
 	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }),
 		"  drop_overlimit 1 hh_overlimit 2 tot_hh 3 cur_hh 4"; got != want {
 		t.Errorf("xstats: got %q, want %q", got, want)
 	}
 	// tc prints nothing of a payload shorter than the struct.
-	x = Xstats{App: attrs.DecodeStatsAppMsg("hhf", u32s(1, 2, 3))}
+	x = tckind.Xstats{App: attrs.DecodeStatsAppMsg("hhf", u32s(1, 2, 3))}
 	if got := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }); got != "" {
 		t.Errorf("short xstats: got %q", got)
 	}

@@ -22,7 +22,9 @@ import (
 	"strconv"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // htbUsage is gotc's summary of tc's htb keywords (tc prints its own usage
@@ -48,23 +50,23 @@ const (
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:              "htb",
 		Usage:             htbUsage,
-		ParseQdisc:        func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
-		ParseClass:        func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTBClass(args, env) },
+		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
+		ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTBClass(args, env) },
 		PrintOptions:      printHTB,
 		PrintClassOptions: printHTB,
 		PrintClassXstats:  printHTBXstats,
-		Keywords:          keywordsOf("htb", htbQdiscKeywords),
-		ClassKeywords:     keywordsOf("htb class", htbClassKeywords),
+		Keywords:          tckind.KeywordsOf("htb", htbQdiscKeywords),
+		ClassKeywords:     tckind.KeywordsOf("htb class", htbClassKeywords),
 	})
 }
 
 // htbIllegal is tc's explain1: the keyword whose value was refused, then
 // the usage.
-func htbIllegal(keyword string) *ParseError {
-	return &ParseError{Msg: `Illegal "` + keyword + `"`, ShowUsage: true}
+func htbIllegal(keyword string) *tcword.ParseError {
+	return &tcword.ParseError{Msg: `Illegal "` + keyword + `"`, ShowUsage: true}
 }
 
 // parseHTB reads the htb qdisc's keywords.
@@ -75,7 +77,7 @@ func parseHTB(args []string) (*attrs.HTBAttrs, error) {
 		kw := args[i]
 		next := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -104,7 +106,7 @@ func parseHTB(args []string) (*attrs.HTBAttrs, error) {
 			o.Offload = true
 			continue
 		default:
-			return nil, &ParseError{Msg: `What is "` + kw + `"?`, ShowUsage: true}
+			return nil, &tcword.ParseError{Msg: `What is "` + kw + `"?`, ShowUsage: true}
 		}
 		v, err := next()
 		if err != nil {
@@ -124,7 +126,7 @@ func parseHTB(args []string) (*attrs.HTBAttrs, error) {
 }
 
 // parseHTBClass reads an htb class's keywords.
-func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
+func parseHTBClass(args []string, env tckind.ParseEnv) (*attrs.HTBAttrs, error) {
 	var (
 		opt                attrs.TCHTBOpt
 		rate, ceil, buffer uint64
@@ -132,15 +134,15 @@ func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 		cellLog, ccellLog         = -1, -1
 		mtu                uint32 = htbMTUDefault
 		mpu, overhead      uint16
-		linklayer          uint8 = linklayerEthernet
+		linklayer          uint8 = tcword.LinklayerEthernet
 	)
 	for i := 0; i < len(args); i++ {
 		kw := args[i]
 		if kw == "help" {
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		}
 		if i+1 >= len(args) && htbClassTakesValue(kw) {
-			return nil, incompleteCommand()
+			return nil, tcword.IncompleteCommand()
 		}
 		switch {
 		case tcfmt.Matches(kw, "prio"):
@@ -166,7 +168,7 @@ func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 			*field = uint16(n)
 		case tcfmt.Matches(kw, "linklayer"):
 			i++
-			ll, ok := parseLinklayer(args[i])
+			ll, ok := tcword.ParseLinklayer(args[i])
 			if !ok {
 				return nil, htbIllegal("linklayer")
 			}
@@ -178,7 +180,7 @@ func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 			i++
 		case tcfmt.Matches(kw, "burst"), kw == "buffer", kw == "maxburst":
 			i++
-			size, cl, _, ok := sizeAndCell(args[i], math.MaxUint64)
+			size, cl, _, ok := tcword.SizeAndCell(args[i], math.MaxUint64)
 			if !ok {
 				return nil, htbIllegal(kw)
 			}
@@ -188,7 +190,7 @@ func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 			}
 		case tcfmt.Matches(kw, "cburst"), kw == "cbuffer", kw == "cmaxburst":
 			i++
-			size, cl, _, ok := sizeAndCell(args[i], math.MaxUint32)
+			size, cl, _, ok := tcword.SizeAndCell(args[i], math.MaxUint32)
 			if !ok {
 				return nil, htbIllegal(kw)
 			}
@@ -203,28 +205,28 @@ func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 				target = &ceil
 			}
 			if *target != 0 {
-				return nil, errorf(`Double "%s" spec`, kw)
+				return nil, tcword.Errorf(`Double "%s" spec`, kw)
 			}
-			v, ok := parseRate64(args[i], env.Dev, env.Notes())
+			v, ok := tcword.ParseRate64(args[i], env.Dev, env.Notes())
 			if !ok {
 				return nil, htbIllegal(kw)
 			}
 			*target = v
 		default:
-			return nil, &ParseError{Msg: `What is "` + kw + `"?`, ShowUsage: true}
+			return nil, &tcword.ParseError{Msg: `What is "` + kw + `"?`, ShowUsage: true}
 		}
 	}
 	if rate == 0 {
-		return nil, errorf(`"rate" is required.`)
+		return nil, tcword.Errorf(`"rate" is required.`)
 	}
 	if ceil == 0 {
 		ceil = rate
 	}
-	opt.Rate.Rate = rate32(rate)
-	opt.Ceil.Rate = rate32(ceil)
+	opt.Rate.Rate = tcword.Rate32(rate)
+	opt.Ceil.Rate = tcword.Rate32(ceil)
 	// The smallest burst tc allows: what the rate sends in one timer tick,
 	// plus a packet of mtu bytes.
-	hz := uint64(int64(psched().hz))
+	hz := uint64(int64(tcword.Psched().Hz))
 	if buffer == 0 {
 		buffer = rate/hz + uint64(mtu)
 	}
@@ -233,13 +235,13 @@ func parseHTBClass(args []string, env ParseEnv) (*attrs.HTBAttrs, error) {
 	}
 	opt.Rate.Overhead, opt.Ceil.Overhead = overhead, overhead
 	opt.Rate.MPU, opt.Ceil.MPU = mpu, mpu
-	rtab := calcRtable(&opt.Rate, cellLog, mtu, linklayer)
-	opt.Buffer = xmitTime(rate, buffer)
+	rtab := tcword.CalcRtable(&opt.Rate, cellLog, mtu, linklayer)
+	opt.Buffer = tcword.XmitTime(rate, buffer)
 	if opt.Buffer == math.MaxUint32 {
-		return nil, errorf("htb: burst out of range")
+		return nil, tcword.Errorf("htb: burst out of range")
 	}
-	ctab := calcRtable(&opt.Ceil, ccellLog, mtu, linklayer)
-	opt.Cbuffer = xmitTime(ceil, uint64(cbuffer))
+	ctab := tcword.CalcRtable(&opt.Ceil, ccellLog, mtu, linklayer)
+	opt.Cbuffer = tcword.XmitTime(ceil, uint64(cbuffer))
 	o := &attrs.HTBAttrs{Parms: &opt, Rtab: rtab, Ctab: ctab}
 	if rate >= 1<<32 {
 		o.Rate64 = &rate
@@ -300,11 +302,11 @@ func printHTB(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 		if h.Rate.Overhead != 0 {
 			p.Uint(tcfmt.Any, "overhead", "overhead %u ", uint64(h.Rate.Overhead))
 		}
-		buffer := xmitSize(rate, h.Buffer)
+		buffer := tcword.XmitSize(rate, h.Buffer)
 		p.Rate(tcfmt.Any, "ceil", "ceil %s ", ceil)
-		cbuffer := xmitSize(ceil, h.Cbuffer)
-		if ll := h.Rate.Linklayer & linklayerMask; ll > linklayerEthernet || p.Details() {
-			p.String(tcfmt.Any, "linklayer", "linklayer %s ", linklayerName(ll))
+		cbuffer := tcword.XmitSize(ceil, h.Cbuffer)
+		if ll := h.Rate.Linklayer & tcword.LinklayerMask; ll > tcword.LinklayerEthernet || p.Details() {
+			p.String(tcfmt.Any, "linklayer", "linklayer %s ", tcword.LinklayerName(ll))
 		}
 		if p.Details() {
 			p.Size(tcfmt.Any, "burst", "burst %s/", buffer)
@@ -361,7 +363,7 @@ var htbXstatsFields = []struct {
 
 // htbXstats returns an htb class's xstats from TCA_STATS_APP or else
 // TCA_XSTATS.
-func htbXstats(x Xstats) (*attrs.TCHTBXstats, bool) {
+func htbXstats(x tckind.Xstats) (*attrs.TCHTBXstats, bool) {
 	if s, ok := x.App.(*attrs.TCHTBXstats); ok {
 		return s, true
 	}
@@ -370,7 +372,7 @@ func htbXstats(x Xstats) (*attrs.TCHTBXstats, bool) {
 }
 
 // printHTBXstats prints an htb class's statistics (htb_print_xstats).
-func printHTBXstats(p *tcfmt.Printer, x Xstats) {
+func printHTBXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	s, ok := htbXstats(x)
 	if !ok {
 		return
@@ -391,15 +393,15 @@ func htbQdiscKeywords(o *attrs.HTBAttrs) ([]string, error) {
 	var w []string
 	if g := o.Init; g != nil {
 		if g.Debug != 0 {
-			return nil, noKeywords("htb debug")
+			return nil, tckind.NoKeywords("htb debug")
 		}
 		if g.Rate2quantum != htbR2QDefault {
-			w = append(w, "r2q", uintWord(g.Rate2quantum))
+			w = append(w, "r2q", tcword.UintWord(g.Rate2quantum))
 		}
 		w = append(w, "default", strconv.FormatUint(uint64(g.Defcls), 16))
 	}
 	if o.DirectQlen != nil {
-		w = append(w, "direct_qlen", uintWord(*o.DirectQlen))
+		w = append(w, "direct_qlen", tcword.UintWord(*o.DirectQlen))
 	}
 	if o.Offload {
 		w = append(w, "offload")
@@ -417,25 +419,25 @@ func htbClassKeywords(o *attrs.HTBAttrs) ([]string, error) {
 		ceil = *o.Ceil64
 	}
 	if rate == 0 || ceil == 0 {
-		return nil, noKeywords("htb class without a rate")
+		return nil, tckind.NoKeywords("htb class without a rate")
 	}
-	w := []string{"rate", rateWord(rate), "ceil", rateWord(ceil),
-		"burst", uintWord(burstOf(rate, h.Buffer)), "cburst", uintWord(burstOf(ceil, h.Cbuffer))}
+	w := []string{"rate", tcword.RateWord(rate), "ceil", tcword.RateWord(ceil),
+		"burst", tcword.UintWord(tcword.BurstOf(rate, h.Buffer)), "cburst", tcword.UintWord(tcword.BurstOf(ceil, h.Cbuffer))}
 	if h.Prio != 0 {
-		w = append(w, "prio", uintWord(h.Prio))
+		w = append(w, "prio", tcword.UintWord(h.Prio))
 	}
 	if h.Quantum != 0 {
-		w = append(w, "quantum", uintWord(h.Quantum))
+		w = append(w, "quantum", tcword.UintWord(h.Quantum))
 	}
 	rateSpecWords := func(r attrs.TCRatespec) []string {
 		var w []string
 		if r.Overhead != 0 {
-			w = append(w, "overhead", uintWord(r.Overhead))
+			w = append(w, "overhead", tcword.UintWord(r.Overhead))
 		}
 		if r.MPU != 0 {
-			w = append(w, "mpu", uintWord(r.MPU))
+			w = append(w, "mpu", tcword.UintWord(r.MPU))
 		}
-		if r.Linklayer&linklayerMask == linklayerATM {
+		if r.Linklayer&tcword.LinklayerMask == tcword.LinklayerATM {
 			w = append(w, "linklayer", "atm")
 		}
 		return w

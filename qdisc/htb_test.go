@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/kindtest"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 func encodeOptions(o interface{ Encode(*attrs.Encoder) }) []byte {
@@ -47,7 +50,7 @@ func TestHTBClassMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded htb classes", len(cases))
 	}
 	for _, c := range cases {
-		o, err := parseHTBClass(c.args, ParseEnv{})
+		o, err := parseHTBClass(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -97,11 +100,11 @@ func TestHTBErrors(t *testing.T) {
 	} {
 		var err error
 		if c.class {
-			_, err = parseHTBClass(c.args, ParseEnv{})
+			_, err = parseHTBClass(c.args, tckind.ParseEnv{})
 		} else {
 			_, err = parseHTB(c.args)
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%q: %#v, want %q usage %v exit %d", c.args, err, c.msg, c.usage, c.code)
 		}
@@ -151,7 +154,7 @@ func fuzzHTB(t *testing.T, s string, parse func([]string) (*attrs.HTBAttrs, erro
 	args := strings.Split(s, "\x00")
 	o, err := parse(args)
 	if err != nil {
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Fatalf("%q: error %v is not a ParseError", args, err)
 		}
@@ -166,8 +169,8 @@ func fuzzHTB(t *testing.T, s string, parse func([]string) (*attrs.HTBAttrs, erro
 		t.Fatalf("%q: round trip %x != %x", args, got, b)
 	}
 	for _, opt := range []tcfmt.Options{{}, {JSON: true}, {Details: true, Raw: true}} {
-		before := render(opt, func(p *tcfmt.Printer) { printHTB(p, o) })
-		if after := render(opt, func(p *tcfmt.Printer) { printHTB(p, &back) }); after != before {
+		before := kindtest.Render(opt, func(p *tcfmt.Printer) { printHTB(p, o) })
+		if after := kindtest.Render(opt, func(p *tcfmt.Printer) { printHTB(p, &back) }); after != before {
 			t.Fatalf("%q: prints %q after the round trip, %q before", args, after, before)
 		}
 	}
@@ -187,6 +190,6 @@ func FuzzParseHTBClass(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		fuzzHTB(t, s, func(args []string) (*attrs.HTBAttrs, error) { return parseHTBClass(args, ParseEnv{}) })
+		fuzzHTB(t, s, func(args []string) (*attrs.HTBAttrs, error) { return parseHTBClass(args, tckind.ParseEnv{}) })
 	})
 }

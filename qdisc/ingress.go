@@ -10,11 +10,13 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "ingress",
 		Usage:      "Usage: ... ingress",
 		ParseQdisc: parseIngress,
@@ -26,13 +28,13 @@ func init() {
 
 // parseIngress accepts only "handle X" pairs, which it ignores (the handle
 // is always ffff:), and sends no options.
-func parseIngress(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseIngress(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	for len(args) > 0 {
 		if args[0] != "handle" {
-			return nil, usageErrorf("What is \"%s\"?", args[0])
+			return nil, tcword.UsageErrorf("What is \"%s\"?", args[0])
 		}
 		if len(args) < 2 {
-			return nil, incompleteCommand()
+			return nil, tcword.IncompleteCommand()
 		}
 		args = args[2:]
 	}

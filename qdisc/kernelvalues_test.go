@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tckind"
 )
 
 // The kernel's rounding, worked by hand from net/sched: fq_codel's 5 ms
@@ -18,19 +19,19 @@ func TestKernelRounding(t *testing.T) {
 	}
 	for _, us := range []uint32{0, 1, 999, 5000, 100000, 1 << 31} {
 		d := codelDumped(us)
-		if codelDumped(*Restoring("fq_codel", &attrs.FQCodelAttrs{Target: &d}).(*attrs.FQCodelAttrs).Target) != d {
+		if codelDumped(*tckind.Restoring("fq_codel", &attrs.FQCodelAttrs{Target: &d}).(*attrs.FQCodelAttrs).Target) != d {
 			t.Errorf("codel %d µs: restoring its dump %d does not dump as it", us, d)
 		}
 	}
 	for _, v := range []uint32{1, 39, 40, 41, 816, 1 << 23} {
 		d := dualpi2GainDumped(v)
-		r := *Restoring("dualpi2", &attrs.DualPI2Attrs{Alpha: &d}).(*attrs.DualPI2Attrs).Alpha
+		r := *tckind.Restoring("dualpi2", &attrs.DualPI2Attrs{Alpha: &d}).(*attrs.DualPI2Attrs).Alpha
 		if dualpi2GainDumped(r) != d {
 			t.Errorf("gain %d: restoring its dump %d gives %d, which dumps as %d", v, d, r, dualpi2GainDumped(r))
 		}
 	}
 	five := uint32(5000)
-	if got := *Dumped("fq_codel", &attrs.FQCodelAttrs{Target: &five}).(*attrs.FQCodelAttrs).Target; got != 4999 || five != 5000 {
+	if got := *tckind.Dumped("fq_codel", &attrs.FQCodelAttrs{Target: &five}).(*attrs.FQCodelAttrs).Target; got != 4999 || five != 5000 {
 		t.Errorf("Dumped: target %d (request now %d), want 4999 (5000)", got, five)
 	}
 }

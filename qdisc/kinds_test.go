@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // TestPrintPfifoFast prints what the kernel dumps for pfifo_fast: the bare
@@ -14,7 +16,7 @@ import (
 func TestPrintPfifoFast(t *testing.T) {
 	raw := []byte{3, 0, 0, 0, 1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}
 	opts := attrs.DecodeTCOptionsMsg("pfifo_fast", raw)
-	print := func(p *tcfmt.Printer) { Lookup("pfifo_fast").PrintOptions(p, opts) }
+	print := func(p *tcfmt.Printer) { tckind.LookupQdisc("pfifo_fast").PrintOptions(p, opts) }
 	if got, want := printWith(tcfmt.Options{}, print), "bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"; got != want {
 		t.Errorf("text\n got %q\nwant %q", got, want)
 	}
@@ -24,7 +26,7 @@ func TestPrintPfifoFast(t *testing.T) {
 	}
 	// Too short for the struct: tc's printer gives up silently.
 	short := attrs.DecodeTCOptionsMsg("pfifo_fast", raw[:19])
-	if got := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { Lookup("pfifo_fast").PrintOptions(p, short) }); got != "" {
+	if got := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { tckind.LookupQdisc("pfifo_fast").PrintOptions(p, short) }); got != "" {
 		t.Errorf("short options printed %q", got)
 	}
 }
@@ -33,22 +35,22 @@ func TestPrintPfifoFast(t *testing.T) {
 // refuses every option, and no noqueue module at all, so the command line
 // refuses noqueue's options with its generic message.
 func TestOptionlessKinds(t *testing.T) {
-	pf := Lookup("pfifo_fast")
-	if opts, err := pf.ParseQdisc(nil, ParseEnv{}); opts != nil || err != nil {
+	pf := tckind.LookupQdisc("pfifo_fast")
+	if opts, err := pf.ParseQdisc(nil, tckind.ParseEnv{}); opts != nil || err != nil {
 		t.Errorf("pfifo_fast without options: %v, %v", opts, err)
 	}
 	for _, args := range [][]string{{"bands", "3"}, {"help"}} {
-		_, err := pf.ParseQdisc(args, ParseEnv{})
-		var pe *ParseError
+		_, err := pf.ParseQdisc(args, tckind.ParseEnv{})
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != "qdisc 'pfifo_fast' does not support option parsing" || pe.ExitCode() != 255 || pe.ShowUsage {
 			t.Errorf("pfifo_fast %q: got %v", args, err)
 		}
 	}
-	if k := Lookup("noqueue"); k == nil || k.ParseQdisc != nil {
+	if k := tckind.LookupQdisc("noqueue"); k == nil || k.ParseQdisc != nil {
 		t.Errorf("noqueue: want a kind without a parser, got %+v", k)
 	}
 	print := func(opts attrs.TCOptionsMsg) string {
-		return printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { Lookup("noqueue").PrintOptions(p, opts) })
+		return printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { tckind.LookupQdisc("noqueue").PrintOptions(p, opts) })
 	}
 	if got := print(attrs.TCOptionsMsgRaw{}); got != "" {
 		t.Errorf("noqueue, empty options: %q", got)
@@ -72,14 +74,14 @@ func TestIngressClsact(t *testing.T) {
 		{"clsact", "", "", 0},
 		{"clsact", "handle ffff:", `What is "handle"?`, 1},
 	} {
-		opts, err := Lookup(tc.kind).ParseQdisc(strings.Fields(tc.args), ParseEnv{})
+		opts, err := tckind.LookupQdisc(tc.kind).ParseQdisc(strings.Fields(tc.args), tckind.ParseEnv{})
 		if tc.code == 0 {
 			if err != nil || opts != nil {
 				t.Errorf("%s %q: got %v, %v; want no options", tc.kind, tc.args, opts, err)
 			}
 			continue
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != tc.msg || pe.ExitCode() != tc.code {
 			t.Errorf("%s %q: got %v, want %q (exit %d)", tc.kind, tc.args, err, tc.msg, tc.code)
 		}
@@ -87,7 +89,7 @@ func TestIngressClsact(t *testing.T) {
 	// The kernel dumps an empty nest for both; tc prints dashes for ingress.
 	for kind, want := range map[string]string{"ingress": "---------------- ", "clsact": ""} {
 		print := func(p *tcfmt.Printer) {
-			if k := Lookup(kind); k.PrintOptions != nil {
+			if k := tckind.LookupQdisc(kind); k.PrintOptions != nil {
 				k.PrintOptions(p, attrs.DecodeTCOptionsMsg(kind, nil))
 			}
 		}

@@ -28,7 +28,9 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // mqprioUsage is tc's explain() for mqprio, tabs and all.
@@ -69,10 +71,10 @@ var mqprioDefault = attrs.TCMQPrioQopt{
 }
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "mqprio",
 		Usage: mqprioUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseMQPrio(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
@@ -102,11 +104,11 @@ type tcLists struct {
 // numTC reads "num_tc N" (get_u8).
 func numTC(args []string, i int, o *attrs.TCMQPrioQopt) (int, error) {
 	if i+1 >= len(args) {
-		return i, incompleteCommand()
+		return i, tcword.IncompleteCommand()
 	}
 	n, err := tcfmt.ParseUint(args[i+1], 10, 8)
 	if err != nil {
-		return i, errorf(`Illegal "num_tc"`)
+		return i, tcword.Errorf(`Illegal "num_tc"`)
 	}
 	o.NumTC = uint8(n)
 	return i + 1, nil
@@ -205,17 +207,17 @@ func ParseMQPrio(args []string) (*attrs.TCOptionsMsgMQPrio, error) {
 			i = lists.fpList(args, i)
 		case w == "hw":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			v, err := tcfmt.ParseUint(args[i], 10, 8)
 			if err != nil {
-				return nil, errorf(`Illegal "hw"`)
+				return nil, tcword.Errorf(`Illegal "hw"`)
 			}
 			opt.HW = uint8(v)
 		case opt.HW != 0 && w == "mode":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			switch {
@@ -224,14 +226,14 @@ func ParseMQPrio(args []string) (*attrs.TCOptionsMsgMQPrio, error) {
 			case tcfmt.Matches(args[i], "channel"):
 				mode = mqprioModeChannel
 			default:
-				return nil, errorf("Illegal mode (%s)", args[i])
+				return nil, tcword.Errorf("Illegal mode (%s)", args[i])
 			}
 			if mode != mqprioModeDCB {
 				a.Mode = &mode
 			}
 		case opt.HW != 0 && w == "shaper":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			switch {
@@ -240,10 +242,10 @@ func ParseMQPrio(args []string) (*attrs.TCOptionsMsgMQPrio, error) {
 			case tcfmt.Matches(args[i], "bw_rlimit"):
 				shaper = mqprioShaperBWRate
 				if i+1 >= len(args) {
-					return nil, errorf("Incomplete shaper arguments")
+					return nil, tcword.Errorf("Incomplete shaper arguments")
 				}
 			default:
-				return nil, errorf("Illegal shaper (%s)", args[i])
+				return nil, tcword.Errorf("Illegal shaper (%s)", args[i])
 			}
 			if shaper != mqprioShaperDCB {
 				a.Shaper = &shaper
@@ -265,16 +267,16 @@ func ParseMQPrio(args []string) (*attrs.TCOptionsMsgMQPrio, error) {
 				rates[n] = v
 			}
 			if n < int(opt.NumTC) && i+1 >= len(args) {
-				return nil, errorf("Incomplete arguments, %s values expected", w)
+				return nil, tcword.Errorf("Incomplete arguments, %s values expected", w)
 			}
 		case w == "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, invalidArgument(w, "unknown argument")
+			return nil, tcword.InvalidArgument(w, "unknown argument")
 		}
 	}
 	if lists.pairs > int(opt.NumTC) {
-		return nil, errorf("queues count/offset pair count %d can not be higher than given num_tc %d", lists.pairs, opt.NumTC)
+		return nil, tcword.Errorf("queues count/offset pair count %d can not be higher than given num_tc %d", lists.pairs, opt.NumTC)
 	}
 	// A second "fp" counts on from the first one's count while it fills
 	// the list from the start again; past 16 tc reads beyond its array,

@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/kindtest"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
 )
 
 // checkParseError holds err to tc's message, usage and exit status.
 func checkParseError(t *testing.T, args string, err error, msg string, usage bool, code int) {
 	t.Helper()
-	var pe *ParseError
+	var pe *tcword.ParseError
 	if !errors.As(err, &pe) {
 		t.Errorf("%q: error %v, want a ParseError", args, err)
 		return
@@ -54,7 +56,7 @@ func TestParseMQPrio(t *testing.T) {
 		{"mode dcb shaper dcb", func(*attrs.TCOptionsMsgMQPrio) {}},
 		{"fp P E fp E", func(o *attrs.TCOptionsMsgMQPrio) {
 			for i, fp := range []uint32{1, 1, 0} {
-				o.Attrs.TCEntry = append(o.Attrs.TCEntry, attrs.MQPrioTCEntryAttrs{Index: ptrTo(uint32(i)), FP: ptrTo(fp)})
+				o.Attrs.TCEntry = append(o.Attrs.TCEntry, attrs.MQPrioTCEntryAttrs{Index: tcword.PtrTo(uint32(i)), FP: tcword.PtrTo(fp)})
 			}
 		}},
 	} {
@@ -131,21 +133,21 @@ func TestParseTAPrio(t *testing.T) {
 			q.Count[0], q.Count[1], q.Offset[1] = 1, 1, 1
 			o.Priomap = q
 			o.SchedEntryList.Entry = []attrs.TAPrioSchedEntry{entry(0, 1, 300000), entry(1, 0xff, 16), entry(2, 3, 8)}
-			o.SchedClockid = ptrTo(int32(11))
+			o.SchedClockid = tcword.PtrTo(int32(11))
 		}},
 		{"base-time 5 cycle-time 100 cycle-time-extension 7 flags 0x2 txtime-delay 010 clockid monotonic", func(o *attrs.TAPrioAttrs) {
-			o.SchedBaseTime, o.SchedCycleTime, o.SchedCycleTimeExtension = ptrTo(int64(5)), ptrTo(int64(100)), ptrTo(int64(7))
-			o.Flags, o.TxtimeDelay, o.SchedClockid = ptrTo(uint32(2)), ptrTo(uint32(8)), ptrTo(int32(1))
+			o.SchedBaseTime, o.SchedCycleTime, o.SchedCycleTimeExtension = tcword.PtrTo(int64(5)), tcword.PtrTo(int64(100)), tcword.PtrTo(int64(7))
+			o.Flags, o.TxtimeDelay, o.SchedClockid = tcword.PtrTo(uint32(2)), tcword.PtrTo(uint32(8)), tcword.PtrTo(int32(1))
 		}},
 		// A bad base-time ends the parsing: the rest is never read.
-		{"clockid TAI base-time x bogus", func(o *attrs.TAPrioAttrs) { o.SchedClockid = ptrTo(int32(11)) }},
+		{"clockid TAI base-time x bogus", func(o *attrs.TAPrioAttrs) { o.SchedClockid = tcword.PtrTo(int32(11)) }},
 		// Zeros are not sent, and may be given again.
 		{"flags 0 flags 0 cycle-time 0 cycle-time 0", func(*attrs.TAPrioAttrs) {}},
 		{"max-sdu 1500 0 300 fp E", func(o *attrs.TAPrioAttrs) {
 			o.TCEntry = []attrs.TAPrioTCEntryAttrs{
-				{Index: ptrTo(uint32(0)), MaxSDU: ptrTo(uint32(1500)), FP: ptrTo(uint32(1))},
-				{Index: ptrTo(uint32(1)), MaxSDU: ptrTo(uint32(0))},
-				{Index: ptrTo(uint32(2)), MaxSDU: ptrTo(uint32(300))},
+				{Index: tcword.PtrTo(uint32(0)), MaxSDU: tcword.PtrTo(uint32(1500)), FP: tcword.PtrTo(uint32(1))},
+				{Index: tcword.PtrTo(uint32(1)), MaxSDU: tcword.PtrTo(uint32(0))},
+				{Index: tcword.PtrTo(uint32(2)), MaxSDU: tcword.PtrTo(uint32(300))},
 			}
 		}},
 	} {
@@ -197,20 +199,20 @@ func TestPrintTAPrio(t *testing.T) {
 	cmd := uint8(0)
 	o := &attrs.TAPrioAttrs{
 		Priomap:        q,
-		SchedClockid:   ptrTo(int32(11)),
-		SchedBaseTime:  ptrTo(int64(-1)),
-		SchedCycleTime: ptrTo(int64(1000)),
+		SchedClockid:   tcword.PtrTo(int32(11)),
+		SchedBaseTime:  tcword.PtrTo(int64(-1)),
+		SchedCycleTime: tcword.PtrTo(int64(1000)),
 		SchedEntryList: &attrs.TAPrioSchedEntryList{Entry: []attrs.TAPrioSchedEntry{{Index: idx(0), Cmd: &cmd, GateMask: idx(3), Interval: idx(1000)}}},
 		TCEntry:        []attrs.TAPrioTCEntryAttrs{{Index: idx(1), MaxSDU: idx(0), FP: idx(2)}},
 	}
-	text := render(tcfmt.Options{}, func(p *tcfmt.Printer) { printTAPrio(p, o) })
+	text := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printTAPrio(p, o) })
 	want := "tc 2 map 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\nqueues offset 0 count 2 offset 2 count 2\n" +
 		"clockid TAI\tbase-time -1 cycle-time 1000\n\tindex 0 cmd S gatemask 0x3 interval 1000\n" +
 		"max-sdu 0 0\nfp ? P\n"
 	if text != want {
 		t.Errorf("text:\n%q\nwant\n%q", text, want)
 	}
-	js := render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printTAPrio(p, o) })
+	js := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printTAPrio(p, o) })
 	if !strings.Contains(js, `"base_time":18446744073709551615,"cycle_time":1000,"schedule":[{"index":0,"cmd":"S","gatemask":"0x3","interval":1000}]`) {
 		t.Errorf("json: %s", js)
 	}
@@ -297,7 +299,7 @@ func FuzzParseTAPrio(f *testing.F) {
 		args := strings.Split(s, "\x00")
 		o, err := ParseTAPrio(args)
 		if err != nil {
-			var pe *ParseError
+			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%q: error %v is not a ParseError", args, err)
 			}
@@ -316,8 +318,8 @@ func FuzzParseTAPrio(f *testing.F) {
 			t.Fatalf("%q: round trip %x != %x", args, e2.Bytes(), b)
 		}
 		for _, opt := range []tcfmt.Options{{}, {JSON: true}} {
-			before := render(opt, func(p *tcfmt.Printer) { printTAPrio(p, o) })
-			after := render(opt, func(p *tcfmt.Printer) { printTAPrio(p, &back) })
+			before := kindtest.Render(opt, func(p *tcfmt.Printer) { printTAPrio(p, o) })
+			after := kindtest.Render(opt, func(p *tcfmt.Printer) { printTAPrio(p, &back) })
 			if before != after {
 				t.Fatalf("%q: prints %q after the round trip, %q before", args, after, before)
 			}

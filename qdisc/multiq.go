@@ -11,14 +11,16 @@ import (
 	"strconv"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // multiqUsage is tc's explain() for multiq.
 const multiqUsage = "Usage: ... multiq [help]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:         "multiq",
 		Usage:        multiqUsage,
 		ParseQdisc:   parseMultiq,
@@ -26,14 +28,14 @@ func init() {
 	})
 }
 
-func parseMultiq(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseMultiq(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) == 0 {
 		return &attrs.TCMultiqQopt{}, nil
 	}
 	if args[0] == "help" {
-		return nil, &ParseError{ShowUsage: true}
+		return nil, &tcword.ParseError{ShowUsage: true}
 	}
-	return nil, usageErrorf("What is \"%s\"?", args[0])
+	return nil, tcword.UsageErrorf("What is \"%s\"?", args[0])
 }
 
 // printMultiq prints "bands N/MAX"; JSON has the two numbers apart. Options

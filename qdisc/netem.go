@@ -32,7 +32,9 @@ import (
 	"runtime"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // netemUsage is gotc's summary of tc's netem keywords.
@@ -88,10 +90,10 @@ func netemLibDir() string {
 }
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "netem",
 		Usage: netemUsage,
-		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseNetem(args, env)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
@@ -99,7 +101,7 @@ func init() {
 				PrintNetemOptions(p, o)
 			}
 		},
-		PrintXstats:    func(p *tcfmt.Printer, x Xstats) { PrintNetemXstats(p, netemStatsOf(x)) },
+		PrintXstats:    func(p *tcfmt.Printer, x tckind.Xstats) { PrintNetemXstats(p, netemStatsOf(x)) },
 		ChangeAccepted: netemChangeAccepted,
 		Stats:          netemStatsTable,
 	})
@@ -135,7 +137,7 @@ func netemChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 }
 
 // netemIllegal is tc's explain1 for netem.
-func netemIllegal(what string) *ParseError { return errorf(`Illegal "%s"`, what) }
+func netemIllegal(what string) *tcword.ParseError { return tcword.Errorf(`Illegal "%s"`, what) }
 
 // scalePercent is tc's set_percent: a fraction in [0,1] scaled to the u32
 // range and rounded to nearest, even on ties (rint).
@@ -145,7 +147,7 @@ func scalePercent(per float64) uint32 {
 
 // netemPercent is tc's get_percent: parsePercent, then scaled.
 func netemPercent(s string) (uint32, bool) {
-	per, ok := parsePercent(s)
+	per, ok := tcword.ParsePercent(s)
 	return scalePercent(per), ok
 }
 
@@ -157,7 +159,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 type netemParser struct {
 	args []string
 	i    int // the word being read
-	env  ParseEnv
+	env  tckind.ParseEnv
 
 	opt       attrs.TCNetemQopt
 	cor       attrs.TCNetemCorr
@@ -184,7 +186,7 @@ type netemParser struct {
 // next is tc's NEXT_ARG: the next word, or the end of the command.
 func (n *netemParser) next() (string, error) {
 	if n.i+1 >= len(n.args) {
-		return "", incompleteCommand()
+		return "", tcword.IncompleteCommand()
 	}
 	n.i++
 	return n.args[n.i], nil
@@ -237,7 +239,7 @@ func (n *netemParser) percentWithCorr(p, corr *uint32, what, corrWhat string, se
 // *ParseError: exit 1 (with the usage after an unknown word, for "help"
 // and for the combinations tc refuses), 255 for a keyword missing its
 // value.
-func ParseNetem(args []string, env ParseEnv) (*attrs.TCOptionsMsgNetem, error) {
+func ParseNetem(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgNetem, error) {
 	n := &netemParser{args: args, env: env}
 	n.opt.Limit = netemDefaultLimit
 	for ; n.i < len(args); n.i++ {
@@ -310,9 +312,9 @@ func (n *netemParser) word(kw string) error {
 		err = n.slotWords()
 	default:
 		if kw == "help" {
-			return &ParseError{ShowUsage: true}
+			return &tcword.ParseError{ShowUsage: true}
 		}
-		return usageErrorf(`What is "%s"?`, kw)
+		return tcword.UsageErrorf(`What is "%s"?`, kw)
 	}
 	return err
 }
@@ -364,7 +366,7 @@ func (n *netemParser) loss() error {
 		if err != nil {
 			return err
 		}
-		p13, ok := parsePercent(v)
+		p13, ok := tcword.ParsePercent(v)
 		if !ok {
 			return netemIllegal("loss p13")
 		}
@@ -383,7 +385,7 @@ func (n *netemParser) loss() error {
 		if err != nil {
 			return err
 		}
-		p, ok := parsePercent(v)
+		p, ok := tcword.ParsePercent(v)
 		if !ok {
 			return netemIllegal("loss gemodel p")
 		}
@@ -401,7 +403,7 @@ func (n *netemParser) loss() error {
 		_, err = n.optionalPercent(&n.ge.K1, "loss gemodel k")
 		return err
 	default:
-		return errorf("Unknown loss parameter: %s", model)
+		return tcword.Errorf("Unknown loss parameter: %s", model)
 	}
 	return nil
 }
@@ -414,7 +416,7 @@ func (n *netemParser) rateWords() error {
 		return err
 	}
 	var ok bool
-	if n.rate64, ok = parseRate64(v, n.env.Dev, n.env.Notes()); !ok {
+	if n.rate64, ok = tcword.ParseRate64(v, n.env.Dev, n.env.Notes()); !ok {
 		return netemIllegal("rate")
 	}
 	fields := []struct {
@@ -473,7 +475,7 @@ func (n *netemParser) slotWords() error {
 			return err
 		}
 		if v != "distribution" {
-			return errorf("Unknown slot parameter: %s", v)
+			return tcword.Errorf("Unknown slot parameter: %s", v)
 		}
 		n.hasSlot = true
 		if v, err = n.next(); err != nil {
@@ -495,7 +497,7 @@ func (n *netemParser) slotWords() error {
 			return netemIllegal("slot jitter")
 		}
 		if n.slot.DistJitter <= 0 {
-			return errorf("Non-positive jitter")
+			return tcword.Errorf("Non-positive jitter")
 		}
 	}
 	// A limit's keyword is taken only when another word follows it.
@@ -530,19 +532,19 @@ func (n *netemParser) finish() (*attrs.TCOptionsMsgNetem, error) {
 	switch {
 	case n.reorder.Probability != 0:
 		if n.latency == 0 {
-			return nil, usageErrorf("reordering not possible without specifying some delay")
+			return nil, tcword.UsageErrorf("reordering not possible without specifying some delay")
 		}
 		if n.opt.Gap == 0 {
 			n.opt.Gap = 1
 		}
 	case n.opt.Gap > 0:
-		return nil, usageErrorf("gap specified without reorder probability")
+		return nil, tcword.UsageErrorf("gap specified without reorder probability")
 	}
 	if n.hasECN && n.opt.Loss == 0 && n.lossModel == 0 {
-		return nil, usageErrorf("ecn requested without loss model")
+		return nil, tcword.UsageErrorf("ecn requested without loss model")
 	}
 	if n.dist != nil && (n.latency == 0 || n.jitter == 0) {
-		return nil, usageErrorf("distribution specified but no latency and jitter values")
+		return nil, tcword.UsageErrorf("distribution specified but no latency and jitter values")
 	}
 	o := &attrs.TCOptionsMsgNetem{Header: n.opt}
 	a := &o.Attrs
@@ -596,7 +598,7 @@ func (n *netemParser) finish() (*attrs.TCOptionsMsgNetem, error) {
 		}
 		size += (4 + 2*len(t) + 3) &^ 3
 		if size > netemDistBound {
-			return nil, errorf("addattr_l ERROR: message exceeded bound of %d", netemDistBound)
+			return nil, tcword.Errorf("addattr_l ERROR: message exceeded bound of %d", netemDistBound)
 		}
 	}
 	a.DelayDist, a.SlotDist = n.dist, n.slotDist
@@ -625,7 +627,7 @@ func (n *netemParser) readDist(name string) ([]int16, error) {
 	path := netemDistPath(name)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, errorf("No distribution data for %s (%s: %s)", name, path, strerror(err))
+		return nil, tcword.Errorf("No distribution data for %s (%s: %s)", name, path, tcword.Strerror(err))
 	}
 	defer f.Close()
 	// A read error (a directory, say) ends the file, as getline's does.
@@ -651,7 +653,7 @@ func (n *netemParser) readDist(name string) ([]int16, error) {
 				break
 			}
 			if len(table) >= netemMaxDist {
-				return nil, errorf("%s: too much data", path)
+				return nil, tcword.Errorf("%s: too much data", path)
 			}
 			table = append(table, int16(v))
 			s = s[k:]
@@ -659,7 +661,7 @@ func (n *netemParser) readDist(name string) ([]int16, error) {
 	}
 	if len(table) == 0 {
 		// tc gives up silently: exit 1, no message.
-		return nil, &ParseError{}
+		return nil, &tcword.ParseError{}
 	}
 	return table, nil
 }
@@ -817,7 +819,7 @@ func PrintNetemOptions(p *tcfmt.Printer, o *attrs.TCOptionsMsgNetem) {
 
 // netemStat is one of netem's statistics with tc's text format.
 type netemStat struct {
-	Stat
+	tckind.Stat
 	format string
 	// omitZero: tc prints it only when not zero.
 	omitZero bool
@@ -825,9 +827,9 @@ type netemStat struct {
 
 type netemxs = attrs.TCNetemXstats
 
-func netemCounter(key, what string, get func(*netemxs) uint64) Stat {
-	return Stat{Key: key, Metric: "gotc_netem_" + key + "_packets_total", Help: what, Counter: true, Wide: true,
-		Get: statAlways(get)}
+func netemCounter(key, what string, get func(*netemxs) uint64) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: "gotc_netem_" + key + "_packets_total", Help: what, Counter: true, Wide: true,
+		Get: tckind.StatAlways(get)}
 }
 
 // netemQdiscStats lists netem's statistics in tc's order.
@@ -838,20 +840,20 @@ var netemQdiscStats = []netemStat{
 	{netemCounter("duplicated", "Duplicate packets made.", func(s *netemxs) uint64 { return s.Duplicated }), " duplicated %llu", false},
 	{netemCounter("reordered", "Packets sent out of order.", func(s *netemxs) uint64 { return s.Reordered }), " reordered %llu", false},
 	{netemCounter("ecn_marked", "Packets marked CE instead of dropped.", func(s *netemxs) uint64 { return s.ECNMarked }), " ecn_marked %llu", false},
-	{Stat{Key: "alloc_errors", Metric: "gotc_netem_allocation_errors_total", Help: "Packets lost to failed allocations.",
-		Counter: true, Wide: true, Get: statAlways(func(s *netemxs) uint64 { return s.AllocationErrors })}, " alloc_errors %llu", true},
+	{tckind.Stat{Key: "alloc_errors", Metric: "gotc_netem_allocation_errors_total", Help: "Packets lost to failed allocations.",
+		Counter: true, Wide: true, Get: tckind.StatAlways(func(s *netemxs) uint64 { return s.AllocationErrors })}, " alloc_errors %llu", true},
 }
 
 // netemStatsTable is netemQdiscStats for the registry's consumers.
-var netemStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var netemStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := netemStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: func() []Stat {
-		fields := make([]Stat, len(netemQdiscStats))
+	Fields: func() []tckind.Stat {
+		fields := make([]tckind.Stat, len(netemQdiscStats))
 		for i := range netemQdiscStats {
 			fields[i] = netemQdiscStats[i].Stat
 		}
@@ -861,8 +863,8 @@ var netemStatsTable = &StatsTable{
 
 // netemStatsOf returns netem's xstats (see fixedXstats); nil when there
 // are none.
-func netemStatsOf(x Xstats) *attrs.TCNetemXstats {
-	return fixedXstats[attrs.TCNetemXstats](x, attrs.TCNetemXstatsLen)
+func netemStatsOf(x tckind.Xstats) *attrs.TCNetemXstats {
+	return tckind.FixedXstats[attrs.TCNetemXstats](x, attrs.TCNetemXstatsLen)
 }
 
 // PrintNetemXstats prints netem's statistics (-s) as tc does:

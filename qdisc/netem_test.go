@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // Probabilities as tc scales them (rint of the fraction times 2^32-1).
@@ -147,7 +149,7 @@ var netemParseCases = []struct {
 func TestParseNetem(t *testing.T) {
 	netemDistDir(t, map[string]string{"t": "# a table\n1 -2\n\n0x3 junk 4\n"})
 	for _, c := range netemParseCases {
-		got, err := ParseNetem(strings.Fields(c.args), ParseEnv{})
+		got, err := ParseNetem(strings.Fields(c.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -211,15 +213,15 @@ var netemErrorCases = []struct {
 func TestNetemErrors(t *testing.T) {
 	netemDistDir(t, map[string]string{"t": "1 2 3\n", "empty": "# nothing\n\nx 1\n"})
 	for _, c := range netemErrorCases {
-		_, err := ParseNetem(strings.Fields(c.args), ParseEnv{})
+		_, err := ParseNetem(strings.Fields(c.args), tckind.ParseEnv{})
 		msg := c.msg
 		if strings.Contains(msg, "No device") {
 			// The percentage's own message goes to stderr before the error.
 			var stderr bytes.Buffer
-			_, err = ParseNetem(strings.Fields(c.args), ParseEnv{Stderr: &stderr})
+			_, err = ParseNetem(strings.Fields(c.args), tckind.ParseEnv{Stderr: &stderr})
 			msg = strings.TrimPrefix(msg, stderr.String())
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%q: %#v, want %q usage %v exit %d", c.args, err, msg, c.usage, c.code)
 		}
@@ -249,7 +251,7 @@ func TestNetemDistribution(t *testing.T) {
 		t.Errorf("nosuch: %v", err)
 	}
 	// A table of the most entries fits tc's reading but not its request.
-	_, err = ParseNetem(strings.Fields("delay 1ms 1ms distribution full"), ParseEnv{})
+	_, err = ParseNetem(strings.Fields("delay 1ms 1ms distribution full"), tckind.ParseEnv{})
 	if err == nil || err.Error() != "addattr_l ERROR: message exceeded bound of 32768" {
 		t.Errorf("full: %v", err)
 	}
@@ -327,7 +329,7 @@ func TestNetemMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded netem qdiscs", len(cases))
 	}
 	for _, c := range cases {
-		o, err := ParseNetem(c.args, ParseEnv{})
+		o, err := ParseNetem(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -374,9 +376,9 @@ func FuzzParseNetem(f *testing.F) {
 	}
 	f.Setenv("TC_LIB_DIR", dir)
 	f.Fuzz(func(t *testing.T, s string) {
-		o, err := ParseNetem(strings.Split(s, " "), ParseEnv{})
+		o, err := ParseNetem(strings.Split(s, " "), tckind.ParseEnv{})
 		if err != nil {
-			var pe *ParseError
+			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("%q: error %T is not a *ParseError", s, err)
 			}
@@ -409,18 +411,18 @@ func TestNetemChangeAccepted(t *testing.T) {
 		{"slot 1ms packets -1", false},
 		{"slot 1ms bytes 3g", false},
 	} {
-		o, err := ParseNetem(strings.Fields(c.args), ParseEnv{})
+		o, err := ParseNetem(strings.Fields(c.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}
-		if got := Lookup("netem").ChangeAccepted(o, ""); got != c.want {
+		if got := tckind.LookupQdisc("netem").ChangeAccepted(o, ""); got != c.want {
 			t.Errorf("%q: ChangeAccepted = %v, want %v", c.args, got, c.want)
 		}
 	}
 	for _, o := range []attrs.TCOptionsMsg{nil, attrs.TCOptionsMsgRaw{1, 2},
 		&attrs.TCOptionsMsgNetem{Attrs: attrs.NetemAttrs{DelayDist: []int16{}}},
 		&attrs.TCOptionsMsgNetem{Attrs: attrs.NetemAttrs{Unknown: []attrs.Attribute{{Type: 99}}}}} {
-		if Lookup("netem").ChangeAccepted(o, "") {
+		if tckind.LookupQdisc("netem").ChangeAccepted(o, "") {
 			t.Errorf("%#v accepted", o)
 		}
 	}

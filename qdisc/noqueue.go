@@ -10,10 +10,11 @@ package qdisc
 import (
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:         "noqueue",
 		PrintOptions: printUnknownOptions,
 	})

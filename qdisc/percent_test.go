@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gotc/gotc/internal/tcword"
+	"github.com/gotc/gotc/tckind"
 )
 
 // fakeSysfs points sysClassNet at a directory of its own for the test, with
@@ -31,9 +34,9 @@ func fakeSysfs(t *testing.T, speeds map[string][]byte) string {
 			t.Fatal(err)
 		}
 	}
-	old := sysClassNet
-	sysClassNet = root
-	t.Cleanup(func() { sysClassNet = old })
+	old := tcword.SysClassNet
+	tcword.SysClassNet = root
+	t.Cleanup(func() { tcword.SysClassNet = old })
 	return root
 }
 
@@ -118,7 +121,7 @@ func TestPercentRate(t *testing.T) {
 			"Failed to parse " + root + "/over/speed\n"},
 	} {
 		var b bytes.Buffer
-		got, ok := percentRate(c.arg, c.dev, &b)
+		got, ok := tcword.PercentRate(c.arg, c.dev, &b)
 		if got != c.want || ok != c.ok || b.String() != c.stderr {
 			t.Errorf("%s %q: %d %v %q, want %d %v %q", c.dev, c.arg, got, ok, b.String(), c.want, c.ok, c.stderr)
 		}
@@ -130,7 +133,7 @@ func TestPercentRate(t *testing.T) {
 // device's.
 func TestPercentRateKinds(t *testing.T) {
 	root := fakeSysfs(t, map[string][]byte{"veth": []byte("10000\n"), "dummy": nil})
-	veth := ParseEnv{Dev: "veth"}
+	veth := tckind.ParseEnv{Dev: "veth"}
 	o, err := parseHTBClass([]string{"rate", "10%", "ceil", "50%"}, veth)
 	if err != nil || o.Parms.Rate.Rate != 125000000 || o.Parms.Ceil.Rate != 625000000 {
 		t.Errorf("htb: %+v, %v", o, err)
@@ -152,13 +155,13 @@ func TestPercentRateKinds(t *testing.T) {
 		{true, []string{"peakrate", "20%"}, `tbf: illegal value for "peakrate": "20%"`},
 	} {
 		var b bytes.Buffer
-		env := ParseEnv{Dev: "dummy", Stderr: &b}
+		env := tckind.ParseEnv{Dev: "dummy", Stderr: &b}
 		if c.tbf {
 			_, err = parseTBF(c.args, env)
 		} else {
 			_, err = parseHTBClass(c.args, env)
 		}
-		var pe *ParseError
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || b.String() != devMsg {
 			t.Errorf("%q: %v after %q, want %q after %q", c.args, err, b.String(), c.msg, devMsg)
 		}

@@ -9,11 +9,13 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "pfifo_fast",
 		ParseQdisc: parsePfifoFast,
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
@@ -28,9 +30,9 @@ func init() {
 
 // parsePfifoFast is tc's answer for a module without a parser: no option,
 // not even "help", and tc_qdisc_modify's -1 (exit 255).
-func parsePfifoFast(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parsePfifoFast(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) > 0 {
-		return nil, &ParseError{Msg: "qdisc 'pfifo_fast' does not support option parsing", Code: 255}
+		return nil, &tcword.ParseError{Msg: "qdisc 'pfifo_fast' does not support option parsing", Code: 255}
 	}
 	return nil, nil
 }

@@ -15,7 +15,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // pieUsage is tc's explain() of pie.
@@ -29,10 +31,10 @@ const pieUsage = "Usage: ... pie [ limit PACKETS ] [ target TIME ]\n" +
 const pieGainMax = 32
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "pie",
 		Usage: pieUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParsePIE(args)
 			if err != nil {
 				return nil, err
@@ -44,7 +46,7 @@ func init() {
 				PrintPIEOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) {
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 			PrintPIEXstats(p, pieStatsOf(x))
 		},
 		// pie_change refuses nothing the policy (every attribute a u32)
@@ -61,28 +63,28 @@ func init() {
 // values (0, and switchUnset for the on/off pairs).
 type pieWords struct {
 	limit, target, tupdate, alpha, beta uint32
-	ecn, bytemode, dqRateEstimator      switchArg
+	ecn, bytemode, dqRateEstimator      tcword.SwitchArg
 }
 
 func newPIEWords() *pieWords {
-	return &pieWords{ecn: switchUnset, bytemode: switchUnset, dqRateEstimator: switchUnset}
+	return &pieWords{ecn: tcword.SwitchUnset, bytemode: tcword.SwitchUnset, dqRateEstimator: tcword.SwitchUnset}
 }
 
 // word takes kw (and its value) when it is one of the shared keywords; ok
 // is false for any other word.
-func (w *pieWords) word(kw string, value valueFunc) (ok bool, err error) {
+func (w *pieWords) word(kw string, value tcword.ValueFunc) (ok bool, err error) {
 	switch kw {
 	case "limit":
-		w.limit, err = uintArg(kw, value)
+		w.limit, err = tcword.UintArg(kw, value)
 	case "target":
-		w.target, err = timeArg(kw, value)
+		w.target, err = tcword.TimeArg(kw, value)
 	case "tupdate":
-		w.tupdate, err = timeArg(kw, value)
+		w.tupdate, err = tcword.TimeArg(kw, value)
 	case "alpha", "beta":
 		var g uint32
-		g, err = uintArg(kw, value)
+		g, err = tcword.UintArg(kw, value)
 		if err == nil && g > pieGainMax {
-			err = errorf("Illegal %q", kw)
+			err = tcword.Errorf("Illegal %q", kw)
 		}
 		if kw == "alpha" {
 			w.alpha = g
@@ -112,7 +114,7 @@ func (w *pieWords) params() pieParams {
 	return pieParams{
 		Limit: nonZero(w.limit), Target: nonZero(w.target), Tupdate: nonZero(w.tupdate),
 		Alpha: nonZero(w.alpha), Beta: nonZero(w.beta),
-		ECN: w.ecn.attr(), Bytemode: w.bytemode.attr(), DQRateEstimator: w.dqRateEstimator.attr(),
+		ECN: w.ecn.Attr(), Bytemode: w.bytemode.Attr(), DQRateEstimator: w.dqRateEstimator.Attr(),
 	}
 }
 
@@ -129,7 +131,7 @@ type pieParams struct {
 // "help"; a keyword missing its value exits 255.
 func ParsePIE(args []string) (*attrs.PIEAttrs, error) {
 	w := newPIEWords()
-	if err := parseWords(args, w.word); err != nil {
+	if err := tcword.ParseWords(args, w.word); err != nil {
 		return nil, err
 	}
 	p := w.params()
@@ -193,7 +195,7 @@ type piexs = attrs.TCPIEXstats
 // tc's -s text writes it (format, a leading blank included; whether a line
 // separator precedes it).
 type pieStat struct {
-	Stat
+	tckind.Stat
 	format    string
 	breakLine bool
 }
@@ -202,13 +204,13 @@ type pieStat struct {
 // avg_dq_rate (only while the estimator is on) on the first line, the
 // counters on the second (from pkts_in).
 var pieQdiscStats = []pieStat{
-	{Stat{Key: "prob", Unit: UnitProbability64, Metric: "gotc_pie_probability",
+	{tckind.Stat{Key: "prob", Unit: tckind.UnitProbability64, Metric: "gotc_pie_probability",
 		Help: "Drop/mark probability as a fraction (0..1).",
-		Get:  statAlways(func(s *piexs) uint64 { return s.Prob })}, "  prob %lg", false},
-	{Stat{Key: "delay", Unit: UnitMicroseconds, Metric: "gotc_pie_delay_seconds",
+		Get:  tckind.StatAlways(func(s *piexs) uint64 { return s.Prob })}, "  prob %lg", false},
+	{tckind.Stat{Key: "delay", Unit: tckind.UnitMicroseconds, Metric: "gotc_pie_delay_seconds",
 		Help: "Current queueing delay.",
-		Get:  statAlways(func(s *piexs) uint64 { return uint64(s.Delay) })}, " delay %s", false},
-	{Stat{Key: "avg_dq_rate", Metric: "gotc_pie_avg_dequeue_rate_bytes_per_second",
+		Get:  tckind.StatAlways(func(s *piexs) uint64 { return uint64(s.Delay) })}, " delay %s", false},
+	{tckind.Stat{Key: "avg_dq_rate", Metric: "gotc_pie_avg_dequeue_rate_bytes_per_second",
 		Help: "Average dequeue rate, while the dequeue rate estimator is on.",
 		Get: func(s any) (uint64, bool) {
 			x := s.(*piexs)
@@ -220,27 +222,27 @@ var pieQdiscStats = []pieStat{
 		func(s *piexs) uint32 { return s.Overlimit }), " overlimit %u", false},
 	{pieCounter("dropped", "gotc_pie_dropped_packets_total", "Packets dropped by PIE.",
 		func(s *piexs) uint32 { return s.Dropped }), " dropped %u", false},
-	{Stat{Key: "maxq", Metric: "gotc_pie_max_queue_packets", Help: "Longest queue seen, in packets.",
-		Get: statAlways(func(s *piexs) uint64 { return uint64(s.Maxq) })}, " maxq %u", false},
+	{tckind.Stat{Key: "maxq", Metric: "gotc_pie_max_queue_packets", Help: "Longest queue seen, in packets.",
+		Get: tckind.StatAlways(func(s *piexs) uint64 { return uint64(s.Maxq) })}, " maxq %u", false},
 	{pieCounter("ecn_mark", "gotc_pie_ecn_marked_packets_total", "Packets marked CE instead of dropped.",
 		func(s *piexs) uint32 { return s.ECNMark }), " ecn_mark %u", false},
 }
 
-func pieCounter(key, metric, help string, get func(*piexs) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: true,
-		Get: statAlways(func(s *piexs) uint64 { return uint64(get(s)) })}
+func pieCounter(key, metric, help string, get func(*piexs) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true,
+		Get: tckind.StatAlways(func(s *piexs) uint64 { return uint64(get(s)) })}
 }
 
 // pieStatsTable is pieQdiscStats for the registry's consumers.
-var pieStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var pieStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := pieStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: func() []Stat {
-		fields := make([]Stat, len(pieQdiscStats))
+	Fields: func() []tckind.Stat {
+		fields := make([]tckind.Stat, len(pieQdiscStats))
 		for i := range pieQdiscStats {
 			fields[i] = pieQdiscStats[i].Stat
 		}
@@ -250,7 +252,7 @@ var pieStatsTable = &StatsTable{
 
 // pieStatsOf returns pie's xstats; nil when there are none or they are
 // shorter than the struct, which tc does not print.
-func pieStatsOf(x Xstats) *attrs.TCPIEXstats {
+func pieStatsOf(x tckind.Xstats) *attrs.TCPIEXstats {
 	return wholeXstats[attrs.TCPIEXstats](x)
 }
 
@@ -274,9 +276,9 @@ func PrintPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
 		}
 		key := tcfmt.Name(f.Key)
 		switch f.Unit {
-		case UnitProbability64:
+		case tckind.UnitProbability64:
 			p.Float(tcfmt.Any, key, f.format, f.Value(v))
-		case UnitMicroseconds:
+		case tckind.UnitMicroseconds:
 			p.Time(tcfmt.Any, key, f.format, uint32(v))
 		default:
 			if f.breakLine {
@@ -291,7 +293,7 @@ func PrintPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
 // TCA_STATS_APP, which tc prefers, or else TCA_XSTATS; nil when there are
 // none, or when the payload is shorter than T, which the tc printers of
 // such kinds (pie, hhf) refuse to print.
-func wholeXstats[T any](x Xstats) *T {
+func wholeXstats[T any](x tckind.Xstats) *T {
 	var m any
 	switch {
 	case x.App != nil:

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // optionBytes is the TCA_OPTIONS payload gotc sends for o.
@@ -23,7 +25,7 @@ func optionBytes(o interface{ Encode(*attrs.Encoder) }) []byte {
 // follows, and the exit status.
 func wantParseError(t *testing.T, args string, err error, msg string, usage bool, code int) {
 	t.Helper()
-	var pe *ParseError
+	var pe *tcword.ParseError
 	if !errors.As(err, &pe) {
 		t.Errorf("%q: error %v, want a ParseError", args, err)
 		return
@@ -149,7 +151,7 @@ func u32s(words ...uint32) []byte {
 }
 
 func TestPrintPIEXstats(t *testing.T) {
-	k := Lookup("pie")
+	k := tckind.LookupQdisc("pie")
 	half := binary.NativeEndian.AppendUint64(nil, 1<<63)
 	for _, tc := range []struct {
 		name       string
@@ -165,7 +167,7 @@ func TestPrintPIEXstats(t *testing.T) {
 		// tc prints nothing of a payload shorter than the struct.
 		{"short", u32s(1, 2, 3), "", "{}\n"},
 	} {
-		x := Xstats{App: attrs.DecodeStatsAppMsg("pie", tc.payload)}
+		x := tckind.Xstats{App: attrs.DecodeStatsAppMsg("pie", tc.payload)}
 		if got := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }); got != tc.text {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.text)
 		}
@@ -176,14 +178,14 @@ func TestPrintPIEXstats(t *testing.T) {
 }
 
 func TestPrintFQPIEXstats(t *testing.T) {
-	k := Lookup("fq_pie")
-	x := Xstats{Legacy: attrs.DecodeTCXstatsMsg("fq_pie", u32s(1, 2, 3, 4, 5, 6, 7, 8, 9))}
+	k := tckind.LookupQdisc("fq_pie")
+	x := tckind.Xstats{Legacy: attrs.DecodeTCXstatsMsg("fq_pie", u32s(1, 2, 3, 4, 5, 6, 7, 8, 9))}
 	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }),
 		"  pkts_in 1 overlimit 3 overmemory 4 dropped 2 ecn_mark 5\n  new_flow_count 6 new_flows_len 7 old_flows_len 8 memory_used 9"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A short payload is zero-filled.
-	x = Xstats{App: attrs.DecodeStatsAppMsg("fq_pie", u32s(1))}
+	x = tckind.Xstats{App: attrs.DecodeStatsAppMsg("fq_pie", u32s(1))}
 	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) }),
 		"  pkts_in 1 overlimit 0 overmemory 0 dropped 0 ecn_mark 0\n  new_flow_count 0 new_flows_len 0 old_flows_len 0 memory_used 0"; got != want {
 		t.Errorf("short: got %q, want %q", got, want)
@@ -202,8 +204,8 @@ func TestPIEStatsTablesMatchPrintedJSON(t *testing.T) {
 		{"fq_pie", u32s(1, 2, 3, 4, 5, 6, 7, 8, 9)},
 		{"hhf", u32s(1, 2, 3, 4)},
 	} {
-		k := Lookup(tc.kind)
-		x := Xstats{App: attrs.DecodeStatsAppMsg(tc.kind, tc.payload)}
+		k := tckind.LookupQdisc(tc.kind)
+		x := tckind.Xstats{App: attrs.DecodeStatsAppMsg(tc.kind, tc.payload)}
 		got := printedJSON(t, k, x)
 		s := k.Stats.Of(x)
 		if s == nil {
@@ -216,7 +218,7 @@ func TestPIEStatsTablesMatchPrintedJSON(t *testing.T) {
 			f := &k.Stats.Fields[i]
 			raw, ok := f.Get(s)
 			want := float64(raw)
-			if f.Unit == UnitProbability64 {
+			if f.Unit == tckind.UnitProbability64 {
 				want = f.Value(raw)
 			}
 			if v, present := got[f.Key].(float64); !ok || !present || math.Abs(v-want) > 1e-9 {

@@ -17,7 +17,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // The plug commands (TCQ_PLUG_* of include/uapi/linux/pkt_sched.h).
@@ -32,7 +34,7 @@ const (
 const plugUsage = `Usage: ... plug [block | release | release_indefinite | limit NUMBER]`
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "plug",
 		Usage:      plugUsage,
 		ParseQdisc: parsePlug,
@@ -40,7 +42,7 @@ func init() {
 }
 
 // parsePlug reads plug's keywords into one command.
-func parsePlug(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parsePlug(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	var opt attrs.TCPlugQopt
 	given := false
 	for ; len(args) > 0; args = args[1:] {
@@ -54,19 +56,19 @@ func parsePlug(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 		case "limit":
 			opt.Action = plugLimit
 			if len(args) < 2 {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			args = args[1:]
 			n, err := tcfmt.ParseSize(args[0])
 			if err != nil {
 				// Unlike its other messages, tc's does not name the kind here.
-				return nil, errorf(`Illegal value for "limit": "%s"`, args[0])
+				return nil, tcword.Errorf(`Illegal value for "limit": "%s"`, args[0])
 			}
 			opt.Limit = n
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf(`plug: unknown parameter "%s"`, args[0])
+			return nil, tcword.UsageErrorf(`plug: unknown parameter "%s"`, args[0])
 		}
 		given = true
 	}

@@ -21,7 +21,9 @@ import (
 	"fmt"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // prioUsage is tc's explain() for prio, word for word.
@@ -38,10 +40,10 @@ var prioDefault = attrs.TCPrioQopt{
 }
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "prio",
 		Usage: prioUsage,
-		ParseQdisc: func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParsePrio(args, env)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
@@ -53,7 +55,7 @@ func init() {
 }
 
 // ParsePrio reads prio's keywords into the options tc sends.
-func ParsePrio(args []string, env ParseEnv) (*attrs.TCOptionsMsgPrio, error) {
+func ParsePrio(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgPrio, error) {
 	opt := prioDefault
 	inner := &attrs.PrioAttrs{}
 	mapping, idx := false, 0
@@ -65,38 +67,38 @@ func ParsePrio(args []string, env ParseEnv) (*attrs.TCOptionsMsgPrio, error) {
 				fmt.Fprintln(env.Notes(), prioUsage)
 			}
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			n, err := tcfmt.ParseInt(args[i], 10, 32)
 			if err != nil {
-				return nil, errorf(`Illegal "bands"`)
+				return nil, tcword.Errorf(`Illegal "bands"`)
 			}
 			opt.Bands = int32(n)
 		case "priomap":
 			if mapping {
-				return nil, errorf("Error: duplicate priomap")
+				return nil, tcword.Errorf("Error: duplicate priomap")
 			}
 			mapping = true
 		case "multiqueue":
 			inner.MQ = true
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
 			if !mapping {
-				return nil, usageErrorf("What is \"%s\"?", w)
+				return nil, tcword.UsageErrorf("What is \"%s\"?", w)
 			}
 			band, err := tcfmt.ParseUint(w, 10, 32)
 			if err != nil {
-				return nil, errorf(`Illegal "priomap" element`)
+				return nil, tcword.Errorf(`Illegal "priomap" element`)
 			}
 			// tc compares the unsigned element with the int bands as C
 			// does: unsigned, so negative bands refuse every element.
 			if uint32(band) >= uint32(opt.Bands) {
-				return nil, errorf(`"priomap" element is out of bands`)
+				return nil, tcword.Errorf(`"priomap" element is out of bands`)
 			}
 			if idx > prioMaxPriority {
-				return nil, errorf(`"priomap" index > TC_PRIO_MAX=%d`, prioMaxPriority)
+				return nil, tcword.Errorf(`"priomap" index > TC_PRIO_MAX=%d`, prioMaxPriority)
 			}
 			// The map's entries are bytes: tc truncates.
 			opt.Priomap[idx] = byte(band)

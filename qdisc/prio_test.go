@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // prioRequest is the TCA_OPTIONS tc's addattr_nest_compat builds: the
@@ -42,7 +44,7 @@ func TestParsePrioBytes(t *testing.T) {
 		// Map entries are bytes: 300 of 1024 bands goes out as 44.
 		{"bands 1024 priomap 300", prioRequest(1024, [16]byte{44, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, nil)},
 	} {
-		o, err := ParsePrio(strings.Fields(c.args), ParseEnv{})
+		o, err := ParsePrio(strings.Fields(c.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -59,7 +61,7 @@ func TestParsePrioBytes(t *testing.T) {
 // TestParsePrioNotes: "bands" after "priomap" prints the usage and goes on.
 func TestParsePrioNotes(t *testing.T) {
 	var notes bytes.Buffer
-	o, err := ParsePrio(strings.Fields("priomap 1 bands 4 3"), ParseEnv{Stderr: &notes})
+	o, err := ParsePrio(strings.Fields("priomap 1 bands 4 3"), tckind.ParseEnv{Stderr: &notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +94,8 @@ func TestParsePrioErrors(t *testing.T) {
 		{"band 3", `What is "band"?`, true, 1},
 		{"help", ``, true, 1},
 	} {
-		_, err := ParsePrio(strings.Fields(c.args), ParseEnv{})
-		var pe *ParseError
+		_, err := ParsePrio(strings.Fields(c.args), tckind.ParseEnv{})
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%q: %#v, want %q usage %v exit %d", c.args, err, c.msg, c.usage, c.code)
 		}
@@ -136,7 +138,7 @@ func TestPrioDecodesKernelDump(t *testing.T) {
 }
 
 func TestMultiq(t *testing.T) {
-	o, err := parseMultiq(nil, ParseEnv{})
+	o, err := parseMultiq(nil, tckind.ParseEnv{})
 	a := attrs.TCAttrs{Options: o}
 	e := attrs.NewEncoder(nil)
 	a.Encode(e)
@@ -151,8 +153,8 @@ func TestMultiq(t *testing.T) {
 		{"help", "", true},
 		{"bands 4", `What is "bands"?`, true},
 	} {
-		_, err := parseMultiq(strings.Fields(c.args), ParseEnv{})
-		var pe *ParseError
+		_, err := parseMultiq(strings.Fields(c.args), tckind.ParseEnv{})
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != 1 {
 			t.Errorf("%q: %#v", c.args, err)
 		}

@@ -6,14 +6,16 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 const qfqUsage = `Usage: ... qfq
        ... class add ... qfq [ weight N ] [ maxpkt BYTES ]`
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:              "qfq",
 		Usage:             qfqUsage,
 		ParseQdisc:        parseNoOptions,
@@ -23,17 +25,17 @@ func init() {
 }
 
 // parseNoOptions accepts only an empty option list.
-func parseNoOptions(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseNoOptions(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
 	if args[0] == "help" {
-		return nil, &ParseError{Msg: "This qdisc takes no options in gotc.", ShowUsage: true}
+		return nil, &tcword.ParseError{Msg: "This qdisc takes no options in gotc.", ShowUsage: true}
 	}
-	return nil, errorf("What is %q? gotc sets no options of this qdisc kind.", args[0])
+	return nil, tcword.Errorf("What is %q? gotc sets no options of this qdisc kind.", args[0])
 }
 
-func parseQFQClass(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseQFQClass(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	o := &attrs.QFQAttrs{}
 	for len(args) > 0 {
 		switch {
@@ -44,19 +46,19 @@ func parseQFQClass(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 				keyword, field = "maxpkt", &o.Lmax
 			}
 			if len(args) < 2 {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			v, err := tcfmt.ParseUint(args[1], 10, 32)
 			if err != nil {
-				return nil, errorf("Illegal %q", keyword)
+				return nil, tcword.Errorf("Illegal %q", keyword)
 			}
 			u := uint32(v)
 			*field = &u
 			args = args[2:]
 		case args[0] == "help":
-			return nil, &ParseError{Msg: qfqUsage}
+			return nil, &tcword.ParseError{Msg: qfqUsage}
 		default:
-			return nil, usageErrorf("What is %q?", args[0])
+			return nil, tcword.UsageErrorf("What is %q?", args[0])
 		}
 	}
 	return o, nil

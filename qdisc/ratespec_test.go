@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 )
@@ -17,13 +18,13 @@ import (
 // testbedClock is the psched clock of the test bed's kernel (and of any
 // kernel with high-resolution timers): /proc/net/psched reads
 // "000003e8 00000040 000f4240 3b9aca00", so a tick is 64 ns and HZ reads 1e9.
-var testbedClock = pschedClock{tickInUsec: 1000.0 / 64, hz: 1000000000}
+var testbedClock = tcword.PschedClock{TickInUsec: 1000.0 / 64, Hz: 1000000000}
 
 // useClock makes the rate arithmetic use c for the rest of the test.
-func useClock(t *testing.T, c pschedClock) {
-	old := psched
-	psched = func() pschedClock { return c }
-	t.Cleanup(func() { psched = old })
+func useClock(t *testing.T, c tcword.PschedClock) {
+	old := tcword.Psched
+	tcword.Psched = func() tcword.PschedClock { return c }
+	t.Cleanup(func() { tcword.Psched = old })
 }
 
 func TestReadPschedLikeTC(t *testing.T) {
@@ -31,20 +32,20 @@ func TestReadPschedLikeTC(t *testing.T) {
 	if err := os.WriteFile(name, []byte("000003e8 00000040 000f4240 3b9aca00\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, ok := readPsched(name)
+	v, ok := tcword.ReadPsched(name)
 	if !ok || len(v) != 4 || v[0] != 1000 || v[1] != 64 || v[2] != 1000000 || v[3] != 1000000000 {
 		t.Fatalf("readPsched = %v, %v", v, ok)
 	}
 	t.Setenv("PROC_NET_PSCHED", name)
-	if hz := getHZ(); hz != 1000000000 {
+	if hz := tcword.GetHZ(); hz != 1000000000 {
 		t.Errorf("getHZ = %d, want the fourth number", hz)
 	}
 	t.Setenv("HZ", "250")
-	if hz := getHZ(); hz != 250 {
+	if hz := tcword.GetHZ(); hz != 250 {
 		t.Errorf("getHZ with HZ=250 = %d", hz)
 	}
 	t.Setenv("HZ", "x")
-	if hz := getHZ(); hz != hzFallback {
+	if hz := tcword.GetHZ(); hz != tcword.HzFallback {
 		t.Errorf("getHZ with HZ=x = %d, want tc's fallback", hz)
 	}
 }
@@ -54,8 +55,8 @@ func TestRateTable(t *testing.T) {
 	// 1mbit = 125000 bytes/s; mtu 1600 gives cells of 8 bytes. Entry i is
 	// the time of (i+1)*8 bytes: 64 µs per 8 bytes = 1000 ticks of 64 ns.
 	spec := testRatespec(125000, 0)
-	tab := calcRtable(&spec, -1, 1600, linklayerEthernet)
-	if spec.CellLog != 3 || spec.CellAlign != -1 || spec.Linklayer != linklayerEthernet {
+	tab := tcword.CalcRtable(&spec, -1, 1600, tcword.LinklayerEthernet)
+	if spec.CellLog != 3 || spec.CellAlign != -1 || spec.Linklayer != tcword.LinklayerEthernet {
 		t.Errorf("ratespec = %+v", spec)
 	}
 	if got := binary.NativeEndian.Uint32(tab[0:]); got != 1000 {
@@ -66,14 +67,14 @@ func TestRateTable(t *testing.T) {
 	}
 	// ATM: 8 bytes fill one 53-byte cell; an mpu of 100 makes three cells.
 	spec = testRatespec(125000, 100)
-	tab = calcRtable(&spec, -1, 1600, linklayerATM)
-	if got, want := binary.NativeEndian.Uint32(tab[0:]), xmitTime(125000, 3*53); got != want {
+	tab = tcword.CalcRtable(&spec, -1, 1600, tcword.LinklayerATM)
+	if got, want := binary.NativeEndian.Uint32(tab[0:]), tcword.XmitTime(125000, 3*53); got != want {
 		t.Errorf("atm rtab[0] = %d, want %d", got, want)
 	}
-	if xmitTime(1, 1<<40) != ^uint32(0) {
+	if tcword.XmitTime(1, 1<<40) != ^uint32(0) {
 		t.Error("xmitTime does not saturate")
 	}
-	if got := xmitSize(125000, 1000); got != 8 {
+	if got := tcword.XmitSize(125000, 1000); got != 8 {
 		t.Errorf("xmitSize = %d, want 8", got)
 	}
 }
@@ -93,12 +94,12 @@ func TestSizeAndCell(t *testing.T) {
 		{"10k/y", 0, 0, "10k", false},   // ... only after the cell parsed
 		{"x/8", 0, 0, "x", false},
 	} {
-		size, cl, shown, ok := sizeAndCell(c.arg, ^uint64(0))
+		size, cl, shown, ok := tcword.SizeAndCell(c.arg, ^uint64(0))
 		if ok != c.ok || shown != c.shown || (ok && (size != c.size || cl != c.cellLog)) {
 			t.Errorf("sizeAndCell(%q) = %d, %d, %q, %v", c.arg, size, cl, shown, ok)
 		}
 	}
-	if _, _, _, ok := sizeAndCell("5g", 1<<32-1); ok {
+	if _, _, _, ok := tcword.SizeAndCell("5g", 1<<32-1); ok {
 		t.Error("the 32-bit variant takes 5g")
 	}
 }

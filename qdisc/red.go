@@ -14,7 +14,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // redUsage is tc's explain() of red.
@@ -27,16 +29,16 @@ const redUsage = "Usage: ... red\tlimit BYTES [min BYTES] [max BYTES] avpkt BYTE
 const redSupportedFlags = redFlagECN | redFlagHarddrop | redFlagAdaptive | redFlagNodrop
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "red",
 		Usage:      redUsage,
-		ParseQdisc: typedParser(ParseRED),
+		ParseQdisc: tckind.TypedParser(ParseRED),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.REDAttrs); ok {
 				PrintREDOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) { printREDXstats(p, redStatsOf(x)) },
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printREDXstats(p, redStatsOf(x)) },
 		Stats:       redStatsTable,
 	})
 }
@@ -44,7 +46,7 @@ func init() {
 // ParseRED turns the words after "red" into the qdisc's options as tc 7.x
 // does. Errors are *ParseError: exit 1, with the usage after an unknown
 // keyword and for "help"; a keyword missing its value exits 255.
-func ParseRED(args []string, env ParseEnv) (*attrs.REDAttrs, error) {
+func ParseRED(args []string, env tckind.ParseEnv) (*attrs.REDAttrs, error) {
 	var (
 		limit, qmin, qmax uint32
 		flags             uint32
@@ -55,7 +57,7 @@ func ParseRED(args []string, env ParseEnv) (*attrs.REDAttrs, error) {
 		kw := args[i]
 		value := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -73,7 +75,7 @@ func ParseRED(args []string, env ParseEnv) (*attrs.REDAttrs, error) {
 			}
 			n, perr := tcfmt.ParseSize(v)
 			if perr != nil {
-				return nil, errorf("Illegal %q", kw)
+				return nil, tcword.Errorf("Illegal %q", kw)
 			}
 			switch kw {
 			case "limit":
@@ -98,13 +100,13 @@ func ParseRED(args []string, env ParseEnv) (*attrs.REDAttrs, error) {
 			}
 			i += n
 		case kw == "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
 		}
 	}
 	if limit == 0 || r.avpkt == 0 {
-		return nil, errorf("RED: Required parameter (limit, avpkt) is missing")
+		return nil, tcword.Errorf("RED: Required parameter (limit, avpkt) is missing")
 	}
 	if qmax == 0 {
 		if qmin != 0 {
@@ -149,35 +151,35 @@ func ParseRED(args []string, env ParseEnv) (*attrs.REDAttrs, error) {
 // words it read.
 func parseQevent(args []string, blocks map[string]*uint32) (int, error) {
 	if len(args) == 0 {
-		return 0, incompleteCommand()
+		return 0, tcword.IncompleteCommand()
 	}
 	block, ok := blocks[args[0]]
 	if !ok {
-		return 0, errorf("Unknown qevent `%s'", args[0])
+		return 0, tcword.Errorf("Unknown qevent `%s'", args[0])
 	}
 	if len(args) == 1 {
-		return 0, incompleteCommand()
+		return 0, tcword.IncompleteCommand()
 	}
 	if *block != 0 {
-		return 0, errorf("Duplicate qevent")
+		return 0, tcword.Errorf("Duplicate qevent")
 	}
 	n := 1
 	for n < len(args) && args[n] == "block" {
 		if n+1 >= len(args) {
-			return 0, incompleteCommand()
+			return 0, tcword.IncompleteCommand()
 		}
 		if *block != 0 {
-			return 0, errorf("Qevent block index already specified")
+			return 0, tcword.Errorf("Qevent block index already specified")
 		}
 		idx, err := tcfmt.ParseUint(args[n+1], 10, 32)
 		if err != nil || idx == 0 {
-			return 0, errorf("Illegal qevent block index")
+			return 0, tcword.Errorf("Illegal qevent block index")
 		}
 		*block = uint32(idx)
 		n += 2
 	}
 	if *block == 0 {
-		return 0, errorf("Unspecified qevent block index")
+		return 0, tcword.Errorf("Unspecified qevent block index")
 	}
 	return n, nil
 }
@@ -244,14 +246,14 @@ func printQevents(p *tcfmt.Printer, qs []qevent) {
 type redxs = attrs.TCREDXstats
 
 // redStatsTable lists red's statistics in tc's order.
-var redStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var redStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := redStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: []Stat{
+	Fields: []tckind.Stat{
 		redField("marked", "gotc_red_marked_packets_total", "Packets marked CE instead of dropped.", func(s *redxs) uint32 { return s.Marked }),
 		redField("early", "gotc_red_early_drops_total", "Packets dropped early, between the thresholds.", func(s *redxs) uint32 { return s.Early }),
 		redField("pdrop", "gotc_red_limit_drops_total", "Packets dropped at the queue limit.", func(s *redxs) uint32 { return s.Pdrop }),
@@ -259,15 +261,15 @@ var redStatsTable = &StatsTable{
 	},
 }
 
-func redField(key, metric, help string, get func(*redxs) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: true,
-		Get: statAlways(func(s *redxs) uint64 { return uint64(get(s)) })}
+func redField(key, metric, help string, get func(*redxs) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true,
+		Get: tckind.StatAlways(func(s *redxs) uint64 { return uint64(get(s)) })}
 }
 
 // redStatsOf returns red's xstats (see fixedXstats); nil when there are
 // none.
-func redStatsOf(x Xstats) *attrs.TCREDXstats {
-	return fixedXstats[attrs.TCREDXstats](x, attrs.TCREDXstatsLen)
+func redStatsOf(x tckind.Xstats) *attrs.TCREDXstats {
+	return tckind.FixedXstats[attrs.TCREDXstats](x, attrs.TCREDXstatsLen)
 }
 
 // printREDXstats prints red's xstats (-s) as tc does:

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
+	"github.com/gotc/gotc/tckind"
 )
 
 // TestREDEval checks the RED arithmetic against values worked out from
@@ -76,7 +78,7 @@ func TestREDKindsMatchKernelDumps(t *testing.T) {
 	useClock(t, testbedClock)
 	n := 0
 	for _, c := range goldenSetups(t, "red", "qdisc") {
-		o, err := ParseRED(c.args, ParseEnv{})
+		o, err := ParseRED(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("red %q: %v", c.args, err)
 			continue
@@ -92,7 +94,7 @@ func TestREDKindsMatchKernelDumps(t *testing.T) {
 		n++
 	}
 	for _, c := range goldenSetups(t, "choke", "qdisc") {
-		o, err := ParseChoke(c.args, ParseEnv{})
+		o, err := ParseChoke(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("choke %q: %v", c.args, err)
 			continue
@@ -119,7 +121,7 @@ func TestREDKindsMatchKernelDumps(t *testing.T) {
 		n++
 	}
 	for _, c := range goldenSetups(t, "sfq", "qdisc") {
-		o, err := ParseSFQ(c.args, ParseEnv{})
+		o, err := ParseSFQ(c.args, tckind.ParseEnv{})
 		if err != nil || o == nil {
 			continue // the default sends nothing
 		}
@@ -180,8 +182,8 @@ func TestREDFamilyParseErrors(t *testing.T) {
 		{"gred", "limit 60KB min 15K max 25K avpkt 1500", "Required parameter (vq, limit, min, max, avpkt) is missing", 1, false},
 		{"gred", "vq 16", "GRED: only 16 VQs are currently supported", 1, false},
 	} {
-		_, err := Lookup(c.kind).ParseQdisc(strings.Fields(c.args), ParseEnv{})
-		var perr *ParseError
+		_, err := tckind.LookupQdisc(c.kind).ParseQdisc(strings.Fields(c.args), tckind.ParseEnv{})
+		var perr *tcword.ParseError
 		if !errors.As(err, &perr) {
 			t.Errorf("%s %q: %v, want a ParseError", c.kind, c.args, err)
 			continue
@@ -198,7 +200,7 @@ func TestREDFamilyParseErrors(t *testing.T) {
 func TestREDFamilyNotes(t *testing.T) {
 	useClock(t, testbedClock)
 	var notes bytes.Buffer
-	o, err := ParseRED(strings.Fields("limit 400000 avpkt 1000"), ParseEnv{Stderr: &notes})
+	o, err := ParseRED(strings.Fields("limit 400000 avpkt 1000"), tckind.ParseEnv{Stderr: &notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,7 @@ func TestREDFamilyNotes(t *testing.T) {
 		t.Errorf("red flags %v, table of %d", *o.Flags, len(o.Stab))
 	}
 	notes.Reset()
-	g, err := ParseGRED(strings.Fields("vq 1 limit 60KB min 15K max 25K avpkt 1500"), ParseEnv{Stderr: &notes})
+	g, err := ParseGRED(strings.Fields("vq 1 limit 60KB min 15K max 25K avpkt 1500"), tckind.ParseEnv{Stderr: &notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +221,7 @@ func TestREDFamilyNotes(t *testing.T) {
 	if len(g.Parms) != attrs.TCGREDQoptLen || len(g.MaxP) != 1 || g.VqList == nil || *g.VqList.Entry[0].Dp != 1 {
 		t.Errorf("gred queue options %+v", g)
 	}
-	s, err := ParseSFQ(nil, ParseEnv{})
+	s, err := ParseSFQ(nil, tckind.ParseEnv{})
 	if s != nil || err != nil {
 		t.Errorf("sfq without keywords: %v %v, want no options", s, err)
 	}

@@ -13,7 +13,9 @@ import (
 	"math"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // The RED flags (TC_RED_*), in tc_red_qopt's flags, red's bitfield and
@@ -47,7 +49,7 @@ func newREDWords(avpkt uint32) *redWords {
 // word takes kw and its value when it is one of the shared keywords;
 // bandwidth only when withRate (sfq has none). ok is false for any other
 // word.
-func (r *redWords) word(kw string, value func() (string, error), withRate bool, env ParseEnv) (ok bool, err error) {
+func (r *redWords) word(kw string, value func() (string, error), withRate bool, env tckind.ParseEnv) (ok bool, err error) {
 	switch {
 	case kw == "burst", kw == "avpkt", kw == "probability", kw == "bandwidth" && withRate:
 	default:
@@ -57,7 +59,7 @@ func (r *redWords) word(kw string, value func() (string, error), withRate bool, 
 	if err != nil {
 		return true, err
 	}
-	illegal := errorf("Illegal %q", kw)
+	illegal := tcword.Errorf("Illegal %q", kw)
 	switch kw {
 	case "burst":
 		n, perr := tcfmt.ParseUint(v, 0, 32) // get_unsigned, base 0
@@ -90,10 +92,10 @@ func (r *redWords) word(kw string, value func() (string, error), withRate bool, 
 
 // parseRate32 is how red, choke and gred read a rate: tc's get_rate, or,
 // when arg holds a '%', get_percent_rate's share of env.Dev's speed.
-func parseRate32(arg string, env ParseEnv) (uint32, bool) {
+func parseRate32(arg string, env tckind.ParseEnv) (uint32, bool) {
 	for i := 0; i < len(arg); i++ {
 		if arg[i] == '%' {
-			return percentRate32(arg, env.Dev, env.Notes())
+			return tcword.PercentRate32(arg, env.Dev, env.Notes())
 		}
 	}
 	v, err := tcfmt.ParseRate32(arg)
@@ -156,7 +158,7 @@ func redEvalP(qmin, qmax uint32, prob float64) int {
 // capped at 31, with Scell_log the smallest cell that covers the time the
 // decay needs in 512 cells. -1 when no cell does.
 func redEvalIdleDamping(wlog int, avpkt, bps uint32) (int, []byte) {
-	xmit := float64(xmitTime(uint64(bps), uint64(avpkt)))
+	xmit := float64(tcword.XmitTime(uint64(bps), uint64(avpkt)))
 	// 1<<Wlog and i<<clog are C ints: 1<<31 is negative.
 	lW := -math.Log(1.0-1.0/float64(int32(1)<<uint(wlog))) / xmit
 	maxtime := 31 / lW
@@ -205,12 +207,12 @@ type redDerived struct {
 // idleDamping, the idle-damping table at rate. Errors and warnings carry
 // who's prefix as tc's do ("RED", "CHOKE", "GRED", "SFQ"); the warnings
 // and tc_red_eval_ewma's note go to env's Stderr.
-func deriveRED(who string, qmin, qmax uint32, r *redWords, idleDamping bool, env ParseEnv) (redDerived, error) {
+func deriveRED(who string, qmin, qmax uint32, r *redWords, idleDamping bool, env tckind.ParseEnv) (redDerived, error) {
 	var d redDerived
 	w := env.Notes()
 	wlog := redEvalEWMA(qmin, r.burst, r.avpkt, w)
 	if wlog < 0 {
-		return d, errorf("%s: failed to calculate EWMA constant.", who)
+		return d, tcword.Errorf("%s: failed to calculate EWMA constant.", who)
 	}
 	if wlog >= 10 {
 		if who == "CHOKE" { // choke's format has %d
@@ -222,13 +224,13 @@ func deriveRED(who string, qmin, qmax uint32, r *redWords, idleDamping bool, env
 	d.wlog = uint8(wlog)
 	plog := redEvalP(qmin, qmax, r.probability)
 	if plog < 0 {
-		return d, errorf("%s: failed to calculate probability.", who)
+		return d, tcword.Errorf("%s: failed to calculate probability.", who)
 	}
 	d.plog = uint8(plog)
 	if idleDamping {
 		clog, stab := redEvalIdleDamping(wlog, r.avpkt, r.rate)
 		if clog < 0 {
-			return d, errorf("%s: failed to calculate idle damping table.", who)
+			return d, tcword.Errorf("%s: failed to calculate idle damping table.", who)
 		}
 		d.scellLog, d.stab = uint8(clog), stab
 	}

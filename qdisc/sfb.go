@@ -14,7 +14,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // sfbUsage is tc's explain() of sfb.
@@ -24,10 +26,10 @@ const sfbUsage = "Usage: ... sfb [ rehash SECS ] [ db SECS ]\n" +
 	"\t    [ penalty_rate PPS ] [ penalty_burst PACKETS ]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "sfb",
 		Usage: sfbUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseSFB(args)
 			if err != nil {
 				return nil, err
@@ -39,7 +41,7 @@ func init() {
 				PrintSFBOptions(p, o)
 			}
 		},
-		PrintXstats: func(p *tcfmt.Printer, x Xstats) { printSFBXstats(p, sfbStatsOf(x)) },
+		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printSFBXstats(p, sfbStatsOf(x)) },
 		Stats:       sfbStatsTable,
 	})
 }
@@ -53,8 +55,8 @@ func ParseSFB(args []string) (*attrs.SFBAttrs, error) {
 		WarmupTime:     60 * 1000,
 		PenaltyRate:    10,
 		PenaltyBurst:   20,
-		Increment:      (sfbMaxProb + 1000) / 2000,
-		Decrement:      (sfbMaxProb + 10000) / 20000,
+		Increment:      (tckind.SfbMaxProb + 1000) / 2000,
+		Decrement:      (tckind.SfbMaxProb + 10000) / 20000,
 	}
 	fields := map[string]*uint32{
 		"rehash": &q.RehashInterval, "db": &q.WarmupTime, "limit": &q.Limit, "max": &q.Max,
@@ -64,24 +66,24 @@ func ParseSFB(args []string) (*attrs.SFBAttrs, error) {
 		kw := args[i]
 		field, plain := fields[kw]
 		if !plain && kw != "increment" && kw != "decrement" {
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
 		}
 		if i+1 >= len(args) {
-			return nil, incompleteCommand()
+			return nil, tcword.IncompleteCommand()
 		}
 		i++
 		v := args[i]
 		if plain {
 			n, err := tcfmt.ParseUint(v, 0, 32) // get_u32, base 0
 			if err != nil {
-				return nil, errorf("Illegal %q", kw)
+				return nil, tcword.Errorf("Illegal %q", kw)
 			}
 			*field = uint32(n)
 			continue
 		}
 		prob, ok := sfbProb(v)
 		if !ok {
-			return nil, errorf("Illegal %q", kw)
+			return nil, tcword.Errorf("Illegal %q", kw)
 		}
 		if kw == "increment" {
 			q.Increment = prob
@@ -110,7 +112,7 @@ func sfbProb(arg string) (uint32, bool) {
 	if n == 0 || d < 0 || d > 1 {
 		return 0, false
 	}
-	return tcfmt.CUint32(d*sfbMaxProb + 0.5), true
+	return tcfmt.CUint32(d*tckind.SfbMaxProb + 0.5), true
 }
 
 // PrintSFBOptions prints an sfb qdisc's options as tc does; the defaults
@@ -130,8 +132,8 @@ func PrintSFBOptions(p *tcfmt.Printer, o *attrs.SFBAttrs) {
 	p.Uint(tcfmt.Any, "limit", "limit %up ", uint64(q.Limit))
 	p.Uint(tcfmt.Any, "max", "max %up ", uint64(q.Max))
 	p.Uint(tcfmt.Any, "target", "target %up ", uint64(q.BinSize))
-	p.Float(tcfmt.Any, "increment", "increment %lg ", float64(q.Increment)/sfbMaxProb)
-	p.Float(tcfmt.Any, "decrement", "decrement %lg ", float64(q.Decrement)/sfbMaxProb)
+	p.Float(tcfmt.Any, "increment", "increment %lg ", float64(q.Increment)/tckind.SfbMaxProb)
+	p.Float(tcfmt.Any, "decrement", "decrement %lg ", float64(q.Decrement)/tckind.SfbMaxProb)
 	p.Uint(tcfmt.Any, "penalty_rate", "penalty_rate %upps ", uint64(q.PenaltyRate))
 	p.Uint(tcfmt.Any, "penalty_burst", "penalty_burst %up ", uint64(q.PenaltyBurst))
 }
@@ -139,14 +141,14 @@ func PrintSFBOptions(p *tcfmt.Printer, o *attrs.SFBAttrs) {
 type sfbxs = attrs.TCSFBXstats
 
 // sfbStatsTable lists sfb's statistics in tc's order.
-var sfbStatsTable = &StatsTable{
-	Of: func(x Xstats) any {
+var sfbStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
 		if s := sfbStatsOf(x); s != nil {
 			return s
 		}
 		return nil
 	},
-	Fields: []Stat{
+	Fields: []tckind.Stat{
 		sfbField("earlydrop", "gotc_sfb_early_drops_total", "Packets dropped early by the bins' probability.", true, func(s *sfbxs) uint32 { return s.Earlydrop }),
 		sfbField("penaltydrop", "gotc_sfb_penalty_drops_total", "Packets of non-responsive flows dropped above the penalty rate.", true, func(s *sfbxs) uint32 { return s.Penaltydrop }),
 		sfbField("bucketdrop", "gotc_sfb_bucket_drops_total", "Packets dropped because their bins were full.", true, func(s *sfbxs) uint32 { return s.Bucketdrop }),
@@ -155,21 +157,21 @@ var sfbStatsTable = &StatsTable{
 		sfbField("marked", "gotc_sfb_marked_packets_total", "Packets marked CE instead of dropped.", true, func(s *sfbxs) uint32 { return s.Marked }),
 		sfbField("maxqlen", "gotc_sfb_max_bin_packets", "Packets in the fullest bin.", false, func(s *sfbxs) uint32 { return s.Maxqlen }),
 		{Key: "maxprob", Metric: "gotc_sfb_max_probability", Help: "Highest marking probability of the bins.",
-			Unit: UnitSFBProbability, Get: statAlways(func(s *sfbxs) uint64 { return uint64(s.Maxprob) })},
+			Unit: tckind.UnitSFBProbability, Get: tckind.StatAlways(func(s *sfbxs) uint64 { return uint64(s.Maxprob) })},
 		{Key: "avgprob", Metric: "gotc_sfb_average_probability", Help: "Average marking probability of the bins.",
-			Unit: UnitSFBProbability, Get: statAlways(func(s *sfbxs) uint64 { return uint64(s.Avgprob) })},
+			Unit: tckind.UnitSFBProbability, Get: tckind.StatAlways(func(s *sfbxs) uint64 { return uint64(s.Avgprob) })},
 	},
 }
 
-func sfbField(key, metric, help string, counter bool, get func(*sfbxs) uint32) Stat {
-	return Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: statAlways(func(s *sfbxs) uint64 { return uint64(get(s)) })}
+func sfbField(key, metric, help string, counter bool, get func(*sfbxs) uint32) tckind.Stat {
+	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
+		Get: tckind.StatAlways(func(s *sfbxs) uint64 { return uint64(get(s)) })}
 }
 
 // sfbStatsOf returns sfb's xstats (see fixedXstats); nil when there are
 // none.
-func sfbStatsOf(x Xstats) *attrs.TCSFBXstats {
-	return fixedXstats[attrs.TCSFBXstats](x, attrs.TCSFBXstatsLen)
+func sfbStatsOf(x tckind.Xstats) *attrs.TCSFBXstats {
+	return tckind.FixedXstats[attrs.TCSFBXstats](x, attrs.TCSFBXstatsLen)
 }
 
 // printSFBXstats prints sfb's xstats (-s) as tc does:
@@ -190,6 +192,6 @@ func printSFBXstats(p *tcfmt.Printer, x *attrs.TCSFBXstats) {
 	p.Uint(tcfmt.Any, "marked", " marked %u", uint64(x.Marked))
 	p.NL()
 	p.Uint(tcfmt.Any, "maxqlen", "  maxqlen %u", uint64(x.Maxqlen))
-	p.Float(tcfmt.Any, "maxprob", " maxprob %lg", float64(x.Maxprob)/sfbMaxProb)
-	p.Float(tcfmt.Any, "avgprob", " avgprob %lg", float64(x.Avgprob)/sfbMaxProb)
+	p.Float(tcfmt.Any, "maxprob", " maxprob %lg", float64(x.Maxprob)/tckind.SfbMaxProb)
+	p.Float(tcfmt.Any, "avgprob", " avgprob %lg", float64(x.Avgprob)/tckind.SfbMaxProb)
 }

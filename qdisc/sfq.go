@@ -16,7 +16,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // sfqUsage is tc's explain() of sfq.
@@ -28,7 +30,7 @@ const sfqUsage = "Usage: ... sfq\t[ limit NUMBER ] [ perturb SECS ] [ quantum BY
 	"\t\t[ ecn ] [ harddrop ]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "sfq",
 		Usage:      sfqUsage,
 		ParseQdisc: parseSFQ,
@@ -45,7 +47,7 @@ func init() {
 
 // parseSFQ turns the words after "sfq" into its options as tc does: nil
 // (no TCA_OPTIONS) when there are none.
-func parseSFQ(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseSFQ(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	o, err := ParseSFQ(args, env)
 	if err != nil || o == nil {
 		return nil, err
@@ -57,7 +59,7 @@ func parseSFQ(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) {
 // does; nil when no keyword was given. Errors are *ParseError: exit 1,
 // with the usage after an unknown keyword and for "help"; a keyword
 // missing its value exits 255.
-func ParseSFQ(args []string, env ParseEnv) (*attrs.TCSFQQoptV1, error) {
+func ParseSFQ(args []string, env tckind.ParseEnv) (*attrs.TCSFQQoptV1, error) {
 	var (
 		o       attrs.TCSFQQoptV1
 		ok, red bool
@@ -67,7 +69,7 @@ func ParseSFQ(args []string, env ParseEnv) (*attrs.TCSFQQoptV1, error) {
 		kw := args[i]
 		value := func() (string, error) {
 			if i+1 >= len(args) {
-				return "", incompleteCommand()
+				return "", tcword.IncompleteCommand()
 			}
 			i++
 			return args[i], nil
@@ -86,7 +88,7 @@ func ParseSFQ(args []string, env ParseEnv) (*attrs.TCSFQQoptV1, error) {
 			}
 			n, perr := tcfmt.ParseSize(v)
 			if perr != nil {
-				return nil, errorf(`Illegal "limit"`) // sic: tc names limit
+				return nil, tcword.Errorf(`Illegal "limit"`) // sic: tc names limit
 			}
 			o.V0.Quantum, ok = n, true
 		case "perturb":
@@ -96,7 +98,7 @@ func ParseSFQ(args []string, env ParseEnv) (*attrs.TCSFQQoptV1, error) {
 			}
 			n, perr := tcfmt.ParseInt(v, 0, 32) // get_integer, base 0
 			if perr != nil {
-				return nil, errorf(`Illegal "perturb"`)
+				return nil, tcword.Errorf(`Illegal "perturb"`)
 			}
 			o.V0.PerturbPeriod, ok = int32(n), true
 		case "limit", "divisor", "flows", "depth", "redflowlimit", "min", "max":
@@ -110,13 +112,13 @@ func ParseSFQ(args []string, env ParseEnv) (*attrs.TCSFQQoptV1, error) {
 				if kw == "depth" {
 					name = "flows" // sic
 				}
-				return nil, errorf("Illegal %q", name)
+				return nil, tcword.Errorf("Illegal %q", name)
 			}
 			u := uint32(n)
 			switch kw {
 			case "limit":
 				if u < 2 {
-					return nil, errorf(`Illegal "limit", must be > 1`)
+					return nil, tcword.Errorf(`Illegal "limit", must be > 1`)
 				}
 				o.V0.Limit, ok = u, true
 			case "divisor":
@@ -141,14 +143,14 @@ func ParseSFQ(args []string, env ParseEnv) (*attrs.TCSFQQoptV1, error) {
 			o.Flags |= redFlagHarddrop
 			red = true
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf("What is \"%s\"?", kw)
+			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
 		}
 	}
 	if red {
 		if o.Limit == 0 {
-			return nil, errorf("Required parameter (redflowlimit) is missing")
+			return nil, tcword.Errorf("Required parameter (redflowlimit) is missing")
 		}
 		if o.QthMax == 0 {
 			o.QthMax = o.Limit / 4
@@ -160,10 +162,10 @@ func ParseSFQ(args []string, env ParseEnv) (*attrs.TCSFQQoptV1, error) {
 			r.burst = redBurstDefault(o.QthMin, o.QthMax, r.avpkt)
 		}
 		if o.QthMax > o.Limit {
-			return nil, errorf(`"max" is larger than "limit"`)
+			return nil, tcword.Errorf(`"max" is larger than "limit"`)
 		}
 		if o.QthMin >= o.QthMax {
-			return nil, errorf(`"min" is not smaller than "max"`)
+			return nil, tcword.Errorf(`"min" is not smaller than "max"`)
 		}
 		d, err := deriveRED("SFQ", o.QthMin, o.QthMax, r, false, env)
 		if err != nil {
@@ -228,8 +230,8 @@ func PrintSFQOptions(p *tcfmt.Printer, o *attrs.TCSFQQoptV1) {
 }
 
 // printSFQXstats prints a flow's xstats (-s) as tc does: "  allot 1514".
-func printSFQXstats(p *tcfmt.Printer, x Xstats) {
-	if s := fixedXstats[attrs.TCSFQXstats](x, attrs.TCSFQXstatsLen); s != nil {
+func printSFQXstats(p *tcfmt.Printer, x tckind.Xstats) {
+	if s := tckind.FixedXstats[attrs.TCSFQXstats](x, attrs.TCSFQXstatsLen); s != nil {
 		p.Int(tcfmt.Any, "allot", "  allot %d", int64(s.Allot))
 	}
 }

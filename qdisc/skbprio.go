@@ -10,14 +10,16 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // skbprioUsage is tc's explain() of skbprio.
 const skbprioUsage = "Usage: ... <skbprio> [ limit NUMBER ]"
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "skbprio",
 		Usage:      skbprioUsage,
 		ParseQdisc: parseSKBPrio,
@@ -43,7 +45,7 @@ func init() {
 // parseSKBPrio turns the words after "skbprio" into its options as tc
 // does: nil when no limit was given. Unlike most kinds, tc names the kind
 // in its messages.
-func parseSKBPrio(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+func parseSKBPrio(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 	var (
 		o   attrs.TCSKBPrioQopt
 		set bool
@@ -52,18 +54,18 @@ func parseSKBPrio(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
 		switch args[i] {
 		case "limit":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			n, err := tcfmt.ParseSize(args[i])
 			if err != nil {
-				return nil, errorf("skbprio: Illegal \"limit\" value:\"%s\"", args[i])
+				return nil, tcword.Errorf("skbprio: Illegal \"limit\" value:\"%s\"", args[i])
 			}
 			o.Limit, set = n, true
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, usageErrorf("skbprio: unknown parameter \"%s\"", args[i])
+			return nil, tcword.UsageErrorf("skbprio: unknown parameter \"%s\"", args[i])
 		}
 	}
 	if !set {

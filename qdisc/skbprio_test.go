@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // TestParseSKBPrio checks the request against tc's skbprio_parse_opt: the
@@ -23,7 +25,7 @@ func TestParseSKBPrio(t *testing.T) {
 		{"limit 0", tcU32(attrs.TCAOptions, 0)},
 		{"limit 1 limit 2", tcU32(attrs.TCAOptions, 2)},
 	} {
-		o, err := parseSKBPrio(strings.Fields(tc.args), ParseEnv{})
+		o, err := parseSKBPrio(strings.Fields(tc.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -49,8 +51,8 @@ func TestParseSKBPrioErrors(t *testing.T) {
 		{"lim 10", `skbprio: unknown parameter "lim"`, true, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := parseSKBPrio(strings.Fields(tc.args), ParseEnv{})
-		var pe *ParseError
+		_, err := parseSKBPrio(strings.Fields(tc.args), tckind.ParseEnv{})
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
 			continue
@@ -62,7 +64,7 @@ func TestParseSKBPrioErrors(t *testing.T) {
 }
 
 func TestPrintSKBPrio(t *testing.T) {
-	k := Lookup("skbprio")
+	k := tckind.LookupQdisc("skbprio")
 	opts := attrs.DecodeTCOptionsMsg("skbprio", []byte{64, 0, 0, 0})
 	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { k.PrintOptions(p, opts) }), "limit 64 "; got != want {
 		t.Errorf("text: got %q, want %q", got, want)

@@ -23,7 +23,9 @@ package qdisc
 
 import (
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // taprioUsage is tc's explain() for taprio, tabs and all.
@@ -44,10 +46,10 @@ const taprioEntryUsage = "Usage: ... taprio ... sched-entry <cmd> <gate mask> <i
 var taprioCommands = [...]string{"S", "H", "R"}
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "taprio",
 		Usage: taprioUsage,
-		ParseQdisc: func(args []string, _ ParseEnv) (attrs.TCOptionsMsg, error) {
+		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseTAPrio(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
@@ -68,7 +70,7 @@ func ParseTAPrio(args []string) (*attrs.TAPrioAttrs, error) {
 		maxSDU    [maxTC]uint32
 		nsdu      int
 		entries   []attrs.TAPrioSchedEntry
-		clockid   int32 = clockidInvalid
+		clockid   int32 = tcword.ClockidInvalid
 		flags     uint32
 		txtime    uint32
 		base      int64
@@ -80,7 +82,7 @@ func ParseTAPrio(args []string) (*attrs.TAPrioAttrs, error) {
 	// tc stops reading and sends what it has.
 	s64 := func(i int, dst *int64) (int, bool, error) {
 		if i+1 >= len(args) {
-			return i, false, incompleteCommand()
+			return i, false, tcword.IncompleteCommand()
 		}
 		v, err := tcfmt.ParseInt(args[i+1], 10, 64)
 		if err != nil {
@@ -92,13 +94,13 @@ func ParseTAPrio(args []string) (*attrs.TAPrioAttrs, error) {
 	u32 := func(i int, dst *uint32) (int, error) {
 		v, err := tcfmt.ParseUint(args[i], 0, 32)
 		if err != nil {
-			return i, errorf("")
+			return i, tcword.Errorf("")
 		}
 		*dst = uint32(v)
 		return i, nil
 	}
 	duplicate := func(keyword string) error {
-		return errorf("taprio: duplicate %q specification", keyword)
+		return tcword.Errorf("taprio: duplicate %q specification", keyword)
 	}
 parse:
 	for i := 0; i < len(args); i++ {
@@ -126,7 +128,7 @@ parse:
 			}
 		case "sched-entry":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			cmd := uint8(len(taprioCommands))
@@ -136,23 +138,23 @@ parse:
 				}
 			}
 			if int(cmd) == len(taprioCommands) {
-				return nil, errorf(taprioEntryUsage)
+				return nil, tcword.Errorf(taprioEntryUsage)
 			}
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			mask, err := tcfmt.ParseUint(args[i], 16, 32)
 			if err != nil {
-				return nil, errorf(taprioEntryUsage)
+				return nil, tcword.Errorf(taprioEntryUsage)
 			}
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			interval, err := tcfmt.ParseUint(args[i], 0, 32)
 			if err != nil {
-				return nil, errorf(taprioEntryUsage)
+				return nil, tcword.Errorf(taprioEntryUsage)
 			}
 			gates, ns := uint32(mask), uint32(interval)
 			entries = append(entries, attrs.TAPrioSchedEntry{Cmd: &cmd, GateMask: &gates, Interval: &ns})
@@ -175,20 +177,20 @@ parse:
 			}
 		case "clockid":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
-			if clockid != clockidInvalid {
+			if clockid != tcword.ClockidInvalid {
 				return nil, duplicate(w)
 			}
-			id, ok := parseClockid(args[i])
+			id, ok := tcword.ParseClockid(args[i])
 			if !ok {
-				return nil, errorf("taprio: illegal value for \"clockid\": \"%s\".\nIt must be a valid SYS-V id (i.e. CLOCK_TAI)", args[i])
+				return nil, tcword.Errorf("taprio: illegal value for \"clockid\": \"%s\".\nIt must be a valid SYS-V id (i.e. CLOCK_TAI)", args[i])
 			}
 			clockid = id
 		case "flags", "txtime-delay":
 			if i+1 >= len(args) {
-				return nil, incompleteCommand()
+				return nil, tcword.IncompleteCommand()
 			}
 			i++
 			dst := &flags
@@ -202,13 +204,13 @@ parse:
 				return nil, err
 			}
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			return nil, errorf("Unknown argument")
+			return nil, tcword.Errorf("Unknown argument")
 		}
 	}
 	o := &attrs.TAPrioAttrs{SchedEntryList: &attrs.TAPrioSchedEntryList{Entry: entries}}
-	if clockid != clockidInvalid {
+	if clockid != tcword.ClockidInvalid {
 		o.SchedClockid = &clockid
 	}
 	if flags != 0 {
@@ -233,12 +235,12 @@ parse:
 		// As in mqprio, the counts add up over repeated keywords; gotc
 		// stops at 16 where tc would read past its arrays.
 		for tc := 0; tc < min(max(nsdu, lists.nfp), maxTC); tc++ {
-			e := attrs.TAPrioTCEntryAttrs{Index: ptrTo(uint32(tc))}
+			e := attrs.TAPrioTCEntryAttrs{Index: tcword.PtrTo(uint32(tc))}
 			if tc < nsdu {
-				e.MaxSDU = ptrTo(maxSDU[tc])
+				e.MaxSDU = tcword.PtrTo(maxSDU[tc])
 			}
 			if tc < lists.nfp {
-				e.FP = ptrTo(lists.fp[tc])
+				e.FP = tcword.PtrTo(lists.fp[tc])
 			}
 			o.TCEntry = append(o.TCEntry, e)
 		}
@@ -273,7 +275,7 @@ func printTAPrio(p *tcfmt.Printer, o *attrs.TAPrioAttrs) {
 	p.CloseArray(both, "")
 	p.NL()
 	if o.SchedClockid != nil {
-		p.String(both, "clockid", "clockid %s", clockName(*o.SchedClockid))
+		p.String(both, "clockid", "clockid %s", tcword.ClockName(*o.SchedClockid))
 	}
 	if o.Flags != nil {
 		p.Hex0x(both, "flags", " flags %#x", uint64(*o.Flags))
@@ -362,7 +364,7 @@ func printTAPrioSchedule(p *tcfmt.Printer, o *attrs.TAPrioAttrs) {
 // printTAPrioXstats prints the statistics an offloading device reports
 // for taprio or one of its classes: window_drops and tx_overruns, each
 // when present.
-func printTAPrioXstats(p *tcfmt.Printer, x Xstats) {
+func printTAPrioXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	s, ok := x.App.(*attrs.TAPrioOffloadStatsAttrs)
 	if !ok {
 		return

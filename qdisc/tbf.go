@@ -22,7 +22,9 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // tbfUsage is gotc's summary of tc's tbf keywords.
@@ -32,42 +34,42 @@ const tbfUsage = `Usage: ... tbf limit BYTES | latency TIME  burst BYTES[/CELL] 
   burst is also buffer or maxburst; peakrate needs mtu.`
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:         "tbf",
 		Usage:        tbfUsage,
-		ParseQdisc:   func(args []string, env ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
+		ParseQdisc:   func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
 		PrintOptions: printTBF,
-		Keywords:     keywordsOf("tbf", tbfKeywords),
+		Keywords:     tckind.KeywordsOf("tbf", tbfKeywords),
 	})
 }
 
 // tbfIllegal is tc's explain1 for tbf: keyword and value, without usage.
-func tbfIllegal(keyword, value string) *ParseError {
-	return errorf(`tbf: illegal value for "%s": "%s"`, keyword, value)
+func tbfIllegal(keyword, value string) *tcword.ParseError {
+	return tcword.Errorf(`tbf: illegal value for "%s": "%s"`, keyword, value)
 }
 
 // parseTBF reads tbf's keywords.
-func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
+func parseTBF(args []string, env tckind.ParseEnv) (*attrs.TBFAttrs, error) {
 	var (
 		opt                 attrs.TCTBFQopt
 		mtu, mpu, latency   uint32
 		rcellLog, pcellLog  = -1, -1
 		overhead            uint16
-		linklayer           uint8 = linklayerEthernet
+		linklayer           uint8 = tcword.LinklayerEthernet
 		rate, prate, buffer uint64
 	)
-	dup := func(what string) error { return errorf(`tbf: duplicate "%s" specification`, what) }
+	dup := func(what string) error { return tcword.Errorf(`tbf: duplicate "%s" specification`, what) }
 	for i := 0; i < len(args); i++ {
 		kw := args[i]
 		switch kw {
 		case "help":
-			return nil, &ParseError{ShowUsage: true}
+			return nil, &tcword.ParseError{ShowUsage: true}
 		}
 		if !tbfKnown(kw) {
-			return nil, &ParseError{Msg: `tbf: unknown parameter "` + kw + `"`, ShowUsage: true}
+			return nil, &tcword.ParseError{Msg: `tbf: unknown parameter "` + kw + `"`, ShowUsage: true}
 		}
 		if i+1 >= len(args) {
-			return nil, incompleteCommand()
+			return nil, tcword.IncompleteCommand()
 		}
 		i++
 		v := args[i]
@@ -77,7 +79,7 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 				return nil, dup("limit")
 			}
 			if latency != 0 {
-				return nil, errorf(`tbf: specifying both "latency" and "limit" is not allowed`)
+				return nil, tcword.Errorf(`tbf: specifying both "latency" and "limit" is not allowed`)
 			}
 			n, err := tcfmt.ParseSize(v)
 			if err != nil {
@@ -90,7 +92,7 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 			}
 			if opt.Limit != 0 {
 				// tc's message has the slash.
-				return nil, errorf(`tbf: specifying both "limit" and "/latency" is not allowed`)
+				return nil, tcword.Errorf(`tbf: specifying both "limit" and "/latency" is not allowed`)
 			}
 			t, err := tcfmt.ParseTime(v)
 			if err != nil {
@@ -101,7 +103,7 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 			if buffer != 0 {
 				return nil, dup("buffer/burst/maxburst")
 			}
-			size, cl, shown, ok := sizeAndCell(v, math.MaxUint64)
+			size, cl, shown, ok := tcword.SizeAndCell(v, math.MaxUint64)
 			if !ok {
 				return nil, tbfIllegal(kw, shown)
 			}
@@ -113,7 +115,7 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 			if mtu != 0 {
 				return nil, dup("mtu/minburst")
 			}
-			size, cl, shown, ok := sizeAndCell(v, math.MaxUint32)
+			size, cl, shown, ok := tcword.SizeAndCell(v, math.MaxUint32)
 			if !ok {
 				return nil, tbfIllegal(kw, shown)
 			}
@@ -138,7 +140,7 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 			if *target != 0 {
 				return nil, dup(name)
 			}
-			r, ok := parseRate64(v, env.Dev, env.Notes())
+			r, ok := tcword.ParseRate64(v, env.Dev, env.Notes())
 			if !ok {
 				return nil, tbfIllegal(name, v)
 			}
@@ -153,7 +155,7 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 			}
 			overhead = uint16(n)
 		default: // linklayer, as tbfKnown has it
-			ll, ok := parseLinklayer(v)
+			ll, ok := tcword.ParseLinklayer(v)
 			if !ok {
 				return nil, tbfIllegal("linklayer", v)
 			}
@@ -176,15 +178,15 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 		missing = append(missing, `tbf: either "limit" or "latency" is required.`)
 	}
 	if missing != nil {
-		return nil, &ParseError{Msg: strings.Join(missing, "\n"), ShowUsage: true}
+		return nil, &tcword.ParseError{Msg: strings.Join(missing, "\n"), ShowUsage: true}
 	}
 
-	opt.Rate.Rate = rate32(rate)
-	opt.Peakrate.Rate = rate32(prate)
+	opt.Rate.Rate = tcword.Rate32(rate)
+	opt.Peakrate.Rate = tcword.Rate32(prate)
 	if opt.Limit == 0 {
-		lim := float64(float64(rate)*float64(latency))/timeUnitsPerSec + float64(buffer)
+		lim := float64(float64(rate)*float64(latency))/tcword.TimeUnitsPerSec + float64(buffer)
 		if prate != 0 {
-			lim2 := float64(float64(prate)*float64(latency))/timeUnitsPerSec + float64(mtu)
+			lim2 := float64(float64(prate)*float64(latency))/tcword.TimeUnitsPerSec + float64(mtu)
 			if lim2 < lim {
 				lim = lim2
 			}
@@ -194,17 +196,17 @@ func parseTBF(args []string, env ParseEnv) (*attrs.TBFAttrs, error) {
 	opt.Rate.MPU = uint16(mpu)
 	opt.Rate.Overhead = overhead
 	o := &attrs.TBFAttrs{Parms: &opt}
-	o.Rtab = calcRtable(&opt.Rate, rcellLog, mtu, linklayer)
+	o.Rtab = tcword.CalcRtable(&opt.Rate, rcellLog, mtu, linklayer)
 	// The bucket's time is at the 32-bit rate, as tc computes it.
-	opt.Buffer = xmitTime(uint64(opt.Rate.Rate), buffer)
+	opt.Buffer = tcword.XmitTime(uint64(opt.Rate.Rate), buffer)
 	if opt.Buffer == math.MaxUint32 {
-		return nil, errorf("tbf: burst out of range")
+		return nil, tcword.Errorf("tbf: burst out of range")
 	}
 	if opt.Peakrate.Rate != 0 {
 		opt.Peakrate.MPU = uint16(mpu)
 		opt.Peakrate.Overhead = overhead
-		o.Ptab = calcRtable(&opt.Peakrate, pcellLog, mtu, linklayer)
-		opt.Mtu = xmitTime(uint64(opt.Peakrate.Rate), uint64(mtu))
+		o.Ptab = tcword.CalcRtable(&opt.Peakrate, pcellLog, mtu, linklayer)
+		opt.Mtu = tcword.XmitTime(uint64(opt.Peakrate.Rate), uint64(mtu))
 		o.Pburst = &mtu
 		if prate >= 1<<32 {
 			o.Prate64 = &prate
@@ -261,9 +263,9 @@ func printTBF(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 	}
 	// The latency the limit gives: its transmission time less the bucket's,
 	// the longer of rate's and peak rate's.
-	latency := float64(timeUnitsPerSec*(float64(q.Limit)/float64(rate))) - tickToTime(float64(q.Buffer))
+	latency := float64(tcword.TimeUnitsPerSec*(float64(q.Limit)/float64(rate))) - tcword.TickToTime(float64(q.Buffer))
 	if prate != 0 {
-		lat2 := float64(timeUnitsPerSec*(float64(q.Limit)/float64(prate))) - tickToTime(float64(q.Mtu))
+		lat2 := float64(tcword.TimeUnitsPerSec*(float64(q.Limit)/float64(prate))) - tcword.TickToTime(float64(q.Mtu))
 		if lat2 > latency {
 			latency = lat2
 		}
@@ -278,8 +280,8 @@ func printTBF(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 	if q.Rate.Overhead != 0 {
 		p.Int(tcfmt.Any, "overhead", "overhead %d ", int64(q.Rate.Overhead))
 	}
-	if ll := q.Rate.Linklayer & linklayerMask; ll > linklayerEthernet || p.Details() {
-		p.String(tcfmt.Any, "linklayer", "linklayer %s ", linklayerName(ll))
+	if ll := q.Rate.Linklayer & tcword.LinklayerMask; ll > tcword.LinklayerEthernet || p.Details() {
+		p.String(tcfmt.Any, "linklayer", "linklayer %s ", tcword.LinklayerName(ll))
 	}
 }
 
@@ -294,7 +296,7 @@ func sizeWithCell(size uint64, cellLog uint8) string {
 // cell size and the mpu after it for -d, under plainKey otherwise, and the
 // raw ticks under rawKey for -raw.
 func printTBFBucket(p *tcfmt.Printer, rate uint64, ticks uint32, spec *attrs.TCRatespec, detailKey, plainKey, rawKey tcfmt.Name) {
-	size := xmitSize(rate, ticks)
+	size := tcword.XmitSize(rate, ticks)
 	if p.Details() {
 		p.String(tcfmt.Any, detailKey, string(detailKey)+" %s ", sizeWithCell(size, spec.CellLog))
 		p.Size(tcfmt.Any, "mpu", "mpu %s ", uint64(spec.MPU))
@@ -309,24 +311,24 @@ func printTBFBucket(p *tcfmt.Printer, rate uint64, ticks uint32, spec *attrs.TCR
 func tbfKeywords(o *attrs.TBFAttrs) ([]string, error) {
 	p := o.Parms
 	if p == nil {
-		return nil, noKeywords("tbf without parameters")
+		return nil, tckind.NoKeywords("tbf without parameters")
 	}
 	if p.Peakrate.Rate != 0 {
-		return nil, noKeywords("tbf peakrate")
+		return nil, tckind.NoKeywords("tbf peakrate")
 	}
 	rate := uint64(p.Rate.Rate)
 	if o.Rate64 != nil {
 		rate = *o.Rate64
 	}
 	// tc computes the bucket's time at the 32-bit rate.
-	w := []string{"rate", rateWord(rate), "burst", uintWord(burstOf(uint64(p.Rate.Rate), p.Buffer)), "limit", uintWord(p.Limit)}
+	w := []string{"rate", tcword.RateWord(rate), "burst", tcword.UintWord(tcword.BurstOf(uint64(p.Rate.Rate), p.Buffer)), "limit", tcword.UintWord(p.Limit)}
 	if p.Rate.MPU != 0 {
-		w = append(w, "mpu", uintWord(p.Rate.MPU))
+		w = append(w, "mpu", tcword.UintWord(p.Rate.MPU))
 	}
 	if p.Rate.Overhead != 0 {
-		w = append(w, "overhead", uintWord(p.Rate.Overhead))
+		w = append(w, "overhead", tcword.UintWord(p.Rate.Overhead))
 	}
-	if p.Rate.Linklayer&linklayerMask == linklayerATM {
+	if p.Rate.Linklayer&tcword.LinklayerMask == tcword.LinklayerATM {
 		w = append(w, "linklayer", "atm")
 	}
 	return w, nil

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
+	"github.com/gotc/gotc/tckind"
 )
 
 // TestTBFMatchesKernelDumps parses every recorded tbf qdisc as gotc and
@@ -17,7 +19,7 @@ func TestTBFMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded tbf qdiscs", len(cases))
 	}
 	for _, c := range cases {
-		o, err := parseTBF(c.args, ParseEnv{})
+		o, err := parseTBF(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -60,8 +62,8 @@ func TestTBFErrors(t *testing.T) {
 		{[]string{"help"}, ``, true, 1},
 		{[]string{"rate"}, `Command line is not complete. Try option "help"`, false, 255},
 	} {
-		_, err := parseTBF(c.args, ParseEnv{})
-		var pe *ParseError
+		_, err := parseTBF(c.args, tckind.ParseEnv{})
+		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%q: %#v, want %q usage %v exit %d", c.args, err, c.msg, c.usage, c.code)
 		}

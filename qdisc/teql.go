@@ -1,5 +1,7 @@
 package qdisc
 
+import "github.com/gotc/gotc/tckind"
+
 // teql (net/sched/sch_teql.c): the "true link equalizer", which spreads
 // traffic over the devices that carry it. Its module makes one master
 // device per equalizer (teql0, and teql1... with max_equalizers), and the
@@ -9,7 +11,7 @@ package qdisc
 // noqueue.go); gotc names the first equalizer so that its usage lists it.
 
 func init() {
-	mustRegister(&Kind{
+	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:         "teql0",
 		PrintOptions: printUnknownOptions,
 	})

@@ -32,10 +32,11 @@ import (
 	"strconv"
 	"time"
 
+	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // Source is what a watch needs from the kernel; *netlink.Conn is one. A
@@ -256,7 +257,7 @@ type prevSample struct {
 	gen  genValues
 	// table is the kind's statistics table, nil for none; kind and recs
 	// hold its fields' and its records' values.
-	table *qdisc.StatsTable
+	table *tckind.StatsTable
 	kind  statValues
 	recs  []statValues
 	// spare is the record storage of the sample before, reused for the next.
@@ -338,7 +339,7 @@ func genOf(a *attrs.TCAttrs) genValues {
 
 // statValues are the values of a statistics table's fields in one sample.
 type statValues struct {
-	v  [qdisc.MaxStats]uint64
+	v  [tckind.MaxStats]uint64
 	ok uint32 // bit i: v[i] present
 }
 
@@ -378,8 +379,8 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 		}
 	}
 
-	if k := qdisc.Lookup(m.Kind()); k != nil && k.Stats != nil {
-		if s := k.Stats.Of(qdisc.XstatsOf(a)); s != nil {
+	if k := tckind.LookupQdisc(m.Kind()); k != nil && k.Stats != nil {
+		if s := k.Stats.Of(tckind.XstatsOf(a)); s != nil {
 			cur.table = k.Stats
 			b = appendKindStats(b, k.Stats, s, cur)
 		}
@@ -411,7 +412,7 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 
 // appendKindStats appends the members of a kind's statistics s, read
 // through its table t, and records their values in cur.
-func appendKindStats(b []byte, t *qdisc.StatsTable, s any, cur *prevSample) []byte {
+func appendKindStats(b []byte, t *tckind.StatsTable, s any, cur *prevSample) []byte {
 	b = appendFields(b, t.Fields, s, &cur.kind, false)
 	r := t.Records
 	if r == nil {
@@ -438,7 +439,7 @@ func appendKindStats(b []byte, t *qdisc.StatsTable, s any, cur *prevSample) []by
 
 // appendFields appends the present fields of s as JSON members (the first
 // without a comma when first) and records their values in sv.
-func appendFields(b []byte, fields []qdisc.Stat, s any, sv *statValues, first bool) []byte {
+func appendFields(b []byte, fields []tckind.Stat, s any, sv *statValues, first bool) []byte {
 	for i := range fields {
 		f := &fields[i]
 		v, ok := f.Get(s)
@@ -496,7 +497,7 @@ func appendDeltas(b []byte, prev, cur *prevSample, secs float64) []byte {
 	if t == nil || t != prev.table {
 		return append(b, '}') // no statistics of the kind, or another kind's before
 	}
-	counters := func(fields []qdisc.Stat, p, c *statValues) {
+	counters := func(fields []tckind.Stat, p, c *statValues) {
 		for j := range fields {
 			if f, bit := &fields[j], uint32(1)<<j; f.Counter && p.ok&c.ok&bit != 0 {
 				put(f.Key, delta(p.v[j], c.v[j], f.Wide))

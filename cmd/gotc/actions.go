@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 const actionsUsage = `usage: tc actions <ACTSPECOP>*
@@ -101,11 +102,11 @@ func (t *tc) actionKernel() (actionConn, error) {
 // actionModify is tc_action_modify: "add|change|replace action KIND ...".
 // Every failure ends tc with status 255.
 func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) {
-	acts, rest, err := qdisc.ParseActions(args, qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr})
+	acts, rest, err := action.ParseActions(args, tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr})
 	if err != nil {
-		var pe *qdisc.ParseError
+		var pe *tckind.ParseError
 		if errors.As(err, &pe) && pe.Code == 0 {
-			pe = &qdisc.ParseError{Msg: pe.Msg, Code: exitUsage}
+			pe = &tckind.ParseError{Msg: pe.Msg, Code: exitUsage}
 			err = pe
 		}
 		return nil, t.parseFailed(err, "")
@@ -149,7 +150,7 @@ func (t *tc) actionGetDelete(get bool, args []string) ([]string, error) {
 			return nil, errStatus(exitUsage)
 		}
 		name := args[0]
-		if k := qdisc.LookupAction(name); k == nil {
+		if k := tckind.LookupAction(name); k == nil {
 			fmt.Fprintf(t.stderr, "Error: non existent action: %s\n", name)
 			return nil, errStatus(exitUsage)
 		}
@@ -210,7 +211,7 @@ func (t *tc) actionGetDelete(get bool, args []string) ([]string, error) {
 // ignores them.
 func (t *tc) actionListOrFlush(flush bool, args []string) error {
 	name := args[0]
-	if qdisc.LookupAction(name) == nil {
+	if tckind.LookupAction(name) == nil {
 		// tc names the kind it does not know and ends with status 0.
 		fmt.Fprintf(t.stderr, "bad action %s\n", name)
 		return nil
@@ -283,7 +284,7 @@ func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32
 		p.Verbatim(verb)
 	}
 	p.OpenObject("")
-	qdisc.PrintActions(p, m.Attrs.Tab, qdisc.ActionPrint{Stats: t.stats, FirstOrder: first, Links: tcLinks{t}})
+	action.PrintActions(p, m.Attrs.Tab, action.ActionPrint{Stats: t.stats, FirstOrder: first, Links: tcLinks{t}})
 	if m.Attrs.ExtWarnMsg != nil {
 		p.String(tcfmt.Any, "warn", "%s", *m.Attrs.ExtWarnMsg)
 		p.NL()

@@ -6,8 +6,8 @@ import (
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // Which requests of a batch may be sent before the previous answer is in.
@@ -81,7 +81,7 @@ func (a *acceptance) shown(r netlink.PipelineRequest, idle bool) bool {
 		m.Header.Handle != 0 || m.Attrs.Kind == nil || !onlyKindAndOptions(&m.Attrs) {
 		return false
 	}
-	kind := qdisc.Lookup(*m.Attrs.Kind)
+	kind := tckind.LookupQdisc(*m.Attrs.Kind)
 	if kind == nil || kind.ChangeAccepted == nil {
 		return false
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tckind"
 )
 
 func TestAcceptance(t *testing.T) {
@@ -25,7 +25,7 @@ func TestAcceptance(t *testing.T) {
 		m := &netlink.Msg{}
 		m.Header.Ifindex, m.Header.Parent = ifindex, parent
 		m.Attrs.Kind = &kind
-		opts, err := qdisc.Lookup(kind).ParseQdisc(strings.Fields(args), qdisc.ParseEnv{})
+		opts, err := tckind.LookupQdisc(kind).ParseQdisc(strings.Fields(args), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 const classUsage = `Usage: tc class [ add | del | change | replace | show ] dev STRING
@@ -94,7 +94,7 @@ func (t *tc) printClassEvent(p *tcfmt.Printer, m *netlink.Msg, verb eventVerb, s
 		// tcm_info is the leaf qdisc's handle: text "leaf 2: ", JSON "0x2".
 		p.Hex0x(tcfmt.Any, "leaf", "leaf %x: ", uint64(m.Header.Info>>16))
 	}
-	kind := qdisc.Lookup(m.Kind())
+	kind := tckind.LookupQdisc(m.Kind())
 	if a.Options != nil {
 		if kind != nil && kind.PrintClassOptions != nil {
 			kind.PrintClassOptions(p, a.Options)
@@ -110,7 +110,7 @@ func (t *tc) printClassEvent(p *tcfmt.Printer, m *netlink.Msg, verb eventVerb, s
 		if a.Stats2 != nil || a.Stats != nil {
 			t.printStats(p, a)
 		}
-		if x := qdisc.XstatsOf(a); kind != nil && kind.PrintClassXstats != nil && x.Present() {
+		if x := tckind.XstatsOf(a); kind != nil && kind.PrintClassXstats != nil && x.Present() {
 			kind.PrintClassXstats(p, x)
 			p.NL()
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // filterUsage lists the filter kinds the registry holds.
@@ -31,7 +31,7 @@ OPTIONS := ... try tc filter add <desired FILTER_KIND> help
 
 func filterKindNames() []string {
 	var names []string
-	for _, k := range qdisc.FilterKinds() {
+	for _, k := range tckind.Filters() {
 		names = append(names, k.Name)
 	}
 	return names
@@ -213,7 +213,7 @@ func (t *tc) parseFilterWhere(verb filterVerb, args []string) (filterWhere, erro
 			if w.protocolSet && (verb != verbList || w.protocol != 0) {
 				return w, t.duparg("protocol", args[1])
 			}
-			p, ok := qdisc.ParseEthProtocol(args[1])
+			p, ok := tckind.ParseEthProtocol(args[1])
 			if !ok {
 				return w, t.invarg("invalid protocol", args[1])
 			}
@@ -233,7 +233,7 @@ func (t *tc) parseFilterWhere(verb filterVerb, args []string) (filterWhere, erro
 			w.chain, w.chainSet = uint32(v), true
 			args = args[1:]
 		case verb == verbModify && tcfmt.Matches(word, "estimator"):
-			if w.est, args, err = qdisc.ParseEstimator(args[1:], w.est, t.stderr); err != nil {
+			if w.est, args, err = tckind.ParseEstimator(args[1:], w.est, t.stderr); err != nil {
 				return w, t.parseFailed(err, "")
 			}
 			continue
@@ -277,7 +277,7 @@ func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) erro
 	m := &netlink.Msg{}
 	protocol := w.protocol
 	if !w.protocolSet && obj == netlink.Filter && (op == netlink.Add || op == netlink.Replace) {
-		protocol = qdisc.EthPAll
+		protocol = tckind.EthPAll
 	}
 	m.Header.Info = w.prio<<16 | uint32(htons(protocol))
 	m.Header.Parent = w.parent
@@ -302,14 +302,14 @@ func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) erro
 		return errStatus(exitUsage)
 	}
 	if w.kind != "" {
-		kind := qdisc.LookupFilter(w.kind)
+		kind := tckind.LookupFilter(w.kind)
 		if kind == nil {
 			if len(w.opts) > 0 || w.handleSet || op != netlink.Delete {
 				fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.kind)
 				return errStatus(exitBadOption)
 			}
 		} else {
-			options, h, err := kind.Parse(w.opts, qdisc.FilterEnv{Handle: w.handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+			options, h, err := kind.Parse(w.opts, tckind.FilterEnv{Handle: w.handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
 			if err != nil {
 				return t.parseFailed(err, kind.Usage)
 			}
@@ -419,13 +419,13 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 		return fail("Must specify filter parent")
 	}
 	m.Header.Parent = w.parent
-	var kind *qdisc.FilterKind
+	var kind *tckind.Filter
 	if obj == netlink.Filter {
 		if w.kind == "" {
 			return fail("Must specify filter type")
 		}
 		m.Attrs.Kind = &w.kind
-		if kind = qdisc.LookupFilter(w.kind); kind == nil {
+		if kind = tckind.LookupFilter(w.kind); kind == nil {
 			fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.kind)
 			return errStatus(exitBadOption)
 		}
@@ -446,7 +446,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 	}
 	opts := w.opts
 	if kind != nil {
-		options, h, err := kind.Parse(opts, qdisc.FilterEnv{Handle: w.handle, Protocol: w.protocol, Parent: m.Header.Parent, ActionEnv: qdisc.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+		options, h, err := kind.Parse(opts, tckind.FilterEnv{Handle: w.handle, Protocol: w.protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
 		if err != nil {
 			return t.parseFailed(err, kind.Usage)
 		}
@@ -593,7 +593,7 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 		proto := uint32(htons(uint16(m.Header.Info)))
 		prio := m.Header.Info >> 16
 		if proto != 0 && (shown.protocol == 0 || shown.protocol != proto) {
-			p.String(tcfmt.Any, "protocol", "protocol %s ", qdisc.EthProtocolName(uint16(proto)))
+			p.String(tcfmt.Any, "protocol", "protocol %s ", tckind.EthProtocolName(uint16(proto)))
 		}
 		if prio != 0 && (shown.prio == 0 || shown.prio != prio) {
 			p.Uint(tcfmt.Any, "pref", "pref %u ", uint64(prio))
@@ -607,8 +607,8 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 	}
 	if m.Attrs.Kind != nil && m.Attrs.Options != nil {
 		p.OpenObject("options")
-		if kind := qdisc.LookupFilter(m.Kind()); kind != nil {
-			kind.PrintOptions(p, m.Attrs.Options, qdisc.FilterPrint{
+		if kind := tckind.LookupFilter(m.Kind()); kind != nil {
+			kind.PrintOptions(p, m.Attrs.Options, tckind.FilterPrint{
 				Handle: m.Header.Handle, Protocol: htons(uint16(m.Header.Info)), Stats: t.stats, Links: tcLinks{t},
 			})
 		} else {

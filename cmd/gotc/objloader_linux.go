@@ -8,13 +8,13 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tckind"
 	"golang.org/x/sys/unix"
 )
 
 // gotc loads ELF objects with gotc-bpf (elsewhere than on Linux the qdisc
 // package's default, tc's refusal for want of ELF support, stands).
-func init() { qdisc.SetObjectLoader(loadObjectWithHelper) }
+func init() { tckind.SetObjectLoader(loadObjectWithHelper) }
 
 // bpfBinary is the executable that loads eBPF ELF objects for gotc
 // (package cmd/gotc-bpf): apart from gotc, so that a one-shot gotc does not

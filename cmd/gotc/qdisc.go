@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // qdiscUsage lists the kinds the registry holds, so that a new kind's file
@@ -28,7 +29,7 @@ OPTIONS := ... try tc qdisc add <desired QDISC_KIND> help
 
 func qdiscKindNames() []string {
 	var names []string
-	for _, k := range qdisc.Kinds() {
+	for _, k := range tckind.Qdiscs() {
 		names = append(names, k.Name)
 	}
 	return names
@@ -205,7 +206,7 @@ func (t *tc) modify(obj netlink.Object, op netlink.Op, args []string) error {
 			return err
 		}
 	}
-	if kind := qdisc.Lookup(m.Kind()); obj == netlink.Qdisc && kind != nil && kind.Creates != nil && kind.Creates(m.Attrs.Options) {
+	if kind := tckind.LookupQdisc(m.Kind()); obj == netlink.Qdisc && kind != nil && kind.Creates != nil && kind.Creates(m.Attrs.Options) {
 		// tc adds NLM_F_CREATE to whatever flags the command has.
 		switch op {
 		case netlink.Change:
@@ -257,7 +258,7 @@ func (t *tc) moreKeywords(obj netlink.Object, tg target, rest []string, m *netli
 		switch word := rest[0]; {
 		case tcfmt.Matches(word, "estimator"):
 			var est *attrs.GnetEstimator
-			if est, rest, err = qdisc.ParseEstimator(rest[1:], m.Attrs.Rate, t.stderr); err != nil {
+			if est, rest, err = tckind.ParseEstimator(rest[1:], m.Attrs.Rate, t.stderr); err != nil {
 				return tg, nil, nil, t.parseFailed(err, "")
 			}
 			if t.raw {
@@ -266,7 +267,7 @@ func (t *tc) moreKeywords(obj netlink.Object, tg target, rest []string, m *netli
 			m.Attrs.Rate = est
 		case qdiscOnly && tcfmt.Matches(word, "stab"):
 			var s attrs.TCSizespec
-			if s, rest, err = qdisc.ParseSizeTable(rest[1:]); err != nil {
+			if s, rest, err = tckind.ParseSizeTable(rest[1:]); err != nil {
 				return tg, nil, nil, t.parseFailed(err, "")
 			}
 			stab = &s
@@ -318,11 +319,11 @@ const tcaBufMax = 64 * 1024
 func (t *tc) addSizeTable(m *netlink.Msg, spec attrs.TCSizespec) {
 	const nlmsghdrLen, attrHdrLen = 16, 4
 	limit := nlmsghdrLen + attrs.TCMsgLen + tcaBufMax
-	m.Attrs.Stab, _ = qdisc.SizeTable(spec, 0)
+	m.Attrs.Stab, _ = tckind.SizeTable(spec, 0)
 	b, _ := m.MarshalBinary()
 	room := limit - nlmsghdrLen - len(b) - attrHdrLen
 	var fits bool
-	if m.Attrs.Stab, fits = qdisc.SizeTable(spec, room); !fits {
+	if m.Attrs.Stab, fits = tckind.SizeTable(spec, room); !fits {
 		fmt.Fprintf(t.stderr, "addattr_l ERROR: message exceeded bound of %d\n", limit)
 	}
 }
@@ -349,8 +350,8 @@ type warningDoer interface {
 // message (and the kind's usage where tc prints it) for bad input. dev is
 // the device named so far, whose speed percentages refer to.
 func (t *tc) parseKindOptions(obj netlink.Object, kindName, dev string, opts []string, m *netlink.Msg) error {
-	kind := qdisc.Lookup(kindName)
-	var parse func([]string, qdisc.ParseEnv) (attrs.TCOptionsMsg, error)
+	kind := tckind.LookupQdisc(kindName)
+	var parse func([]string, tckind.ParseEnv) (attrs.TCOptionsMsg, error)
 	if kind != nil {
 		if obj == netlink.Class {
 			parse = kind.ParseClass
@@ -371,7 +372,7 @@ func (t *tc) parseKindOptions(obj netlink.Object, kindName, dev string, opts []s
 		}
 		return nil
 	}
-	options, err := parse(opts, qdisc.ParseEnv{Dev: dev, Stderr: t.stderr})
+	options, err := parse(opts, tckind.ParseEnv{Dev: dev, Stderr: t.stderr})
 	if err != nil {
 		return t.parseFailed(err, kind.Usage)
 	}
@@ -381,7 +382,7 @@ func (t *tc) parseKindOptions(obj netlink.Object, kindName, dev string, opts []s
 
 // parseFailed prints a kind's ParseError as tc does and returns tc's status.
 func (t *tc) parseFailed(err error, usage string) error {
-	var perr *qdisc.ParseError
+	var perr *tckind.ParseError
 	if errors.As(err, &perr) {
 		fmt.Fprint(t.stderr, perr.Msg)
 		if perr.Msg != "" && !perr.NoNewline {
@@ -513,7 +514,7 @@ func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool, verb eve
 	if a.EgressBlock != nil {
 		h.EgressBlock = *a.EgressBlock
 	}
-	kind := qdisc.Lookup(m.Kind())
+	kind := tckind.LookupQdisc(m.Kind())
 	p.QdiscHead(&h)
 	p.OpenObject("options")
 	switch {
@@ -525,12 +526,12 @@ func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool, verb eve
 	p.CloseObject()
 	p.NL()
 	if t.details && a.Stab != nil {
-		qdisc.PrintSizeTable(p, a.Stab)
+		tckind.PrintSizeTable(p, a.Stab)
 		p.NL()
 	}
 	if t.stats {
 		t.printStats(p, a)
-		if x := qdisc.XstatsOf(a); kind != nil && kind.PrintXstats != nil && x.Present() {
+		if x := tckind.XstatsOf(a); kind != nil && kind.PrintXstats != nil && x.Present() {
 			kind.PrintXstats(p, x)
 			p.NL()
 		}
@@ -547,7 +548,7 @@ func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool, verb eve
 func (t *tc) printStats(p *tcfmt.Printer, a *attrs.TCAttrs) {
 	switch {
 	case a.Stats2 != nil:
-		st := qdisc.Stats2Of(a.Stats2)
+		st := action.Stats2Of(a.Stats2)
 		p.Stats(&st, " ")
 		p.NL()
 	case a.Stats != nil:

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tckind"
 	"golang.org/x/sys/unix"
 )
 
@@ -118,8 +118,8 @@ func request(line string, index map[string]int32) netlink.PipelineRequest {
 	if len(words) == 0 {
 		return r
 	}
-	kind := qdisc.Lookup(words[0])
-	parse := (func([]string, qdisc.ParseEnv) (attrs.TCOptionsMsg, error))(nil)
+	kind := tckind.LookupQdisc(words[0])
+	parse := (func([]string, tckind.ParseEnv) (attrs.TCOptionsMsg, error))(nil)
 	if kind != nil {
 		parse = kind.ParseQdisc
 		if r.Object == netlink.Class {
@@ -133,7 +133,7 @@ func request(line string, index map[string]int32) netlink.PipelineRequest {
 		}
 		return r
 	}
-	opts, err := parse(words[1:], qdisc.ParseEnv{Dev: f[3], Stderr: os.Stderr})
+	opts, err := parse(words[1:], tckind.ParseEnv{Dev: f[3], Stderr: os.Stderr})
 	if err != nil {
 		fail("floor: %q: %v", line, err)
 	}

@@ -24,9 +24,10 @@ import (
 	"strings"
 	"time"
 
+	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/qdisc"
+	"github.com/gotc/gotc/tckind"
 )
 
 func main() {
@@ -126,7 +127,7 @@ func tbfWords(mbit int) []string {
 
 // changeTbf changes the root tbf's rate, from tc's words, as tc does.
 func changeTbf(ctx context.Context, c *netlink.Conn, ifindex int32, mbit int) error {
-	opts, err := qdisc.Lookup("tbf").ParseQdisc(tbfWords(mbit), qdisc.ParseEnv{})
+	opts, err := tckind.LookupQdisc("tbf").ParseQdisc(tbfWords(mbit), tckind.ParseEnv{})
 	if err != nil {
 		return err
 	}

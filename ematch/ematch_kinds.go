@@ -1,0 +1,478 @@
+package ematch
+
+// The cmp, u32, nbyte and canid extended matches (net/sched/em_*.c), as
+// tc 7.3's em_*.c read and print them. Their data are C structs with bit
+// fields (tcf_em_cmp, tcf_em_nbyte) or CAN's can_filter, which the YNL
+// spec cannot describe; they are laid out here as x86-64 C lays them out.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tcfmt"
+)
+
+func init() {
+	registerEmatch(&ematchKind{name: "cmp", num: 1, usage: cmpUsage, parse: parseEmCmp, print: printEmCmp})
+	registerEmatch(&ematchKind{name: "nbyte", num: 2, usage: nbyteUsage, parse: parseEmNbyte, print: printEmNbyte})
+	registerEmatch(&ematchKind{name: "u32", num: 3, usage: emU32Usage, parse: parseEmU32, print: printEmU32})
+	registerEmatch(&ematchKind{name: "canid", num: 7, usage: canidUsage, parse: parseEmCanid, print: printEmCanid})
+}
+
+var cmpUsage = fmt.Sprintf(`Usage: cmp(ALIGN at OFFSET [ ATTRS ] { eq | lt | gt } VALUE)
+where: ALIGN  := { u8 | u16 | u32 }
+       ATTRS  := [ layer LAYER ] [ mask MASK ] [ trans ]
+       LAYER  := { link | network | transport | 0..%d }
+
+Example: cmp(u16 at 3 layer 2 mask 0xff00 gt 20)
+`, tcfLayerMax)
+
+// Operands of cmp and meta (TCF_EM_OPND_*).
+const (
+	emOpndEq = 0
+	emOpndGt = 1
+	emOpndLt = 2
+)
+
+// emOperand reads eq, gt or lt.
+func emOperand(a *emArg) (uint8, bool) {
+	switch {
+	case a.is("eq"):
+		return emOpndEq, true
+	case a.is("gt"):
+		return emOpndGt, true
+	case a.is("lt"):
+		return emOpndLt, true
+	}
+	return 0, false
+}
+
+// emAlign reads u8, u16 or u32 as a size in bytes.
+func emAlign(a *emArg) uint8 {
+	switch {
+	case a.is("u8"):
+		return 1
+	case a.is("u16"):
+		return 2
+	case a.is("u32"):
+		return 4
+	}
+	return 0
+}
+
+// emCmpLen is the size of struct tcf_em_cmp (tc_ematch/tc_em_cmp.h).
+const emCmpLen = 12
+
+// parseEmCmp is em_cmp.c's cmp_parse_eopt.
+func parseEmCmp(p *emParser, args []*emArg) ([]byte, bool) {
+	if len(args) == 0 {
+		return nil, p.fail(nil, nil, "cmp: missing arguments")
+	}
+	align := emAlign(args[0])
+	if align == 0 {
+		return nil, p.fail(args, args[0], "cmp: invalid alignment")
+	}
+	var offset, value, mask uint64
+	layer := uint8(1)
+	var flags, opnd uint8
+	var haveOffset, haveValue bool
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		// Every keyword but trans takes the next argument.
+		valueOf := func() (*emArg, bool) {
+			if i+1 >= len(args) {
+				return nil, p.fail(args, a, "cmp: missing argument")
+			}
+			i++
+			return args[i], true
+		}
+		switch {
+		case a.is("at"):
+			v, ok := valueOf()
+			if !ok {
+				return nil, false
+			}
+			if offset = v.number(); offset == emNoNumber {
+				return nil, p.fail(args, v, "cmp: invalid offset, must be numeric")
+			}
+			haveOffset = true
+		case a.is("layer"):
+			v, ok := valueOf()
+			if !ok {
+				return nil, false
+			}
+			if layer, ok = v.layer(p, "cmp", args); !ok {
+				return nil, false
+			}
+		case a.is("mask"):
+			v, ok := valueOf()
+			if !ok {
+				return nil, false
+			}
+			if mask = v.number(); mask == emNoNumber {
+				return nil, p.fail(args, v, "cmp: invalid mask")
+			}
+		case a.is("trans"):
+			flags |= 1 // TCF_EM_CMP_TRANS
+		default:
+			op, isOp := emOperand(a)
+			if !isOp {
+				// tc's message names the wrong kind.
+				return nil, p.fail(args, a, "nbyte: unknown parameter")
+			}
+			opnd = op
+			v, ok := valueOf()
+			if !ok {
+				return nil, false
+			}
+			if value = v.number(); value == emNoNumber {
+				return nil, p.fail(args, v, "cmp: invalid value")
+			}
+			haveValue = true
+		}
+	}
+	if !haveOffset || !haveValue {
+		return nil, p.fail(args, nil, "cmp: offset and value required")
+	}
+	b := make([]byte, emCmpLen)
+	binary.NativeEndian.PutUint32(b[0:], uint32(value))
+	binary.NativeEndian.PutUint32(b[4:], uint32(mask))
+	binary.NativeEndian.PutUint16(b[8:], uint16(offset))
+	b[10] = align&0xf | flags<<4
+	b[11] = layer&0xf | opnd<<4
+	return b, true
+}
+
+// printEmCmp is em_cmp.c's cmp_print_eopt.
+func printEmCmp(b *strings.Builder, d []byte) bool {
+	if len(d) < emCmpLen {
+		return false
+	}
+	val, mask := binary.NativeEndian.Uint32(d[0:]), binary.NativeEndian.Uint32(d[4:])
+	off := binary.NativeEndian.Uint16(d[8:])
+	align, flags, layer, opnd := d[10]&0xf, d[10]>>4, d[11]&0xf, d[11]>>4
+	switch align {
+	case 1:
+		b.WriteString("u8 ")
+	case 2:
+		b.WriteString("u16 ")
+	case 4:
+		b.WriteString("u32 ")
+	}
+	fmt.Fprintf(b, "at %d layer %d ", off, layer)
+	if mask != 0 {
+		fmt.Fprintf(b, "mask 0x%x ", mask)
+	}
+	if flags&1 != 0 {
+		b.WriteString("trans ")
+	}
+	switch opnd {
+	case emOpndEq:
+		b.WriteString("eq ")
+	case emOpndLt:
+		b.WriteString("lt ")
+	case emOpndGt:
+		b.WriteString("gt ")
+	}
+	fmt.Fprintf(b, "%d", int32(val))
+	return true
+}
+
+const emU32Usage = `Usage: u32(ALIGN VALUE MASK at [ nexthdr+ ] OFFSET)
+where: ALIGN  := { u8 | u16 | u32 }
+
+Example: u32(u16 0x1122 0xffff at nexthdr+4)
+`
+
+// parseEmU32 is em_u32.c's u32_parse_eopt: one u32 key (struct tc_u32_key).
+func parseEmU32(p *emParser, args []*emArg) ([]byte, bool) {
+	if len(args) == 0 {
+		return nil, p.fail(nil, nil, "u32: missing arguments")
+	}
+	align := emAlign(args[0])
+	if align == 0 {
+		return nil, p.fail(args, args[0], "u32: invalid alignment")
+	}
+	// at returns the argument after i, nil past the end.
+	at := func(i int) *emArg {
+		if i < len(args) {
+			return args[i]
+		}
+		return nil
+	}
+	a := at(1)
+	if a == nil {
+		return nil, p.fail(args, nil, "u32: missing key")
+	}
+	key := a.number()
+	if key == emNoNumber {
+		return nil, p.fail(args, a, "u32: invalid key, must be numeric")
+	}
+	if a = at(2); a == nil {
+		return nil, p.fail(args, nil, "u32: missing mask")
+	}
+	mask := a.number()
+	if mask == emNoNumber {
+		return nil, p.fail(args, a, "u32: invalid mask, must be numeric")
+	}
+	if a = at(3); a == nil || !a.is("at") {
+		return nil, p.fail(args, a, `u32: missing "at"`)
+	}
+	i := 4
+	if a = at(i); a == nil {
+		return nil, p.fail(args, nil, "u32: missing offset")
+	}
+	var offset uint64
+	var offmask int32
+	const nh = "nexthdr+"
+	switch b := a.bytes(); {
+	case len(b) > len(nh) && string(b[:len(nh)]) == nh:
+		offmask = -1
+		offset, _, _ = tcfmt.Strtoul(string(b[len(nh):]), 0)
+	case a.is(nh):
+		// tc reads the offset from the next argument, but forgets the
+		// next header there.
+		i++
+		if a = at(i); a == nil {
+			return nil, p.fail(args, nil, "u32: missing offset")
+		}
+		offset = a.number()
+	default:
+		offset = a.number()
+	}
+	if offset == emNoNumber {
+		return nil, p.fail(args, a, "u32: invalid offset")
+	}
+	if next := at(i + 1); next != nil {
+		return nil, p.fail(args, next, "u32: unexpected trailer")
+	}
+	switch align {
+	case 1:
+		if key > 0xff {
+			return nil, p.fail(args, a, "Illegal key (>0xFF)")
+		}
+		if mask > 0xff {
+			return nil, p.fail(args, a, "Illegal mask (>0xFF)")
+		}
+		shift := 24 - (offset&3)*8
+		key, mask = key<<shift, mask<<shift
+		offset &^= 3
+	case 2:
+		if key > 0xffff {
+			return nil, p.fail(args, a, "Illegal key (>0xFFFF)")
+		}
+		if mask > 0xffff {
+			return nil, p.fail(args, a, "Illegal mask (>0xFFFF)")
+		}
+		if offset&3 == 0 {
+			key, mask = key<<16, mask<<16
+		}
+		offset &^= 3
+	}
+	if offset%4 != 0 {
+		return nil, p.fail(args, a, "u32: invalid offset alignment, must be aligned to 4.")
+	}
+	k := attrs.TCU32Key{Mask: uint32(mask), Val: uint32(key) & uint32(mask), Off: int32(offset), Offmask: offmask}
+	return k.Append(nil), true
+}
+
+// printEmU32 is em_u32.c's u32_print_eopt.
+func printEmU32(b *strings.Builder, d []byte) bool {
+	var k attrs.TCU32Key
+	if len(d) < attrs.TCU32KeyLen || k.Decode(d[:attrs.TCU32KeyLen]) != nil {
+		return false
+	}
+	nh := ""
+	if k.Offmask != 0 {
+		nh = "nexthdr+"
+	}
+	fmt.Fprintf(b, "%08x/%08x at %s%d", k.Val, k.Mask, nh, k.Off)
+	return true
+}
+
+var nbyteUsage = fmt.Sprintf(`Usage: nbyte(NEEDLE at OFFSET [layer LAYER])
+where: NEEDLE := { string | "c-escape-sequence" }
+       OFFSET := int
+       LAYER  := { link | network | transport | 0..%d }
+
+Example: nbyte("ababa" at 12 layer 1)
+`, tcfLayerMax)
+
+// parseEmNbyte is em_nbyte.c's nbyte_parse_eopt: struct tcf_em_nbyte (off,
+// then len in 12 bits and layer in 4) and the needle, padded as tc pads it.
+func parseEmNbyte(p *emParser, args []*emArg) ([]byte, bool) {
+	if len(args) == 0 {
+		return nil, p.fail(nil, nil, "nbyte: missing arguments")
+	}
+	needle := args[0].bytes()
+	if len(needle) == 0 {
+		return nil, p.fail(args, args[0], "nbyte: needle length is 0")
+	}
+	var offset uint64
+	layer := uint8(1)
+	haveOffset := false
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.is("at"), a.is("layer"):
+			if i+1 >= len(args) {
+				return nil, p.fail(args, a, "nbyte: missing argument")
+			}
+			i++
+			v := args[i]
+			if a.is("at") {
+				if offset = v.number(); offset == emNoNumber {
+					return nil, p.fail(args, v, "nbyte: invalid offset, must be numeric")
+				}
+				haveOffset = true
+			} else {
+				var ok bool
+				if layer, ok = v.layer(p, "nbyte", args); !ok {
+					return nil, false
+				}
+			}
+		default:
+			return nil, p.fail(args, a, "nbyte: unknown parameter")
+		}
+	}
+	if !haveOffset {
+		return nil, p.fail(args, nil, "nbyte: offset required")
+	}
+	b := binary.NativeEndian.AppendUint16(nil, uint16(offset))
+	b = binary.NativeEndian.AppendUint16(b, uint16(len(needle))&0xfff|uint16(layer)<<12)
+	b = append(b, needle...)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	return b, true
+}
+
+// printEmNbyte is em_nbyte.c's nbyte_print_eopt.
+func printEmNbyte(b *strings.Builder, d []byte) bool {
+	if len(d) < 4 {
+		return false
+	}
+	off := binary.NativeEndian.Uint16(d)
+	lenLayer := binary.NativeEndian.Uint16(d[2:])
+	n, layer := int(lenLayer&0xfff), lenLayer>>12
+	if len(d) < 4+n {
+		return false
+	}
+	needle := d[4 : 4+n]
+	for _, c := range needle {
+		fmt.Fprintf(b, "%02x ", c)
+	}
+	b.WriteByte('"')
+	for _, c := range needle {
+		if c >= 0x20 && c < 0x7f {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('.')
+		}
+	}
+	fmt.Fprintf(b, "\" at %d layer %d", off, layer)
+	return true
+}
+
+const canidUsage = `Usage: canid(IDLIST)
+where: IDLIST := IDSPEC [ IDLIST ]
+       IDSPEC := { ’sff’ CANID | ’eff’ CANID }
+       CANID := ID[:MASK]
+       ID, MASK := hexadecimal number (i.e. 0x123)
+Example: canid(sff 0x123 sff 0x124 sff 0x125:0xf)
+`
+
+// CAN identifiers (linux/can.h).
+const (
+	canEFFFlag = 0x80000000
+	canSFFMask = 0x000007ff
+	canEFFMask = 0x1fffffff
+	// canidRulesMax is how many rules tc takes.
+	canidRulesMax = 400
+)
+
+// scanHex is sscanf's "%x": blanks, then a hexadecimal number (0x allowed),
+// kept to 32 bits; n is what it read, 0 when it read none.
+func scanHex(s string) (v uint32, n int) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	u, m, _ := tcfmt.Strtoul(s[i:], 16)
+	if m == 0 {
+		return 0, 0
+	}
+	return uint32(u), i + m
+}
+
+// parseEmCanid is em_canid.c's canid_parse_eopt: one struct can_filter
+// (can_id, can_mask) per rule.
+func parseEmCanid(p *emParser, args []*emArg) ([]byte, bool) {
+	if len(args) == 0 {
+		return nil, p.fail(nil, nil, "canid: missing arguments")
+	}
+	var b []byte
+	rules := 0
+	// tc's messages list the arguments from the one it is at.
+	for i := 0; i < len(args); i++ {
+		var eff bool
+		switch a := args[i]; {
+		case a.is("sff"):
+		case a.is("eff"):
+			eff = true
+		default:
+			return nil, p.fail(args[i:], a, "canid: invalid key")
+		}
+		i++
+		if i >= len(args) {
+			return nil, p.fail(nil, nil, "canid: missing argument")
+		}
+		s := args[i].cstring()
+		id, n := scanHex(s)
+		if n == 0 {
+			return nil, p.fail(args[i:], args[i], "canid: Improperly formed CAN ID & mask\n")
+		}
+		mask := uint32(canSFFMask)
+		if eff {
+			mask = canEFFMask
+		}
+		if n < len(s) && s[n] == ':' {
+			if m, k := scanHex(s[n+1:]); k > 0 {
+				mask = m
+			}
+		}
+		if rules == canidRulesMax {
+			return nil, p.fail(args[i:], args[i], "canid: Too many arguments on input\n")
+		}
+		rules++
+		if eff {
+			id |= canEFFFlag
+		}
+		b = binary.NativeEndian.AppendUint32(b, id)
+		b = binary.NativeEndian.AppendUint32(b, mask|canEFFFlag)
+	}
+	return b, true
+}
+
+// printEmCanid is em_canid.c's canid_print_eopt.
+func printEmCanid(b *strings.Builder, d []byte) bool {
+	n := len(d) / 8
+	for i := 0; i < n; i++ {
+		id, mask := binary.NativeEndian.Uint32(d[8*i:]), binary.NativeEndian.Uint32(d[8*i+4:])
+		kind, idMask := "sff", uint32(canSFFMask)
+		if id&canEFFFlag != 0 {
+			kind, idMask = "eff", canEFFMask
+		}
+		if mask == canEFFFlag|idMask {
+			fmt.Fprintf(b, "%s 0x%X", kind, id&idMask)
+		} else {
+			fmt.Fprintf(b, "%s 0x%X:0x%X", kind, id&idMask, mask&idMask)
+		}
+		if i+1 < n {
+			b.WriteByte(' ')
+		}
+	}
+	return true
+}

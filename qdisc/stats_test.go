@@ -1,0 +1,124 @@
+package qdisc
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/kindtest"
+	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
+)
+
+// printedJSON prints a kind's statistics as tc -s -j does and decodes them.
+func printedJSON(t *testing.T, k *tckind.Qdisc, x tckind.Xstats) map[string]any {
+	t.Helper()
+	out := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { k.PrintXstats(p, x) })
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 1 {
+		t.Fatalf("%s: %v", out, err)
+	}
+	return got[0]
+}
+
+// The stats tables are what watch and the exporter read: their keys and
+// values must be those tc's -s -j prints (which the printers are checked
+// against in the goldens).
+func TestStatsTablesMatchPrintedJSON(t *testing.T) {
+	pi2 := &attrs.TCDualPI2Xstats{Prob: math.MaxUint32 / 4, DelayC: 2, DelayL: 3, PacketsInC: 4, PacketsInL: 5,
+		Maxq: 6, ECNMark: 7, StepMarks: 8, Credit: -9, MemoryUsed: 10, MaxMemoryUsed: 11, MemoryLimit: 12}
+	k := tckind.LookupQdisc("dualpi2")
+	x := tckind.Xstats{App: pi2}
+	got := printedJSON(t, k, x)
+	s := k.Stats.Of(x)
+	if s == nil {
+		t.Fatal("Of found no statistics")
+	}
+	if len(got) != len(k.Stats.Fields) {
+		t.Errorf("tc prints %d members, the table has %d", len(got), len(k.Stats.Fields))
+	}
+	for i := range k.Stats.Fields {
+		f := &k.Stats.Fields[i]
+		raw, ok := f.Get(s)
+		want := float64(int64(raw))
+		if f.Unit == tckind.UnitProbability {
+			want = f.Value(raw)
+		}
+		if v, present := got[f.Key].(float64); !ok || !present || math.Abs(v-want) > 1e-6 {
+			t.Errorf("%s: table %v (%v), printed %v", f.Key, want, ok, got[f.Key])
+		}
+	}
+	if k.Stats.Of(tckind.Xstats{Legacy: pi2}) != s {
+		t.Error("Of does not fall back to TCA_XSTATS")
+	}
+	if k.Stats.Of(tckind.Xstats{App: &attrs.CakeStatsAttrs{}}) != nil {
+		t.Error("Of took CAKE's statistics for DualPI2's")
+	}
+
+	u := func(v uint32) *uint32 { return &v }
+	cs := cakeStats(cakeTin(1, 2, 3, 4, 5, 6), cakeTin(7, 8, 9, 10, 11, 12))
+	cs.MemoryUsed, cs.MemoryLimit, cs.MinNetlen, cs.MaxNetlen = u(100), u(200), u(60), u(1500)
+	cs.TinStats[1].BacklogPackets = u(3)
+	k = tckind.LookupQdisc("cake")
+	x = tckind.Xstats{Legacy: cs}
+	got = printedJSON(t, k, x)
+	s = k.Stats.Of(x)
+	for i := range k.Stats.Fields {
+		f := &k.Stats.Fields[i]
+		raw, ok := f.Get(s)
+		v, present := got[f.Key].(float64)
+		if ok != present || v != float64(raw) {
+			t.Errorf("%s: table %d (%v), printed %v", f.Key, raw, ok, got[f.Key])
+		}
+	}
+	r := k.Stats.Records
+	tins, _ := got[r.Key].([]any)
+	if n := r.Len(s); n != 2 || len(tins) != n {
+		t.Fatalf("%d tins printed, Len %d", len(tins), n)
+	}
+	for i := range tins {
+		printed := tins[i].(map[string]any)
+		rec := r.Record(s, i)
+		for j := range r.Fields {
+			f := &r.Fields[j]
+			raw, ok := f.Get(rec)
+			v, present := printed[f.Key].(float64)
+			if f.Text == "" {
+				ok = false // not tc's: not printed
+			}
+			if ok != present || (ok && v != float64(raw)) {
+				t.Errorf("tin %d %s: table %d (%v), printed %v", i, f.Key, raw, ok, printed[f.Key])
+			}
+		}
+	}
+	if rows := r.TextRows(); len(rows) != 20 || rows[0].Key != "threshold_rate" || rows[19].Key != "flow_quantum" {
+		t.Errorf("%d text rows", len(rows))
+	}
+
+	// fq_codel's qdisc statistics, every one non-zero (tc leaves some out
+	// when zero): the xstats' type 0 and the union's first nine u32s.
+	fx := &attrs.TCFQCodelXstats{Type: fqCodelXstatsQdisc}
+	for i := 0; i < 9; i++ {
+		binary.NativeEndian.PutUint32(fx.Union[4*i:], uint32(100+i))
+	}
+	k = tckind.LookupQdisc("fq_codel")
+	x = tckind.Xstats{App: fx}
+	got = printedJSON(t, k, x)
+	s = k.Stats.Of(x)
+	if s == nil || len(got) != len(k.Stats.Fields) {
+		t.Fatalf("fq_codel: tc prints %d members, the table has %d (%v)", len(got), len(k.Stats.Fields), s)
+	}
+	for i := range k.Stats.Fields {
+		f := &k.Stats.Fields[i]
+		raw, ok := f.Get(s)
+		if v, present := got[f.Key].(float64); !ok || !present || v != float64(raw) {
+			t.Errorf("fq_codel %s: table %d (%v), printed %v", f.Key, raw, ok, got[f.Key])
+		}
+	}
+	fx.Type = fqCodelXstatsClass
+	if k.Stats.Of(tckind.Xstats{App: fx}) != nil {
+		t.Error("fq_codel: a class's statistics taken for the qdisc's")
+	}
+}

@@ -1,0 +1,32 @@
+package tckind
+
+import "github.com/gotc/gotc/attrs"
+
+// Some kinds keep an option in other units than a request gives it and
+// dump it converted back, rounded: fq_codel's and codel's times (kept in
+// units of 1.024 µs), dualpi2's alpha and beta (kept in units of 64 ns
+// scaled to the probability range). A dump then never equals the request,
+// and sending a dumped value back does not restore the state it came
+// from. Each such kind says how in its Dumped and Restoring; these two
+// ask the kind.
+
+// Dumped returns the options of a qdisc of the kind as the kernel will
+// dump them after a request of opts (a copy; opts is not changed). Options
+// of kinds that keep what they are given come back as they are.
+func Dumped(kind string, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	if k := LookupQdisc(kind); k != nil && k.Dumped != nil && opts != nil {
+		return k.Dumped(opts)
+	}
+	return opts
+}
+
+// Restoring returns the request that brings a qdisc of the kind back to
+// the state a dump of it shows: for each rounded value, the smallest
+// request value the kernel dumps as it. Where the kernel's rounding maps
+// two states to one dumped value, it gives the lower.
+func Restoring(kind string, dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	if k := LookupQdisc(kind); k != nil && k.Restoring != nil && dumped != nil {
+		return k.Restoring(dumped)
+	}
+	return dumped
+}

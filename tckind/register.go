@@ -1,0 +1,171 @@
+package tckind
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// The registries of qdisc, filter and action kinds. Each kind's file adds
+// itself in its init function, so that adding a kind edits nothing else; a
+// name registered twice fails at init instead of silently replacing the
+// first kind (the option-less names in qfq.go must go once a real kind takes
+// one).
+var (
+	kinds       = registry[Qdisc]{what: "kind", name: func(k *Qdisc) string { return k.Name }}
+	filterKinds = registry[Filter]{what: "filter kind", name: func(k *Filter) string { return k.Name }}
+	actionKinds = registry[Action]{what: "action kind", name: func(k *Action) string { return k.Name }}
+)
+
+// registry holds the kinds of one sort by name, each with where it was
+// registered from.
+type registry[K any] struct {
+	what   string // "kind", "filter kind", ...: for messages
+	name   func(*K) string
+	byName map[string]*K
+	from   map[string]caller
+}
+
+// add registers k, refusing one without a name or with a name taken; by
+// says where the registration comes from.
+func (r *registry[K]) add(k *K, by caller) error {
+	if k == nil || r.name(k) == "" {
+		article := "a"
+		if strings.IndexByte("aeiou", r.what[0]) >= 0 {
+			article = "an"
+		}
+		return fmt.Errorf("qdisc: registering %s %s without a name (by %s)", article, r.what, by)
+	}
+	name := r.name(k)
+	if first, dup := r.from[name]; dup {
+		return fmt.Errorf("qdisc: %s %q registered twice: by %s and by %s", r.what, name, first, by)
+	}
+	if r.byName == nil {
+		r.byName, r.from = map[string]*K{}, map[string]caller{}
+	}
+	r.byName[name] = k
+	r.from[name] = by
+	return nil
+}
+
+// remove forgets a kind (tests undo their registrations with it).
+func (r *registry[K]) remove(name string) {
+	delete(r.byName, name)
+	delete(r.from, name)
+}
+
+func (r *registry[K]) lookup(name string) *K { return r.byName[name] }
+
+// sorted returns every kind, sorted by name.
+func (r *registry[K]) sorted() []*K {
+	ks := make([]*K, 0, len(r.byName))
+	for _, k := range r.byName {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b *K) int { return strings.Compare(r.name(a), r.name(b)) })
+	return ks
+}
+
+// RegisterQdisc adds a qdisc kind to the registry, for Lookup and Kinds. It fails
+// when the name is empty, when a kind of that name is registered already
+// (the error names both registrants), or when k.Stats is invalid.
+//
+// gotc's own kinds register in init; a program adding its own does the same.
+// Registration is not safe while another goroutine looks kinds up.
+func RegisterQdisc(k *Qdisc) error {
+	return register(k, registrant(1))
+}
+
+// MustRegisterQdisc is Register for the kinds' init functions: a duplicate name is
+// a programming error, reported at start-up.
+func MustRegisterQdisc(k *Qdisc) {
+	if err := register(k, registrant(1)); err != nil {
+		panic(err)
+	}
+}
+
+func register(k *Qdisc, by caller) error {
+	if k != nil && k.Name != "" {
+		if err := k.Stats.check(); err != nil {
+			return fmt.Errorf("qdisc: kind %q (registered by %s): %w", k.Name, by, err)
+		}
+	}
+	return kinds.add(k, by)
+}
+
+// RegisterFilter adds a filter kind to the registry, for LookupFilter and
+// FilterKinds, with Register's rules for names.
+func RegisterFilter(k *Filter) error {
+	return filterKinds.add(k, registrant(1))
+}
+
+// MustRegisterFilter is RegisterFilter for the filter kinds' init functions.
+func MustRegisterFilter(k *Filter) {
+	if err := filterKinds.add(k, registrant(1)); err != nil {
+		panic(err)
+	}
+}
+
+// RegisterAction adds an action kind to the registry, for LookupAction and
+// ActionKinds, with Register's rules for names.
+func RegisterAction(k *Action) error {
+	return actionKinds.add(k, registrant(1))
+}
+
+// MustRegisterAction is RegisterAction for the action kinds' init functions.
+func MustRegisterAction(k *Action) {
+	if err := actionKinds.add(k, registrant(1)); err != nil {
+		panic(err)
+	}
+}
+
+// caller is where a registration came from: a program counter, turned into
+// "dir/file.go:line" only for a message. Every kind registers at each start
+// of gotc, and resolving file and line there cost a tenth of the time a
+// one-shot gotc spends before main.
+type caller uintptr
+
+// registrant is the caller of the function that calls it (skip 1; each
+// further frame adds one).
+func registrant(skip int) caller {
+	var pc [1]uintptr
+	runtime.Callers(skip+2, pc[:])
+	return caller(pc[0])
+}
+
+// String names the caller as "dir/file.go:line", so that a duplicate's
+// message says where to look.
+func (c caller) String() string {
+	frame, _ := runtime.CallersFrames([]uintptr{uintptr(c)}).Next()
+	if frame.File == "" {
+		return "unknown caller"
+	}
+	// Keep "qdisc/qfq.go" of ".../gotc/qdisc/qfq.go".
+	file := frame.File
+	if i := strings.LastIndexByte(file, '/'); i > 0 {
+		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+			file = file[j+1:]
+		}
+	}
+	return fmt.Sprintf("%s:%d", file, frame.Line)
+}
+
+// LookupQdisc returns what gotc knows of a qdisc kind, or nil.
+func LookupQdisc(name string) *Qdisc { return kinds.lookup(name) }
+
+// Qdiscs returns every registered qdisc kind, sorted by name: for usage texts
+// and for consumers of the kinds' statistics tables.
+func Qdiscs() []*Qdisc { return kinds.sorted() }
+
+// LookupFilter returns what gotc knows of a filter kind, or nil.
+func LookupFilter(name string) *Filter { return filterKinds.lookup(name) }
+
+// Filters returns every registered filter kind, sorted by name.
+func Filters() []*Filter { return filterKinds.sorted() }
+
+// LookupAction returns what gotc knows of an action kind, or nil.
+func LookupAction(name string) *Action { return actionKinds.lookup(name) }
+
+// Actions returns every registered action kind, sorted by name.
+func Actions() []*Action { return actionKinds.sorted() }
