@@ -40,7 +40,7 @@ func (l *links) words(d *deviceState, strict bool) error {
 		what := "qdisc " + n.kind + " " + tcfmt.FormatQdiscHandle(n.handle)
 		if w, err := tckind.QdiscKeywords(n.kind, n.options); err != nil {
 			fail(what, err)
-		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !covers(tckind.Dumped(n.kind, back), n.dumped) {
+		} else if back, err := parseQdiscOptions(n.kind, w); err != nil || !tckind.Covers(tckind.Dumped(n.kind, back), n.dumped) {
 			fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		} else {
 			n.words = nonNil(w)
@@ -57,7 +57,7 @@ func (l *links) words(d *deviceState, strict bool) error {
 			what := "class " + tcfmt.FormatClassID(n.id)
 			if w, err := tckind.ClassKeywords(n.kind, n.options); err != nil {
 				fail(what, err)
-			} else if back, err := tckind.LookupQdisc(n.kind).ParseClass(w, tckind.ParseEnv{}); err != nil || !covers(back, n.options) {
+			} else if back, err := tckind.LookupQdisc(n.kind).ParseClass(w, tckind.ParseEnv{}); err != nil || !tckind.Covers(back, n.options) {
 				fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 			} else {
 				n.words = nonNil(w)
@@ -82,7 +82,7 @@ func (l *links) filterWords(f *filterNode, fail func(string, error)) {
 	}
 	k := tckind.LookupFilter(f.kind)
 	back, _, err := k.Parse(w, tckind.FilterEnv{Protocol: f.protocol, Parent: f.parent, ActionEnv: tckind.ActionEnv{Links: l}})
-	if err != nil || !covers(back, f.options) {
+	if err != nil || !tckind.Covers(back, f.options) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		return
 	}

@@ -82,7 +82,7 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		p.addBelow(want)
 		return
 	}
-	inSync := covers(tckind.Dumped(want.kind, want.options), have.dumped)
+	inSync := tckind.Covers(tckind.Dumped(want.kind, want.options), have.dumped)
 	if !inSync && !changesInPlace(want.kind) {
 		// The kernel cannot change this kind's options (htb's default
 		// class, r2q): delete the qdisc and add it anew with all below.
@@ -153,7 +153,7 @@ func (p *planner) classes(want, have []*classNode, parent uint32) {
 			p.trees = append(p.trees, r)
 			p.addClassBelow(w)
 			continue
-		case !covers(w.options, h.options):
+		case !tckind.Covers(w.options, h.options):
 			r := p.classRequest(netlink.Change, w)
 			old := *h
 			old.options = onlySet(h.options, w.options)
@@ -200,7 +200,7 @@ func (p *planner) filters(want, have []*filterNode) {
 		case h == nil:
 			p.filterAdds = append(p.filterAdds, add)
 			continue
-		case covers(w.options, h.options):
+		case tckind.Covers(w.options, h.options):
 		case w.kind == "matchall":
 			// matchall changes no filter in place (the kernel answers
 			// EEXIST): delete it and add the new one.

@@ -1,0 +1,148 @@
+package tckind
+
+import "reflect"
+
+// Covers reports whether the kernel's options have every setting the
+// desired ones make, the rule by which apply decides that an object is in
+// sync, and by which a kind's Keywords are checked against what they
+// ask for again. A dump carries the defaults a request left out, and values the
+// kernel computes, so equality would never hold; instead:
+//
+//   - an attribute the desired request leaves out is not compared (the
+//     kernel's default stands; apply never resets a setting the file stops
+//     naming: write it out to change it back);
+//   - an attribute it sends, even with the value 0 ("nonat"), must be in
+//     the dump with the same value, nests and lists compared element by
+//     element on the same rule;
+//   - within a fixed struct (tc_htb_opt, tc_ratespec, an action's parms) a
+//     field the request leaves 0 is the kernel's to fill (index, refcnt,
+//     htb's quantum and level) and not compared, so a request cannot ask
+//     for 0 there when the kernel keeps something else;
+//   - fields the kernel keeps no copy of are not compared: rate tables
+//     (htb's and tbf's rtab and ctab, which the kernel only reads), a
+//     ratespec's cell_log and cell_align (from which it computed them),
+//     tbf's burst in bytes (kept as the bucket's time, which is compared),
+//     and the attributes the decoder did not know (Unknown);
+//   - of a classifier's flags only skip_hw and skip_sw are compared (the
+//     kernel adds in_hw or not_in_hw);
+//   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
+//     alpha and beta) are compared as the kernel will dump the request
+//     (Dumped), by the caller.
+//
+// Limits: the rule cannot tell a setting the kernel refused to keep from
+// one it rounded in a way Dumped does not know (other kinds' times:
+// pie, fq_pie, hhf), which then shows as a change pending on every run; and
+// a fixed struct's field the request means as 0 is not compared.
+func Covers(want, have any) bool {
+	if want == nil {
+		return true
+	}
+	if have == nil {
+		return false
+	}
+	return coversValue(reflect.ValueOf(want), reflect.ValueOf(have), true)
+}
+
+// noDumpedTwin lists the fields of options structs that a request carries
+// and a dump does not give back as sent.
+// A name alone is the field in every struct, Type.Field in one.
+var noDumpedTwin = map[string]bool{
+	"Unknown":   true,
+	"Rtab":      true,
+	"Ctab":      true,
+	"Ptab":      true,
+	"CellLog":   true,
+	"CellAlign": true,
+	// tbf's burst and peak burst in bytes, which the kernel turns into
+	// its bucket's time (compared in the parameters) and forgets.
+	"TBFAttrs.Burst":  true,
+	"TBFAttrs.Pburst": true,
+	// htb's version: tc sends its protocol's, the kernel dumps its own.
+	"TCHTBGlob.Version": true,
+}
+
+// requestBits are the bits of a field a request sets, where the kernel
+// adds its own to a dump: the classifiers' flags, which come back with
+// in_hw or not_in_hw (TCA_CLS_FLAGS_IN_HW, _NOT_IN_HW) beside skip_hw and
+// skip_sw.
+var requestBits = map[string]uint64{
+	"MatchallAttrs.Flags": 3,
+	"U32Attrs.Flags":      3,
+	"FlowerAttrs.Flags":   3,
+	"BPFAttrs.Flags":      3,
+}
+
+// coversValue compares w with h; present says w is an attribute the
+// request sends (compared whatever its value) rather than a field of a
+// fixed struct (compared when not zero).
+func coversValue(w, h reflect.Value, present bool) bool {
+	switch w.Kind() {
+	case reflect.Interface:
+		if w.IsNil() {
+			return true
+		}
+		if h.IsNil() {
+			return false
+		}
+		return coversValue(w.Elem(), h.Elem(), true)
+	case reflect.Pointer:
+		if w.IsNil() {
+			return true
+		}
+		if h.IsNil() || w.Type() != h.Type() {
+			return false
+		}
+		return coversValue(w.Elem(), h.Elem(), true)
+	case reflect.Struct:
+		if w.Type() != h.Type() {
+			return false
+		}
+		t := w.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() || noDumpedTwin[f.Name] || noDumpedTwin[t.Name()+"."+f.Name] {
+				continue
+			}
+			// A field of a struct is an attribute of its own when it can
+			// be absent (pointer, interface, list); a plain value is a
+			// member of a fixed struct.
+			fk := f.Type.Kind()
+			attr := fk == reflect.Pointer || fk == reflect.Interface || fk == reflect.Slice
+			if bits, ok := requestBits[t.Name()+"."+f.Name]; ok {
+				wf, hf := w.Field(i), h.Field(i)
+				if !wf.IsNil() && (hf.IsNil() || wf.Elem().Uint()&bits != hf.Elem().Uint()&bits) {
+					return false
+				}
+				continue
+			}
+			if !coversValue(w.Field(i), h.Field(i), attr) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice:
+		if w.Len() == 0 {
+			return true
+		}
+		if w.Len() != h.Len() {
+			return false
+		}
+		for i := range w.Len() {
+			if !coversValue(w.Index(i), h.Index(i), true) {
+				return false
+			}
+		}
+		return true
+	case reflect.Array:
+		for i := range w.Len() {
+			if !coversValue(w.Index(i), h.Index(i), false) {
+				return false
+			}
+		}
+		return true
+	}
+	if !present && w.IsZero() {
+		return true
+	}
+	return w.Equal(h)
+}
