@@ -222,8 +222,24 @@ func FuzzParseTunnelKey(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if o.(*attrs.ActTunnelKeyAttrs).EncOpts != nil {
-			decodeTunnelOpts(o.(*attrs.ActTunnelKeyAttrs).EncOpts)
+		// What the request carries decodes to what was parsed, and tunnel
+		// options in one nest (the form the kernel dumps: tc sends a
+		// geneve nest per option, the kernel dumps them all in one)
+		// decode for the printer and encode back to the same bytes.
+		tk := o.(*attrs.ActTunnelKeyAttrs)
+		var e attrs.Encoder
+		tk.Encode(&e)
+		back := attrs.DecodeActOptionsMsg("tunnel_key", e.Bytes())
+		if diff := cmp.Diff(o, back); diff != "" {
+			t.Fatalf("%q: decoded request differs (-parsed +decoded):\n%s", s, diff)
+		}
+		nests := 0
+		_ = attrs.ForEach(tk.EncOpts, func(uint16, []byte) { nests++ })
+		if opts := tk.EncOpts; nests == 1 {
+			decoded := decodeTunnelOpts(opts)
+			if again := decoded.encode(); !bytes.Equal(again, opts) {
+				t.Fatalf("%q: tunnel options %x decode and encode to %x", s, opts, again)
+			}
 		}
 	})
 }

@@ -715,7 +715,7 @@ func loadCakeReference(t *testing.T) []refSection {
 	t.Helper()
 	b, err := os.ReadFile("../testdata/cake/reference.txt")
 	if err != nil {
-		t.Skip("no captured reference output:", err)
+		t.Fatal("the captured reference output is missing (testdata/cake/capture.sh makes it):", err)
 	}
 	var out []refSection
 	var cur *refSection
