@@ -23,8 +23,9 @@ section "static checks: gofmt, go vet (Linux and macOS), staticcheck"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 [ -z "$unformatted" ] || { echo "not gofmt-formatted:"; echo "$unformatted"; exit 1; }
 go vet ./...
-# The examples that need a kernel with CAKE (run in the VM below).
-go vet -tags gotckernel ./netlink
+# The examples that need a kernel with CAKE, with the tag that runs them
+# (they run in the VM below).
+go vet -tags gotckernel .
 # The library builds elsewhere too: what needs Linux fails at run time there.
 GOOS=darwin go vet ./...
 # Pinned, as a new release may add checks: v0.8.2 is the newest release the
@@ -68,7 +69,7 @@ section "real kernel: tdc suites, model-vs-kernel cases, differential tests, sec
 # are done. The base image is built first, so
 # that the two runs do not both build it.
 selftests/vm/image.sh "$TC_TESTING" >/dev/null
-vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic --test ./netlink --build ./selftests/ratechange)
+vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic --test . --build ./selftests/ratechange)
 kernellog=$(mktemp) && trap 'rm -rf "$before" "$fuzzlog" "$kernellog"' EXIT
 suite_start=$(date +%s)
 selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh kernel >"$kernellog" 2>&1 &

@@ -281,7 +281,7 @@ func TestMsgs(t *testing.T) {
 		}
 		kept = append(kept, m)
 		// The socket is idle while the loop runs.
-		if err := c.SetCakeBandwidth(ctx, 1, HandleRoot, 1000); err != nil {
+		if err := c.Do(ctx, Qdisc, Change, cakeBandwidthChange(1, 1000)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,12 +306,23 @@ func TestMsgs(t *testing.T) {
 	}
 }
 
-// TestSetCakeBandwidth checks the request: a change (no NLM_F_CREATE) of
-// the root qdisc of kind cake with the base rate alone, as tc qdisc change
+// cakeBandwidthChange is the request of "tc qdisc change dev IFINDEX root
+// cake bandwidth RATE".
+func cakeBandwidthChange(ifindex int32, bytesPerSecond uint64) *Msg {
+	kind := "cake"
+	m := &Msg{}
+	m.Header.Ifindex, m.Header.Parent = ifindex, HandleRoot
+	m.Attrs.Kind = &kind
+	m.Attrs.Options = &attrs.CakeAttrs{BaseRate64: &bytesPerSecond}
+	return m
+}
+
+// TestChangeRequest checks what a change sends: RTM_NEWQDISC without
+// NLM_F_CREATE, the options named and nothing else, as tc qdisc change
 // ... cake bandwidth sends it.
-func TestSetCakeBandwidth(t *testing.T) {
+func TestChangeRequest(t *testing.T) {
 	k, c := newFakeKernel(t, func(k *fakeKernel, req message) { k.send(ack(req, 0, "", 0)) })
-	if err := c.SetCakeBandwidth(ctx, 7, HandleRoot, 12_500_000); err != nil {
+	if err := c.Do(ctx, Qdisc, Change, cakeBandwidthChange(7, 12_500_000)); err != nil {
 		t.Fatal(err)
 	}
 	req := k.requests()[0]

@@ -11,7 +11,7 @@
 //   - Every call that talks to the kernel takes a context.Context; its
 //     deadline or cancellation ends a pending receive and leaves the Conn
 //     usable (see Conn).
-//   - Requests (Do, DoEcho, Get, Pipeline, DoAction, SetCakeBandwidth)
+//   - Requests (Do, DoEcho, Get, Pipeline, DoAction)
 //     carry the tcmsg header and the attributes of attrs.TCAttrs. A refusal
 //     is an *Error with the errno, the extended-ack message and the
 //     offending attribute's offset, and matches ErrNotFound, ErrExists,

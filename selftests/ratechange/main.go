@@ -1,15 +1,15 @@
 // Command ratechange measures what an autorate daemon pays per bandwidth
-// change: one in-process request on a kept netlink.Conn against forking
+// change: one in-process request on a kept gotc.Client against forking
 // tc for "tc qdisc change dev DEV root KIND ...". Both change the same
 // qdisc, alternating in rounds so that a load change on the machine hits
 // both alike, and it prints each one's median ns per call and the ratio:
 //
 //	ratechange -netns NAME -dev DEV [-kind cake|tbf] [-tc PATH] [-n CALLS] [-rounds R]
 //
-// The device's root qdisc must exist and be of -kind. cake changes go
-// through Conn.SetCakeBandwidth; tbf ones (for a host without CAKE) parse
-// tc's words once per call, as a daemon given words would, and send one
-// change. Each call sets a different rate, so that the kernel always has
+// The device's root qdisc must exist and be of -kind. cake changes are
+// gotc.Client.ChangeQdisc with the bandwidth alone; tbf ones (for a host
+// without CAKE) parse tc's words once per call, as a daemon given words
+// would, and send one change. Each call sets a different rate, so that the kernel always has
 // something to do. The exit status is non-zero if any change failed or
 // the qdisc does not end at the last rate.
 package main
@@ -24,10 +24,9 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/gotc/gotc/allkinds"
+	"github.com/gotc/gotc"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/tckind"
 )
 
 func main() {
@@ -51,22 +50,26 @@ func run(netns, dev, kind, tc string, n, rounds int) error {
 		return err
 	}
 	defer ns.Close()
-	c, err := ns.Dial(nil)
+	c, err := gotc.Dial(ns)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	ifindex, err := c.LinkIndex(ctx, dev)
+	ifindex, err := c.Conn().LinkIndex(ctx, dev)
 	if err != nil {
 		return err
 	}
 	// Rates cycle over 10..19 Mbit/s.
 	mbit := func(i int) int { return 10 + i%10 }
 	inProcess := func(i int) error {
+		root := gotc.Qdisc{Ifindex: ifindex, Parent: gotc.Root, Kind: kind}
 		if kind == "cake" {
-			return c.SetCakeBandwidth(ctx, ifindex, netlink.HandleRoot, uint64(mbit(i))*1_000_000/8)
+			rate := uint64(mbit(i)) * 1_000_000 / 8
+			root.Options = &attrs.CakeAttrs{BaseRate64: &rate}
+		} else if root.Options, err = gotc.QdiscOptions(kind, strings.Join(tbfWords(mbit(i)), " ")); err != nil {
+			return err
 		}
-		return changeTbf(ctx, c, ifindex, mbit(i))
+		return c.ChangeQdisc(ctx, root)
 	}
 	fork := func(i int) error {
 		args := []string{"-netns", netns, "qdisc", "change", "dev", dev, "root", kind}
@@ -105,7 +108,7 @@ func run(netns, dev, kind, tc string, n, rounds int) error {
 	// Both sides ended each round at the same rate: check that the
 	// kernel has it.
 	want := uint64(mbit(n-1)) * 1_000_000 / 8
-	got, err := rootRate(ctx, c, ifindex)
+	got, err := rootRate(ctx, c.Conn(), ifindex)
 	if err != nil {
 		return err
 	}
@@ -123,21 +126,6 @@ func run(netns, dev, kind, tc string, n, rounds int) error {
 // tbfWords are tc's words of a tbf at rate Mbit/s.
 func tbfWords(mbit int) []string {
 	return []string{"rate", fmt.Sprintf("%dmbit", mbit), "burst", "32k", "latency", "50ms"}
-}
-
-// changeTbf changes the root tbf's rate, from tc's words, as tc does.
-func changeTbf(ctx context.Context, c *netlink.Conn, ifindex int32, mbit int) error {
-	opts, err := tckind.LookupQdisc("tbf").ParseQdisc(tbfWords(mbit), tckind.ParseEnv{})
-	if err != nil {
-		return err
-	}
-	kind := "tbf"
-	m := &netlink.Msg{}
-	m.Header.Ifindex = ifindex
-	m.Header.Parent = netlink.HandleRoot
-	m.Attrs.Kind = &kind
-	m.Attrs.Options = opts
-	return c.Do(ctx, netlink.Qdisc, netlink.Change, m)
 }
 
 // rootRate is the rate of the device's root cake or tbf, in bytes/s.
