@@ -45,7 +45,6 @@ var lacking = map[string]bool{
 	"action skbmod":     true,
 	"action tunnel_key": true,
 	"action vlan":       true,
-	"class hfsc":        true,
 	"filter bpf":        true,
 	"filter cgroup":     true,
 	"filter flow":       true,
@@ -60,7 +59,6 @@ var lacking = map[string]bool{
 	"qdisc fq":          true,
 	"qdisc fq_pie":      true,
 	"qdisc gred":        true,
-	"qdisc hfsc":        true,
 	"qdisc hhf":         true,
 	"qdisc ingress":     true,
 	"qdisc mqprio":      true,
@@ -75,7 +73,6 @@ var lacking = map[string]bool{
 	"qdisc sfq":         true,
 	"qdisc skbprio":     true,
 	"qdisc taprio":      true,
-	"stats hfsc":        true,
 	"stats sfq":         true,
 	"stats taprio":      true,
 }
