@@ -61,7 +61,6 @@ var lacking = map[string]bool{
 	"qdisc gred":        true,
 	"qdisc hhf":         true,
 	"qdisc ingress":     true,
-	"qdisc mqprio":      true,
 	"qdisc netem":       true,
 	"qdisc pfifo_fast":  true,
 	"qdisc pie":         true,
@@ -70,9 +69,7 @@ var lacking = map[string]bool{
 	"qdisc sfb":         true,
 	"qdisc sfq":         true,
 	"qdisc skbprio":     true,
-	"qdisc taprio":      true,
 	"stats sfq":         true,
-	"stats taprio":      true,
 }
 
 // TestEveryKindWhole checks that each registered kind has every part its
