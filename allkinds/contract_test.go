@@ -69,7 +69,6 @@ var lacking = map[string]bool{
 	"qdisc sfb":         true,
 	"qdisc sfq":         true,
 	"qdisc skbprio":     true,
-	"stats sfq":         true,
 }
 
 // TestEveryKindWhole checks that each registered kind has every part its
