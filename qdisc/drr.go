@@ -41,6 +41,8 @@ func init() {
 				p.Size(tcfmt.FP, "", " deficit %s ", uint64(s.Deficit))
 			}
 		},
+		Keywords:      tckind.NoOptions("drr"),
+		ClassKeywords: tckind.KeywordsOf("drr class", drrClassKeywords),
 	})
 }
 
@@ -86,4 +88,13 @@ func printDRROptions(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 	if o, ok := opts.(*attrs.DRRAttrs); ok && o.Quantum != nil {
 		p.Size(tcfmt.FP, "", "quantum %s ", uint64(*o.Quantum))
 	}
+}
+
+// drrClassKeywords writes a class's quantum, in bytes; the kernel always
+// dumps it (the device's MTU when none was given).
+func drrClassKeywords(o *attrs.DRRAttrs) ([]string, error) {
+	if o.Quantum == nil {
+		return nil, nil
+	}
+	return []string{"quantum", tcword.UintWord(*o.Quantum)}, nil
 }

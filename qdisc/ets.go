@@ -48,6 +48,8 @@ func init() {
 		ParseClass:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETSClass(args) },
 		PrintOptions:      printETS,
 		PrintClassOptions: printETSClass,
+		Keywords:          tckind.KeywordsOf("ets", etsKeywords),
+		ClassKeywords:     tckind.KeywordsOf("ets class", etsClassKeywords),
 	})
 }
 
@@ -228,4 +230,43 @@ func printETSClass(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 	if o, ok := opts.(*attrs.ETSAttrs); ok && len(o.QuantaBand) > 0 {
 		p.Uint(tcfmt.Any, "quantum", "quantum %u ", uint64(o.QuantaBand[0]))
 	}
+}
+
+// etsKeywords writes the qdisc's bands, strict bands, quanta and priomap.
+// The kernel dumps a quantum for every band that is not strict (its
+// default where none was given) and the whole priomap, so the words ask
+// for each explicitly.
+func etsKeywords(o *attrs.ETSAttrs) ([]string, error) {
+	if o.Nbands == nil || *o.Nbands == 0 {
+		return nil, tckind.NoKeywords("ets without bands")
+	}
+	w := []string{"bands", tcword.UintWord(*o.Nbands)}
+	if o.Nstrict != nil && *o.Nstrict != 0 {
+		w = append(w, "strict", tcword.UintWord(*o.Nstrict))
+	}
+	if o.Quanta != nil && len(o.Quanta.QuantaBand) > 0 {
+		w = append(w, "quanta")
+		for _, q := range o.Quanta.QuantaBand {
+			w = append(w, tcword.UintWord(q))
+		}
+	}
+	if o.Priomap != nil && len(o.Priomap.PriomapBand) > 0 {
+		w = append(w, "priomap")
+		for _, b := range o.Priomap.PriomapBand {
+			w = append(w, tcword.UintWord(b))
+		}
+	}
+	return w, nil
+}
+
+// etsClassKeywords writes a class's quantum; a strict band's class dumps
+// none and takes no words.
+func etsClassKeywords(o *attrs.ETSAttrs) ([]string, error) {
+	switch len(o.QuantaBand) {
+	case 0:
+		return nil, nil
+	case 1:
+		return []string{"quantum", tcword.UintWord(o.QuantaBand[0])}, nil
+	}
+	return nil, tckind.NoKeywords("ets class with more than one quantum")
 }

@@ -22,6 +22,7 @@ package qdisc
 
 import (
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -68,6 +69,9 @@ func init() {
 		PrintClassOptions: printHFSCClass,
 		PrintXstats:       printHFSCXstats,
 		PrintClassXstats:  printHFSCXstats,
+		Stats:             hfscStatsTable,
+		Keywords:          hfscKeywords,
+		ClassKeywords:     tckind.KeywordsOf("hfsc class", hfscClassKeywords),
 		// The kernel takes any default class in a change, even one that
 		// does not exist.
 		ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
@@ -403,11 +407,8 @@ func printHFSCClass(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 // printHFSCXstats prints a class's struct tc_hfsc_stats; tc prints nothing
 // of a payload too short for it.
 func printHFSCXstats(p *tcfmt.Printer, x tckind.Xstats) {
-	s, ok := x.App.(*attrs.TCHFSCStats)
-	if x.App == nil {
-		s, ok = x.Legacy.(*attrs.TCHFSCStats)
-	}
-	if !ok {
+	s := hfscStatsOf(x)
+	if s == nil {
 		return
 	}
 	p.Uint(tcfmt.Any, "period", " period %u ", uint64(s.Period))
@@ -419,4 +420,99 @@ func printHFSCXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	}
 	p.Uint(tcfmt.Any, "level", " level %u ", uint64(s.Level))
 	p.NL()
+}
+
+// hfscStatsTable lists a class's statistics (the qdisc has none of its
+// own) in tc's order.
+var hfscStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
+		if s := hfscStatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: []tckind.Stat{
+		{Key: "period", Metric: "gotc_hfsc_periods_total", Help: "Link-sharing periods the class began (backlogged again).", Counter: true,
+			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return uint64(s.Period) })},
+		{Key: "work", Metric: "gotc_hfsc_work_bytes_total", Help: "Bytes the class has sent.", Counter: true, Wide: true,
+			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return s.Work })},
+		{Key: "rtwork", Metric: "gotc_hfsc_realtime_work_bytes_total", Help: "Bytes the class sent under its real-time curve.", Counter: true, Wide: true,
+			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return s.Rtwork })},
+		{Key: "level", Metric: "gotc_hfsc_level", Help: "The class's level in the tree (0 for a leaf).",
+			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return uint64(s.Level) })},
+	},
+}
+
+// hfscStatsOf returns a class's struct tc_hfsc_stats from TCA_STATS_APP,
+// or else TCA_XSTATS; nil for a payload too short for it, of which tc
+// prints nothing.
+func hfscStatsOf(x tckind.Xstats) *attrs.TCHFSCStats {
+	s, ok := x.App.(*attrs.TCHFSCStats)
+	if x.App == nil {
+		s, ok = x.Legacy.(*attrs.TCHFSCStats)
+	}
+	if !ok {
+		return nil
+	}
+	return s
+}
+
+// hfscKeywords writes the qdisc's default class (hexadecimal, as tc
+// reads it); a default of 0 is the kernel's "none" and takes no words.
+func hfscKeywords(opts attrs.TCOptionsMsg) ([]string, error) {
+	raw, ok := opts.(attrs.TCOptionsMsgRaw)
+	q := hfscQopt(opts)
+	if !ok || q == nil || len(raw) != attrs.TCHFSCQoptLen {
+		return nil, tckind.NoKeywords("hfsc options that are not a struct tc_hfsc_qopt")
+	}
+	if q.Defcls == 0 {
+		return nil, nil
+	}
+	return []string{"default", strconv.FormatUint(uint64(q.Defcls), 16)}, nil
+}
+
+// hfscClassKeywords writes a class's curves: "sc" when the real-time and
+// link-sharing curves are one, else "rt" and "ls", then "ul", each in the
+// m1/d/m2 form with exact values (a zero m1 or d left out, as tc reads
+// it).
+func hfscClassKeywords(o *attrs.HFSCAttrs) ([]string, error) {
+	if o.Rsc == nil && o.Fsc == nil {
+		// The class hfsc makes itself at the top of the tree (X:0)
+		// dumps no curve, and tc refuses a class without one: no
+		// command asks for it.
+		return nil, tckind.NoKeywords("hfsc class without real-time or link-sharing curve (the qdisc's root class)")
+	}
+	var w []string
+	curve := func(name string, sc *attrs.TCServiceCurve) error {
+		if sc == nil {
+			return nil
+		}
+		if sc.M1 == 0 && sc.M2 == 0 {
+			// The kernel drops such a curve rather than keep it, and tc
+			// refuses it.
+			return tckind.NoKeywords("hfsc " + name + " curve of two zero slopes")
+		}
+		w = append(w, name)
+		if sc.M1 != 0 {
+			w = append(w, "m1", tcword.RateWord(uint64(sc.M1)))
+		}
+		if sc.D != 0 {
+			w = append(w, "d", tcword.TimeWord(ktime2time(sc.D)))
+		}
+		w = append(w, "m2", tcword.RateWord(uint64(sc.M2)))
+		return nil
+	}
+	var err error
+	if o.Rsc != nil && o.Fsc != nil && *o.Rsc == *o.Fsc {
+		err = curve("sc", o.Rsc)
+	} else if err = curve("rt", o.Rsc); err == nil {
+		err = curve("ls", o.Fsc)
+	}
+	if err == nil {
+		err = curve("ul", o.Usc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
 }

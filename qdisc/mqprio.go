@@ -25,6 +25,7 @@ package qdisc
 // same code.
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -82,6 +83,7 @@ func init() {
 				printMQPrio(p, o)
 			}
 		},
+		Keywords: tckind.KeywordsOf("mqprio", mqprioKeywords),
 	})
 }
 
@@ -407,4 +409,94 @@ func textOrJSON(p *tcfmt.Printer, text, json string) tcfmt.Name {
 		return tcfmt.Name(json)
 	}
 	return tcfmt.Name(text)
+}
+
+// qoptKeywords writes the traffic classes of a tc_mqprio_qopt as mqprio
+// and taprio read them: num_tc, the whole map (which "map" zeroes past the
+// values given) and each class's queues.
+func qoptKeywords(q *attrs.TCMQPrioQopt) []string {
+	w := []string{"num_tc", tcword.UintWord(q.NumTC), "map"}
+	for _, tc := range q.PrioTCMap {
+		w = append(w, tcword.UintWord(tc))
+	}
+	if q.NumTC > 0 {
+		w = append(w, "queues")
+		for i := 0; i < int(q.NumTC) && i < maxTC; i++ {
+			w = append(w, tcword.UintWord(q.Count[i])+"@"+tcword.UintWord(q.Offset[i]))
+		}
+	}
+	return w
+}
+
+// fpKeywords writes the frame preemption of traffic classes 0..len-1 as
+// "fp" reads it; fp holds them in order.
+func fpKeywords(w []string, fp []uint32) ([]string, error) {
+	if len(fp) == 0 {
+		return w, nil
+	}
+	w = append(w, "fp")
+	for _, v := range fp {
+		switch v {
+		case fpExpress:
+			w = append(w, "E")
+		case fpPreemptible:
+			w = append(w, "P")
+		default:
+			return nil, tckind.NoKeywords("fp value " + strconv.FormatUint(uint64(v), 10))
+		}
+	}
+	return w, nil
+}
+
+// mqprioKeywords writes mqprio's traffic classes, hw, mode, shaper and
+// its rates, and the frame preemption of each of the 16 classes, which
+// the kernel always dumps.
+func mqprioKeywords(o *attrs.TCOptionsMsgMQPrio) ([]string, error) {
+	a := &o.Attrs
+	w := append(qoptKeywords(&o.Header), "hw", tcword.UintWord(o.Header.HW))
+	// mode and shaper are keywords only with hw, and the rates only
+	// after "shaper bw_rlimit".
+	hw := o.Header.HW != 0
+	if a.Mode != nil && *a.Mode != mqprioModeDCB {
+		if !hw || *a.Mode != mqprioModeChannel {
+			return nil, tckind.NoKeywords("mqprio mode " + strconv.Itoa(int(*a.Mode)) + " without hw")
+		}
+		w = append(w, "mode", "channel")
+	}
+	bwRate := a.Shaper != nil && *a.Shaper == mqprioShaperBWRate
+	if a.Shaper != nil && *a.Shaper != mqprioShaperDCB {
+		if !hw || !bwRate {
+			return nil, tckind.NoKeywords("mqprio shaper " + strconv.Itoa(int(*a.Shaper)) + " without hw")
+		}
+		w = append(w, "shaper", "bw_rlimit")
+	}
+	rates := func(key string, r *attrs.MQPrioRatesAttrs, vals func(*attrs.MQPrioRatesAttrs) []uint64) error {
+		if r == nil {
+			return nil
+		}
+		if !bwRate {
+			return tckind.NoKeywords("mqprio " + key + " without shaper bw_rlimit")
+		}
+		w = append(w, key)
+		for _, v := range vals(r) {
+			w = append(w, tcword.RateWord(v))
+		}
+		return nil
+	}
+	if err := rates(mqprioMinRate, a.MinRate64, func(r *attrs.MQPrioRatesAttrs) []uint64 { return r.Min }); err != nil {
+		return nil, err
+	}
+	if err := rates(mqprioMaxRate, a.MaxRate64, func(r *attrs.MQPrioRatesAttrs) []uint64 { return r.Max }); err != nil {
+		return nil, err
+	}
+	fp := make([]uint32, len(a.TCEntry))
+	for i, e := range a.TCEntry {
+		// "fp" makes an entry for each class from 0 in order, each with
+		// its fp: other lists have no words.
+		if e.Index == nil || *e.Index != uint32(i) || e.FP == nil {
+			return nil, tckind.NoKeywords("mqprio traffic class entries other than fp of classes 0, 1, ...")
+		}
+		fp[i] = *e.FP
+	}
+	return fpKeywords(w, fp)
 }

@@ -25,6 +25,9 @@ func init() {
 		Usage:        multiqUsage,
 		ParseQdisc:   parseMultiq,
 		PrintOptions: printMultiq,
+		// tc asks for nothing: the kernel sets bands and max_bands to the
+		// device's transmit queues, whatever the request held.
+		Keywords: tckind.KeywordsOf("multiq", func(*attrs.TCMultiqQopt) ([]string, error) { return nil, nil }),
 	})
 }
 

@@ -19,6 +19,7 @@ package qdisc
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
@@ -51,6 +52,11 @@ func init() {
 				PrintPrioOptions(p, &o.Header, o.Attrs.Options)
 			}
 		},
+		Keywords: tckind.KeywordsOf("prio", prioKeywords),
+		Dumped:   prioDumped,
+		// The dump is the request that restores it: the kernel keeps
+		// every field of the struct as given.
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 	})
 }
 
@@ -132,4 +138,33 @@ func PrintPrioOptions(p *tcfmt.Printer, o *attrs.TCPrioQopt, extra *attrs.PrioAt
 		p.String(tcfmt.FP, "", " multiqueue: %s ", "on")
 	}
 	p.Bool(tcfmt.JSON, "multiqueue", "", mq)
+}
+
+// prioKeywords writes the bands and the whole priomap, and "multiqueue"
+// were it ever dumped.
+func prioKeywords(o *attrs.TCOptionsMsgPrio) ([]string, error) {
+	if o.Header.Bands < 0 {
+		return nil, tckind.NoKeywords("prio with negative bands") // refused by tc and the kernel alike
+	}
+	w := []string{"bands", strconv.Itoa(int(o.Header.Bands)), "priomap"}
+	for _, band := range o.Header.Priomap[:prioMaxPriority+1] {
+		w = append(w, tcword.UintWord(band))
+	}
+	if o.Attrs.Options != nil && o.Attrs.Options.MQ {
+		w = append(w, "multiqueue")
+	}
+	return w, nil
+}
+
+// prioDumped is Kind.Dumped for prio: the kernel reads the struct alone
+// and dumps it alone, without the nest (and its TCA_PRIO_MQ) tc always
+// sends after it.
+func prioDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.TCOptionsMsgPrio)
+	if !ok {
+		return opts
+	}
+	d := *o
+	d.Attrs.Options = nil
+	return &d
 }

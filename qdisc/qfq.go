@@ -21,6 +21,8 @@ func init() {
 		ParseQdisc:        parseNoOptions,
 		ParseClass:        parseQFQClass,
 		PrintClassOptions: printQFQClass,
+		Keywords:          tckind.NoOptions("qfq"),
+		ClassKeywords:     tckind.KeywordsOf("qfq class", qfqClassKeywords),
 	})
 }
 
@@ -75,4 +77,17 @@ func printQFQClass(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 	if o.Lmax != nil {
 		p.Uint(tcfmt.Any, "maxpkt", "maxpkt %u ", uint64(*o.Lmax))
 	}
+}
+
+// qfqClassKeywords writes a class's weight and maximum packet size, which
+// the kernel dumps both (its defaults when none were given).
+func qfqClassKeywords(o *attrs.QFQAttrs) ([]string, error) {
+	var w []string
+	if o.Weight != nil {
+		w = append(w, "weight", tcword.UintWord(*o.Weight))
+	}
+	if o.Lmax != nil {
+		w = append(w, "maxpkt", tcword.UintWord(*o.Lmax))
+	}
+	return w, nil
 }

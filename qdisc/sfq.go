@@ -42,6 +42,7 @@ func init() {
 		},
 		PrintXstats:      printSFQXstats,
 		PrintClassXstats: printSFQXstats,
+		Stats:            sfqStatsTable,
 	})
 }
 
@@ -234,4 +235,19 @@ func printSFQXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	if s := tckind.FixedXstats[attrs.TCSFQXstats](x, attrs.TCSFQXstatsLen); s != nil {
 		p.Int(tcfmt.Any, "allot", "  allot %d", int64(s.Allot))
 	}
+}
+
+// sfqStatsTable lists a flow's statistics (each flow is a class; the
+// qdisc's RED statistics are among its options).
+var sfqStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
+		if s := tckind.FixedXstats[attrs.TCSFQXstats](x, attrs.TCSFQXstatsLen); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: []tckind.Stat{
+		{Key: "allot", Metric: "gotc_sfq_allot_bytes", Help: "Bytes the flow may still send this round (negative: overdrawn).", Signed: true,
+			Get: tckind.StatAlways(func(s *attrs.TCSFQXstats) uint64 { return uint64(int64(s.Allot)) })},
+	},
 }

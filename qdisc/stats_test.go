@@ -122,3 +122,49 @@ func TestStatsTablesMatchPrintedJSON(t *testing.T) {
 		t.Error("fq_codel: a class's statistics taken for the qdisc's")
 	}
 }
+
+// The tables of the kinds whose statistics are one record of fields, each
+// present and non-zero (tc leaves hfsc's work and rtwork out when zero):
+// every field is what tc -s -j prints, and tc prints no other.
+func TestFlatStatsTablesMatchPrintedJSON(t *testing.T) {
+	u64 := func(v uint64) *uint64 { return &v }
+	for _, tt := range []struct {
+		kind string
+		x    tckind.Xstats
+	}{
+		{"hfsc", tckind.Xstats{App: &attrs.TCHFSCStats{Work: 1 << 40, Rtwork: 5, Period: 7, Level: 2}}},
+		{"hfsc", tckind.Xstats{Legacy: &attrs.TCHFSCStats{Work: 1, Rtwork: 1 << 33, Period: 1, Level: 1}}},
+		{"sfq", tckind.Xstats{App: &attrs.TCSFQXstats{Allot: -1514}}},
+		{"sfq", tckind.Xstats{Legacy: &attrs.TCSFQXstats{Allot: 3028}}},
+		{"taprio", tckind.Xstats{App: &attrs.TAPrioOffloadStatsAttrs{WindowDrops: u64(1 << 35), TxOverruns: u64(9)}}},
+	} {
+		k := tckind.LookupQdisc(tt.kind)
+		got := printedJSON(t, k, tt.x)
+		s := k.Stats.Of(tt.x)
+		if s == nil {
+			t.Errorf("%s: Of found no statistics", tt.kind)
+			continue
+		}
+		if len(got) != len(k.Stats.Fields) {
+			t.Errorf("%s: tc prints %d members, the table has %d", tt.kind, len(got), len(k.Stats.Fields))
+		}
+		for i := range k.Stats.Fields {
+			f := &k.Stats.Fields[i]
+			raw, ok := f.Get(s)
+			want := f.Value(raw)
+			if v, present := got[f.Key].(float64); !ok || !present || v != want {
+				t.Errorf("%s %s: table %v (%v), printed %v", tt.kind, f.Key, want, ok, got[f.Key])
+			}
+		}
+	}
+	// taprio's statistics are an offloading device's, each present only
+	// when it reports it.
+	k := tckind.LookupQdisc("taprio")
+	s := k.Stats.Of(tckind.Xstats{App: &attrs.TAPrioOffloadStatsAttrs{TxOverruns: u64(3)}})
+	if _, ok := k.Stats.Fields[0].Get(s); ok {
+		t.Error("taprio: window_drops present without the attribute")
+	}
+	if k.Stats.Of(tckind.Xstats{App: &attrs.TCHFSCStats{}}) != nil || tckind.LookupQdisc("hfsc").Stats.Of(tckind.Xstats{App: &attrs.TCSFQXstats{}}) != nil {
+		t.Error("a table took another kind's statistics")
+	}
+}

@@ -22,6 +22,8 @@ package qdisc
 //     TCA_TAPRIO_ATTR_TC_ENTRY per traffic class up to the longer list.
 
 import (
+	"strconv"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -59,6 +61,12 @@ func init() {
 		},
 		PrintXstats:      printTAPrioXstats,
 		PrintClassXstats: printTAPrioXstats,
+		Stats:            taprioStatsTable,
+		Keywords:         tckind.KeywordsOf("taprio", taprioKeywords),
+		Dumped:           taprioDumped,
+		// The dump is the request that restores it: the words leave out
+		// the entries' numbers, which taprioDumped only adds.
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 	})
 }
 
@@ -366,7 +374,7 @@ func printTAPrioSchedule(p *tcfmt.Printer, o *attrs.TAPrioAttrs) {
 // when present.
 func printTAPrioXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	s, ok := x.App.(*attrs.TAPrioOffloadStatsAttrs)
-	if !ok {
+	if !ok || s == nil {
 		return
 	}
 	if s.WindowDrops != nil {
@@ -375,4 +383,116 @@ func printTAPrioXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	if s.TxOverruns != nil {
 		p.Uint(tcfmt.Any, "tx_overruns", " tx_overruns %llu", *s.TxOverruns)
 	}
+}
+
+// taprioStatsTable lists the statistics an offloading device reports (in
+// TCA_STATS_APP only), in tc's order; each is absent when the device
+// reports none.
+var taprioStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
+		if s, ok := x.App.(*attrs.TAPrioOffloadStatsAttrs); ok && s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: []tckind.Stat{
+		{Key: "window_drops", Metric: "gotc_taprio_window_drops_total", Help: "Packets dropped for not fitting in their gate's window.", Counter: true, Wide: true,
+			Get: tckind.StatU64(func(s *attrs.TAPrioOffloadStatsAttrs) *uint64 { return s.WindowDrops })},
+		{Key: "tx_overruns", Metric: "gotc_taprio_tx_overruns_total", Help: "Packets still being sent when their gate closed.", Counter: true, Wide: true,
+			Get: tckind.StatU64(func(s *attrs.TAPrioOffloadStatsAttrs) *uint64 { return s.TxOverruns })},
+	},
+}
+
+// taprioKeywords writes taprio's traffic classes, clock, flags, txtime
+// delay, schedule (its entries, base time, cycle time and extension) and
+// each traffic class's max-sdu and fp, which the kernel dumps for all 16.
+func taprioKeywords(o *attrs.TAPrioAttrs) ([]string, error) {
+	if o.AdminSched != nil {
+		// A schedule asked for while another runs waits for its base
+		// time beside it: one command asks for one schedule, and no
+		// words for the two.
+		return nil, tckind.NoKeywords("taprio's pending (admin) schedule beside the running one")
+	}
+	if o.SchedSingleEntry != nil {
+		return nil, tckind.NoKeywords("taprio sched single entry") // tc has no words for it
+	}
+	var w []string
+	if q := o.Priomap; q != nil && q.NumTC > 0 {
+		// The struct's hw is not tc's to ask for here: taprio reads
+		// only the classes, and the kernel sets hw for full offload
+		// (flags).
+		w = qoptKeywords(q)
+	}
+	if o.SchedClockid != nil {
+		name := tcword.ClockName(*o.SchedClockid)
+		if _, ok := tcword.ParseClockid(name); !ok {
+			return nil, tckind.NoKeywords("taprio clockid " + strconv.Itoa(int(*o.SchedClockid)))
+		}
+		w = append(w, "clockid", "CLOCK_"+name)
+	}
+	if o.Flags != nil && *o.Flags != 0 {
+		w = append(w, "flags", "0x"+strconv.FormatUint(uint64(*o.Flags), 16))
+	}
+	if o.TxtimeDelay != nil && *o.TxtimeDelay != 0 {
+		w = append(w, "txtime-delay", tcword.UintWord(*o.TxtimeDelay))
+	}
+	if l := o.SchedEntryList; l != nil {
+		for _, e := range l.Entry {
+			if e.Cmd == nil || int(*e.Cmd) >= len(taprioCommands) || e.GateMask == nil || e.Interval == nil {
+				return nil, tckind.NoKeywords("taprio schedule entry without command, gate mask or interval")
+			}
+			w = append(w, "sched-entry", taprioCommands[*e.Cmd],
+				strconv.FormatUint(uint64(*e.GateMask), 16), tcword.UintWord(*e.Interval))
+		}
+	}
+	// 0 is what tc leaves out for each of these.
+	for _, t := range []struct {
+		key string
+		v   *int64
+	}{{"base-time", o.SchedBaseTime}, {"cycle-time", o.SchedCycleTime}, {"cycle-time-extension", o.SchedCycleTimeExtension}} {
+		if t.v != nil && *t.v != 0 {
+			w = append(w, t.key, strconv.FormatInt(*t.v, 10))
+		}
+	}
+	// "max-sdu" and "fp" each make an entry for the classes from 0 in
+	// order: the dump's must be that, each list a prefix of them.
+	var maxSDU, fp []uint32
+	for i, e := range o.TCEntry {
+		if e.Index == nil || *e.Index != uint32(i) ||
+			e.MaxSDU != nil && len(maxSDU) != i || e.FP != nil && len(fp) != i {
+			return nil, tckind.NoKeywords("taprio traffic class entries other than max-sdu and fp of classes 0, 1, ...")
+		}
+		if e.MaxSDU != nil {
+			maxSDU = append(maxSDU, *e.MaxSDU)
+		}
+		if e.FP != nil {
+			fp = append(fp, *e.FP)
+		}
+	}
+	if len(maxSDU) > 0 {
+		w = append(w, "max-sdu")
+		for _, v := range maxSDU {
+			w = append(w, tcword.UintWord(v))
+		}
+	}
+	return fpKeywords(w, fp)
+}
+
+// taprioDumped is Kind.Dumped for taprio: the kernel numbers the
+// schedule's entries, which tc sends without their index, and dumps each
+// with it.
+func taprioDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.TAPrioAttrs)
+	if !ok || o.SchedEntryList == nil {
+		return opts
+	}
+	d, l := *o, *o.SchedEntryList
+	l.Entry = append([]attrs.TAPrioSchedEntry(nil), l.Entry...)
+	for i := range l.Entry {
+		if l.Entry[i].Index == nil {
+			l.Entry[i].Index = tcword.PtrTo(uint32(i))
+		}
+	}
+	d.SchedEntryList = &l
+	return &d
 }

@@ -23,6 +23,9 @@ import "reflect"
 //     ratespec's cell_log and cell_align (from which it computed them),
 //     tbf's burst in bytes (kept as the bucket's time, which is compared),
 //     and the attributes the decoder did not know (Unknown);
+//   - nor are fields the kernel fills in whatever the request holds
+//     (htb's level and direct_packets_stat, multiq's bands), which no
+//     words ask for;
 //   - of a classifier's flags only skip_hw and skip_sw are compared (the
 //     kernel adds in_hw or not_in_hw);
 //   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
@@ -59,6 +62,14 @@ var noDumpedTwin = map[string]bool{
 	"TBFAttrs.Pburst": true,
 	// htb's version: tc sends its protocol's, the kernel dumps its own.
 	"TCHTBGlob.Version": true,
+	// What the kernel computes and dumps in place of the request's 0:
+	// htb's count of packets sent unclassified, and a class's level (7
+	// for an inner class at the top, counted down for those below it);
+	// multiq's bands, which it sets to the device's transmit queues.
+	"TCHTBGlob.DirectPkts":  true,
+	"TCHTBOpt.Level":        true,
+	"TCMultiqQopt.Bands":    true,
+	"TCMultiqQopt.MaxBands": true,
 }
 
 // requestBits are the bits of a field a request sets, where the kernel

@@ -114,3 +114,15 @@ func KeywordsOf[T attrs.TCOptionsMsg](kind string, write func(T) ([]string, erro
 		return write(o)
 	}
 }
+
+// NoOptions is Kind.Keywords for a kind whose qdisc takes no options (drr,
+// qfq): no words ask for the nothing it dumps, and none for options it
+// should not have.
+func NoOptions(kind string) func(attrs.TCOptionsMsg) ([]string, error) {
+	return func(opts attrs.TCOptionsMsg) ([]string, error) {
+		if emptyOptions(opts) {
+			return nil, nil
+		}
+		return nil, NoKeywords(kind + " options")
+	}
+}
