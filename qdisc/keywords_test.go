@@ -1,0 +1,68 @@
+package qdisc
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/tckind"
+)
+
+// keywordCases are option sets of each kind, beyond the golden dumps,
+// that together name every keyword the kind's Keywords writes.
+var keywordCases = map[string][]string{
+	"tbf": {
+		"rate 1mbit burst 10k latency 50ms",
+		"rate 2mbit burst 5k/8 latency 100ms overhead 10 mpu 64 linklayer atm",
+		"rate 10mbit burst 20k limit 100k peakrate 20mbit mtu 1600",
+		"rate 40gbit burst 1mb limit 10mb peakrate 50gbit mtu 9000",
+		"rate 1234567bit burst 3333 limit 40000 mpu 90 overhead 4",
+	},
+}
+
+// TestKeywordsRoundTrip parses each case, writes what the kernel would
+// dump of it back with the kind's Keywords (through Restoring, as
+// "apply --from-kernel" does), parses the words again, and requires the
+// kernel to keep the same options of both requests.
+func TestKeywordsRoundTrip(t *testing.T) {
+	useClock(t, testbedClock)
+	for kind, cases := range keywordCases {
+		k := tckind.LookupQdisc(kind)
+		if k == nil || k.Keywords == nil {
+			t.Errorf("%s: no Keywords", kind)
+			continue
+		}
+		for _, c := range cases {
+			first, err := k.ParseQdisc(strings.Fields(c), tckind.ParseEnv{})
+			if err != nil {
+				t.Errorf("%s %s: %v", kind, c, err)
+				continue
+			}
+			kept := tckind.Dumped(kind, first)
+			words, err := tckind.QdiscKeywords(kind, tckind.Restoring(kind, kept))
+			if err != nil {
+				t.Errorf("%s %s: keywords: %v", kind, c, err)
+				continue
+			}
+			second, err := k.ParseQdisc(words, tckind.ParseEnv{})
+			if err != nil {
+				t.Errorf("%s %s: %q do not parse: %v", kind, c, words, err)
+				continue
+			}
+			again := tckind.Dumped(kind, second)
+			if !tckind.Covers(again, kept) || !tckind.Covers(kept, again) {
+				t.Errorf("%s %s: written as %q, kept as\n %s\n not\n %s", kind, c, words, optionsString(again), optionsString(kept))
+			}
+		}
+	}
+}
+
+// optionsString shows options with the values behind their pointers.
+func optionsString(o attrs.TCOptionsMsg) string {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
