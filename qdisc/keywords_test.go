@@ -12,6 +12,27 @@ import (
 // keywordCases are option sets of each kind, beyond the golden dumps,
 // that together name every keyword the kind's Keywords writes.
 var keywordCases = map[string][]string{
+	"codel": {
+		"",
+		"limit 500 target 3ms interval 50ms ecn ce_threshold 1ms",
+		"limit 1 target 1234us interval 2s noecn ce_threshold 0",
+	},
+	"cbs": {
+		"",
+		"hicredit 30 locredit -1470 sendslope -980000 idleslope 20000",
+		"idleslope 1 offload 1",
+	},
+	"etf": {
+		"clockid CLOCK_TAI",
+		"delta 300000 clockid CLOCK_MONOTONIC deadline_mode",
+		"delta -5 clockid REALTIME offload skip_sock_check",
+		"clockid CLOCK_BOOTTIME offload deadline_mode skip_sock_check",
+	},
+	"skbprio":    {"", "limit 10kb", "limit 0"},
+	"plug":       {"", "limit 10k", "block", "release", "release_indefinite", "limit 100 release"},
+	"ingress":    {"", "handle ffff:"},
+	"clsact":     {""},
+	"pfifo_fast": {""},
 	"tbf": {
 		"rate 1mbit burst 10k latency 50ms",
 		"rate 2mbit burst 5k/8 latency 100ms overhead 10 mpu 64 linklayer atm",
