@@ -28,6 +28,20 @@ var keywordCases = map[string][]string{
 		"delta -5 clockid REALTIME offload skip_sock_check",
 		"clockid CLOCK_BOOTTIME offload deadline_mode skip_sock_check",
 	},
+	"pie": {
+		"",
+		"limit 500 target 10ms tupdate 20ms alpha 4 beta 30 ecn bytemode dq_rate_estimator",
+		"target 1234us alpha 32 beta 1 noecn nobytemode no_dq_rate_estimator",
+	},
+	"fq_pie": {
+		"",
+		"limit 500 flows 128 target 10ms tupdate 20ms alpha 4 beta 30 quantum 3000 memory_limit 1Mb ecn_prob 20 ecn bytemode dq_rate_estimator",
+		"flows 1 noecn nobytemode no_dq_rate_estimator",
+	},
+	"hhf": {
+		"",
+		"limit 500 quantum 1000 hh_limit 1000 reset_timeout 50ms admit_bytes 100000 evict_timeout 2s non_hh_weight 8",
+	},
 	"skbprio":    {"", "limit 10kb", "limit 0"},
 	"plug":       {"", "limit 10k", "block", "release", "release_indefinite", "limit 100 release"},
 	"ingress":    {"", "handle ffff:"},
