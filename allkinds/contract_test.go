@@ -58,7 +58,6 @@ var lacking = map[string]bool{
 	"qdisc choke":       true,
 	"qdisc drr":         true,
 	"qdisc ets":         true,
-	"qdisc fq":          true,
 	"qdisc gred":        true,
 	"qdisc hfsc":        true,
 	"qdisc mqprio":      true,

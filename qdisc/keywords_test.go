@@ -28,6 +28,12 @@ var keywordCases = map[string][]string{
 		"delta -5 clockid REALTIME offload skip_sock_check",
 		"clockid CLOCK_BOOTTIME offload deadline_mode skip_sock_check",
 	},
+	"fq": {
+		"",
+		"limit 1000 flow_limit 50 quantum 3000 initial_quantum 15000 maxrate 100mbit buckets 256 nopacing refill_delay 20ms low_rate_threshold 1mbit orphan_mask 511 ce_threshold 2ms timer_slack 20us horizon 5s horizon_cap",
+		"bands 3 priomap 0 1 2 0 1 2 0 1 2 0 1 2 0 1 2 0 weights 16384 65536 1048576 defrate 1mbit pacing horizon_drop offload_horizon 1ms",
+		"maxrate 34359738360bit buckets 1000 timer_slack 7",
+	},
 	"pie": {
 		"",
 		"limit 500 target 10ms tupdate 20ms alpha 4 beta 30 ecn bytemode dq_rate_estimator",
