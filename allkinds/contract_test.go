@@ -66,7 +66,6 @@ var lacking = map[string]bool{
 	"qdisc prio":        true,
 	"qdisc qfq":         true,
 	"qdisc red":         true,
-	"qdisc sfb":         true,
 	"qdisc sfq":         true,
 	"qdisc taprio":      true,
 	"stats hfsc":        true,

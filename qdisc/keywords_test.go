@@ -48,6 +48,11 @@ var keywordCases = map[string][]string{
 		"",
 		"limit 500 quantum 1000 hh_limit 1000 reset_timeout 50ms admit_bytes 100000 evict_timeout 2s non_hh_weight 8",
 	},
+	"sfb": {
+		"",
+		"rehash 10000 db 2000 limit 1000 max 40 target 30 increment 0.002 decrement 0.0001 penalty_rate 20 penalty_burst 40",
+		"target 7 increment 1 decrement 0",
+	},
 	"skbprio":    {"", "limit 10kb", "limit 0"},
 	"plug":       {"", "limit 10k", "block", "release", "release_indefinite", "limit 100 release"},
 	"ingress":    {"", "handle ffff:"},
