@@ -8,6 +8,8 @@ package qdisc
 // refused only when its first value was not 0.
 
 import (
+	"strconv"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -30,6 +32,7 @@ func init() {
 				printCBS(p, o.Parms)
 			}
 		},
+		Keywords: tckind.KeywordsOf("cbs", cbsKeywords),
 	})
 }
 
@@ -97,4 +100,23 @@ func printCBS(p *tcfmt.Printer, o *attrs.TCCBSQopt) {
 	p.Int(both, "sendslope", "sendslope %d ", int64(o.Sendslope))
 	p.Int(both, "idleslope", "idleslope %d ", int64(o.Idleslope))
 	p.Int(both, "offload", "offload %d ", int64(o.Offload))
+}
+
+// cbsKeywords writes cbs's parameters back, those that are not 0: tc sends
+// 0 for a keyword not given.
+func cbsKeywords(o *attrs.CBSAttrs) ([]string, error) {
+	p := o.Parms
+	if p == nil {
+		return nil, nil
+	}
+	var w []string
+	for _, c := range []struct {
+		name string
+		v    int32
+	}{{"hicredit", p.Hicredit}, {"locredit", p.Locredit}, {"sendslope", p.Sendslope}, {"idleslope", p.Idleslope}, {"offload", int32(p.Offload)}} {
+		if c.v != 0 {
+			w = append(w, c.name, strconv.FormatInt(int64(c.v), 10))
+		}
+	}
+	return w, nil
 }

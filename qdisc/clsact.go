@@ -17,6 +17,8 @@ func init() {
 		Name:       "clsact",
 		Usage:      "Usage: ... clsact",
 		ParseQdisc: parseClsact,
+		// clsact has no options: the kernel dumps an empty nest.
+		Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
 	})
 }
 

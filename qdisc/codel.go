@@ -50,6 +50,7 @@ func init() {
 		},
 		ChangeAccepted: codelChangeAccepted,
 		Stats:          codelStatsTable,
+		Keywords:       tckind.KeywordsOf("codel", codelKeywords),
 		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, codelDumped) },
 		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 			return codelTimes(o, tcword.SmallestDumpedAs(codelDumped))
@@ -303,4 +304,28 @@ func codelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsM
 	c := *o
 	c.Target, c.Interval, c.CEThreshold = tcword.MapPtr(o.Target, f), tcword.MapPtr(o.Interval, f), tcword.MapPtr(o.CEThreshold, f)
 	return &c
+}
+
+// codelKeywords writes codel's options back. A 0 is left out: tc takes it
+// for "not given" and sends nothing.
+func codelKeywords(o *attrs.CodelAttrs) ([]string, error) {
+	var w []string
+	if o.Limit != nil && *o.Limit != 0 {
+		w = append(w, "limit", tcword.UintWord(*o.Limit))
+	}
+	for _, t := range []struct {
+		name string
+		us   *uint32
+	}{{"target", o.Target}, {"interval", o.Interval}} {
+		if t.us != nil && *t.us != 0 {
+			w = append(w, t.name, tcword.TimeWord(*t.us))
+		}
+	}
+	w = tcword.OnOff(w, o.ECN, "ecn", "noecn")
+	// tc takes 2^32-1 for "off" and sends no threshold; the kernel dumps
+	// none when it is off.
+	if o.CEThreshold != nil && *o.CEThreshold != math.MaxUint32 {
+		w = append(w, "ce_threshold", tcword.TimeWord(*o.CEThreshold))
+	}
+	return w, nil
 }

@@ -10,6 +10,9 @@ package qdisc
 // was not 0.
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -39,6 +42,7 @@ func init() {
 				printETF(p, o.Parms)
 			}
 		},
+		Keywords: tckind.KeywordsOf("etf", etfKeywords),
 	})
 }
 
@@ -119,4 +123,37 @@ func printETF(p *tcfmt.Printer, o *attrs.TCETFQopt) {
 	onOff("offload", "offload %s ", etfOffload)
 	onOff("deadline_mode", "deadline_mode %s ", etfDeadlineMode)
 	onOff("skip_sock_check", "skip_sock_check %s", etfSkipSockCheck)
+}
+
+// etfKeywords writes etf's parameters back: the clock by the name tc
+// reads, delta when not 0 (what tc sends without it), and the flags.
+func etfKeywords(o *attrs.ETFAttrs) ([]string, error) {
+	p := o.Parms
+	if p == nil {
+		return nil, nil
+	}
+	var w []string
+	if p.Clockid != tcword.ClockidInvalid {
+		name := tcword.ClockName(p.Clockid)
+		if _, ok := tcword.ParseClockid(name); !ok {
+			// tc reads only the clocks it names.
+			return nil, tckind.NoKeywords("etf clockid " + strconv.Itoa(int(p.Clockid)))
+		}
+		w = append(w, "clockid", "CLOCK_"+name)
+	}
+	if p.Delta != 0 {
+		w = append(w, "delta", strconv.Itoa(int(p.Delta)))
+	}
+	for _, f := range []struct {
+		name string
+		bit  uint32
+	}{{"offload", etfOffload}, {"deadline_mode", etfDeadlineMode}, {"skip_sock_check", etfSkipSockCheck}} {
+		if p.Flags&f.bit != 0 {
+			w = append(w, f.name)
+		}
+	}
+	if p.Flags&^(etfOffload|etfDeadlineMode|etfSkipSockCheck) != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("etf flags %#x", p.Flags))
+	}
+	return w, nil
 }

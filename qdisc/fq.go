@@ -22,6 +22,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -67,8 +68,66 @@ func init() {
 		},
 		ChangeAccepted: fqChangeAccepted,
 		Stats:          fqStatsTable,
+		Keywords:       tckind.KeywordsOf("fq", fqKeywords),
 	})
 }
+
+// fqKeywords writes fq's options back, each as the parser reads it: rates
+// in bits, times in µs but timer_slack's in ns, the bucket count as the
+// power of two the kernel keeps.
+func fqKeywords(o *attrs.FQAttrs) ([]string, error) {
+	var w []string
+	for _, n := range []struct {
+		name string
+		v    *uint32
+		word func(uint32) string
+	}{
+		{"limit", o.Plimit, tcword.UintWord[uint32]}, {"flow_limit", o.FlowPlimit, tcword.UintWord[uint32]},
+		{"quantum", o.Quantum, tcword.UintWord[uint32]}, {"initial_quantum", o.InitialQuantum, tcword.UintWord[uint32]},
+		{"maxrate", o.FlowMaxRate, fqRateWord}, {"defrate", o.FlowDefaultRate, fqRateWord},
+		{"low_rate_threshold", o.LowRateThreshold, fqRateWord},
+		{"refill_delay", o.FlowRefillDelay, tcword.TimeWord}, {"orphan_mask", o.OrphanMask, tcword.UintWord[uint32]},
+		{"ce_threshold", o.CEThreshold, tcword.TimeWord},
+		{"timer_slack", o.TimerSlack, func(ns uint32) string { return tcword.UintWord(ns) + "ns" }},
+		{"horizon", o.Horizon, tcword.TimeWord}, {"offload_horizon", o.OffloadHorizon, tcword.TimeWord},
+	} {
+		if n.v != nil {
+			w = append(w, n.name, n.word(*n.v))
+		}
+	}
+	if o.BucketsLog != nil {
+		if *o.BucketsLog > 31 {
+			return nil, tckind.NoKeywords(fmt.Sprintf("fq buckets log %d", *o.BucketsLog))
+		}
+		w = append(w, "buckets", tcword.UintWord(uint32(1)<<*o.BucketsLog))
+	}
+	w = tcword.OnOff(w, o.RateEnable, "pacing", "nopacing")
+	if o.HorizonDrop != nil {
+		w = append(w, map[bool]string{true: "horizon_drop", false: "horizon_cap"}[*o.HorizonDrop != 0])
+	}
+	if m := o.Priomap; m != nil {
+		if m.Bands != fqBands {
+			return nil, tckind.NoKeywords(fmt.Sprintf("fq with %d bands", m.Bands))
+		}
+		w = append(w, "bands", tcword.UintWord(uint32(fqBands)), "priomap")
+		for _, b := range m.Priomap {
+			w = append(w, tcword.UintWord(b))
+		}
+	}
+	if len(o.Weights) != 0 {
+		if len(o.Weights) != fqBands {
+			return nil, tckind.NoKeywords(fmt.Sprintf("fq with %d weights", len(o.Weights)))
+		}
+		w = append(w, "weights")
+		for _, v := range o.Weights {
+			w = append(w, strconv.Itoa(int(v)))
+		}
+	}
+	return w, nil
+}
+
+// fqRateWord writes one of fq's 32-bit rates (bytes/s) in bits.
+func fqRateWord(r uint32) string { return tcword.RateWord(uint64(r)) }
 
 // ParseFQ turns the words after "fq" into the qdisc's options as tc 7.x
 // does; env gives the device for rates in percent. Only what the user

@@ -44,7 +44,25 @@ func init() {
 		},
 		ChangeAccepted: fqPIEChangeAccepted,
 		Stats:          fqPIEStatsTable,
+		Keywords:       tckind.KeywordsOf("fq_pie", fqPIEKeywords),
 	})
+}
+
+// fqPIEKeywords writes fq_pie's options back: pie's, and the flow table's
+// when not 0 (tc's "not given").
+func fqPIEKeywords(o *attrs.FQPIEAttrs) ([]string, error) {
+	v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
+		Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
+	w := v.keywords()
+	for _, n := range []struct {
+		name string
+		v    *uint32
+	}{{"flows", o.Flows}, {"quantum", o.Quantum}, {"memory_limit", o.MemoryLimit}, {"ecn_prob", o.ECNProb}} {
+		if n.v != nil && *n.v != 0 {
+			w = append(w, n.name, tcword.UintWord(*n.v))
+		}
+	}
+	return w, nil
 }
 
 // ParseFQPIE turns the words after "fq_pie" into the qdisc's options as tc

@@ -47,7 +47,32 @@ func init() {
 		},
 		ChangeAccepted: hhfChangeAccepted,
 		Stats:          hhfStatsTable,
+		Keywords:       tckind.KeywordsOf("hhf", hhfKeywords),
 	})
+}
+
+// hhfKeywords writes hhf's options back, but for those that are 0, tc's
+// "not given".
+func hhfKeywords(o *attrs.HHFAttrs) ([]string, error) {
+	var w []string
+	for _, n := range []struct {
+		name string
+		v    *uint32
+		time bool
+	}{
+		{"limit", o.BacklogLimit, false}, {"quantum", o.Quantum, false}, {"hh_limit", o.HHFlowsLimit, false},
+		{"reset_timeout", o.ResetTimeout, true}, {"admit_bytes", o.AdmitBytes, false},
+		{"evict_timeout", o.EvictTimeout, true}, {"non_hh_weight", o.NonHHWeight, false},
+	} {
+		switch {
+		case n.v == nil || *n.v == 0:
+		case n.time:
+			w = append(w, n.name, tcword.TimeWord(*n.v))
+		default:
+			w = append(w, n.name, tcword.UintWord(*n.v))
+		}
+	}
+	return w, nil
 }
 
 // ParseHHF turns the words after "hhf" into the qdisc's options as tc 7.x

@@ -20,6 +20,8 @@ func init() {
 		Name:       "ingress",
 		Usage:      "Usage: ... ingress",
 		ParseQdisc: parseIngress,
+		// ingress has no options: the kernel dumps an empty nest.
+		Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
 		PrintOptions: func(p *tcfmt.Printer, _ attrs.TCOptionsMsg) {
 			p.Text("---------------- ")
 		},

@@ -18,6 +18,14 @@ func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "pfifo_fast",
 		ParseQdisc: parsePfifoFast,
+		// The bands and priomap the kernel dumps are fixed: no words ask
+		// for them, and none are needed to have them again.
+		Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
+		Dumped: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+			d := pfifoFastDump
+			return &d
+		},
+		Restoring: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg { return nil },
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			// Options too short for the struct stay raw; tc then prints
 			// nothing of them.
@@ -26,6 +34,13 @@ func init() {
 			}
 		},
 	})
+}
+
+// pfifoFastDump is what the kernel dumps of every pfifo_fast, whatever it
+// was asked (pfifo_fast_dump): its three bands and sch_default_prio2band.
+var pfifoFastDump = attrs.TCPrioQopt{
+	Bands:   3,
+	Priomap: [16]byte{1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
 }
 
 // parsePfifoFast is tc's answer for a module without a parser: no option,

@@ -2,7 +2,7 @@ package qdisc
 
 // pie (net/sched/sch_pie.c): tc's keywords to netlink attributes, and the
 // kernel's attributes and xstats back to tc's text and JSON. fq_pie's
-// parser and printer share the PIE part (pieWords, pieParams).
+// parser and printer share the PIE part (pieWords, pieParams, in piewords.go).
 //
 // Behaviour mirrored from iproute2 7.x (tc/q_pie.c, tc/q_fq_pie.c):
 //
@@ -25,10 +25,6 @@ const pieUsage = "Usage: ... pie [ limit PACKETS ] [ target TIME ]\n" +
 	"               [ tupdate TIME ] [ alpha ALPHA ] [ beta BETA ]\n" +
 	"               [ bytemode | nobytemode ] [ ecn | noecn ]\n" +
 	"               [ dq_rate_estimator | no_dq_rate_estimator ]"
-
-// pieGainMax is the largest alpha and beta tc takes (its ALPHA_MAX and
-// BETA_MAX); the kernel takes any u32.
-const pieGainMax = 32
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
@@ -56,72 +52,12 @@ func init() {
 			return ok && len(o.Unknown) == 0
 		},
 		Stats: pieStatsTable,
+		Keywords: tckind.KeywordsOf("pie", func(o *attrs.PIEAttrs) ([]string, error) {
+			v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
+				Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
+			return v.keywords(), nil
+		}),
 	})
-}
-
-// pieWords are the keywords pie and fq_pie share, with tc's "not given"
-// values (0, and switchUnset for the on/off pairs).
-type pieWords struct {
-	limit, target, tupdate, alpha, beta uint32
-	ecn, bytemode, dqRateEstimator      tcword.SwitchArg
-}
-
-func newPIEWords() *pieWords {
-	return &pieWords{ecn: tcword.SwitchUnset, bytemode: tcword.SwitchUnset, dqRateEstimator: tcword.SwitchUnset}
-}
-
-// word takes kw (and its value) when it is one of the shared keywords; ok
-// is false for any other word.
-func (w *pieWords) word(kw string, value tcword.ValueFunc) (ok bool, err error) {
-	switch kw {
-	case "limit":
-		w.limit, err = tcword.UintArg(kw, value)
-	case "target":
-		w.target, err = tcword.TimeArg(kw, value)
-	case "tupdate":
-		w.tupdate, err = tcword.TimeArg(kw, value)
-	case "alpha", "beta":
-		var g uint32
-		g, err = tcword.UintArg(kw, value)
-		if err == nil && g > pieGainMax {
-			err = tcword.Errorf("Illegal %q", kw)
-		}
-		if kw == "alpha" {
-			w.alpha = g
-		} else {
-			w.beta = g
-		}
-	case "ecn":
-		w.ecn = 1
-	case "noecn":
-		w.ecn = 0
-	case "bytemode":
-		w.bytemode = 1
-	case "nobytemode":
-		w.bytemode = 0
-	case "dq_rate_estimator":
-		w.dqRateEstimator = 1
-	case "no_dq_rate_estimator":
-		w.dqRateEstimator = 0
-	default:
-		return false, nil
-	}
-	return true, err
-}
-
-// params are the shared options to send.
-func (w *pieWords) params() pieParams {
-	return pieParams{
-		Limit: nonZero(w.limit), Target: nonZero(w.target), Tupdate: nonZero(w.tupdate),
-		Alpha: nonZero(w.alpha), Beta: nonZero(w.beta),
-		ECN: w.ecn.Attr(), Bytemode: w.bytemode.Attr(), DQRateEstimator: w.dqRateEstimator.Attr(),
-	}
-}
-
-// pieParams are the options pie and fq_pie have alike, as attributes.
-type pieParams struct {
-	Limit, Target, Tupdate, Alpha, Beta *uint32
-	ECN, Bytemode, DQRateEstimator      *uint32
 }
 
 // ParsePIE turns the words after "pie" into the qdisc's options as tc 7.x
@@ -156,37 +92,6 @@ func PrintPIEOptions(p *tcfmt.Printer, o *attrs.PIEAttrs) {
 	}
 	v.printControl(p)
 	v.printSwitches(p)
-}
-
-// printControl prints target, tupdate, alpha and beta, which both kinds
-// print in this order after their sizes.
-func (v *pieParams) printControl(p *tcfmt.Printer) {
-	const both = tcfmt.Any
-	if v.Target != nil {
-		p.Time(both, "target", "target %s ", *v.Target)
-	}
-	if v.Tupdate != nil {
-		p.Time(both, "tupdate", "tupdate %s ", *v.Tupdate)
-	}
-	if v.Alpha != nil {
-		p.Uint(both, "alpha", "alpha %u ", uint64(*v.Alpha))
-	}
-	if v.Beta != nil {
-		p.Uint(both, "beta", "beta %u ", uint64(*v.Beta))
-	}
-}
-
-// printSwitches prints ecn, bytemode and dq_rate_estimator, each only when
-// on, last of both kinds' options.
-func (v *pieParams) printSwitches(p *tcfmt.Printer) {
-	for _, s := range []struct {
-		key string
-		v   *uint32
-	}{{"ecn", v.ECN}, {"bytemode", v.Bytemode}, {"dq_rate_estimator", v.DQRateEstimator}} {
-		if s.v != nil && *s.v != 0 {
-			p.Bool(tcfmt.Any, tcfmt.Name(s.key), s.key+" ", true)
-		}
-	}
 }
 
 type piexs = attrs.TCPIEXstats

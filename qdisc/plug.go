@@ -16,6 +16,8 @@ package qdisc
 //   - The kernel has no dump for plug, so nothing of it is printed.
 
 import (
+	"fmt"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -38,7 +40,29 @@ func init() {
 		Name:       "plug",
 		Usage:      plugUsage,
 		ParseQdisc: parsePlug,
+		Keywords:   tckind.KeywordsOf("plug", plugKeywords),
 	})
+}
+
+// plugKeywords writes a plug request back: its limit and its command. The
+// kernel dumps nothing of plug, so only requests come here.
+func plugKeywords(o *attrs.TCPlugQopt) ([]string, error) {
+	var w []string
+	if o.Action == plugLimit || o.Limit != 0 {
+		w = append(w, "limit", tcword.UintWord(o.Limit))
+	}
+	switch o.Action {
+	case plugBuffer:
+		w = append(w, "block")
+	case plugReleaseOne:
+		w = append(w, "release")
+	case plugReleaseIndefinite:
+		w = append(w, "release_indefinite")
+	case plugLimit:
+	default:
+		return nil, tckind.NoKeywords(fmt.Sprintf("plug command %d", o.Action))
+	}
+	return w, nil
 }
 
 // parsePlug reads plug's keywords into one command.

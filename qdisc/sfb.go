@@ -13,6 +13,9 @@ package qdisc
 //   - There is no "help": it is an unknown word like any other.
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -43,7 +46,39 @@ func init() {
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printSFBXstats(p, sfbStatsOf(x)) },
 		Stats:       sfbStatsTable,
+		Keywords:    tckind.KeywordsOf("sfb", sfbKeywords),
 	})
+}
+
+// sfbKeywords writes sfb's parameters back, all of them: tc sends the
+// whole struct, its defaults for what is not given. The probabilities are
+// written as the fractions of SFB_MAX_PROB that tc's rounding turns back
+// into them.
+func sfbKeywords(o *attrs.SFBAttrs) ([]string, error) {
+	q := o.Parms
+	if q == nil {
+		return nil, nil
+	}
+	var w []string
+	for _, n := range []struct {
+		name string
+		v    uint32
+	}{
+		{"rehash", q.RehashInterval}, {"db", q.WarmupTime}, {"limit", q.Limit}, {"max", q.Max},
+		{"target", q.BinSize}, {"penalty_rate", q.PenaltyRate}, {"penalty_burst", q.PenaltyBurst},
+	} {
+		w = append(w, n.name, tcword.UintWord(n.v))
+	}
+	for _, n := range []struct {
+		name string
+		v    uint32
+	}{{"increment", q.Increment}, {"decrement", q.Decrement}} {
+		if n.v > tckind.SfbMaxProb {
+			return nil, tckind.NoKeywords(fmt.Sprintf("sfb %s %d above 1", n.name, n.v))
+		}
+		w = append(w, n.name, strconv.FormatFloat(float64(n.v)/tckind.SfbMaxProb, 'g', -1, 64))
+	}
+	return w, nil
 }
 
 // ParseSFB turns the words after "sfb" into the qdisc's options as tc 7.x

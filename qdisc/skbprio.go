@@ -32,6 +32,9 @@ func init() {
 		},
 		// skbprio_change takes any limit, and without options it is not
 		// called at all.
+		Keywords: tckind.KeywordsOf("skbprio", func(o *attrs.TCSKBPrioQopt) ([]string, error) {
+			return []string{"limit", tcword.UintWord(o.Limit)}, nil
+		}),
 		ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
 			if opts == nil {
 				return true

@@ -40,6 +40,8 @@ func init() {
 		ParseQdisc:   func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
 		PrintOptions: printTBF,
 		Keywords:     tckind.KeywordsOf("tbf", tbfKeywords),
+		Dumped:       tbfDumped,
+		Restoring:    tbfRestoring,
 	})
 }
 
@@ -308,20 +310,29 @@ func printTBFBucket(p *tcfmt.Printer, rate uint64, ticks uint32, spec *attrs.TCR
 	}
 }
 
+// tbfKeywords writes tbf's options back: rate, burst and limit, the
+// peak rate with its mtu, and the rate's mpu, overhead and link layer. The
+// bursts in bytes are those Restoring found; options without them (a dump
+// not restored) get the bytes tc's own arithmetic gives the buckets' times.
 func tbfKeywords(o *attrs.TBFAttrs) ([]string, error) {
 	p := o.Parms
 	if p == nil {
 		return nil, tckind.NoKeywords("tbf without parameters")
 	}
-	if p.Peakrate.Rate != 0 {
-		return nil, tckind.NoKeywords("tbf peakrate")
+	rate, prate := tbfRates(o)
+	// tc computes the buckets' times at the 32-bit rates.
+	burst := tcword.BurstOf(uint64(p.Rate.Rate), p.Buffer)
+	if o.Burst != nil {
+		burst = uint64(*o.Burst)
 	}
-	rate := uint64(p.Rate.Rate)
-	if o.Rate64 != nil {
-		rate = *o.Rate64
+	w := []string{"rate", tcword.RateWord(rate), "burst", tcword.UintWord(burst), "limit", tcword.UintWord(p.Limit)}
+	if prate != 0 {
+		mtu := tcword.BurstOf(uint64(p.Peakrate.Rate), p.Mtu)
+		if o.Pburst != nil {
+			mtu = uint64(*o.Pburst)
+		}
+		w = append(w, "peakrate", tcword.RateWord(prate), "mtu", tcword.UintWord(mtu))
 	}
-	// tc computes the bucket's time at the 32-bit rate.
-	w := []string{"rate", tcword.RateWord(rate), "burst", tcword.UintWord(tcword.BurstOf(uint64(p.Rate.Rate), p.Buffer)), "limit", tcword.UintWord(p.Limit)}
 	if p.Rate.MPU != 0 {
 		w = append(w, "mpu", tcword.UintWord(p.Rate.MPU))
 	}
@@ -332,4 +343,127 @@ func tbfKeywords(o *attrs.TBFAttrs) ([]string, error) {
 		w = append(w, "linklayer", "atm")
 	}
 	return w, nil
+}
+
+// tbfRates are the rate and the peak rate of tbf's options in bytes/s,
+// from the 64-bit attributes where present.
+func tbfRates(o *attrs.TBFAttrs) (rate, prate uint64) {
+	rate, prate = uint64(o.Parms.Rate.Rate), uint64(o.Parms.Peakrate.Rate)
+	if o.Rate64 != nil {
+		rate = max(rate, *o.Rate64)
+	}
+	if o.Prate64 != nil && prate != 0 {
+		prate = max(prate, *o.Prate64)
+	}
+	return rate, prate
+}
+
+// The kernel keeps tbf's buckets as nanoseconds and dumps them in psched
+// ticks of 64 ns (PSCHED_SHIFT). Given a bucket in bytes (TCA_TBF_BURST,
+// TCA_TBF_PBURST, which tc always sends) it ignores tc's time and computes
+// its own, psched_l2t_ns: with the overhead, mpu and ATM cells of the rate,
+// at the 64-bit rate, in its fixed-point arithmetic. A request's buffer
+// therefore dumps as another number than tc computed (354437 ticks for
+// tc's 320000 with "burst 5k overhead 10 mpu 64 linklayer atm" at 2mbit,
+// 3276 for 3815 with "burst 1mb" at 40gbit), and a dumped one asked again
+// as burst bytes in tc's arithmetic comes back different: tbfDumped and
+// tbfRestoring do the kernel's arithmetic.
+
+// tbfPschedShift is the kernel's PSCHED_SHIFT: a psched tick is 64 ns.
+const tbfPschedShift = 6
+
+// tbfRatecfg is the kernel's struct psched_ratecfg: the rate as a
+// multiplier and shift from bytes to nanoseconds, and what the length of a
+// packet is adjusted by.
+type tbfRatecfg struct {
+	mult      uint32
+	shift     uint8
+	overhead  uint16
+	mpu       uint16
+	linklayer uint8
+}
+
+// tbfRatecfgOf is psched_ratecfg_precompute for a rate in bytes/s and
+// the adjustments of spec.
+func tbfRatecfgOf(rate uint64, spec *attrs.TCRatespec) tbfRatecfg {
+	r := tbfRatecfg{mult: 1, overhead: spec.Overhead, mpu: spec.MPU, linklayer: spec.Linklayer & tcword.LinklayerMask}
+	if rate == 0 {
+		return r
+	}
+	for factor := uint64(1e9); ; factor <<= 1 {
+		r.mult = uint32(factor / rate)
+		if r.mult&(1<<31) != 0 || factor&(1<<63) != 0 {
+			return r
+		}
+		r.shift++
+	}
+}
+
+// ticks is the bucket of size bytes as the kernel dumps it: psched_l2t_ns
+// (in its unsigned int length, which the ATM cells may wrap) in psched
+// ticks, truncated to the u32 of tc_tbf_qopt.
+func (r tbfRatecfg) ticks(size uint32) uint32 {
+	l := size + uint32(r.overhead)
+	l = max(l, uint32(r.mpu))
+	if r.linklayer == tcword.LinklayerATM {
+		l = (l + 47) / 48 * 53
+	}
+	return uint32(uint64(l) * uint64(r.mult) >> r.shift >> tbfPschedShift)
+}
+
+// smallest is the smallest bucket in bytes (at least 1: tc refuses a burst
+// of 0) that the kernel dumps as ticks; ok is false when none does.
+func (r tbfRatecfg) smallest(ticks uint32) (size uint32, ok bool) {
+	lo, hi := uint64(1), uint64(math.MaxUint32)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if r.ticks(uint32(mid)) >= ticks {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return uint32(lo), r.ticks(uint32(lo)) == ticks
+}
+
+// tbfDumped is Kind.Dumped for tbf: the buckets' times the kernel computes
+// from the bytes of the request (tbf_change); without them it keeps tc's.
+func tbfDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.TBFAttrs)
+	if !ok || o.Parms == nil {
+		return opts
+	}
+	c, p := *o, *o.Parms
+	c.Parms = &p
+	rate, prate := tbfRates(o)
+	if o.Burst != nil {
+		p.Buffer = tbfRatecfgOf(rate, &p.Rate).ticks(*o.Burst)
+	}
+	if o.Pburst != nil && prate != 0 {
+		p.Mtu = tbfRatecfgOf(prate, &p.Peakrate).ticks(*o.Pburst)
+	}
+	return &c
+}
+
+// tbfRestoring is Kind.Restoring for tbf: the smallest bursts in bytes
+// the kernel dumps as the buckets' times, with the times tc computes for
+// them. A time no burst gives (set from tc's time alone, for a burst of
+// 4 GiB or more) stays for the keywords to write in tc's arithmetic.
+func tbfRestoring(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := dumped.(*attrs.TBFAttrs)
+	if !ok || o.Parms == nil {
+		return dumped
+	}
+	c, p := *o, *o.Parms
+	c.Parms = &p
+	rate, prate := tbfRates(o)
+	if b, ok := tbfRatecfgOf(rate, &p.Rate).smallest(p.Buffer); ok {
+		c.Burst, p.Buffer = &b, tcword.XmitTime(uint64(p.Rate.Rate), uint64(b))
+	}
+	if prate != 0 {
+		if m, ok := tbfRatecfgOf(prate, &p.Peakrate).smallest(p.Mtu); ok {
+			c.Pburst, p.Mtu = &m, tcword.XmitTime(uint64(p.Peakrate.Rate), uint64(m))
+		}
+	}
+	return &c
 }

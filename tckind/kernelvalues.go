@@ -12,9 +12,11 @@ import "github.com/gotc/gotc/attrs"
 
 // Dumped returns the options of a qdisc of the kind as the kernel will
 // dump them after a request of opts (a copy; opts is not changed). Options
-// of kinds that keep what they are given come back as they are.
+// of kinds that keep what they are given come back as they are. A request
+// without options (nil) is the kind's to answer too: pfifo_fast's dumps
+// its fixed priomap.
 func Dumped(kind string, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-	if k := LookupQdisc(kind); k != nil && k.Dumped != nil && opts != nil {
+	if k := LookupQdisc(kind); k != nil && k.Dumped != nil {
 		return k.Dumped(opts)
 	}
 	return opts

@@ -54,7 +54,7 @@ type Qdisc struct {
 	// Dumped returns options (a copy) as the kernel dumps them after a
 	// request of opts, for a kind that keeps a value in other units than
 	// it is given and so dumps it rounded; nil for a kind that dumps what
-	// it was given.
+	// it was given. opts is nil for a request without options.
 	Dumped func(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg
 	// Restoring returns the request that brings a qdisc back to the state
 	// a dump of it shows, inverting Dumped's rounding; nil with Dumped.
