@@ -23,7 +23,8 @@ import "reflect"
 //     ratespec's cell_log and cell_align (from which it computed them),
 //     tbf's burst in bytes (kept as the bucket's time, which is compared),
 //     and the attributes the decoder did not know (Unknown); nor are what
-//     the kernel counts of an action (its references, its times);
+//     the kernel counts of an action (its references, its times) and of
+//     u32's mark (its hits);
 //   - of a classifier's flags only skip_hw and skip_sw are compared (the
 //     kernel adds in_hw or not_in_hw);
 //   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
@@ -67,6 +68,8 @@ var noDumpedTwin = map[string]bool{
 	"Refcnt":  true,
 	"Bindcnt": true,
 	"Tm":      true,
+	// How many packets u32's mark matched.
+	"TCU32Mark.Success": true,
 }
 
 // requestBits are the bits of a field a request sets, where the kernel
