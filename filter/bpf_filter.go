@@ -118,6 +118,7 @@ func parseBPFFilter(args []string, env tckind.FilterEnv) (attrs.TCOptionsMsg, ui
 				return nil, 0, err
 			}
 			o.Police, args = police, rest
+			continue
 		case tcfmt.Matches(w, "help"):
 			return nil, 0, &tcword.ParseError{Msg: bpfFilterUsage}
 		case !seenRun:
