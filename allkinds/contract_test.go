@@ -49,7 +49,6 @@ var lacking = map[string]bool{
 	"class ets":         true,
 	"class hfsc":        true,
 	"class qfq":         true,
-	"filter flower":     true,
 	"qdisc cbs":         true,
 	"qdisc choke":       true,
 	"qdisc clsact":      true,
