@@ -47,6 +47,7 @@ import (
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // ematchMapFiles are where tc looks up the numbers of ematch kinds, in
@@ -137,6 +138,9 @@ type ematchKind struct {
 	// print writes a dumped match's data as tc does; false where tc gives
 	// up on it.
 	print func(b *strings.Builder, data []byte) bool
+	// write writes a dumped match's data back as the arguments that
+	// parse reads to the same data; false where it has none.
+	write func(b *strings.Builder, data []byte) bool
 }
 
 // ematchKinds are the kinds tc 7.3 has, by name; nil parse: refused.
@@ -761,4 +765,123 @@ func dumpedEmatchKind(num uint16) *ematchKind {
 		return k
 	}
 	return nil
+}
+
+// Keywords writes a dumped tree back as the words "match EXPR" that ask
+// for it again, EXPR in one word; none for an empty tree (what basic
+// dumps without matches). The words are checked by reading them as
+// ParseEmatch does: tc's parser gives some trees no words (the quoted
+// strings of one expression share its buffer; sub-expressions are laid
+// out in tc's order only), and those are refused. A filter must put
+// another of its words after them: tc gives the word after the
+// expression back to the filter, and the expression's own last one when
+// it ends the command.
+func Keywords(t *attrs.EmatchAttrs) ([]string, error) {
+	if t == nil || (t.TreeHdr == nil || t.TreeHdr.Nmatches == 0) && len(t.TreeList) == 0 {
+		return nil, nil
+	}
+	if t.TreeHdr == nil {
+		return nil, tckind.NoKeywords("ematch list without its header")
+	}
+	n := int(t.TreeHdr.Nmatches)
+	matches := make([][]byte, n+1)
+	if attrs.ForEach(t.TreeList, func(typ uint16, data []byte) {
+		if typ >= 1 && int(typ) <= n {
+			matches[typ] = data
+		}
+	}) != nil {
+		return nil, tckind.NoKeywords("ematch list that does not decode")
+	}
+	var b strings.Builder
+	if err := writeEmatchSeq(&b, matches, 1); err != nil {
+		return nil, err
+	}
+	expr := b.String()
+	back, _, err := ParseEmatch([]string{expr}, io.Discard)
+	if err != nil || back == nil || *back.TreeHdr != *t.TreeHdr || string(back.TreeList) != string(t.TreeList) {
+		return nil, tckind.NoKeywords("ematch tree that tc's words do not give back: " + expr)
+	}
+	return []string{"match", expr}, nil
+}
+
+// writeEmatchSeq writes the sequence that starts at match i as tc's
+// expression: each term, its relation to the next, and a container's
+// sub-expression in parentheses.
+func writeEmatchSeq(b *strings.Builder, matches [][]byte, i int) error {
+	for ; i < len(matches); i++ {
+		m := matches[i]
+		if len(m) < attrs.TCFEmatchHdrLen {
+			return tckind.NoKeywords(fmt.Sprintf("ematch %d missing", i))
+		}
+		var hdr attrs.TCFEmatchHdr
+		_ = hdr.Decode(m)
+		data := m[attrs.TCFEmatchHdrLen:]
+		if hdr.Flags&^(emRelMask|emInvert) != 0 || hdr.Flags&emRelMask == emRelMask {
+			return tckind.NoKeywords(fmt.Sprintf("ematch flags %#x", hdr.Flags))
+		}
+		if hdr.Flags&emInvert != 0 {
+			b.WriteString("not ")
+		}
+		if hdr.Kind == 0 {
+			// The kernel takes only references forward, which also
+			// ends the recursion.
+			if len(data) != 4 || int(binary.NativeEndian.Uint32(data))+1 <= i {
+				return tckind.NoKeywords("ematch container without a reference forward")
+			}
+			b.WriteByte('(')
+			if err := writeEmatchSeq(b, matches, int(binary.NativeEndian.Uint32(data))+1); err != nil {
+				return err
+			}
+			b.WriteByte(')')
+		} else {
+			k := dumpedEmatchKind(hdr.Kind)
+			if k == nil || k.write == nil {
+				return tckind.NoKeywords(fmt.Sprintf("ematch kind %d", hdr.Kind))
+			}
+			b.WriteString(k.name + "(")
+			if !k.write(b, data) {
+				return tckind.NoKeywords(fmt.Sprintf("%s ematch data %x", k.name, data))
+			}
+			b.WriteByte(')')
+		}
+		switch hdr.Flags & emRelMask {
+		case emRelAnd:
+			b.WriteString(" and ")
+		case emRelOr:
+			b.WriteString(" or ")
+		default:
+			return nil
+		}
+	}
+	return tckind.NoKeywords("ematch sequence that runs past the list")
+}
+
+// writeEmString writes an argument's bytes in the form the lexer reads
+// them back: with plain, a plain word when it holds only what a word can
+// (a quoted one shares the expression's buffer), else quoted, with C's
+// escapes for the quote, the backslash and what is not printable.
+func writeEmString(b *strings.Builder, s []byte, plain bool) {
+	plain = plain && len(s) > 0 && !strings.EqualFold(string(s), "and") && !strings.EqualFold(string(s), "or") && !strings.EqualFold(string(s), "not")
+	for _, c := range s {
+		if c <= ' ' || c >= 0x7f || c == '(' || c == ')' || c == '"' {
+			plain = false
+		}
+	}
+	if plain {
+		b.Write(s)
+		return
+	}
+	b.WriteByte('"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < ' ' || c >= 0x7f:
+			fmt.Fprintf(b, "\\x%02x", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
 }

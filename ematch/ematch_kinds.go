@@ -15,10 +15,10 @@ import (
 )
 
 func init() {
-	registerEmatch(&ematchKind{name: "cmp", num: 1, usage: cmpUsage, parse: parseEmCmp, print: printEmCmp})
-	registerEmatch(&ematchKind{name: "nbyte", num: 2, usage: nbyteUsage, parse: parseEmNbyte, print: printEmNbyte})
-	registerEmatch(&ematchKind{name: "u32", num: 3, usage: emU32Usage, parse: parseEmU32, print: printEmU32})
-	registerEmatch(&ematchKind{name: "canid", num: 7, usage: canidUsage, parse: parseEmCanid, print: printEmCanid})
+	registerEmatch(&ematchKind{name: "cmp", num: 1, usage: cmpUsage, parse: parseEmCmp, print: printEmCmp, write: writeEmCmp})
+	registerEmatch(&ematchKind{name: "nbyte", num: 2, usage: nbyteUsage, parse: parseEmNbyte, print: printEmNbyte, write: writeEmNbyte})
+	registerEmatch(&ematchKind{name: "u32", num: 3, usage: emU32Usage, parse: parseEmU32, print: printEmU32, write: writeEmU32})
+	registerEmatch(&ematchKind{name: "canid", num: 7, usage: canidUsage, parse: parseEmCanid, print: printEmCanid, write: writeEmCanid})
 }
 
 var cmpUsage = fmt.Sprintf(`Usage: cmp(ALIGN at OFFSET [ ATTRS ] { eq | lt | gt } VALUE)
@@ -180,6 +180,36 @@ func printEmCmp(b *strings.Builder, d []byte) bool {
 	return true
 }
 
+// emAlignNames are the words of cmp's and u32's sizes, by size in bytes.
+var emAlignNames = map[uint8]string{1: "u8", 2: "u16", 4: "u32"}
+
+// emOperandNames are the words of the operands, by TCF_EM_OPND_*.
+var emOperandNames = []string{emOpndEq: "eq", emOpndGt: "gt", emOpndLt: "lt"}
+
+// writeEmCmp writes cmp's data as parseEmCmp reads it: the mask only when
+// set (0 is parseEmCmp's own), the value as the unsigned word it is.
+func writeEmCmp(b *strings.Builder, d []byte) bool {
+	if len(d) != emCmpLen {
+		return false
+	}
+	val, mask := binary.NativeEndian.Uint32(d[0:]), binary.NativeEndian.Uint32(d[4:])
+	off := binary.NativeEndian.Uint16(d[8:])
+	align, flags, layer, opnd := d[10]&0xf, d[10]>>4, d[11]&0xf, d[11]>>4
+	name, ok := emAlignNames[align]
+	if !ok || flags&^1 != 0 || layer > tcfLayerMax || int(opnd) >= len(emOperandNames) {
+		return false
+	}
+	fmt.Fprintf(b, "%s at %d layer %d", name, off, layer)
+	if mask != 0 {
+		fmt.Fprintf(b, " mask 0x%x", mask)
+	}
+	if flags&1 != 0 {
+		b.WriteString(" trans")
+	}
+	fmt.Fprintf(b, " %s %d", emOperandNames[opnd], val)
+	return true
+}
+
 const emU32Usage = `Usage: u32(ALIGN VALUE MASK at [ nexthdr+ ] OFFSET)
 where: ALIGN  := { u8 | u16 | u32 }
 
@@ -292,6 +322,25 @@ func printEmU32(b *strings.Builder, d []byte) bool {
 	return true
 }
 
+// writeEmU32 writes u32's key as parseEmU32 reads it, as a 32-bit sample,
+// which it takes as it is.
+func writeEmU32(b *strings.Builder, d []byte) bool {
+	var k attrs.TCU32Key
+	if len(d) != attrs.TCU32KeyLen || k.Decode(d) != nil {
+		return false
+	}
+	nh := ""
+	switch k.Offmask {
+	case 0:
+	case -1:
+		nh = "nexthdr+"
+	default:
+		return false
+	}
+	fmt.Fprintf(b, "u32 0x%x 0x%x at %s%d", k.Val, k.Mask, nh, k.Off)
+	return true
+}
+
 var nbyteUsage = fmt.Sprintf(`Usage: nbyte(NEEDLE at OFFSET [layer LAYER])
 where: NEEDLE := { string | "c-escape-sequence" }
        OFFSET := int
@@ -373,6 +422,23 @@ func printEmNbyte(b *strings.Builder, d []byte) bool {
 		}
 	}
 	fmt.Fprintf(b, "\" at %d layer %d", off, layer)
+	return true
+}
+
+// writeEmNbyte writes nbyte's needle, offset and layer as
+// parseEmNbyte reads them.
+func writeEmNbyte(b *strings.Builder, d []byte) bool {
+	if len(d) < 4 {
+		return false
+	}
+	off := binary.NativeEndian.Uint16(d)
+	lenLayer := binary.NativeEndian.Uint16(d[2:])
+	n, layer := int(lenLayer&0xfff), lenLayer>>12
+	if n == 0 || len(d) < 4+n || layer > tcfLayerMax {
+		return false
+	}
+	writeEmString(b, d[4:4+n], true)
+	fmt.Fprintf(b, " at %d layer %d", off, layer)
 	return true
 }
 
@@ -473,6 +539,27 @@ func printEmCanid(b *strings.Builder, d []byte) bool {
 		if i+1 < n {
 			b.WriteByte(' ')
 		}
+	}
+	return true
+}
+
+// writeEmCanid writes canid's rules as parseEmCanid reads them, each
+// with its mask (parseEmCanid adds the EFF flag to it, as to the id of an
+// eff rule).
+func writeEmCanid(b *strings.Builder, d []byte) bool {
+	if len(d) == 0 || len(d)%8 != 0 || len(d)/8 > canidRulesMax {
+		return false
+	}
+	for i := 0; i < len(d); i += 8 {
+		id, mask := binary.NativeEndian.Uint32(d[i:]), binary.NativeEndian.Uint32(d[i+4:])
+		kind := "sff"
+		if id&canEFFFlag != 0 {
+			kind = "eff"
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(b, "%s 0x%X:0x%X", kind, id&^canEFFFlag, mask&^canEFFFlag)
 	}
 	return true
 }

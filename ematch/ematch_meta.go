@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	registerEmatch(&ematchKind{name: "meta", num: 4, usage: metaUsage, parse: parseEmMeta, print: printEmMeta})
+	registerEmatch(&ematchKind{name: "meta", num: 4, usage: metaUsage, parse: parseEmMeta, print: printEmMeta, write: writeEmMeta})
 }
 
 const metaUsage = `Usage: meta(OBJECT { eq | lt | gt } OBJECT)
@@ -355,4 +355,60 @@ func printMetaBinary(b *strings.Builder, s []byte) {
 		}
 	}
 	b.WriteByte('"')
+}
+
+// writeEmMeta writes meta's comparison as parseEmMeta reads it.
+func writeEmMeta(b *strings.Builder, d []byte) bool {
+	var hdr, lvalue, rvalue []byte
+	if attrs.ForEach(d, func(typ uint16, data []byte) {
+		switch typ {
+		case emMetaHdr:
+			hdr = data
+		case emMetaLvalue:
+			lvalue = data
+		case emMetaRvalue:
+			rvalue = data
+		}
+	}) != nil || len(hdr) < 8 || int(hdr[3]) >= len(emOperandNames) {
+		return false
+	}
+	if !writeMetaObject(b, binary.NativeEndian.Uint16(hdr), hdr[2], lvalue) {
+		return false
+	}
+	b.WriteString(" " + emOperandNames[hdr[3]] + " ")
+	return writeMetaObject(b, binary.NativeEndian.Uint16(hdr[4:]), hdr[6], rvalue)
+}
+
+// writeMetaObject writes one object: a value (a number, or a quoted
+// string, which is how the parser tells a string), or an id by its first
+// name with its shift and mask.
+func writeMetaObject(b *strings.Builder, kind uint16, shift uint8, v []byte) bool {
+	id, typ := kind&0x7ff, kind>>12&0xf
+	if id == 0 {
+		switch {
+		case shift != 0:
+			return false
+		case typ == metaTypeInt && len(v) == 4:
+			fmt.Fprintf(b, "%d", binary.NativeEndian.Uint32(v))
+		case typ == metaTypeVar && len(v) > 0:
+			writeEmString(b, v, false)
+		default:
+			return false
+		}
+		return true
+	}
+	e := metaByID(id)
+	if e == nil {
+		return false
+	}
+	b.WriteString(e.name)
+	if shift != 0 {
+		fmt.Fprintf(b, " shift %d", shift)
+	}
+	if typ == metaTypeInt && len(v) == 4 {
+		if m := binary.NativeEndian.Uint32(v); m != 0 {
+			fmt.Fprintf(b, " mask 0x%x", m)
+		}
+	}
+	return true
 }

@@ -196,3 +196,33 @@ func FuzzEmatchParse(f *testing.F) {
 		}
 	})
 }
+
+// TestEmatchKeywords writes parsed trees back and requires the same tree
+// from the words.
+func TestEmatchKeywords(t *testing.T) {
+	withEmatchMap(t)
+	for _, expr := range []string{
+		`nbyte("ab\x01" at 12 layer 1) or canid(sff 1 eff 2:0xff) or meta("lo" eq dev)`,
+		"( cmp(u8 at 0 layer link mask 0xff gt 10) or not u32(u16 0x1122 0xffff at nexthdr+4) ) and meta(nf_mark mask 0xff eq 3)",
+		"not (cmp(u8 at 0 eq 1) and (cmp(u8 at 1 eq 1) or cmp(u8 at 2 eq 2)) and cmp(u8 at 3 eq 3)) or cmp(u8 at 4 eq 4)",
+		`meta(tc_index shift 2 mask 0xf0 lt 7) and cmp(u32 at 4 layer 2 trans eq 4294967295) and nbyte("a b(" at 3)`,
+		"u32(u32 0x0a000000 0xff000000 at -4) and meta(random gt 5)",
+	} {
+		tree, _, err := ParseEmatch([]string{expr, "classid"}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		w, err := Keywords(tree)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		back, _, err := ParseEmatch(append(w[1:], "classid"), nil)
+		if err != nil || w[0] != "match" || *back.TreeHdr != *tree.TreeHdr || string(back.TreeList) != string(tree.TreeList) {
+			t.Errorf("%s: the words %q give another tree (%v)", expr, w, err)
+		}
+	}
+	if w, err := Keywords(&attrs.EmatchAttrs{TreeHdr: &attrs.TCFEmatchTreeHdr{}}); w != nil || err != nil {
+		t.Errorf("an empty tree: %q, %v", w, err)
+	}
+}

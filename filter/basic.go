@@ -142,16 +142,15 @@ func printBasic(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint)
 	}
 }
 
-// basicKeywords is FilterKind.Keywords for basic, which writes neither
-// ematches nor police back yet.
+// basicKeywords is FilterKind.Keywords for basic.
 func basicKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
 	o, ok := opts.(*attrs.BasicAttrs)
 	if !ok {
 		return nil, tckind.NoKeywords(fmt.Sprintf("basic options of type %T", opts))
 	}
-	// The kernel dumps an empty tree when there are no ematches.
-	if e := o.Ematches; (e != nil && (len(e.TreeList) > 0 || e.TreeHdr != nil && e.TreeHdr.Nmatches > 0)) || o.Police != nil {
-		return nil, tckind.NoKeywords("basic's ematches and police")
+	w, err := policeActionWords(classidWords(nil, o.Classid), o.Police, o.Act, links)
+	if err != nil {
+		return nil, err
 	}
-	return tckind.ActionListKeywords(classidWords(nil, o.Classid), o.Act, links)
+	return matchWords(o.Ematches, w)
 }

@@ -17,6 +17,7 @@ func init() {
 		Usage:        bpfFilterUsage,
 		Parse:        parseBPFFilter,
 		PrintOptions: printBPFFilter,
+		Keywords:     bpfFilterKeywords,
 	})
 }
 
@@ -117,6 +118,7 @@ func parseBPFFilter(args []string, env tckind.FilterEnv) (attrs.TCOptionsMsg, ui
 				return nil, 0, err
 			}
 			o.Police, args = police, rest
+			continue
 		case tcfmt.Matches(w, "help"):
 			return nil, 0, &tcword.ParseError{Msg: bpfFilterUsage}
 		case !seenRun:
@@ -214,4 +216,47 @@ func printBPFFilter(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPr
 	if o.Act != nil {
 		action.PrintActions(p, o.Act, action.ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}
+}
+
+// bpfFilterKeywords is FilterKind.Keywords for bpf. A classic program is
+// written as its bytecode. An eBPF program is refused: the kernel dumps
+// its id, tag and the name tc gave it (the object's base name and
+// section), while tc needs the object file or the pinned path to load or
+// open it again.
+func bpfFilterKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
+	o, ok := opts.(*attrs.BPFAttrs)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("bpf options of type %T", opts))
+	}
+	var w []string
+	switch {
+	case o.Ops != nil && o.OpsLen != nil:
+		bc, ok := bpfprog.BytecodeWord(o.Ops, *o.OpsLen)
+		if !ok {
+			return nil, tckind.NoKeywords(fmt.Sprintf("bpf bytecode of %d instructions in %d bytes", *o.OpsLen, len(o.Ops)))
+		}
+		w = append(w, "bytecode", bc)
+	case o.ID != nil || o.Name != nil || o.Fd != nil:
+		name := ""
+		if o.Name != nil {
+			name = " " + *o.Name
+		}
+		return nil, tckind.NoKeywords("bpf eBPF program" + name + ", whose object file or pinned path the dump does not give")
+	default:
+		return nil, tckind.NoKeywords("bpf without a program")
+	}
+	if o.Flags != nil {
+		switch *o.Flags {
+		case 0:
+		case bpfFlagActDirect:
+			w = append(w, "direct-action")
+		default:
+			return nil, tckind.NoKeywords(fmt.Sprintf("bpf flags %#x", *o.Flags))
+		}
+	}
+	fw, err := filterFlagWords(o.FlagsGen)
+	if err != nil {
+		return nil, err
+	}
+	return policeActionWords(classidWords(append(w, fw...), o.Classid), o.Police, o.Act, links)
 }

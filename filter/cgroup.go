@@ -7,6 +7,8 @@ package filter
 // handle.
 
 import (
+	"fmt"
+
 	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/ematch"
@@ -23,6 +25,7 @@ func init() {
 		Usage:        cgroupUsage,
 		Parse:        parseCgroup,
 		PrintOptions: printCgroup,
+		Keywords:     cgroupKeywords,
 	})
 }
 
@@ -54,4 +57,17 @@ func printCgroup(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint
 	if o.Act != nil {
 		action.PrintActions(p, o.Act, action.ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}
+}
+
+// cgroupKeywords is FilterKind.Keywords for cgroup.
+func cgroupKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
+	o, ok := opts.(*attrs.CgroupAttrs)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("cgroup options of type %T", opts))
+	}
+	w, err := policeActionWords(nil, o.Police, o.Act, links)
+	if err != nil {
+		return nil, err
+	}
+	return matchWords(o.Ematches, w)
 }

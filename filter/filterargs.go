@@ -9,6 +9,7 @@ import (
 
 	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/ematch"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
@@ -144,4 +145,32 @@ func classidWords(w []string, classid *uint32) []string {
 		return w
 	}
 	return append(w, "classid", tcword.ClassIDWord(*classid))
+}
+
+// policeActionWords appends a filter's police option and its actions, in
+// the forms its parser reads them (filterPolice, filterActions).
+func policeActionWords(w []string, police *attrs.ActPoliceAttrs, acts []attrs.ActAttrs, links tckind.Links) ([]string, error) {
+	if police != nil {
+		pw, err := action.FilterPoliceKeywords(police)
+		if err != nil {
+			return nil, err
+		}
+		w = append(w, pw...)
+	}
+	return tckind.ActionListKeywords(w, acts, links)
+}
+
+// matchWords puts a filter's extended matches ("match EXPR") before rest,
+// its other words. tc gives the word after the expression back to the
+// filter, and the expression's own last word when it ends the command,
+// which the filter then refuses: without other words the tree has none.
+func matchWords(tree *attrs.EmatchAttrs, rest []string) ([]string, error) {
+	m, err := ematch.Keywords(tree)
+	if err != nil || m == nil {
+		return rest, err
+	}
+	if len(rest) == 0 {
+		return nil, tckind.NoKeywords("ematches without another option after them, where tc would read the expression's last word again")
+	}
+	return append(m, rest...), nil
 }

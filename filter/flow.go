@@ -59,6 +59,7 @@ func init() {
 		Usage:        flowUsage,
 		Parse:        parseFlow,
 		PrintOptions: printFlow,
+		Keywords:     flowKeywords,
 	})
 }
 
@@ -305,4 +306,69 @@ func printFlow(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint) 
 		p.NL()
 		action.PrintActions(p, o.Act, action.ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}
+}
+
+// flowKeywords is FilterKind.Keywords for flow. The mode (always dumped)
+// follows the extended matches, which need a word after them; the mask
+// and xor are written as the "and" and "xor" that fold to them.
+func flowKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
+	o, ok := opts.(*attrs.FlowAttrs)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("flow options of type %T", opts))
+	}
+	var w []string
+	switch {
+	case o.Mode == nil:
+		// tc always sends one.
+		return nil, tckind.NoKeywords("flow without a mode")
+	case *o.Mode == flowModeMap:
+		w = append(w, "map")
+	case *o.Mode == flowModeHash:
+		w = append(w, "hash")
+	default:
+		return nil, tckind.NoKeywords(fmt.Sprintf("flow mode %d", *o.Mode))
+	}
+	if o.Keys != nil {
+		var names []string
+		for i, name := range flowKeys {
+			if *o.Keys&(1<<i) != 0 {
+				names = append(names, name)
+			}
+		}
+		if len(names) == 0 || *o.Keys>>len(flowKeys) != 0 {
+			return nil, tckind.NoKeywords(fmt.Sprintf("flow keys %#x", *o.Keys))
+		}
+		w = append(w, "keys", strings.Join(names, ","))
+	}
+	if (o.Mask == nil) != (o.Xor == nil) {
+		return nil, tckind.NoKeywords("flow mask without xor")
+	}
+	if o.Mask != nil {
+		// "and M" sets the mask (and clears xor), "xor X" then the xor.
+		if *o.Mask != ^uint32(0) {
+			w = append(w, "and", fmt.Sprintf("%#x", *o.Mask))
+		}
+		if *o.Xor != 0 {
+			w = append(w, "xor", fmt.Sprintf("%#x", *o.Xor))
+		}
+	}
+	for _, u := range []struct {
+		kw string
+		v  *uint32
+	}{{"rshift", o.Rshift}, {"addend", o.Addend}, {"divisor", o.Divisor}, {"perturb", o.Perturb}} {
+		if u.v != nil {
+			w = append(w, u.kw, tcword.UintWord(*u.v))
+		}
+	}
+	if o.Baseclass != nil {
+		if *o.Baseclass&0xffff == 0 {
+			return nil, tckind.NoKeywords("flow baseclass of minor 0")
+		}
+		w = append(w, "baseclass", tcword.ClassIDWord(*o.Baseclass))
+	}
+	w, err := policeActionWords(w, o.Police, o.Act, links)
+	if err != nil {
+		return nil, err
+	}
+	return matchWords(o.Ematches, w)
 }

@@ -98,6 +98,7 @@ func init() {
 		Usage:        flowerUsage,
 		Parse:        parseFlower,
 		PrintOptions: printFlower,
+		Keywords:     flowerKeywords,
 	})
 }
 
@@ -1576,4 +1577,317 @@ func ipProtoName(proto uint8) string {
 		return "ah"
 	}
 	return fmt.Sprintf("0x%02x", proto)
+}
+
+// flowerKeywords is FilterKind.Keywords for flower. The ethertype is the
+// filter's protocol, not a word; the words follow the parser's order,
+// each key after those that choose its meaning (the VLAN ethertypes and
+// ppp_proto before the IP keys, ip_proto before the ports). A key is
+// written with its mask wherever the parser reads one, since the kernel
+// dumps the masks it fills in. Refused: the keys tc has no words for
+// (tunnel and MPLS options, the hash, the tunnel's source port), and
+// addresses whose masks are not prefixes.
+func flowerKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
+	o, ok := opts.(*attrs.FlowerAttrs)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("flower options of type %T", opts))
+	}
+	switch {
+	case o.KeyEncOpts != nil, o.KeyMPLSOpts != nil:
+		return nil, tckind.NoKeywords("flower tunnel or MPLS options, which gotc does not parse")
+	case o.KeyHash != nil, o.KeyEncUdpSrcPort != nil:
+		return nil, tckind.NoKeywords("flower hash or enc_src_port, which tc has no words for")
+	}
+	var w []string
+	if o.Flags != nil {
+		fw, err := filterFlagWords(o.Flags)
+		if err != nil {
+			return nil, err
+		}
+		w = append(w, fw...)
+		if *o.Flags&clsFlagVerbose != 0 {
+			w = append(w, "verbose")
+		}
+	}
+	w = classidWords(w, o.Classid)
+	if o.Indev != nil {
+		w = append(w, "indev", *o.Indev)
+	}
+	u := func(kw string, v *uint8) {
+		if v != nil {
+			w = append(w, kw, tcword.UintWord(*v))
+		}
+	}
+	ethType := uint16(tckind.EthPAll)
+	if o.KeyEthType != nil {
+		ethType = *o.KeyEthType
+	}
+	u("num_of_vlans", o.KeyNumOfVlans)
+	if o.KeyVLANID != nil {
+		w = append(w, "vlan_id", tcword.UintWord(*o.KeyVLANID))
+	}
+	u("vlan_prio", o.KeyVLANPrio)
+	if o.KeyVLANEthType != nil {
+		ethType = *o.KeyVLANEthType
+		w = append(w, "vlan_ethtype", tckind.EthProtocolName(ethType))
+	}
+	if o.KeyCvlanID != nil {
+		w = append(w, "cvlan_id", tcword.UintWord(*o.KeyCvlanID))
+	}
+	u("cvlan_prio", o.KeyCvlanPrio)
+	if o.KeyCvlanEthType != nil {
+		ethType = *o.KeyCvlanEthType
+		w = append(w, "cvlan_ethtype", tckind.EthProtocolName(ethType))
+	}
+	for _, m := range []struct {
+		kw         string
+		addr, mask []byte
+	}{{"dst_mac", o.KeyEthDst, o.KeyEthDstMask}, {"src_mac", o.KeyEthSrc, o.KeyEthSrcMask}, {"arp_tha", o.KeyArpTha, o.KeyArpThaMask}, {"arp_sha", o.KeyArpSha, o.KeyArpShaMask}} {
+		if m.addr != nil {
+			if len(m.addr) != 6 || len(m.mask) != 6 {
+				return nil, tckind.NoKeywords("flower " + m.kw + " without a mask")
+			}
+			w = append(w, m.kw, tcword.FormatMAC(m.addr)+"/"+tcword.FormatMAC(m.mask))
+		}
+	}
+	if o.KeyPppoeSid != nil {
+		w = append(w, "pppoe_sid", tcword.UintWord(*o.KeyPppoeSid))
+	}
+	if o.KeyPppProto != nil {
+		w = append(w, "ppp_proto", tckind.PppProtocols.N2a(*o.KeyPppProto))
+		if e, ok := map[uint16]uint16{0x21: ethPIP, 0x57: ethPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[*o.KeyPppProto]; ok {
+			ethType = e
+		}
+	}
+	ipProto := uint8(0xff)
+	if o.KeyIPProto != nil {
+		ipProto = *o.KeyIPProto
+		name := ipProtoName(ipProto)
+		if ipProto == ipprotoICMP && ethType != ethPIP || ipProto == ipprotoICMPv6 && ethType != ethPIPv6 {
+			name = fmt.Sprintf("0x%02x", ipProto)
+		}
+		w = append(w, "ip_proto", name)
+	}
+	for _, t := range []struct {
+		kw        string
+		val, mask *uint8
+	}{{"ip_tos", o.KeyIPTos, o.KeyIPTosMask}, {"ip_ttl", o.KeyIPTtl, o.KeyIPTtlMask}, {"enc_tos", o.KeyEncIPTos, o.KeyEncIPTosMask}, {"enc_ttl", o.KeyEncIPTtl, o.KeyEncIPTtlMask}} {
+		if t.val != nil {
+			w = append(w, t.kw, fmt.Sprintf("%d/%x", *t.val, flowerMask8(t.mask)))
+		}
+	}
+	prefixes := []struct {
+		kw         string
+		addr, mask []byte
+	}{
+		{"dst_ip", be32Bytes(o.KeyIpv4Dst), be32Bytes(o.KeyIpv4DstMask)}, {"src_ip", be32Bytes(o.KeyIpv4Src), be32Bytes(o.KeyIpv4SrcMask)},
+		{"dst_ip", o.KeyIpv6Dst, o.KeyIpv6DstMask}, {"src_ip", o.KeyIpv6Src, o.KeyIpv6SrcMask},
+		{"arp_tip", be32Bytes(o.KeyArpTip), be32Bytes(o.KeyArpTipMask)}, {"arp_sip", be32Bytes(o.KeyArpSip), be32Bytes(o.KeyArpSipMask)},
+		{"enc_dst_ip", be32Bytes(o.KeyEncIpv4Dst), be32Bytes(o.KeyEncIpv4DstMask)}, {"enc_src_ip", be32Bytes(o.KeyEncIpv4Src), be32Bytes(o.KeyEncIpv4SrcMask)},
+		{"enc_dst_ip", o.KeyEncIpv6Dst, o.KeyEncIpv6DstMask}, {"enc_src_ip", o.KeyEncIpv6Src, o.KeyEncIpv6SrcMask},
+	}
+	for _, p := range prefixes {
+		if p.addr == nil {
+			continue
+		}
+		a, ok := netip.AddrFromSlice(p.addr)
+		n := maskBits(p.mask)
+		if !ok || len(p.mask) != len(p.addr) || n < 0 {
+			// The parser takes prefixes only.
+			return nil, tckind.NoKeywords("flower " + p.kw + " without a prefix mask")
+		}
+		w = append(w, p.kw, a.String()+"/"+strconv.Itoa(n))
+	}
+	ports := []struct {
+		proto     uint8
+		kw        string
+		val, mask *uint16
+	}{
+		{ipprotoTCP, "dst_port", o.KeyTCPDst, o.KeyTCPDstMask}, {ipprotoTCP, "src_port", o.KeyTCPSrc, o.KeyTCPSrcMask},
+		{ipprotoUDP, "dst_port", o.KeyUdpDst, o.KeyUdpDstMask}, {ipprotoUDP, "src_port", o.KeyUdpSrc, o.KeyUdpSrcMask},
+		{ipprotoSCTP, "dst_port", o.KeySctpDst, o.KeySctpDstMask}, {ipprotoSCTP, "src_port", o.KeySctpSrc, o.KeySctpSrcMask},
+	}
+	for _, p := range ports {
+		if p.val == nil {
+			continue
+		}
+		if p.proto != ipProto {
+			return nil, tckind.NoKeywords("flower " + p.kw + " of another ip_proto")
+		}
+		if p.mask == nil {
+			w = append(w, p.kw, tcword.UintWord(*p.val))
+		} else {
+			w = append(w, p.kw, fmt.Sprintf("%d/0x%x", *p.val, *p.mask))
+		}
+	}
+	for _, r := range []struct {
+		kw       string
+		min, max *uint16
+	}{{"dst_port", o.KeyPortDstMin, o.KeyPortDstMax}, {"src_port", o.KeyPortSrcMin, o.KeyPortSrcMax}} {
+		if r.min != nil || r.max != nil {
+			if r.min == nil || r.max == nil {
+				return nil, tckind.NoKeywords("flower " + r.kw + " range without both ends")
+			}
+			w = append(w, r.kw, fmt.Sprintf("%d-%d", *r.min, *r.max))
+		}
+	}
+	if o.KeyTCPFlags != nil {
+		m := uint16(tcpFlagsMask)
+		if o.KeyTCPFlagsMask != nil {
+			m = *o.KeyTCPFlagsMask
+		}
+		w = append(w, "tcp_flags", fmt.Sprintf("0x%x/0x%x", *o.KeyTCPFlags, m))
+	}
+	for _, c := range []struct {
+		kw        string
+		val, mask *uint8
+	}{
+		{"type", o.KeyIcmpv4Type, o.KeyIcmpv4TypeMask}, {"code", o.KeyIcmpv4Code, o.KeyIcmpv4CodeMask},
+		{"type", o.KeyIcmpv6Type, o.KeyIcmpv6TypeMask}, {"code", o.KeyIcmpv6Code, o.KeyIcmpv6CodeMask},
+	} {
+		if c.val != nil {
+			w = append(w, c.kw, fmt.Sprintf("%d/%d", *c.val, flowerMask8(c.mask)))
+		}
+	}
+	if o.KeyL2tpv3Sid != nil {
+		w = append(w, "l2tpv3_sid", tcword.UintWord(*o.KeyL2tpv3Sid))
+	}
+	if o.KeySpi != nil {
+		if o.KeySpiMask != nil && *o.KeySpiMask != 0xffffffff {
+			return nil, tckind.NoKeywords("flower spi with a mask")
+		}
+		w = append(w, "spi", fmt.Sprintf("%x", *o.KeySpi))
+	}
+	if o.KeyArpOp != nil {
+		w = append(w, "arp_op", fmt.Sprintf("%d/%d", *o.KeyArpOp, flowerMask8(o.KeyArpOpMask)))
+	}
+	if o.KeyMPLSLabel != nil {
+		w = append(w, "mpls_label", tcword.UintWord(*o.KeyMPLSLabel))
+	}
+	u("mpls_tc", o.KeyMPLSTC)
+	u("mpls_bos", o.KeyMPLSBos)
+	u("mpls_ttl", o.KeyMPLSTtl)
+	if o.KeyEncKeyID != nil {
+		w = append(w, "enc_key_id", tcword.UintWord(*o.KeyEncKeyID))
+	}
+	if o.KeyEncUdpDstPort != nil {
+		w = append(w, "enc_dst_port", tcword.UintWord(*o.KeyEncUdpDstPort))
+	}
+	for _, f := range []struct {
+		kw          string
+		table       []flowerFlag
+		flags, mask *uint32
+	}{{"ip_flags", flowerIPFlags, o.KeyFlags, o.KeyFlagsMask}, {"enc_flags", flowerEncFlags, o.KeyEncFlags, o.KeyEncFlagsMask}} {
+		fw, err := flowerFlagWords(f.kw, f.table, f.flags, f.mask)
+		if err != nil {
+			return nil, err
+		}
+		w = append(w, fw...)
+	}
+	u("l2_miss", o.L2Miss)
+	if o.KeyCTState != nil {
+		ct, err := flowerCTStateWord(*o.KeyCTState, o.KeyCTStateMask)
+		if err != nil {
+			return nil, err
+		}
+		w = append(w, "ct_state", ct)
+	}
+	if o.KeyCTZone != nil {
+		m := uint16(0xffff)
+		if o.KeyCTZoneMask != nil {
+			m = *o.KeyCTZoneMask
+		}
+		w = append(w, "ct_zone", fmt.Sprintf("%d/0x%x", *o.KeyCTZone, m))
+	}
+	if o.KeyCTMark != nil {
+		m := uint32(0xffffffff)
+		if o.KeyCTMarkMask != nil {
+			m = *o.KeyCTMarkMask
+		}
+		w = append(w, "ct_mark", fmt.Sprintf("%d/0x%x", *o.KeyCTMark, m))
+	}
+	if o.KeyCTLabels != nil {
+		if len(o.KeyCTLabels) > 16 || len(o.KeyCTLabelsMask) > 16 {
+			return nil, tckind.NoKeywords("flower ct_label beyond 128 bits")
+		}
+		l := fmt.Sprintf("%x", o.KeyCTLabels)
+		if o.KeyCTLabelsMask != nil {
+			l += fmt.Sprintf("/%x", o.KeyCTLabelsMask)
+		}
+		w = append(w, "ct_label", l)
+	}
+	if c := o.KeyCfm; c != nil {
+		w = append(w, "cfm")
+		u("mdl", c.MdLevel)
+		u("op", c.Opcode)
+	}
+	return tckind.ActionListKeywords(w, o.Act, links)
+}
+
+// flowerMask8 is an 8-bit key's mask, all ones when none was dumped.
+func flowerMask8(m *uint8) uint8 {
+	if m == nil {
+		return 0xff
+	}
+	return *m
+}
+
+// be32Bytes is an IPv4 key (host order) as the address's bytes, nil for
+// none.
+func be32Bytes(v *uint32) []byte {
+	if v == nil {
+		return nil
+	}
+	return binary.BigEndian.AppendUint32(nil, *v)
+}
+
+// flowerFlagWords writes ip_flags or enc_flags: each flag of the mask,
+// "NAME" or "noNAME", joined by "/".
+func flowerFlagWords(kw string, table []flowerFlag, flags, mask *uint32) ([]string, error) {
+	if mask == nil || *mask == 0 {
+		return nil, nil
+	}
+	var parts []string
+	known := uint32(0)
+	for _, f := range table {
+		known |= f.bit
+		switch {
+		case *mask&f.bit == 0:
+		case flags != nil && *flags&f.bit != 0:
+			parts = append(parts, f.name)
+		default:
+			parts = append(parts, "no"+f.name)
+		}
+	}
+	if *mask&^known != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("flower %s mask %#x", kw, *mask))
+	}
+	return []string{kw, strings.Join(parts, "/")}, nil
+}
+
+// flowerCTStateWord writes ct_state: +FLAG or -FLAG for each flag of the
+// mask (every flag without one).
+func flowerCTStateWord(state uint16, mask *uint16) (string, error) {
+	known := uint16(0)
+	for _, f := range flowerCTStates {
+		known |= f.bit
+	}
+	m := known
+	if mask != nil {
+		m = *mask
+	}
+	var b strings.Builder
+	for _, f := range flowerCTStates {
+		switch {
+		case m&f.bit == 0:
+		case state&f.bit != 0:
+			b.WriteString("+" + f.name)
+		default:
+			b.WriteString("-" + f.name)
+		}
+	}
+	if m&^known != 0 || b.Len() == 0 {
+		return "", tckind.NoKeywords(fmt.Sprintf("flower ct_state mask %#x", m))
+	}
+	return b.String(), nil
 }

@@ -7,6 +7,7 @@ package filter
 // 7.3's f_fw.c.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gotc/gotc/action"
@@ -33,6 +34,7 @@ func init() {
 		Usage:        fwUsage,
 		Parse:        parseFw,
 		PrintOptions: printFw,
+		Keywords:     fwKeywords,
 	})
 }
 
@@ -134,4 +136,22 @@ func printFw(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint) {
 		p.NL()
 		action.PrintActions(p, o.Act, action.ActionPrint{Stats: f.Stats, Bind: true, FirstOrder: 1, Links: f.Links})
 	}
+}
+
+// fwKeywords is FilterKind.Keywords for fw.
+func fwKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
+	o, ok := opts.(*attrs.FwAttrs)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("fw options of type %T", opts))
+	}
+	// tc reads the mask only in the handle (MARK/MASK), which is not
+	// among the words after the kind.
+	if o.Mask != nil && *o.Mask != fwMaskAll {
+		return nil, tckind.NoKeywords(fmt.Sprintf("fw mask %#x, which tc takes in the handle", *o.Mask))
+	}
+	w := classidWords(nil, o.Classid)
+	if o.Indev != nil {
+		w = append(w, "indev", *o.Indev)
+	}
+	return policeActionWords(w, o.Police, o.Act, links)
 }

@@ -9,6 +9,7 @@ package filter
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strconv"
@@ -35,6 +36,7 @@ func init() {
 		Usage:        routeUsage,
 		Parse:        parseRoute,
 		PrintOptions: printRoute,
+		Keywords:     routeKeywords,
 	})
 }
 
@@ -257,4 +259,25 @@ func realmName(id uint32) string {
 		}
 	}
 	return strconv.FormatUint(uint64(id), 10)
+}
+
+// routeKeywords is FilterKind.Keywords for route. Realms are written as
+// numbers, which read the same whatever rt_realms names them; the order
+// is in the handle.
+func routeKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
+	o, ok := opts.(*attrs.RouteAttrs)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("route options of type %T", opts))
+	}
+	var w []string
+	if o.To != nil {
+		w = append(w, "to", tcword.UintWord(*o.To))
+	}
+	if o.From != nil {
+		w = append(w, "from", tcword.UintWord(*o.From))
+	}
+	if o.Iif != nil {
+		w = append(w, "fromif", links.Name(int32(*o.Iif)))
+	}
+	return policeActionWords(classidWords(w, o.Classid), o.Police, o.Act, links)
 }

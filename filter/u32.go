@@ -62,17 +62,7 @@ func init() {
 		Usage:        u32Usage,
 		Parse:        parseU32,
 		PrintOptions: printU32,
-		Keywords: func(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
-			o, ok := opts.(*attrs.U32Attrs)
-			if !ok {
-				return nil, tckind.NoKeywords(fmt.Sprintf("u32 options of type %T", opts))
-			}
-			w, err := u32Keywords(o)
-			if err != nil {
-				return nil, err
-			}
-			return tckind.ActionListKeywords(w, o.Act, links)
-		},
+		Keywords:     u32Keywords,
 	})
 }
 
@@ -1063,24 +1053,122 @@ func printU32IPKey(p *tcfmt.Printer, k attrs.TCU32Key, v6 bool) {
 	}
 }
 
-func u32Keywords(o *attrs.U32Attrs) ([]string, error) {
-	if o.Link != nil || o.Divisor != nil || o.Police != nil || o.Indev != nil || o.Mark != nil {
-		return nil, tckind.NoKeywords("u32 link, divisor, police, indev or mark")
+// u32Keywords is FilterKind.Keywords for u32: a hash table's divisor, or
+// a node's table and bucket (ht), keys, mark, offsets and hashing, link,
+// indev, class, police and actions. The handle's node (order) is the
+// handle's.
+func u32Keywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
+	o, ok := opts.(*attrs.U32Attrs)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("u32 options of type %T", opts))
 	}
 	w, err := filterFlagWords(o.Flags)
 	if err != nil {
 		return nil, err
 	}
-	if s := o.Sel; s != nil {
-		if s.Offshift != 0 || s.Offmask != 0 || s.Off != 0 || s.Offoff != 0 || s.Hoff != 0 || s.Hmask != 0 {
-			return nil, tckind.NoKeywords("u32 offsets and hashing")
-		}
-		for _, k := range s.Keys {
-			if k.Offmask != 0 {
-				return nil, tckind.NoKeywords("u32 nexthdr offsets")
-			}
-			w = append(w, "match", "u32", fmt.Sprintf("0x%08x", k.Val), fmt.Sprintf("0x%08x", k.Mask), "at", strconv.Itoa(int(k.Off)))
-		}
+	if o.Divisor != nil {
+		w = append(w, "divisor", tcword.UintWord(*o.Divisor))
 	}
-	return classidWords(w, o.Classid), nil
+	if o.Hash != nil {
+		if u32Node(*o.Hash) != 0 {
+			return nil, tckind.NoKeywords(fmt.Sprintf("u32 hash %#x with a node", *o.Hash))
+		}
+		w = append(w, "ht", u32HandleWord(*o.Hash))
+	}
+	if o.Sel != nil {
+		terminal := o.Classid != nil || o.Police != nil || len(o.Act) > 0
+		if terminal != (o.Sel.Flags&u32Terminal != 0) {
+			// tc makes the selector terminal exactly when the filter
+			// classifies or acts.
+			return nil, tckind.NoKeywords("u32 terminal flag that its class and actions do not give")
+		}
+		sw, err := u32SelWords(o.Sel)
+		if err != nil {
+			return nil, err
+		}
+		w = append(w, sw...)
+	}
+	if m := o.Mark; m != nil {
+		if m.Val&m.Mask != m.Val {
+			return nil, tckind.NoKeywords("u32 mark with bits outside its mask")
+		}
+		w = append(w, "match", "mark", fmt.Sprintf("%#x", m.Val), fmt.Sprintf("%#x", m.Mask))
+	}
+	if o.Link != nil {
+		if u32Node(*o.Link) != 0 {
+			return nil, tckind.NoKeywords(fmt.Sprintf("u32 link %#x to a node", *o.Link))
+		}
+		w = append(w, "link", u32HandleWord(*o.Link))
+	}
+	if o.Indev != nil {
+		w = append(w, "indev", *o.Indev)
+	}
+	return policeActionWords(classidWords(w, o.Classid), o.Police, o.Act, links)
+}
+
+// u32HandleWord writes a table's handle as parseU32Handle reads it,
+// every part given.
+func u32HandleWord(h uint32) string {
+	return fmt.Sprintf("%x:%x:%x", u32UserHTID(h), u32Hash(h), u32Node(h))
+}
+
+// u32SelWords writes a selector's keys, each a 32-bit sample (which the
+// parser takes as it is), its offsets and its hashing, refusing what the
+// words cannot give back: keys that share a place (the parser merges
+// them), bits of a value outside its mask (the parser clears them), and
+// offsets without the flags that their words set.
+func u32SelWords(s *attrs.TCU32Sel) ([]string, error) {
+	if len(s.Keys) == 0 || int(s.Nkeys) != len(s.Keys) {
+		return nil, tckind.NoKeywords("u32 selector without its keys")
+	}
+	var w []string
+	type place struct{ off, offmask int32 }
+	seen := map[place]bool{}
+	for _, k := range s.Keys {
+		nh := ""
+		switch k.Offmask {
+		case 0:
+		case -1:
+			nh = "nexthdr+"
+		default:
+			return nil, tckind.NoKeywords(fmt.Sprintf("u32 key offmask %#x", uint32(k.Offmask)))
+		}
+		if seen[place{k.Off, k.Offmask}] || k.Val&^k.Mask != 0 || k.Off%4 != 0 {
+			return nil, tckind.NoKeywords(fmt.Sprintf("u32 key %08x/%08x at %s%d", k.Val, k.Mask, nh, k.Off))
+		}
+		seen[place{k.Off, k.Offmask}] = true
+		w = append(w, "match", "u32", fmt.Sprintf("0x%08x", k.Val), fmt.Sprintf("0x%08x", k.Mask), "at", nh+strconv.Itoa(int(k.Off)))
+	}
+	if s.Flags&^(u32Terminal|u32Offset|u32VarOffset|u32Eat) != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("u32 selector flags %#x", s.Flags))
+	}
+	var off []string
+	switch {
+	case s.Flags&u32Offset != 0:
+		off = append(off, "plus", tcword.UintWord(s.Off))
+	case s.Off != 0:
+		return nil, tckind.NoKeywords("u32 offset without its flag")
+	}
+	switch {
+	case s.Flags&u32VarOffset != 0:
+		if s.Offoff%2 != 0 {
+			return nil, tckind.NoKeywords("u32 odd variable offset")
+		}
+		off = append(off, "at", strconv.Itoa(int(s.Offoff)), "mask", fmt.Sprintf("0x%x", s.Offmask), "shift", tcword.UintWord(s.Offshift))
+	case s.Offoff != 0 || s.Offmask != 0 || s.Offshift != 0:
+		return nil, tckind.NoKeywords("u32 variable offset without its flag")
+	}
+	if s.Flags&u32Eat != 0 {
+		off = append(off, "eat")
+	}
+	if off != nil {
+		w = append(append(w, "offset"), off...)
+	}
+	if s.Hmask != 0 || s.Hoff != 0 {
+		if s.Hoff%4 != 0 {
+			return nil, tckind.NoKeywords("u32 hash key offset not a multiple of 4")
+		}
+		w = append(w, "hashkey", "mask", fmt.Sprintf("0x%08x", s.Hmask), "at", strconv.Itoa(int(s.Hoff)))
+	}
+	return w, nil
 }

@@ -19,13 +19,14 @@ import "reflect"
 //     htb's quantum and level) and not compared, so a request cannot ask
 //     for 0 there when the kernel keeps something else;
 //   - fields the kernel keeps no copy of are not compared: rate tables
-//     (htb's and tbf's rtab and ctab, which the kernel only reads), a
+//     (htb's, tbf's and police's, which the kernel only reads), a
 //     ratespec's cell_log and cell_align (from which it computed them),
 //     tbf's burst in bytes (kept as the bucket's time, which is compared),
 //     and the attributes the decoder did not know (Unknown);
 //   - nor are fields the kernel fills in whatever the request holds
 //     (htb's level and direct_packets_stat, multiq's bands), which no
-//     words ask for;
+//     words ask for, and what the kernel counts of an action (its
+//     references, its times) and of u32's mark (its hits);
 //   - of a classifier's flags only skip_hw and skip_sw are compared (the
 //     kernel adds in_hw or not_in_hw);
 //   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
@@ -70,6 +71,15 @@ var noDumpedTwin = map[string]bool{
 	"TCHTBOpt.Level":        true,
 	"TCMultiqQopt.Bands":    true,
 	"TCMultiqQopt.MaxBands": true,
+	// police's rate tables, which the kernel only reads.
+	"ActPoliceAttrs.Rate":     true,
+	"ActPoliceAttrs.Peakrate": true,
+	// What the kernel counts of an action: its references and times.
+	"Refcnt":  true,
+	"Bindcnt": true,
+	"Tm":      true,
+	// How many packets u32's mark matched.
+	"TCU32Mark.Success": true,
 }
 
 // requestBits are the bits of a field a request sets, where the kernel

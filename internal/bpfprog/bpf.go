@@ -302,6 +302,22 @@ func OpsBytes(ops []attrs.SockFilter) []byte {
 	return b
 }
 
+// BytecodeWord writes a dumped classic program (n instructions of ops)
+// as the bytecode string ParseBytecode reads; false when ops does not
+// hold them or there are none or more than a program may have.
+func BytecodeWord(ops []byte, n uint16) (string, bool) {
+	if n == 0 || n > bpfMaxInsns || len(ops) != 8*int(n) {
+		return "", false
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", n)
+	for i := 0; i < len(ops); i += 8 {
+		op := ops[i:]
+		fmt.Fprintf(&b, ",%d %d %d %d", binary.NativeEndian.Uint16(op), op[2], op[3], binary.NativeEndian.Uint32(op[4:]))
+	}
+	return b.String(), true
+}
+
 // PrintOps is bpf_print_ops: the instructions as tc's bytecode string
 // (in JSON an object of the length and the instructions).
 func PrintOps(p *tcfmt.Printer, ops []byte, n uint16) {
