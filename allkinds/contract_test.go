@@ -220,10 +220,15 @@ func TestKeywordsRoundTrip(t *testing.T) {
 			}
 			name = "filter " + kind
 			words, err = tckind.FilterKeywords(kind, opts, fakeLinks{})
-			env := tckind.FilterEnv{Protocol: bits.ReverseBytes16(uint16(d.msg.Header.Info)), Parent: d.msg.Header.Parent}
+			handle := d.msg.Header.Handle
+			env := tckind.FilterEnv{Protocol: bits.ReverseBytes16(uint16(d.msg.Header.Info)), Parent: d.msg.Header.Parent,
+				Handle: tckind.FilterHandleWord(kind, handle, opts)}
 			env.Links = fakeLinks{}
 			parse = func(w []string) (attrs.TCOptionsMsg, error) {
-				o, _, err := k.Parse(w, env)
+				o, h, err := k.Parse(w, env)
+				if err == nil && h != handle {
+					err = fmt.Errorf("handle %q reads back as %#x, dumped %#x", env.Handle, h, handle)
+				}
 				return o, err
 			}
 		}

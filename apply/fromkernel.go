@@ -181,7 +181,7 @@ func fileFilter(f *filterNode) string {
 		w = append(w, "chain", fmt.Sprint(f.chain))
 	}
 	if f.handle != 0 {
-		w = append(w, "handle", filterHandle(f.kind, f.handle))
+		w = append(w, "handle", tckind.FilterHandleWord(f.kind, f.handle, f.options))
 	}
 	return strings.Join(append(append(w, f.kind), f.words...), " ")
 }

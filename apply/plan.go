@@ -417,7 +417,7 @@ func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 		kind := f.kind
 		m.Attrs.Kind = &kind
 		if f.handle != 0 && (f.handleSet || op != netlink.Add) {
-			fmt.Fprintf(&cmd, " handle %s", filterHandle(f.kind, f.handle))
+			fmt.Fprintf(&cmd, " handle %s", tckind.FilterHandleWord(f.kind, f.handle, f.options))
 		}
 		cmd.WriteString(" " + kind)
 		if op != netlink.Delete {
@@ -446,13 +446,4 @@ func opWord(op netlink.Op) string {
 		return "del"
 	}
 	return op.String()
-}
-
-// filterHandle writes a filter's handle in the form its kind reads: u32's
-// htid:hash:node, a hex number for the others.
-func filterHandle(kind string, h uint32) string {
-	if kind == "u32" {
-		return fmt.Sprintf("%x:%x:%x", h>>20, h>>12&0xff, h&0xfff)
-	}
-	return fmt.Sprintf("0x%x", h)
 }

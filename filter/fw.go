@@ -35,6 +35,7 @@ func init() {
 		Parse:        parseFw,
 		PrintOptions: printFw,
 		Keywords:     fwKeywords,
+		HandleWord:   fwHandleWord,
 	})
 }
 
@@ -144,14 +145,19 @@ func fwKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) {
 	if !ok {
 		return nil, tckind.NoKeywords(fmt.Sprintf("fw options of type %T", opts))
 	}
-	// tc reads the mask only in the handle (MARK/MASK), which is not
-	// among the words after the kind.
-	if o.Mask != nil && *o.Mask != fwMaskAll {
-		return nil, tckind.NoKeywords(fmt.Sprintf("fw mask %#x, which tc takes in the handle", *o.Mask))
-	}
+	// The mask is in the handle's word (fwHandleWord), not among these.
 	w := classidWords(nil, o.Classid)
 	if o.Indev != nil {
 		w = append(w, "indev", *o.Indev)
 	}
 	return policeActionWords(w, o.Police, o.Act, links)
+}
+
+// fwHandleWord is Filter.HandleWord for fw: MARK/MASK, the mask being the
+// one place tc reads it, or the mark alone under the mask of all bits.
+func fwHandleWord(handle uint32, opts attrs.TCOptionsMsg) string {
+	if o, ok := opts.(*attrs.FwAttrs); ok && o.Mask != nil && *o.Mask != fwMaskAll {
+		return fmt.Sprintf("0x%x/0x%x", handle, *o.Mask)
+	}
+	return fmt.Sprintf("0x%x", handle)
 }

@@ -63,6 +63,7 @@ func init() {
 		Parse:        parseU32,
 		PrintOptions: printU32,
 		Keywords:     u32Keywords,
+		HandleWord:   func(h uint32, _ attrs.TCOptionsMsg) string { return u32HandleWord(h) },
 	})
 }
 
@@ -1106,8 +1107,8 @@ func u32Keywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, error) 
 	return policeActionWords(classidWords(w, o.Classid), o.Police, o.Act, links)
 }
 
-// u32HandleWord writes a table's handle as parseU32Handle reads it,
-// every part given.
+// u32HandleWord writes a handle (a filter's, a table's) as parseU32Handle
+// reads it, every part given.
 func u32HandleWord(h uint32) string {
 	return fmt.Sprintf("%x:%x:%x", u32UserHTID(h), u32Hash(h), u32Node(h))
 }

@@ -126,3 +126,12 @@ func NoOptions(kind string) func(attrs.TCOptionsMsg) ([]string, error) {
 		return nil, NoKeywords(kind + " options")
 	}
 }
+
+// FilterHandleWord writes a filter's handle as the word after "handle"
+// that its kind reads back: the kind's HandleWord, or tc's hex number.
+func FilterHandleWord(kind string, handle uint32, opts attrs.TCOptionsMsg) string {
+	if k := LookupFilter(kind); k != nil && k.HandleWord != nil {
+		return k.HandleWord(handle, opts)
+	}
+	return fmt.Sprintf("0x%x", handle)
+}

@@ -119,6 +119,10 @@ type Filter struct {
 	// included, naming devices with links; an error wraps ErrNoKeywords.
 	// Nil for a kind gotc cannot write back yet.
 	Keywords func(opts attrs.TCOptionsMsg, links Links) ([]string, error)
+	// HandleWord writes a filter's handle as the word after "handle"
+	// that Parse reads back (u32's htid:hash:node, fw's MARK/MASK, whose
+	// mask is among opts); nil for a kind that reads tc's plain number.
+	HandleWord func(handle uint32, opts attrs.TCOptionsMsg) string
 }
 
 // FilterEnv is what a filter kind's parser reads besides its own words.
