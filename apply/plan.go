@@ -111,13 +111,12 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 }
 
 // changesInPlace reports whether the kernel changes a qdisc kind's
-// options in place; those without a change operation (Linux 7.2) refuse.
+// options in place: not for a kind without a change operation
+// (Qdisc.NoChange), nor for one gotc has no entry for (mq, whose tc has
+// no module either), which is replaced to be safe.
 func changesInPlace(kind string) bool {
-	switch kind {
-	case "htb", "ingress", "clsact", "mq", "mqprio", "etf", "teql":
-		return false
-	}
-	return true
+	k := tckind.LookupQdisc(kind)
+	return k != nil && !k.NoChange
 }
 
 // classes plans a qdisc's or class's child classes.
@@ -201,9 +200,9 @@ func (p *planner) filters(want, have []*filterNode) {
 			p.filterAdds = append(p.filterAdds, add)
 			continue
 		case tckind.Covers(w.options, h.options):
-		case w.kind == "matchall":
-			// matchall changes no filter in place (the kernel answers
-			// EEXIST): delete it and add the new one.
+		case noFilterChange(w.kind):
+			// The kind changes no filter in place (matchall: the
+			// kernel answers EEXIST): delete it and add the new one.
 			del := p.filterRequest(netlink.Delete, h)
 			del.undo = []Request{p.filterRequest(netlink.Add, h)}
 			p.filterDeletes = append(p.filterDeletes, del)
@@ -446,4 +445,11 @@ func opWord(op netlink.Op) string {
 		return "del"
 	}
 	return op.String()
+}
+
+// noFilterChange reports a filter kind the kernel changes no filter of in
+// place (Filter.NoChange).
+func noFilterChange(kind string) bool {
+	k := tckind.LookupFilter(kind)
+	return k != nil && k.NoChange
 }

@@ -74,6 +74,15 @@ func madeClasses(kind string) bool {
 	return k == nil || k.ParseClass == nil
 }
 
+// filterHooks is the number of filter hooks a qdisc kind opens at ffff:
+// (Qdisc.FilterHooks): 1 for ingress, 2 for clsact, 0 for the others.
+func filterHooks(kind string) int {
+	if k := tckind.LookupQdisc(kind); k != nil {
+		return k.FilterHooks
+	}
+	return 0
+}
+
 // links resolves device names through the kernel for the filters' actions.
 type links struct {
 	ctx   context.Context
@@ -114,8 +123,8 @@ func (r *resolver) device(name string, ifindex int32, d *Device) (*deviceState, 
 		if ds.ingress, err = r.qdisc(d.Ingress, netlink.HandleIngress); err != nil {
 			return nil, fmt.Errorf("%s ingress: %w", name, err)
 		}
-		if k := ds.ingress.kind; k != "ingress" && k != "clsact" {
-			return nil, fmt.Errorf("%s ingress: the kind is %q, not ingress or clsact", name, k)
+		if filterHooks(ds.ingress.kind) == 0 {
+			return nil, fmt.Errorf("%s ingress: the kind is %q, not one that opens filter hooks (ingress, clsact)", name, ds.ingress.kind)
 		}
 	}
 	return ds, nil
@@ -147,7 +156,7 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) (*qdiscNode, error) {
 	if n.handle == 0 && (len(q.Classes) > 0 || len(q.Filters) > 0) {
 		return nil, fmt.Errorf("%s: a qdisc with classes or filters needs its handle", q.Spec)
 	}
-	if len(q.EgressFilters) > 0 && n.kind != "clsact" {
+	if len(q.EgressFilters) > 0 && filterHooks(n.kind) < 2 {
 		return nil, fmt.Errorf("%s: egress_filters are clsact's", q.Spec)
 	}
 	if n.classes, err = r.classes(q.Classes, n.handle, n.handle, madeClasses(n.kind)); err != nil {
@@ -357,7 +366,7 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 			if q.filters, err = readFilters(ctx, k, ifindex, parentIngressHook); err != nil {
 				return err
 			}
-			if q.kind == "clsact" {
+			if filterHooks(q.kind) == 2 {
 				q.egressFilters, err = readFilters(ctx, k, ifindex, parentEgressHook)
 			}
 			return err
@@ -416,8 +425,8 @@ func readFilters(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([
 		if m.Attrs.Kind == nil || m.Attrs.Options == nil {
 			continue // a priority's head, without a filter
 		}
-		if m.Kind() == "u32" && m.Header.Handle&0xfff == 0 {
-			continue
+		if k := tckind.LookupFilter(m.Kind()); k != nil && k.IsTable != nil && k.IsTable(m.Header.Handle) {
+			continue // a table of the kind's filters (u32's), not one
 		}
 		f := &filterNode{
 			parent: parent, prio: m.Header.Info >> 16, protocol: ntohs(uint16(m.Header.Info)),

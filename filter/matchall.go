@@ -25,6 +25,7 @@ NOTE: CLASSID is parsed as hexadecimal input.`
 func init() {
 	tckind.MustRegisterFilter(&tckind.Filter{
 		Name:         "matchall",
+		NoChange:     true,
 		Usage:        matchallUsage,
 		Parse:        parseMatchall,
 		PrintOptions: printMatchall,

@@ -59,6 +59,7 @@ const (
 func init() {
 	tckind.MustRegisterFilter(&tckind.Filter{
 		Name:         "u32",
+		IsTable:      func(h uint32) bool { return u32Node(h) == 0 },
 		Usage:        u32Usage,
 		Parse:        parseU32,
 		PrintOptions: printU32,

@@ -32,8 +32,9 @@ const (
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "etf",
-		Usage: etfUsage,
+		Name:     "etf",
+		NoChange: true,
+		Usage:    etfUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseETF(args)
 		},

@@ -52,6 +52,7 @@ const (
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:              "htb",
+		NoChange:          true,
 		Usage:             htbUsage,
 		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
 		ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTBClass(args, env) },

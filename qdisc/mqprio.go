@@ -73,8 +73,9 @@ var mqprioDefault = attrs.TCMQPrioQopt{
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "mqprio",
-		Usage: mqprioUsage,
+		Name:     "mqprio",
+		NoChange: true,
+		Usage:    mqprioUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseMQPrio(args)
 		},

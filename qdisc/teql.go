@@ -13,6 +13,7 @@ import "github.com/gotc/gotc/tckind"
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:         "teql0",
+		NoChange:     true,
 		PrintOptions: printUnknownOptions,
 	})
 }

@@ -59,6 +59,14 @@ type Qdisc struct {
 	// Restoring returns the request that brings a qdisc back to the state
 	// a dump of it shows, inverting Dumped's rounding; nil with Dumped.
 	Restoring func(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg
+	// NoChange says the kernel has no change operation for the kind's
+	// qdisc options (Linux 7.2: htb, ingress, clsact, mqprio, etf, teql):
+	// other options take a new qdisc, replacing this one.
+	NoChange bool
+	// FilterHooks is the number of filter hooks the qdisc opens in place
+	// of classes, at ffff: (ingress 1, clsact 2: ingress and egress); 0
+	// for a qdisc in the tree, which may hold classes and children.
+	FilterHooks int
 }
 
 // ParseEnv is what a kind's parser knows of the command beyond its keywords.
@@ -123,6 +131,13 @@ type Filter struct {
 	// that Parse reads back (u32's htid:hash:node, fw's MARK/MASK, whose
 	// mask is among opts); nil for a kind that reads tc's plain number.
 	HandleWord func(handle uint32, opts attrs.TCOptionsMsg) string
+	// NoChange says the kernel changes no filter of the kind in place
+	// (matchall answers EEXIST): other options take a new filter.
+	NoChange bool
+	// IsTable reports a dumped entry of the kind that holds filters
+	// rather than being one (u32's hash tables: node 0); nil for a kind
+	// without such entries.
+	IsTable func(handle uint32) bool
 }
 
 // FilterEnv is what a filter kind's parser reads besides its own words.

@@ -104,7 +104,7 @@ func (a *acceptance) shown(r netlink.PipelineRequest, idle bool) bool {
 		// The class's qdisc must be there too (the kernel looks it up first)
 		// and not take children of its own (ingress, clsact).
 		pk, ok := a.kindOf[placeKey{dev, parent &^ 0xFFFF}]
-		if !ok || pk == "ingress" || pk == "clsact" {
+		if k := tckind.LookupQdisc(pk); !ok || k != nil && k.FilterHooks > 0 {
 			return false
 		}
 		parentKind = pk
