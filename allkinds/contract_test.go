@@ -31,17 +31,12 @@ import (
 // yet.
 var lacking = map[string]bool{
 	"action bpf":        true,
-	"action connmark":   true,
-	"action csum":       true,
 	"action ct":         true,
 	"action gate":       true,
 	"action ife":        true,
 	"action mpls":       true,
-	"action nat":        true,
 	"action pedit":      true,
 	"action police":     true,
-	"action sample":     true,
-	"action simple":     true,
 	"action skbmod":     true,
 	"action tunnel_key": true,
 	"action vlan":       true,

@@ -1,6 +1,9 @@
 package tckind
 
-import "reflect"
+import (
+	"bytes"
+	"reflect"
+)
 
 // Covers reports whether the kernel's options have every setting the
 // desired ones make, the rule by which apply decides that an object is in
@@ -23,6 +26,7 @@ import "reflect"
 //     ratespec's cell_log and cell_align (from which it computed them),
 //     tbf's burst in bytes (kept as the bucket's time, which is compared),
 //     and the attributes the decoder did not know (Unknown);
+//   - a string in a buffer (simple's) is compared up to its NUL;
 //   - of a classifier's flags only skip_hw and skip_sw are compared (the
 //     kernel adds in_hw or not_in_hw);
 //   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
@@ -72,6 +76,21 @@ var requestBits = map[string]uint64{
 	"BPFAttrs.Flags":      3,
 }
 
+// cStrings are the fields that hold a NUL-terminated string, compared up
+// to the NUL: simple's string, which tc sends in its whole 32-byte buffer
+// and the kernel dumps as long as it is.
+var cStrings = map[string]bool{
+	"ActSimpleAttrs.Data": true,
+}
+
+// cString is b up to its first NUL.
+func cString(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
 // coversValue compares w with h; present says w is an attribute the
 // request sends (compared whatever its value) rather than a field of a
 // fixed struct (compared when not zero).
@@ -111,6 +130,13 @@ func coversValue(w, h reflect.Value, present bool) bool {
 			if bits, ok := requestBits[t.Name()+"."+f.Name]; ok {
 				wf, hf := w.Field(i), h.Field(i)
 				if !wf.IsNil() && (hf.IsNil() || wf.Elem().Uint()&bits != hf.Elem().Uint()&bits) {
+					return false
+				}
+				continue
+			}
+			if cStrings[t.Name()+"."+f.Name] {
+				wf, hf := w.Field(i).Bytes(), h.Field(i).Bytes()
+				if wf != nil && (hf == nil || !bytes.Equal(cString(wf), cString(hf))) {
 					return false
 				}
 				continue
