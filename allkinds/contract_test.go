@@ -34,12 +34,9 @@ var lacking = map[string]bool{
 	"action ct":         true,
 	"action gate":       true,
 	"action ife":        true,
-	"action mpls":       true,
 	"action pedit":      true,
 	"action police":     true,
-	"action skbmod":     true,
 	"action tunnel_key": true,
-	"action vlan":       true,
 	"class drr":         true,
 	"class ets":         true,
 	"class hfsc":        true,
@@ -371,9 +368,25 @@ func actionWithoutFills(dumped, asked attrs.ActAttrs) attrs.ActAttrs {
 				f.Set(withoutFilled(f))
 			}
 		}
-		a.Options = withoutZeroLeftOut(o.Interface().(attrs.ActOptionsMsg), asked.Options)
+		a.Options = withoutZeroLeftOut(withoutKernelDefaults(o.Interface().(attrs.ActOptionsMsg)), asked.Options)
 	}
 	return *a
+}
+
+// withoutKernelDefaults drops from a copy of an action's options what the
+// kernel fills in for a request without it and no words can ask for: the
+// protocol of mpls modify and dec_ttl (mpls_uc).
+func withoutKernelDefaults(opts attrs.ActOptionsMsg) attrs.ActOptionsMsg {
+	switch o := opts.(type) {
+	case *attrs.ActMPLSAttrs:
+		const mplsModify, mplsDecTTL = 3, 4 // TCA_MPLS_ACT_*
+		if o.Parms != nil && (o.Parms.MAction == mplsModify || o.Parms.MAction == mplsDecTTL) {
+			c := *o
+			c.Proto = nil
+			return &c
+		}
+	}
+	return opts
 }
 
 // withoutFilled returns a copy of the struct p points to without the
