@@ -33,7 +33,6 @@ var lacking = map[string]bool{
 	"action bpf":        true,
 	"action ct":         true,
 	"action gate":       true,
-	"action ife":        true,
 	"action pedit":      true,
 	"action police":     true,
 	"action tunnel_key": true,
