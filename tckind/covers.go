@@ -26,7 +26,8 @@ import (
 //     ratespec's cell_log and cell_align (from which it computed them),
 //     tbf's burst in bytes (kept as the bucket's time, which is compared),
 //     and the attributes the decoder did not know (Unknown);
-//   - a string in a buffer (simple's) is compared up to its NUL;
+//   - a string in a buffer (simple's) is compared up to its NUL, and raw
+//     bytes a kind registered (RegisterBytesCovers) by what they mean;
 //   - of a classifier's flags only skip_hw and skip_sw are compared (the
 //     kernel adds in_hw or not_in_hw);
 //   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
@@ -83,6 +84,19 @@ var cStrings = map[string]bool{
 	"ActSimpleAttrs.Data": true,
 }
 
+// bytesCovers holds, for fields of raw bytes that a request and a dump of
+// the same setting encode differently, the comparison of what they mean
+// (Covers' rule for the field), as the kinds register it.
+var bytesCovers = map[string]func(want, have []byte) bool{}
+
+// RegisterBytesCovers makes covers Covers' rule for field ("Type.Field"),
+// raw bytes that the kernel dumps in another encoding than a request
+// sends: tunnel_key's options, nested one way by tc and another by the
+// kernel. Called from a kind's init.
+func RegisterBytesCovers(field string, covers func(want, have []byte) bool) {
+	bytesCovers[field] = covers
+}
+
 // cString is b up to its first NUL.
 func cString(b []byte) []byte {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
@@ -130,6 +144,12 @@ func coversValue(w, h reflect.Value, present bool) bool {
 			if bits, ok := requestBits[t.Name()+"."+f.Name]; ok {
 				wf, hf := w.Field(i), h.Field(i)
 				if !wf.IsNil() && (hf.IsNil() || wf.Elem().Uint()&bits != hf.Elem().Uint()&bits) {
+					return false
+				}
+				continue
+			}
+			if covers := bytesCovers[t.Name()+"."+f.Name]; covers != nil {
+				if wf, hf := w.Field(i).Bytes(), h.Field(i).Bytes(); wf != nil && (hf == nil || !covers(wf, hf)) {
 					return false
 				}
 				continue
