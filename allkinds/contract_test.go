@@ -31,7 +31,6 @@ import (
 // yet.
 var lacking = map[string]bool{
 	"action bpf":       true,
-	"action ct":        true,
 	"action gate":      true,
 	"action pedit":     true,
 	"action police":    true,
