@@ -30,7 +30,6 @@ import (
 // statistics of its own without a table of them) that kinds do not have
 // yet.
 var lacking = map[string]bool{
-	"action gate":      true,
 	"action pedit":     true,
 	"action police":    true,
 	"class drr":        true,
