@@ -51,6 +51,10 @@ func init() {
 				printTm(p, o.Tm)
 			}
 		},
+		Keywords: func(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+			o, _ := opts.(*attrs.ActPoliceAttrs)
+			return PoliceKeywords(o)
+		},
 	})
 }
 
@@ -455,4 +459,75 @@ func printPolice(p *tcfmt.Printer, o *attrs.ActPoliceAttrs) {
 	p.NL()
 	p.Int(tcfmt.Any, "ref", "\tref %d ", int64(q.Refcnt))
 	p.Int(tcfmt.Any, "bind", "bind %d ", int64(q.Bindcnt))
+}
+
+// PoliceKeywords writes a police action's dumped options (a filter's
+// police nest, or the action's) back as the words after "police": rates
+// exact in bits, the buckets in bytes as the rates' times give them back,
+// the MTU the kernel keeps (its own when none was asked for), and the
+// verdicts.
+func PoliceKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
+	if o == nil || o.TBF == nil {
+		return nil, tckind.NoKeywords("police without parameters")
+	}
+	p := o.TBF
+	var w []string
+	rate := uint64(p.Rate.Rate)
+	if o.Rate64 != nil {
+		rate = *o.Rate64
+	}
+	if rate != 0 {
+		w = append(w, "rate", tcword.RateWord(rate), "burst", tcword.UintWord(tcword.BurstOf(rate, p.Burst)))
+	}
+	if p.Mtu != 0 {
+		w = append(w, "mtu", tcword.UintWord(p.Mtu))
+	}
+	prate := uint64(p.Peakrate.Rate)
+	if o.Peakrate64 != nil {
+		prate = *o.Peakrate64
+	}
+	if prate != 0 {
+		w = append(w, "peakrate", tcword.RateWord(prate))
+	}
+	if o.Avrate != nil && *o.Avrate != 0 {
+		w = append(w, "avrate", tcword.RateWord(uint64(*o.Avrate)))
+	}
+	if o.Pktrate64 != nil && *o.Pktrate64 != 0 {
+		pps := *o.Pktrate64
+		var ticks uint64
+		if o.Pktburst64 != nil {
+			ticks = *o.Pktburst64
+		}
+		if ticks > math.MaxUint32 {
+			return nil, tckind.NoKeywords("police pkts_burst beyond 32 bits of ticks")
+		}
+		w = append(w, "pkts_rate", tcword.UintWord(pps), "pkts_burst", tcword.UintWord(tcword.BurstOf(pps, uint32(ticks))))
+	}
+	// tc gives the rate and the peak rate the same size, overhead and
+	// link layer.
+	if p.Rate.MPU != 0 {
+		w = append(w, "mpu", tcword.UintWord(p.Rate.MPU))
+	}
+	if p.Rate.Overhead != 0 {
+		w = append(w, "overhead", tcword.UintWord(p.Rate.Overhead))
+	}
+	if rate != 0 && p.Rate.Linklayer&0xf != tcword.LinklayerEthernet {
+		w = append(w, "linklayer", tcword.LinklayerName(p.Rate.Linklayer&0xf))
+	}
+	var conform int32
+	if o.Result != nil {
+		conform = int32(*o.Result)
+	}
+	if p.Action == actReclassify && conform == 0 {
+		return w, nil
+	}
+	w = append(w, "conform-exceed")
+	w, err := verdictWords(w, p.Action)
+	if err != nil {
+		return nil, err
+	}
+	if conform == 0 {
+		return w, nil
+	}
+	return verdictWords(append(w, "/"), conform)
 }

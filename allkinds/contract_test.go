@@ -31,7 +31,6 @@ import (
 // yet.
 var lacking = map[string]bool{
 	"action pedit":     true,
-	"action police":    true,
 	"class drr":        true,
 	"class ets":        true,
 	"class hfsc":       true,

@@ -62,6 +62,9 @@ var noDumpedTwin = map[string]bool{
 	// its bucket's time (compared in the parameters) and forgets.
 	"TBFAttrs.Burst":  true,
 	"TBFAttrs.Pburst": true,
+	// police's rate tables, which the kernel reads and does not dump.
+	"ActPoliceAttrs.Rate":     true,
+	"ActPoliceAttrs.Peakrate": true,
 	// htb's version: tc sends its protocol's, the kernel dumps its own.
 	"TCHTBGlob.Version": true,
 }
