@@ -30,7 +30,6 @@ import (
 // statistics of its own without a table of them) that kinds do not have
 // yet.
 var lacking = map[string]bool{
-	"action pedit":     true,
 	"class drr":        true,
 	"class ets":        true,
 	"class hfsc":       true,
