@@ -338,7 +338,7 @@ func tunnelKeyKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, erro
 // tunnelOptsWords writes an ENC_OPTS nest as tunnel_key's words: one
 // kind of option, its fields in the forms tc reads.
 func tunnelOptsWords(b []byte) ([]string, error) {
-	t := decodeTunnelOpts(b)
+	t := decodeTunnelOpts(mergedGeneve(b))
 	switch {
 	case t.geneve != nil:
 		var s []string
