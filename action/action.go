@@ -538,8 +538,21 @@ func controlWords(w []string, code, dflt int32) ([]string, error) {
 	if code == dflt {
 		return w, nil
 	}
+	return verdictWords(w, code)
+}
+
+// verdictWords appends the words parseActionControl reads as code: a
+// verb, "goto chain N" or "jump N". A verdict without a verb (stolen, or
+// a number tc does not name) has none.
+func verdictWords(w []string, code int32) ([]string, error) {
 	name := actionControlName(code)
-	if _, ok := actionControl(name); !ok || name == "goto" || name == "jump" {
+	switch name {
+	case "goto":
+		return append(w, "goto", "chain", tcword.UintWord(uint32(code&actExtValMask))), nil
+	case "jump":
+		return append(w, "jump", tcword.UintWord(uint32(code&actExtValMask))), nil
+	}
+	if _, ok := actionControl(name); !ok {
 		return nil, tckind.NoKeywords("action verdict " + name)
 	}
 	return append(w, name), nil

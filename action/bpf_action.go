@@ -16,6 +16,7 @@ func init() {
 		Usage:      bpfActionUsage,
 		Parse:      parseBPFAction,
 		Print:      printBPFAction,
+		Keywords:   bpfActionKeywords,
 		PrintStats: printBPFActionStats,
 		LineEnd:    "\n ",
 	})
@@ -131,4 +132,23 @@ func printBPFActionStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActBPFAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// bpfActionKeywords is Action.Keywords for bpf: a classic program as its
+// bytecode. An eBPF program has none: the kernel dumps its name, id and
+// tag, while tc loads one from an object file or pin (its fd is tc's
+// own), which the dump does not name.
+func bpfActionKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActBPFAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("bpf without parameters")
+	}
+	if o.Ops == nil || o.OpsLen == nil {
+		return nil, tckind.NoKeywords("bpf eBPF program (loaded from an object file or pin the dump does not name)")
+	}
+	code, ok := bpfprog.BytecodeWord(o.Ops, *o.OpsLen)
+	if !ok {
+		return nil, tckind.NoKeywords(fmt.Sprintf("bpf program of %d bytes for %d instructions", len(o.Ops), *o.OpsLen))
+	}
+	return controlWords([]string{"bytecode", code}, o.Parms.Action, actPipe)
 }

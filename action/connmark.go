@@ -24,6 +24,7 @@ func init() {
 		Usage:      connmarkUsage,
 		Parse:      parseConnmark,
 		Print:      printConnmark,
+		Keywords:   connmarkKeywords,
 		PrintStats: printConnmarkStats,
 	})
 }
@@ -89,4 +90,17 @@ func printConnmarkStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActConnmarkAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// connmarkKeywords is Action.Keywords for connmark.
+func connmarkKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActConnmarkAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("connmark without parameters")
+	}
+	var w []string
+	if o.Parms.Zone != 0 {
+		w = append(w, "zone", tcword.UintWord(o.Parms.Zone))
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

@@ -5,6 +5,7 @@ package action
 // unless told), as tc 7.3's m_csum.c reads and prints it.
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -38,10 +39,11 @@ Where: UPDATE := <TARGET> [<UPDATE>]
 
 func init() {
 	tckind.MustRegisterAction(&tckind.Action{
-		Name:  "csum",
-		Usage: csumUsage,
-		Parse: parseCsum,
-		Print: printCsum,
+		Name:     "csum",
+		Usage:    csumUsage,
+		Parse:    parseCsum,
+		Print:    printCsum,
+		Keywords: csumKeywords,
 		PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 			if o, ok := opts.(*attrs.ActCsumAttrs); ok && o.Parms != nil && o.Tm != nil {
 				printTm(p, o.Tm)
@@ -147,4 +149,27 @@ func printCsum(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ tckind.Links) {
 	p.Uint(tcfmt.Any, "index", "\tindex %u", uint64(sel.Index))
 	p.Int(tcfmt.Any, "ref", " ref %d", int64(sel.Refcnt))
 	p.Int(tcfmt.Any, "bind", " bind %d", int64(sel.Bindcnt))
+}
+
+// csumKeywords is Action.Keywords for csum: the update list, in tc's
+// order of printing, and the verdict.
+func csumKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActCsumAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("csum without parameters")
+	}
+	var w []string
+	left := o.Parms.UpdateFlags
+	for _, n := range csumNames {
+		if left&n.flag != 0 {
+			w = append(w, n.name)
+			left &^= n.flag
+		}
+	}
+	// An empty list is refused by tc's parser; other bits are protocols
+	// tc has no word for.
+	if len(w) == 0 || left != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("csum update flags %#x", o.Parms.UpdateFlags))
+	}
+	return controlWords(w, o.Parms.Action, actOK)
 }

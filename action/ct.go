@@ -57,6 +57,7 @@ func init() {
 		Usage:      ctUsage,
 		Parse:      parseCT,
 		Print:      printCT,
+		Keywords:   ctKeywords,
 		PrintStats: printCTStats,
 	})
 }
@@ -582,4 +583,125 @@ func printCTStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActCTAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// ctKeywords is Action.Keywords for ct.
+func ctKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActCTAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("ct without parameters")
+	}
+	var action uint16
+	if o.Action != nil {
+		action = *o.Action
+	}
+	if action&^(ctActCommit|ctActForce|ctActClear|ctActNAT|ctActNATSrc|ctActNATDst) != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("ct action %#x", action))
+	}
+	var w []string
+	if action&ctActClear != 0 {
+		w = append(w, "clear")
+	}
+	if action&ctActCommit != 0 {
+		w = append(w, "commit")
+	}
+	if action&ctActForce != 0 {
+		w = append(w, "force")
+	}
+	if action&ctActNAT != 0 {
+		nw, err := ctNATWords(action, o)
+		if err != nil {
+			return nil, err
+		}
+		w = append(w, nw...)
+	}
+	if o.Zone != nil {
+		w = append(w, "zone", tcword.UintWord(*o.Zone))
+	}
+	if o.Mark != nil {
+		m := ^uint32(0)
+		if o.MarkMask != nil {
+			m = *o.MarkMask
+		}
+		w = append(w, "mark", fmt.Sprintf("%#x/%#x", *o.Mark, m))
+	}
+	if o.Labels != nil {
+		if len(o.Labels) > ctLabelsLen || len(o.LabelsMask) > ctLabelsLen {
+			return nil, tckind.NoKeywords("ct labels longer than 128 bits")
+		}
+		l := hex.EncodeToString(o.Labels)
+		if o.LabelsMask != nil {
+			l += "/" + hex.EncodeToString(o.LabelsMask)
+		}
+		w = append(w, "label", l)
+	}
+	if o.HelperName != nil {
+		families := map[uint8]string{afInet: "ipv4", afInet6: "ipv6"}
+		if o.HelperFamily == nil || o.HelperProto == nil || families[*o.HelperFamily] == "" {
+			return nil, tckind.NoKeywords("ct helper without family or protocol")
+		}
+		h := fmt.Sprintf("%s-%d-%s", families[*o.HelperFamily], *o.HelperProto, *o.HelperName)
+		// tc's name ends at a '-', and the whole fits its buffer.
+		if strings.Contains(*o.HelperName, "-") || len(h) >= ctHelperMax {
+			return nil, tckind.NoKeywords("ct helper " + *o.HelperName)
+		}
+		w = append(w, "helper", h)
+	}
+	// tc reads a word after "nat" and after a NAT range, which the
+	// verdict gives when nothing else follows them.
+	if len(w) > 0 && (w[len(w)-1] == "nat" || action&ctActNAT != 0 && o.Zone == nil && o.Mark == nil && o.Labels == nil && o.HelperName == nil) {
+		return verdictWords(w, o.Parms.Action)
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
+}
+
+// ctNATWords writes "nat", with the kind of NAT, the address range and
+// the port range when the kernel keeps them.
+func ctNATWords(action uint16, o *attrs.ActCTAttrs) ([]string, error) {
+	w := []string{"nat"}
+	switch action & (ctActNATSrc | ctActNATDst) {
+	case 0:
+		if o.NATIpv4Min != nil || o.NATIpv6Min != nil || o.NATPortMin != nil {
+			return nil, tckind.NoKeywords("ct nat range without src or dst")
+		}
+		return w, nil
+	case ctActNATSrc:
+		w = append(w, "src")
+	case ctActNATDst:
+		w = append(w, "dst")
+	default:
+		return nil, tckind.NoKeywords("ct nat src and dst")
+	}
+	var lo, hi netip.Addr
+	switch {
+	case o.NATIpv4Min != nil:
+		lo = ctV4(*o.NATIpv4Min)
+		hi = lo
+		if o.NATIpv4Max != nil {
+			hi = ctV4(*o.NATIpv4Max)
+		}
+	case len(o.NATIpv6Min) == 16:
+		lo = netip.AddrFrom16([16]byte(o.NATIpv6Min))
+		hi = lo
+		if len(o.NATIpv6Max) == 16 {
+			hi = netip.AddrFrom16([16]byte(o.NATIpv6Max))
+		}
+	default:
+		// tc asks for a range whenever it asks for src or dst.
+		return nil, tckind.NoKeywords("ct nat without an address range")
+	}
+	w = append(w, "addr", lo.String()+"-"+hi.String())
+	if o.NATPortMin != nil {
+		hiPort := *o.NATPortMin
+		if o.NATPortMax != nil {
+			hiPort = *o.NATPortMax
+		}
+		w = append(w, "port", tcword.UintWord(*o.NATPortMin)+"-"+tcword.UintWord(hiPort))
+	}
+	return w, nil
+}
+
+// ctV4 is an IPv4 address of the form ct's attributes hold.
+func ctV4(v uint32) netip.Addr {
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 }

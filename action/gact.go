@@ -7,6 +7,8 @@ package action
 // part.
 
 import (
+	"fmt"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -39,6 +41,7 @@ func init() {
 		Parse:      parseGact,
 		Print:      printGact,
 		PrintStats: printGactStats,
+		Keywords:   gactKeywords,
 	})
 }
 
@@ -171,4 +174,34 @@ func printGactStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActGactAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// gactKeywords is Action.Keywords for gact: its verdict, which its words
+// always name, and the random part when the kernel keeps one.
+func gactKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActGactAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("gact without parameters")
+	}
+	w, err := verdictWords(nil, o.Parms.Action)
+	if err != nil {
+		return nil, err
+	}
+	// The kernel dumps TCA_GACT_PROB only for a random part (ptype not
+	// none); a zero one asks for nothing.
+	pp := o.Prob
+	if pp == nil || pp.Ptype == gactProbNone && pp.Paction == 0 && pp.Pval == 0 {
+		return w, nil
+	}
+	if pp.Ptype != gactProbNetrand && pp.Ptype != gactProbDeterm {
+		return nil, tckind.NoKeywords(fmt.Sprintf("gact random type %d", pp.Ptype))
+	}
+	if pp.Pval > gactProbMax {
+		return nil, tckind.NoKeywords(fmt.Sprintf("gact probability %d", pp.Pval))
+	}
+	w = append(w, "random", gactProbName(pp.Ptype))
+	if w, err = verdictWords(w, pp.Paction); err != nil {
+		return nil, err
+	}
+	return append(w, tcword.UintWord(pp.Pval)), nil
 }

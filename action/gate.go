@@ -5,7 +5,9 @@ package action
 // base time, as tc 7.3's m_gate.c reads and prints it.
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -44,6 +46,7 @@ func init() {
 		Usage:      gateUsage,
 		Parse:      parseGate,
 		Print:      printGate,
+		Keywords:   gateKeywords,
 		PrintStats: printGateStats,
 		// A plain line end, as the printer's other line ends are.
 		LineEnd: "\n",
@@ -370,4 +373,62 @@ func printGateStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActGateAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// gateKeywords is Action.Keywords for gate: its schedule and the times,
+// clock and flags the kernel keeps (those it computes, as the cycle time
+// from the intervals, written as asked for). A priority of -1 is the
+// kernel's default, which tc's words leave out.
+func gateKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActGateAttrs)
+	if o == nil || o.Parms == nil || o.EntryList == nil || len(o.EntryList.Entry) == 0 {
+		return nil, tckind.NoKeywords("gate without a schedule")
+	}
+	var w []string
+	if o.Priority != nil && *o.Priority != -1 {
+		w = append(w, "priority", strconv.FormatInt(int64(*o.Priority), 10))
+	}
+	for _, t := range []struct {
+		name string
+		v    *uint64
+	}{{"base-time", o.BaseTime}, {"cycle-time", o.CycleTime}, {"cycle-time-ext", o.CycleTimeExt}} {
+		if t.v != nil && *t.v != 0 {
+			w = append(w, t.name, strconv.FormatInt(int64(*t.v), 10))
+		}
+	}
+	if o.Clockid != nil {
+		name := tcword.ClockName(*o.Clockid)
+		if name == "invalid" {
+			return nil, tckind.NoKeywords(fmt.Sprintf("gate clockid %d", *o.Clockid))
+		}
+		w = append(w, "clockid", name)
+	}
+	if o.Flags != nil && *o.Flags != 0 {
+		w = append(w, "flags", fmt.Sprintf("%#x", *o.Flags))
+	}
+	for _, e := range o.EntryList.Entry {
+		if e.Interval == nil {
+			return nil, tckind.NoKeywords("gate entry without an interval")
+		}
+		ipv, octets := int32(-1), int32(-1)
+		if e.Ipv != nil {
+			ipv = *e.Ipv
+		}
+		if e.MaxOctets != nil {
+			octets = *e.MaxOctets
+		}
+		if !e.Gate {
+			// tc gives a closed gate neither.
+			if ipv != -1 || octets != -1 {
+				return nil, tckind.NoKeywords("gate closed entry with a priority or octets")
+			}
+			w = append(w, "sched-entry", "close", tcword.UintWord(*e.Interval))
+			continue
+		}
+		w = append(w, "sched-entry", "open", tcword.UintWord(*e.Interval))
+		if ipv != -1 || octets != -1 {
+			w = append(w, strconv.FormatInt(int64(ipv), 10), strconv.FormatInt(int64(octets), 10))
+		}
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

@@ -43,6 +43,7 @@ func init() {
 		Usage:      ifeUsage,
 		Parse:      parseIFE,
 		Print:      printIFE,
+		Keywords:   ifeKeywords,
 		PrintStats: printIFEStats,
 	})
 }
@@ -262,4 +263,64 @@ func printIFEStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActIFEAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// ifeKeywords is Action.Keywords for ife. A decoder's words are its mode
+// alone: tc sends nothing else for one, and the kernel gives it every
+// kind of metadata it knows.
+func ifeKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActIFEAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("ife without parameters")
+	}
+	if o.Parms.Flags&^ifeEncode != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("ife flags %#x", o.Parms.Flags))
+	}
+	if o.Parms.Flags&ifeEncode == 0 {
+		return controlWords([]string{"decode"}, o.Parms.Action, actPipe)
+	}
+	w := []string{"encode"}
+	if ml := o.Metalst; ml != nil {
+		if ml.Hashid != nil || ml.Qmap != nil {
+			return nil, tckind.NoKeywords("ife metadata other than mark, prio and tcindex")
+		}
+		for i, v := range [][]byte{ml.Skbmark, ml.Prio, ml.Tcindex} {
+			m := ifeMetas[i]
+			var n uint64
+			switch {
+			case v == nil:
+				continue
+			case len(v) == 0:
+				w = append(w, "allow", m.name)
+				continue
+			case m.bits == 16 && len(v) == 2:
+				n = uint64(binary.NativeEndian.Uint16(v))
+			case m.bits == 32 && len(v) == 4:
+				n = uint64(binary.NativeEndian.Uint32(v))
+			default:
+				return nil, tckind.NoKeywords(fmt.Sprintf("ife %s of %d bytes", m.name, len(v)))
+			}
+			// tc reads "use NAME 0" as "allow NAME".
+			if n == 0 {
+				return nil, tckind.NoKeywords("ife use " + m.name + " 0")
+			}
+			w = append(w, "use", m.name, tcword.UintWord(n))
+		}
+	}
+	if o.Type != nil {
+		w = append(w, "type", fmt.Sprintf("%#x", *o.Type))
+	}
+	for _, mac := range []struct {
+		name string
+		b    []byte
+	}{{"dst", o.Dmac}, {"src", o.Smac}} {
+		switch {
+		case mac.b == nil:
+		case len(mac.b) != 6:
+			return nil, tckind.NoKeywords(fmt.Sprintf("ife %s address of %d bytes", mac.name, len(mac.b)))
+		default:
+			w = append(w, mac.name, tcword.FormatMAC(mac.b))
+		}
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

@@ -59,6 +59,7 @@ func init() {
 		Usage:      mplsUsage,
 		Parse:      parseMPLS,
 		Print:      printMPLS,
+		Keywords:   mplsKeywords,
 		PrintStats: printMPLSStats,
 	})
 }
@@ -238,4 +239,45 @@ func printMPLSStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActMPLSAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// mplsKeywords is Action.Keywords for mpls: its action with the label
+// stack entry's fields the kernel dumps (those it was given, and a
+// push's protocol and TTL, which it fills when not), and the verdict.
+func mplsKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActMPLSAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("mpls without parameters")
+	}
+	a := o.Parms.MAction
+	name := mplsActionName(a)
+	if name == "(null)" {
+		return nil, tckind.NoKeywords(fmt.Sprintf("mpls action %d", a))
+	}
+	w := []string{name}
+	switch {
+	case o.Proto == nil:
+	case a != mplsActModify && a != mplsActDecTTL:
+		w = append(w, "protocol", tckind.EthProtocolWord(*o.Proto))
+	case *o.Proto != tckind.EthPMPLSUC:
+		// The kernel gives modify and dec_ttl the protocol mpls_uc,
+		// which they do not use; tc asks them for none.
+		return nil, tckind.NoKeywords(fmt.Sprintf("mpls %s protocol %#04x", name, *o.Proto))
+	}
+	if a == mplsActPop || a == mplsActDecTTL {
+		return controlWords(w, o.Parms.Action, actPipe)
+	}
+	if o.Label != nil {
+		w = append(w, "label", tcword.UintWord(*o.Label))
+	}
+	if o.TC != nil {
+		w = append(w, "tc", tcword.UintWord(*o.TC))
+	}
+	if o.Ttl != nil {
+		w = append(w, "ttl", tcword.UintWord(*o.Ttl))
+	}
+	if o.Bos != nil {
+		w = append(w, "bos", tcword.UintWord(*o.Bos))
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

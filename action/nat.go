@@ -32,6 +32,7 @@ func init() {
 		Usage:      natUsage,
 		Parse:      parseNat,
 		Print:      printNat,
+		Keywords:   natKeywords,
 		PrintStats: printNatStats,
 	})
 }
@@ -159,4 +160,25 @@ func printNatStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActNATAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// natKeywords is Action.Keywords for nat: DIRECTION OLD/LEN NEW and the
+// verdict.
+func natKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActNATAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("nat without parameters")
+	}
+	p := o.Parms
+	length := bits.LeadingZeros32(^p.Mask)
+	// tc asks only for a prefix's mask, and for no flag but egress.
+	if p.Mask != tcword.PrefixMask(length) || p.Flags&^natEgress != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("nat mask %#x, flags %#x", p.Mask, p.Flags))
+	}
+	dir := "ingress"
+	if p.Flags&natEgress != 0 {
+		dir = "egress"
+	}
+	w := []string{dir, fmt.Sprintf("%s/%d", natAddr(p.OldAddr), length), natAddr(p.NewAddr).String()}
+	return controlWords(w, p.Action, actOK)
 }

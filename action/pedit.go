@@ -15,6 +15,9 @@ package action
 import (
 	"encoding/binary"
 	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -72,6 +75,7 @@ func init() {
 		Usage:           peditExplain,
 		Parse:           parsePedit,
 		Print:           printPedit,
+		Keywords:        peditKeywords,
 		PrintStats:      printPeditStats,
 		PrintAfterStats: printPeditKeys,
 	})
@@ -783,4 +787,172 @@ func printPeditKeys(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 		p.Verbatim(fmt.Sprintf("\npedit %x keys %d is not LEGIT", sel.Index, sel.Nkeys))
 	}
 	p.CloseArray(tcfmt.JSON, "")
+}
+
+// peditKeywords is Action.Keywords for pedit: each key (or the two or
+// four keys of an address) as the munge that makes it. tc's editors pack
+// a field's value and retain mask into the key's word in ways that differ
+// by field, so for each key the candidates its header's fields allow are
+// written and the one tc's own editor turns back into the same keys kept.
+func peditKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActPeditAttrs)
+	if o == nil || peditParms(o) == nil {
+		return nil, tckind.NoKeywords("pedit without parameters")
+	}
+	sel := peditParms(o)
+	ex := o.Parms == nil
+	if len(sel.Keys) == 0 || sel.Flags != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("pedit of %d keys, flags %#x", len(sel.Keys), sel.Flags))
+	}
+	keys := make([]peditKey, len(sel.Keys))
+	for i, k := range sel.Keys {
+		keys[i].TCPeditKey = k
+		if !ex {
+			continue
+		}
+		if o.KeysEx == nil || len(o.KeysEx.KeyEx) != len(keys) {
+			return nil, tckind.NoKeywords("pedit ex without a header type for each key")
+		}
+		kx := o.KeysEx.KeyEx[i]
+		if kx.Htype != nil {
+			keys[i].htype = *kx.Htype
+		}
+		if kx.Cmd != nil {
+			keys[i].cmd = *kx.Cmd
+		}
+	}
+	var w []string
+	if ex {
+		w = append(w, "ex")
+	}
+	for i := 0; i < len(keys); {
+		m, n := peditMunge(keys[i:], ex)
+		if n == 0 {
+			return nil, tckind.NoKeywords(fmt.Sprintf("pedit key %d (header type %d, offset %d, mask %#x, value %#x)", i, keys[i].htype, int32(keys[i].Off), keys[i].Mask, keys[i].Val))
+		}
+		w = append(append(w, "munge"), m...)
+		i += n
+	}
+	return controlWords(w, sel.Action, actOK)
+}
+
+// peditMunge returns the words after "munge" that make the first keys,
+// and how many keys they make (0: none do).
+func peditMunge(keys []peditKey, ex bool) ([]string, int) {
+	for _, c := range peditCandidates(keys) {
+		if c.n > len(keys) {
+			continue
+		}
+		s := &peditSel{extended: ex}
+		a := c.words
+		if err := s.munge(&a); err == nil && len(a) == 0 && slices.Equal(s.keys, keys[:c.n]) {
+			return c.words, c.n
+		}
+	}
+	return nil, 0
+}
+
+// peditCandidate is words after "munge" that may make the next n keys.
+type peditCandidate struct {
+	words []string
+	n     int
+}
+
+// peditHeaders names the editor of each header type, with its fields.
+var peditHeaders = map[uint16]struct {
+	name   string
+	fields []peditField
+}{
+	peditHdrEth: {"eth", peditEthFields}, peditHdrIP4: {"ip", peditIPFields}, peditHdrIP6: {"ip6", peditIP6Fields},
+	peditHdrTCP: {"tcp", peditTCPFields}, peditHdrUDP: {"udp", peditUDPFields},
+}
+
+// peditCandidates lists the munges that may make keys[0]: the offset
+// form for the network header, else each field of its header that lies in
+// the key's word, with the value and retain mask taken back out of it.
+func peditCandidates(keys []peditKey) []peditCandidate {
+	k := keys[0]
+	hex := func(v uint32) string { return fmt.Sprintf("%#x", v) }
+	// cmds are the commands that may give a field's value (written as
+	// value) under retain r, and invert under retain inv.
+	cmds := func(r, inv uint32, value string) [][]string {
+		verb := "set"
+		if k.cmd == peditCmdAdd {
+			verb = "add"
+		}
+		c := [][]string{{verb, value, "retain", hex(r)}}
+		if k.cmd == peditCmdSet {
+			c = append(c, []string{"invert", "retain", hex(inv)})
+		}
+		return c
+	}
+	var out []peditCandidate
+	if k.htype == peditHdrNetwork {
+		base := []string{"offset", strconv.FormatInt(int64(int32(k.Off)), 10), "u32"}
+		if k.At != 0 || k.Offmask != 0 || k.Shift != 0 {
+			base = append(base, "at", tcword.UintWord(k.At), strconv.FormatUint(uint64(k.Offmask), 16), tcword.UintWord(k.Shift))
+		}
+		for _, c := range cmds(^k.Mask, k.Val, hex(k.Val)) {
+			out = append(out, peditCandidate{append(slices.Clone(base), c...), 1})
+		}
+		return out
+	}
+	h, ok := peditHeaders[k.htype]
+	if !ok {
+		return nil
+	}
+	for _, f := range h.fields {
+		if f.off&^3 != k.Off {
+			continue
+		}
+		head := []string{h.name, f.name}
+		switch f.typ {
+		case peditMAC:
+			if len(keys) < 2 {
+				continue
+			}
+			var mac [8]byte
+			if f.off&3 == 0 {
+				binary.BigEndian.PutUint32(mac[:], keys[0].Val)
+				binary.BigEndian.PutUint16(mac[4:], uint16(keys[1].Val>>16))
+			} else {
+				binary.BigEndian.PutUint16(mac[:], uint16(keys[0].Val))
+				binary.BigEndian.PutUint32(mac[2:], keys[1].Val)
+			}
+			out = append(out, peditCandidate{append(head, "set", tcword.FormatMAC(mac[:6])), 2})
+			continue
+		case peditIPv6:
+			if len(keys) < 4 {
+				continue
+			}
+			var b [16]byte
+			for i := range 4 {
+				binary.BigEndian.PutUint32(b[4*i:], keys[i].Val)
+			}
+			out = append(out, peditCandidate{append(head, "set", netip.AddrFrom16(b).String()), 4})
+			continue
+		}
+		m, v := k.Mask, k.Val
+		if k.htype == peditHdrIP6 && f.name == "traffic_class" {
+			// Undo the shift of the byte that straddles two.
+			m, v = m>>4, v>>4
+		}
+		width := uint32(0xffffffff)
+		stride := uint32(0)
+		switch f.size {
+		case 1:
+			width, stride = 0xff, 8*(3-f.off&3)
+		case 2:
+			width, stride = 0xffff, 8*(2-f.off&3)
+		}
+		val, r := v>>stride&width, ^m>>stride&width
+		value := hex(val)
+		if f.typ == peditIPv4 {
+			value = netip.AddrFrom4([4]byte{byte(val >> 24), byte(val >> 16), byte(val >> 8), byte(val)}).String()
+		}
+		for _, c := range cmds(r, val, value) {
+			out = append(out, peditCandidate{append(slices.Clone(head), c...), 1})
+		}
+	}
+	return out
 }

@@ -51,6 +51,10 @@ func init() {
 				printTm(p, o.Tm)
 			}
 		},
+		Keywords: func(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+			o, _ := opts.(*attrs.ActPoliceAttrs)
+			return PoliceKeywords(o)
+		},
 	})
 }
 
@@ -457,44 +461,28 @@ func printPolice(p *tcfmt.Printer, o *attrs.ActPoliceAttrs) {
 	p.Int(tcfmt.Any, "bind", "bind %d ", int64(q.Bindcnt))
 }
 
-// FilterPoliceKeywords writes a filter's dumped police nest back as the
-// words ParseFilterPolice reads, "police" first. The index is written too:
-// the kernel keeps the one it was given, and gives the filter the action
-// that already has it.
-func FilterPoliceKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
-	w, err := policeWords(o)
-	if err != nil {
-		return nil, err
-	}
-	return append([]string{"police"}, w...), nil
-}
-
-// policeWords writes a police nest as the words after "police".
-func policeWords(o *attrs.ActPoliceAttrs) ([]string, error) {
+// PoliceKeywords writes a police action's dumped options (a filter's
+// police nest, or the action's) back as the words after "police": rates
+// exact in bits, the buckets in bytes as the rates' times give them back,
+// the MTU the kernel keeps (its own when none was asked for), and the
+// verdicts.
+func PoliceKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
 	if o == nil || o.TBF == nil {
 		return nil, tckind.NoKeywords("police without parameters")
 	}
-	q := o.TBF
-	// tc has no word for the limit, which the kernel keeps unused.
-	if q.Limit != 0 {
-		return nil, tckind.NoKeywords("police limit")
-	}
+	p := o.TBF
 	var w []string
-	rate := uint64(q.Rate.Rate)
+	rate := uint64(p.Rate.Rate)
 	if o.Rate64 != nil {
 		rate = *o.Rate64
 	}
 	if rate != 0 {
-		w = append(w, "rate", tcword.RateWord(rate), "burst", tcword.UintWord(tcword.BurstOf(rate, q.Burst)))
-	} else if q.Burst != 0 {
-		// The bucket is given in bytes at the rate: without one, tc
-		// sends none.
-		return nil, tckind.NoKeywords("police burst without a rate")
+		w = append(w, "rate", tcword.RateWord(rate), "burst", tcword.UintWord(tcword.BurstOf(rate, p.Burst)))
 	}
-	if q.Mtu != 0 {
-		w = append(w, "mtu", tcword.UintWord(q.Mtu))
+	if p.Mtu != 0 {
+		w = append(w, "mtu", tcword.UintWord(p.Mtu))
 	}
-	prate := uint64(q.Peakrate.Rate)
+	prate := uint64(p.Peakrate.Rate)
 	if o.Peakrate64 != nil {
 		prate = *o.Peakrate64
 	}
@@ -505,49 +493,57 @@ func policeWords(o *attrs.ActPoliceAttrs) ([]string, error) {
 		w = append(w, "avrate", tcword.RateWord(uint64(*o.Avrate)))
 	}
 	if o.Pktrate64 != nil && *o.Pktrate64 != 0 {
-		if o.Pktburst64 == nil || *o.Pktburst64 > math.MaxUint32 {
-			return nil, tckind.NoKeywords("police packet burst beyond 32 bits of ticks")
-		}
 		pps := *o.Pktrate64
-		w = append(w, "pkts_rate", tcword.UintWord(pps), "pkts_burst", tcword.UintWord(tcword.BurstOf(pps, uint32(*o.Pktburst64))))
+		var ticks uint64
+		if o.Pktburst64 != nil {
+			ticks = *o.Pktburst64
+		}
+		if ticks > math.MaxUint32 {
+			return nil, tckind.NoKeywords("police pkts_burst beyond 32 bits of ticks")
+		}
+		w = append(w, "pkts_rate", tcword.UintWord(pps), "pkts_burst", tcword.UintWord(tcword.BurstOf(pps, uint32(ticks))))
 	}
-	// tc puts the mpu, overhead and link layer in the rate's ratespec
-	// (and the peak rate's) only when there is a rate.
-	if rate != 0 {
-		if q.Rate.MPU != 0 {
-			w = append(w, "mpu", tcword.UintWord(q.Rate.MPU))
-		}
-		if q.Rate.Overhead != 0 {
-			w = append(w, "overhead", tcword.UintWord(q.Rate.Overhead))
-		}
-		switch ll := q.Rate.Linklayer & tcword.LinklayerMask; ll {
-		case tcword.LinklayerEthernet:
-		case tcword.LinklayerATM:
-			w = append(w, "linklayer", "atm")
-		default:
-			return nil, tckind.NoKeywords("police link layer " + tcword.LinklayerName(ll))
-		}
+	// tc gives the rate and the peak rate the same size, overhead and
+	// link layer.
+	if p.Rate.MPU != 0 {
+		w = append(w, "mpu", tcword.UintWord(p.Rate.MPU))
 	}
-	result := int32(0)
+	if p.Rate.Overhead != 0 {
+		w = append(w, "overhead", tcword.UintWord(p.Rate.Overhead))
+	}
+	if rate != 0 && p.Rate.Linklayer&0xf != tcword.LinklayerEthernet {
+		w = append(w, "linklayer", tcword.LinklayerName(p.Rate.Linklayer&0xf))
+	}
+	var conform int32
 	if o.Result != nil {
-		result = int32(*o.Result)
+		conform = int32(*o.Result)
 	}
-	if q.Action != actReclassify || result != 0 {
-		w = append(w, "conform-exceed", policeVerdictWord(q.Action)+"/"+policeVerdictWord(result))
+	if p.Action == actReclassify && conform == 0 {
+		return w, nil
 	}
-	if q.Index != 0 {
-		w = append(w, "index", tcword.UintWord(q.Index))
+	w = append(w, "conform-exceed")
+	w, err := verdictWords(w, p.Action)
+	if err != nil {
+		return nil, err
 	}
-	return w, nil
+	if conform == 0 {
+		return w, nil
+	}
+	return verdictWords(append(w, "/"), conform)
 }
 
-// policeVerdictWord writes a verdict as conform-exceed's one-word form
-// reads it: its name, or its number where the name would need more words
-// (goto chain N, jump N) or there is none.
-func policeVerdictWord(code int32) string {
-	name := actionControlName(code)
-	if c, ok := actionControl(name); ok && c == code {
-		return name
+// FilterPoliceKeywords writes a filter's dumped police nest back as the
+// words ParseFilterPolice reads, "police" first. The index is written
+// too: the kernel keeps the one it was given, and gives the filter the
+// action that already has it.
+func FilterPoliceKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
+	w, err := PoliceKeywords(o)
+	if err != nil {
+		return nil, err
 	}
-	return strconv.FormatInt(int64(code), 10)
+	w = append([]string{"police"}, w...)
+	if o.TBF.Index != 0 {
+		w = append(w, "index", tcword.UintWord(o.TBF.Index))
+	}
+	return w, nil
 }

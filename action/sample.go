@@ -29,6 +29,7 @@ func init() {
 		Usage:      sampleUsage,
 		Parse:      parseSample,
 		Print:      printSample,
+		Keywords:   sampleKeywords,
 		PrintStats: printSampleStats,
 	})
 }
@@ -126,4 +127,22 @@ func printSampleStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActSampleAttrs); ok && o.Parms != nil && o.Rate != nil && o.PsampleGroup != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// sampleKeywords is Action.Keywords for sample.
+func sampleKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActSampleAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("sample without parameters")
+	}
+	var w []string
+	for _, f := range []struct {
+		name string
+		v    *uint32
+	}{{"rate", o.Rate}, {"group", o.PsampleGroup}, {"trunc", o.TruncSize}} {
+		if f.v != nil {
+			w = append(w, f.name, tcword.UintWord(*f.v))
+		}
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

@@ -6,6 +6,7 @@ package action
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
@@ -24,10 +25,11 @@ const simpleUsage = `Usage:... simple [sdata STRING] [index INDEX] [CONTROL]
 
 func init() {
 	tckind.MustRegisterAction(&tckind.Action{
-		Name:  "simple",
-		Usage: simpleUsage,
-		Parse: parseSimple,
-		Print: printSimple,
+		Name:     "simple",
+		Usage:    simpleUsage,
+		Parse:    parseSimple,
+		Print:    printSimple,
+		Keywords: simpleKeywords,
 		PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 			if o, ok := opts.(*attrs.ActSimpleAttrs); ok && o.Parms != nil && o.Data != nil && o.Tm != nil {
 				printTm(p, o.Tm)
@@ -114,4 +116,21 @@ func printSimple(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ tckind.Links) {
 	p.Uint(tcfmt.Any, "index", "\t index %u ", uint64(o.Parms.Index))
 	p.Int(tcfmt.Any, "ref", "ref %d ", int64(o.Parms.Refcnt))
 	p.Int(tcfmt.Any, "bind", "bind %d", int64(o.Parms.Bindcnt))
+}
+
+// simpleKeywords is Action.Keywords for simple: its string (the dump's
+// up to its NUL) and verdict.
+func simpleKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActSimpleAttrs)
+	if o == nil || o.Parms == nil || o.Data == nil {
+		return nil, tckind.NoKeywords("simple without parameters or string")
+	}
+	data := o.Data
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		data = data[:i]
+	}
+	if len(data) > simpleMaxData-1 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("simple string of %d bytes", len(data)))
+	}
+	return controlWords([]string{"sdata", string(data)}, o.Parms.Action, actPipe)
 }

@@ -9,6 +9,7 @@ package action
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -23,10 +24,13 @@ const skbeditInheritDSField = 0x20
 
 // skbeditPtypes are the packet types (PACKET_* of linux/if_packet.h) in
 // tc's order of matching.
-var skbeditPtypes = []struct {
+var skbeditPtypes = []skbeditPtype{{"host", 0}, {"broadcast", 1}, {"multicast", 2}, {"otherhost", 3}}
+
+// skbeditPtype is a word of "ptype" and its packet type.
+type skbeditPtype struct {
 	name  string
 	ptype uint16
-}{{"host", 0}, {"broadcast", 1}, {"multicast", 2}, {"otherhost", 3}}
+}
 
 const skbeditUsage = `Usage: ... skbedit <[QM] [PM] [MM] [PT] [IF]> [ CONTROL ] [ index INDEX ]
 QM = queue_mapping QUEUE_MAPPING
@@ -205,12 +209,17 @@ func printSkbedit(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ tckind.Links) {
 	p.Int(tcfmt.Any, "bind", " bind %d", int64(o.Parms.Bindcnt))
 }
 
-// skbeditKeywords is ActionKind.Keywords for skbedit, which writes
-// neither ptype nor a queue_mapping range back yet.
+// skbeditKeywords is Action.Keywords for skbedit.
 func skbeditKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
 	o, _ := opts.(*attrs.ActSkbeditAttrs)
-	if o == nil || o.Parms == nil || o.Ptype != nil || o.QueueMappingMax != nil {
-		return nil, tckind.NoKeywords("skbedit ptype or queue_mapping range")
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("skbedit without parameters")
+	}
+	// A queue range to spread packets over by their hash (the kernel's
+	// queue_mapping_max, with SKBEDIT_F_TXQ_SKBHASH) has no words in tc
+	// 7.3, which never sends it.
+	if o.QueueMappingMax != nil || o.Flags != nil && *o.Flags&^skbeditInheritDSField != 0 {
+		return nil, tckind.NoKeywords("skbedit queue_mapping range (skbhash)")
 	}
 	var w []string
 	if o.QueueMapping != nil {
@@ -225,6 +234,15 @@ func skbeditKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error)
 			m += fmt.Sprintf("/%#x", *o.Mask)
 		}
 		w = append(w, "mark", m)
+	}
+	if o.Ptype != nil {
+		i := slices.IndexFunc(skbeditPtypes, func(pt skbeditPtype) bool { return pt.ptype == *o.Ptype })
+		if i < 0 {
+			// tc names only four packet types (the kernel takes any
+			// up to PACKET_KERNEL).
+			return nil, tckind.NoKeywords(fmt.Sprintf("skbedit ptype %d", *o.Ptype))
+		}
+		w = append(w, "ptype", skbeditPtypes[i].name)
 	}
 	if o.Flags != nil && *o.Flags&skbeditInheritDSField != 0 {
 		w = append(w, "inheritdsfield")

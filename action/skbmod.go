@@ -38,6 +38,7 @@ func init() {
 		Usage:      skbmodUsage,
 		Parse:      parseSkbmod,
 		Print:      printSkbmod,
+		Keywords:   skbmodKeywords,
 		PrintStats: printSkbmodStats,
 	})
 }
@@ -192,4 +193,45 @@ func printSkbmodStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActSkbmodAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// skbmodKeywords is Action.Keywords for skbmod. The kernel keeps one of
+// swapping the addresses, marking ECN, or setting what the attributes
+// name.
+func skbmodKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActSkbmodAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("skbmod without parameters")
+	}
+	var w []string
+	for _, mac := range []struct {
+		name string
+		b    []byte
+	}{{"dmac", o.Dmac}, {"smac", o.Smac}} {
+		switch {
+		case mac.b == nil:
+		case len(mac.b) != 6:
+			return nil, tckind.NoKeywords(fmt.Sprintf("skbmod %s of %d bytes", mac.name, len(mac.b)))
+		default:
+			w = append(w, "set", mac.name, tcword.FormatMAC(mac.b))
+		}
+	}
+	if o.Etype != nil {
+		// tc sends no ethertype 0 (its flag alone, which the kernel
+		// ignores).
+		if *o.Etype == 0 {
+			return nil, tckind.NoKeywords("skbmod etype 0")
+		}
+		w = append(w, "set", "etype", fmt.Sprintf("%#x", *o.Etype))
+	}
+	if o.Parms.Flags&skbmodSwapMAC != 0 {
+		w = append(w, "swap", "mac")
+	}
+	if o.Parms.Flags&skbmodECN != 0 {
+		w = append(w, "ecn")
+	}
+	if len(w) == 0 {
+		return nil, tckind.NoKeywords("skbmod without anything to do")
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

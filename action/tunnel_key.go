@@ -39,8 +39,10 @@ func init() {
 		Usage:      tunnelKeyUsage,
 		Parse:      parseTunnelKey,
 		Print:      printTunnelKey,
+		Keywords:   tunnelKeyKeywords,
 		PrintStats: printTunnelKeyStats,
 	})
+	tckind.RegisterBytesCovers("ActTunnelKeyAttrs.EncOpts", tunnelOptsCovers)
 }
 
 // parseTunnelAddr is get_addr for any family: an address with a colon is
@@ -274,4 +276,90 @@ func printTunnelKeyStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActTunnelKeyAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// tunnelKeyKeywords is Action.Keywords for tunnel_key: unset, or set
+// with the tunnel's addresses, key, port, options and flags.
+func tunnelKeyKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActTunnelKeyAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("tunnel_key without parameters")
+	}
+	switch o.Parms.TAction {
+	case tunnelKeyActRelease:
+		return controlWords([]string{"unset"}, o.Parms.Action, actPipe)
+	case tunnelKeyActSet:
+	default:
+		return nil, tckind.NoKeywords(fmt.Sprintf("tunnel_key action %d", o.Parms.TAction))
+	}
+	w := []string{"set"}
+	for _, a := range []struct {
+		key    string
+		v4, v6 []byte
+	}{{"src_ip", o.EncIpv4Src, o.EncIpv6Src}, {"dst_ip", o.EncIpv4Dst, o.EncIpv6Dst}} {
+		b := a.v4
+		if b == nil {
+			b = a.v6
+		}
+		addr, ok := netip.AddrFromSlice(b)
+		if !ok || a.v4 != nil && a.v6 != nil {
+			return nil, tckind.NoKeywords("tunnel_key without one " + a.key)
+		}
+		w = append(w, a.key, addr.String())
+	}
+	if o.EncKeyID != nil {
+		w = append(w, "id", tcword.UintWord(*o.EncKeyID))
+	}
+	if o.EncDstPort != nil {
+		w = append(w, "dst_port", tcword.UintWord(*o.EncDstPort))
+	}
+	if o.EncOpts != nil {
+		ow, err := tunnelOptsWords(o.EncOpts)
+		if err != nil {
+			return nil, err
+		}
+		w = append(w, ow...)
+	}
+	if o.EncTos != nil {
+		w = append(w, "tos", tcword.UintWord(*o.EncTos))
+	}
+	if o.EncTtl != nil {
+		w = append(w, "ttl", tcword.UintWord(*o.EncTtl))
+	}
+	if o.NoCsum != nil && *o.NoCsum != 0 {
+		w = append(w, "nocsum")
+	}
+	if o.NoFrag {
+		w = append(w, "nofrag")
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
+}
+
+// tunnelOptsWords writes an ENC_OPTS nest as tunnel_key's words: one
+// kind of option, its fields in the forms tc reads.
+func tunnelOptsWords(b []byte) ([]string, error) {
+	t := decodeTunnelOpts(mergedGeneve(b))
+	switch {
+	case t.geneve != nil:
+		var s []string
+		for _, g := range t.geneve {
+			if g.class == nil || g.typ == nil || len(g.data) == 0 {
+				return nil, tckind.NoKeywords("tunnel_key geneve option without class, type or data")
+			}
+			s = append(s, fmt.Sprintf("%04x:%02x:%x", *g.class, *g.typ, g.data))
+		}
+		return []string{"geneve_opts", strings.Join(s, ",")}, nil
+	case t.vxlan != nil:
+		return []string{"vxlan_opts", tcword.UintWord(*t.vxlan)}, nil
+	case t.erspan != nil:
+		// Version 1 uses the index, the others the direction and
+		// hardware id: tc's fields have no gaps, so these send an
+		// index of 0 too, which the kernel drops.
+		r := t.erspan
+		if optValue(r.ver) == 1 {
+			return []string{"erspan_opts", fmt.Sprintf("1:%d", optValue(r.index))}, nil
+		}
+		return []string{"erspan_opts", fmt.Sprintf("%d:0:%d:%d", optValue(r.ver), optValue(r.dir), optValue(r.hwid))}, nil
+	}
+	return nil, tckind.NoKeywords("tunnel_key options of no kind tc knows")
 }

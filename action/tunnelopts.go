@@ -12,6 +12,7 @@ package action
 import (
 	"encoding/binary"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
@@ -316,4 +317,38 @@ func printTunnelKeyOpts(p *tcfmt.Printer, t tunnelOpts) {
 		p.CloseObject()
 		p.CloseArray(tcfmt.JSON, "")
 	}
+}
+
+// tunnelOptsCovers reports whether dumped options (have) are the ones a
+// request sent (want): tc nests each Geneve option apart, the kernel all
+// in one, and an ERSPAN option's fields its version does not use (INDEX
+// beyond version 1, DIR and HWID in it) are the kernel's to drop.
+func tunnelOptsCovers(want, have []byte) bool {
+	w, h := decodeTunnelOpts(mergedGeneve(want)), decodeTunnelOpts(mergedGeneve(have))
+	if w.erspan != nil && h.erspan != nil {
+		if optValue(w.erspan.ver) == 1 {
+			w.erspan.dir, w.erspan.hwid = h.erspan.dir, h.erspan.hwid
+		} else {
+			w.erspan.index = h.erspan.index
+		}
+	}
+	return reflect.DeepEqual(w, h)
+}
+
+// mergedGeneve returns an ENC_OPTS nest with the contents of its Geneve
+// nests in one, as the kernel dumps them.
+func mergedGeneve(b []byte) []byte {
+	var geneve []byte
+	e := attrs.NewEncoder(nil)
+	_ = attrs.ForEach(b, func(typ uint16, data []byte) {
+		if typ == encOptsGeneve {
+			geneve = append(geneve, data...)
+		} else {
+			e.Attr(typ, data)
+		}
+	})
+	if geneve != nil {
+		e.Attr(encOptsGeneve, geneve)
+	}
+	return e.Bytes()
 }

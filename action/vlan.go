@@ -5,6 +5,7 @@ package action
 // reads and prints it.
 
 import (
+	"fmt"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -55,6 +56,7 @@ func init() {
 		Usage:      vlanUsage,
 		Parse:      parseVLAN,
 		Print:      printVLAN,
+		Keywords:   vlanKeywords,
 		PrintStats: printVLANStats,
 	})
 }
@@ -238,4 +240,38 @@ func printVLANStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	if o, ok := opts.(*attrs.ActVLANAttrs); ok && o.Parms != nil && o.Tm != nil {
 		printTm(p, o.Tm)
 	}
+}
+
+// vlanKeywords is Action.Keywords for vlan: its action with the tag or
+// header it writes, and the verdict.
+func vlanKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+	o, _ := opts.(*attrs.ActVLANAttrs)
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("vlan without parameters")
+	}
+	a := o.Parms.VAction
+	name := vlanActionName(a)
+	if name == "(null)" {
+		return nil, tckind.NoKeywords(fmt.Sprintf("vlan action %d", a))
+	}
+	w := []string{name}
+	switch a {
+	case vlanActPush, vlanActModify:
+		if o.PushVLANID == nil {
+			return nil, tckind.NoKeywords("vlan " + name + " without an id")
+		}
+		if o.PushVLANProtocol != nil {
+			w = append(w, "protocol", tckind.EthProtocolWord(*o.PushVLANProtocol))
+		}
+		w = append(w, "id", tcword.UintWord(*o.PushVLANID))
+		if o.PushVLANPriority != nil {
+			w = append(w, "priority", tcword.UintWord(*o.PushVLANPriority))
+		}
+	case vlanActPushEth:
+		if len(o.PushEthDst) != 6 || len(o.PushEthSrc) != 6 {
+			return nil, tckind.NoKeywords("vlan push_eth without both addresses")
+		}
+		w = append(w, "dst_mac", tcword.FormatMAC(o.PushEthDst), "src_mac", tcword.FormatMAC(o.PushEthSrc))
+	}
+	return controlWords(w, o.Parms.Action, actPipe)
 }

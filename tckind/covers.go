@@ -1,6 +1,9 @@
 package tckind
 
-import "reflect"
+import (
+	"bytes"
+	"reflect"
+)
 
 // Covers reports whether the kernel's options have every setting the
 // desired ones make, the rule by which apply decides that an object is in
@@ -27,6 +30,8 @@ import "reflect"
 //     (htb's level and direct_packets_stat, multiq's bands), which no
 //     words ask for, and what the kernel counts of an action (its
 //     references, its times) and of u32's mark (its hits);
+//   - a string in a buffer (simple's) is compared up to its NUL, and raw
+//     bytes a kind registered (RegisterBytesCovers) by what they mean;
 //   - of a classifier's flags only skip_hw and skip_sw are compared (the
 //     kernel adds in_hw or not_in_hw);
 //   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
@@ -93,6 +98,34 @@ var requestBits = map[string]uint64{
 	"BPFAttrs.Flags":      3,
 }
 
+// cStrings are the fields that hold a NUL-terminated string, compared up
+// to the NUL: simple's string, which tc sends in its whole 32-byte buffer
+// and the kernel dumps as long as it is.
+var cStrings = map[string]bool{
+	"ActSimpleAttrs.Data": true,
+}
+
+// bytesCovers holds, for fields of raw bytes that a request and a dump of
+// the same setting encode differently, the comparison of what they mean
+// (Covers' rule for the field), as the kinds register it.
+var bytesCovers = map[string]func(want, have []byte) bool{}
+
+// RegisterBytesCovers makes covers Covers' rule for field ("Type.Field"),
+// raw bytes that the kernel dumps in another encoding than a request
+// sends: tunnel_key's options, nested one way by tc and another by the
+// kernel. Called from a kind's init.
+func RegisterBytesCovers(field string, covers func(want, have []byte) bool) {
+	bytesCovers[field] = covers
+}
+
+// cString is b up to its first NUL.
+func cString(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
 // coversValue compares w with h; present says w is an attribute the
 // request sends (compared whatever its value) rather than a field of a
 // fixed struct (compared when not zero).
@@ -132,6 +165,19 @@ func coversValue(w, h reflect.Value, present bool) bool {
 			if bits, ok := requestBits[t.Name()+"."+f.Name]; ok {
 				wf, hf := w.Field(i), h.Field(i)
 				if !wf.IsNil() && (hf.IsNil() || wf.Elem().Uint()&bits != hf.Elem().Uint()&bits) {
+					return false
+				}
+				continue
+			}
+			if covers := bytesCovers[t.Name()+"."+f.Name]; covers != nil {
+				if wf, hf := w.Field(i).Bytes(), h.Field(i).Bytes(); wf != nil && (hf == nil || !covers(wf, hf)) {
+					return false
+				}
+				continue
+			}
+			if cStrings[t.Name()+"."+f.Name] {
+				wf, hf := w.Field(i).Bytes(), h.Field(i).Bytes()
+				if wf != nil && (hf == nil || !bytes.Equal(cString(wf), cString(hf))) {
 					return false
 				}
 				continue

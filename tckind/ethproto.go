@@ -70,6 +70,17 @@ var PppProtocols = protoTable{
 // host order.
 func ParseEthProtocol(s string) (uint16, bool) { return ethProtocols.A2n(s) }
 
+// EthProtocolWord writes a protocol as ParseEthProtocol reads it back: its
+// name, or its number in hex when tc has no name for it.
+func EthProtocolWord(p uint16) string {
+	for _, e := range ethProtocols {
+		if e.num == p {
+			return e.name
+		}
+	}
+	return fmt.Sprintf("0x%04x", p)
+}
+
 // EthProtocolName is what tc prints for a protocol (ll_proto_n2a).
 func EthProtocolName(p uint16) string { return ethProtocols.N2a(p) }
 

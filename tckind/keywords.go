@@ -1,6 +1,7 @@
 package tckind
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -73,7 +74,8 @@ func FilterKeywords(kind string, opts attrs.TCOptionsMsg, links Links) ([]string
 }
 
 // actionKeywords writes one action of a filter as the words after
-// "action", from the kind's Keywords.
+// "action", from the kind's Keywords, then the words of the action list
+// that follow an action's own: its cookie, hw_stats and flags.
 func actionKeywords(a attrs.ActAttrs, links Links) ([]string, error) {
 	kind := ""
 	if a.Kind != nil {
@@ -87,13 +89,60 @@ func actionKeywords(a attrs.ActAttrs, links Links) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]string{kind}, w...), nil
+	w = append([]string{kind}, w...)
+	if len(a.Cookie) > 0 {
+		w = append(w, "cookie", hex.EncodeToString(a.Cookie))
+	}
+	if a.HWStats != nil {
+		// The kernel dumps the kinds of statistics it keeps (its
+		// selector is every kind); tc's words name one or none.
+		name, ok := hwStatsWords[a.HWStats.Value]
+		if !ok {
+			return nil, NoKeywords(fmt.Sprintf("action hw_stats %#x", a.HWStats.Value))
+		}
+		w = append(w, "hw_stats", name)
+	}
+	if a.Flags != nil {
+		f := a.Flags.Value & a.Flags.Selector
+		if f&^(actFlagNoPercpu|actFlagSkipHW|actFlagSkipSW) != 0 {
+			return nil, NoKeywords(fmt.Sprintf("action flags %#x", f))
+		}
+		// A filter's skip_hw or skip_sw comes back on each of its
+		// actions; asking for it again there is asking for what the
+		// kernel sets anyway.
+		for _, fw := range []struct {
+			bit  uint32
+			word string
+		}{{actFlagNoPercpu, "no_percpu"}, {actFlagSkipSW, "skip_sw"}, {actFlagSkipHW, "skip_hw"}} {
+			if f&fw.bit != 0 {
+				w = append(w, fw.word)
+			}
+		}
+	}
+	return w, nil
 }
 
-// ActionListKeywords appends a filter's actions to its words, each after
-// "action".
+// TCA_ACT_FLAGS_* (linux/pkt_cls.h) that tc's action list has words for.
+const (
+	actFlagNoPercpu = 1 << 0
+	actFlagSkipHW   = 1 << 1
+	actFlagSkipSW   = 1 << 2
+)
+
+// hwStatsWords names the TCA_ACT_HW_STATS_* values tc's "hw_stats" takes.
+var hwStatsWords = map[uint32]string{0: "disabled", 1: "immediate", 2: "delayed"}
+
+// ActionListKeywords appends a list of actions to w, each after "action",
+// as a filter's keywords or "tc actions add" take them. tc gives an
+// action the cookie of the last one before it that named one, so an
+// action without a cookie after one with a cookie has no words.
 func ActionListKeywords(w []string, acts []attrs.ActAttrs, links Links) ([]string, error) {
+	cookie := false
 	for _, a := range acts {
+		if cookie && len(a.Cookie) == 0 {
+			return nil, NoKeywords("an action without a cookie after one with a cookie")
+		}
+		cookie = len(a.Cookie) > 0
 		aw, err := actionKeywords(a, links)
 		if err != nil {
 			return nil, err
