@@ -60,6 +60,7 @@ func init() {
 		Parse:      parseMPLS,
 		Print:      printMPLS,
 		Keywords:   mplsKeywords,
+		Dumped:     mplsDumped,
 		PrintStats: printMPLSStats,
 	})
 }
@@ -280,4 +281,17 @@ func mplsKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
 		w = append(w, "bos", tcword.UintWord(*o.Bos))
 	}
 	return controlWords(w, o.Parms.Action, actPipe)
+}
+
+// mplsDumped is Action.Dumped for mpls: modify and dec_ttl leave the
+// protocol out, and the kernel fills in the one it acts on (mpls_uc).
+func mplsDumped(opts attrs.ActOptionsMsg) attrs.ActOptionsMsg {
+	o, ok := opts.(*attrs.ActMPLSAttrs)
+	if !ok || o.Parms == nil || o.Proto != nil || o.Parms.MAction != mplsActModify && o.Parms.MAction != mplsActDecTTL {
+		return opts
+	}
+	c := *o
+	proto := uint16(tckind.EthPMPLSUC)
+	c.Proto = &proto
+	return &c
 }

@@ -40,6 +40,7 @@ func init() {
 		Parse:      parseTunnelKey,
 		Print:      printTunnelKey,
 		Keywords:   tunnelKeyKeywords,
+		Dumped:     tunnelKeyDumped,
 		PrintStats: printTunnelKeyStats,
 	})
 	tckind.RegisterBytesCovers("ActTunnelKeyAttrs.EncOpts", tunnelOptsCovers)
@@ -362,4 +363,17 @@ func tunnelOptsWords(b []byte) ([]string, error) {
 		return []string{"erspan_opts", fmt.Sprintf("%d:0:%d:%d", optValue(r.ver), optValue(r.dir), optValue(r.hwid))}, nil
 	}
 	return nil, tckind.NoKeywords("tunnel_key options of no kind tc knows")
+}
+
+// tunnelKeyDumped is Action.Dumped for tunnel_key: tc sends the checksum
+// flag with every tunnel_key, and the kernel keeps it only for "set"; a
+// release (unset) dumps without it.
+func tunnelKeyDumped(opts attrs.ActOptionsMsg) attrs.ActOptionsMsg {
+	o, ok := opts.(*attrs.ActTunnelKeyAttrs)
+	if !ok || o.Parms == nil || o.Parms.TAction != tunnelKeyActRelease {
+		return opts
+	}
+	c := *o
+	c.NoCsum = nil
+	return &c
 }

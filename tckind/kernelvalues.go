@@ -32,3 +32,13 @@ func Restoring(kind string, dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	}
 	return dumped
 }
+
+// ActionDumped returns an action's options as the kernel will dump them
+// after a request of opts, from the kind's Dumped; options of kinds that
+// keep what they are given come back as they are.
+func ActionDumped(kind string, opts attrs.ActOptionsMsg) attrs.ActOptionsMsg {
+	if k := LookupAction(kind); k != nil && k.Dumped != nil && opts != nil {
+		return k.Dumped(opts)
+	}
+	return opts
+}

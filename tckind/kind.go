@@ -267,4 +267,10 @@ type Action struct {
 	// its kind that ask for them, naming devices with links; an error
 	// wraps ErrNoKeywords. Nil for a kind gotc cannot write back yet.
 	Keywords func(opts attrs.ActOptionsMsg, links Links) ([]string, error)
+	// Dumped returns options (a copy) as the kernel dumps them after a
+	// request of opts, for a kind whose kernel drops what tc sends
+	// (tunnel_key release's checksum flag) or fills in what it leaves out
+	// (mpls modify's protocol); nil for a kind that dumps what it was
+	// given.
+	Dumped func(opts attrs.ActOptionsMsg) attrs.ActOptionsMsg
 }

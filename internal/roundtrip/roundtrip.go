@@ -1,9 +1,9 @@
 // Package roundtrip checks the contract every kind keeps with the kernel,
 // on a dumped object: its kind writes it back as keywords, its kind's
 // parser reads them, and they must ask for what the kernel dumped, no
-// more and no less. The kinds' contract test runs it on the golden dumps
-// recorded from the test bed's kernel; the differential test runs it on
-// what the kernel dumps after each of its command lines.
+// more and no less. The kinds' contract test (package allkinds) runs it
+// on the golden dumps recorded from the test bed's kernel; the
+// differential test runs it on what the kernel dumps after its cases.
 package roundtrip
 
 import (
@@ -11,7 +11,10 @@ import (
 	"fmt"
 	"math/bits"
 	"reflect"
+	"slices"
+	"strings"
 
+	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
@@ -26,13 +29,13 @@ import (
 var ErrNotMade = errors.New("made by no command")
 
 // Check writes the dumped qdisc, class or filter m back as its kind's
-// keywords (with the filter's handle word), parses them with the kind's
+// keywords (a filter's with its handle word), parses them with the kind's
 // parser, and reports how what they ask for differs from the dump: the
-// words must ask for nothing the kernel did not dump (as it keeps it:
-// tckind.Dumped), and for everything it dumped but for what is dumped as
-// a request of zero would be. It returns the words. An error wrapping
-// tckind.ErrNoKeywords is the kind's refusal to write the dump back, one
-// wrapping ErrNotMade an object no command makes.
+// words must ask for nothing the kernel did not dump (as it keeps it: the
+// kinds' Dumped), and for everything it dumped but what it fills itself
+// and what is dumped as a request of zero would be. It returns the words.
+// An error wrapping tckind.ErrNoKeywords is the kind's refusal to write
+// the dump back, one wrapping ErrNotMade an object no command makes.
 func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, error) {
 	kind, opts := m.Kind(), m.Attrs.Options
 	var words []string
@@ -82,22 +85,55 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 		if back, h, err = k.Parse(words, env); err == nil && h != handle {
 			err = fmt.Errorf("handle %q reads back as %#x, dumped %#x", env.Handle, h, handle)
 		}
+		back = actionsAsKept(back)
 	default:
 		return nil, fmt.Errorf("roundtrip: no keywords for a %s", o)
 	}
 	if err != nil {
-		return words, fmt.Errorf("the kind's parser refuses its keywords: %w", err)
+		return words, fmt.Errorf("the kind's parser refuses its keywords %q: %w", strings.Join(words, " "), err)
 	}
 	if back == nil && EmptyOptions(opts) {
 		return words, nil // ingress, clsact: an empty nest, asked for by no words
 	}
-	if !tckind.Covers(back, opts) {
-		return words, fmt.Errorf("the words ask for what the kernel did not dump\n asked  %+v\n dumped %+v", back, opts)
+	return words, compare(words, back, opts, WithoutZeroLeftOut(withoutActionFills(opts, back), back))
+}
+
+// CheckAction is Check for a standalone action ("tc actions"): written
+// back as the words of an action list (the kind's Keywords, then its
+// cookie, hw_stats and flags) and parsed as "tc actions add" does, it
+// must give the same options, cookie, flags and kinds of hardware
+// statistics.
+func CheckAction(a attrs.ActAttrs, links tckind.Links) ([]string, error) {
+	words, err := tckind.ActionListKeywords(nil, []attrs.ActAttrs{a}, links)
+	if err != nil {
+		return nil, err
 	}
-	if !tckind.Covers(WithoutZeroLeftOut(opts, back), back) {
-		return words, fmt.Errorf("the words leave out what the kernel dumped\n asked  %+v\n dumped %+v", back, opts)
+	back, rest, err := action.ParseActions(words, tckind.ActionEnv{Links: links})
+	if err != nil || len(rest) != 0 || len(back) != 1 {
+		return words, fmt.Errorf("the action list's parser refuses its keywords %q (%d actions, %q left): %v", strings.Join(words, " "), len(back), rest, err)
+	}
+	b := back[0]
+	b.Options = actionAsKept(b)
+	if err := compare(words, b.Options, a.Options, actionWithoutFills(a, b).Options); err != nil {
+		return words, err
+	}
+	if !slices.Equal(b.Cookie, a.Cookie) || !reflect.DeepEqual(b.Flags, a.Flags) || hwStats(b.HWStats) != hwStats(a.HWStats) {
+		return words, fmt.Errorf("the words %q ask for another cookie, flags or hw_stats\n asked  %+v\n dumped %+v", strings.Join(words, " "), b, a)
 	}
 	return words, nil
+}
+
+// compare requires that kept (what the words ask for, as the kernel keeps
+// it) be in the dump, and that what the dump holds that words may ask for
+// (askable) be asked for.
+func compare(words []string, kept, dumped, askable any) error {
+	if !tckind.Covers(kept, dumped) {
+		return fmt.Errorf("the words %q ask for what the kernel did not dump\n asked  %+v\n dumped %+v", strings.Join(words, " "), kept, dumped)
+	}
+	if !tckind.Covers(askable, kept) {
+		return fmt.Errorf("the words %q leave out what the kernel dumped\n asked  %+v\n dumped %+v", strings.Join(words, " "), kept, dumped)
+	}
+	return nil
 }
 
 // EmptyOptions reports options that hold nothing: none, or the empty nest
@@ -119,7 +155,7 @@ func EmptyOptions(opts attrs.TCOptionsMsg) bool {
 // zero would be (by Covers' rule: a classifier's flags with only the bits
 // the kernel adds count as zero): the kernel's default for most, which a
 // kind's writer leaves out as tc does ("memlimit 0").
-func WithoutZeroLeftOut(dumped, asked attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+func WithoutZeroLeftOut[T any](dumped, asked T) T {
 	d, a := reflect.ValueOf(dumped), reflect.ValueOf(asked)
 	if d.Kind() != reflect.Pointer || d.IsNil() || d.Elem().Kind() != reflect.Struct || a.Type() != d.Type() || a.IsNil() {
 		return dumped
@@ -137,5 +173,113 @@ func WithoutZeroLeftOut(dumped, asked attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 			f.Set(reflect.Zero(f.Type()))
 		}
 	}
+	return out.Interface().(T)
+}
+
+// Actions: what the kernel keeps of the actions a request asks for, and
+// what it fills in those it dumps.
+
+// actionFilled names the fields of an action (of its TCA_ACT_* nest, its
+// options, and the parms struct in them) that the kernel fills and no
+// words ask for: its index and counts, its times and statistics.
+var actionFilled = map[string]bool{
+	"Index": true, "Refcnt": true, "Bindcnt": true, "Capab": true,
+	"Tm": true, "Stats": true, "InHWCount": true, "UsedHWStats": true,
+	"StatsDscpSet": true, "StatsDscpError": true, "StatsCpmarkSet": true,
+}
+
+// actList is the Act list of a filter's options, if they have one.
+func actList(opts any) (reflect.Value, bool) {
+	v := reflect.ValueOf(opts)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	acts := v.Elem().FieldByName("Act")
+	return acts, acts.IsValid() && acts.Type() == reflect.TypeFor[[]attrs.ActAttrs]()
+}
+
+// withActs returns a copy of a filter's options with the Act list acts.
+func withActs(opts attrs.TCOptionsMsg, acts []attrs.ActAttrs) attrs.TCOptionsMsg {
+	v := reflect.ValueOf(opts)
+	out := reflect.New(v.Elem().Type())
+	out.Elem().Set(v.Elem())
+	out.Elem().FieldByName("Act").Set(reflect.ValueOf(acts))
 	return out.Interface().(attrs.TCOptionsMsg)
+}
+
+// actionsAsKept returns a copy of a filter's asked options whose actions
+// are as the kernel keeps them (their kinds' Dumped).
+func actionsAsKept(asked attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	acts, ok := actList(asked)
+	if !ok {
+		return asked
+	}
+	list := slices.Clone(acts.Interface().([]attrs.ActAttrs))
+	for i := range list {
+		list[i].Options = actionAsKept(list[i])
+	}
+	return withActs(asked, list)
+}
+
+// actionAsKept is an asked action's options as the kernel keeps them.
+func actionAsKept(a attrs.ActAttrs) attrs.ActOptionsMsg {
+	if a.Kind == nil {
+		return a.Options
+	}
+	return tckind.ActionDumped(*a.Kind, a.Options)
+}
+
+// withoutActionFills returns a copy of a filter's dumped options whose
+// actions hold only what words may ask for: without what the kernel
+// fills, and without the options asked leaves out that are dumped as a
+// request of zero would be.
+func withoutActionFills(dumped, asked attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	acts, ok := actList(dumped)
+	askedActs, ok2 := actList(asked)
+	if !ok || !ok2 || acts.Len() != askedActs.Len() {
+		return dumped
+	}
+	list := make([]attrs.ActAttrs, acts.Len())
+	for i := range list {
+		list[i] = actionWithoutFills(acts.Index(i).Interface().(attrs.ActAttrs), askedActs.Index(i).Interface().(attrs.ActAttrs))
+	}
+	return withActs(dumped, list)
+}
+
+// actionWithoutFills is one action of withoutActionFills.
+func actionWithoutFills(dumped, asked attrs.ActAttrs) attrs.ActAttrs {
+	a := withoutFilled(reflect.ValueOf(&dumped)).Interface().(*attrs.ActAttrs)
+	if a.Options != nil {
+		o := withoutFilled(reflect.ValueOf(a.Options))
+		for i := range o.Elem().NumField() {
+			if f := o.Elem().Field(i); f.Kind() == reflect.Pointer && !f.IsNil() && f.Elem().Kind() == reflect.Struct {
+				f.Set(withoutFilled(f))
+			}
+		}
+		a.Options = WithoutZeroLeftOut(o.Interface().(attrs.ActOptionsMsg), asked.Options)
+	}
+	return *a
+}
+
+// withoutFilled returns a copy of the struct p points to without the
+// fields actionFilled names.
+func withoutFilled(p reflect.Value) reflect.Value {
+	out := reflect.New(p.Elem().Type())
+	out.Elem().Set(p.Elem())
+	for name := range actionFilled {
+		if f := out.Elem().FieldByName(name); f.IsValid() && f.CanSet() {
+			f.Set(reflect.Zero(f.Type()))
+		}
+	}
+	return out
+}
+
+// hwStats is the kinds of hardware statistics an action keeps, -1 for
+// the kernel's default (any): a request names them in value and
+// selector, a dump in value under a selector of all.
+func hwStats(b *attrs.Bitfield32) int64 {
+	if b == nil {
+		return -1
+	}
+	return int64(b.Value)
 }
