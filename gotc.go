@@ -326,38 +326,16 @@ func (c *Client) FilterOptions(ctx context.Context, kind string, protocol uint16
 		protocol = tckind.EthPAll
 	}
 	env := tckind.FilterEnv{Protocol: protocol}
-	env.Links = &links{ctx: ctx, conn: c.conn}
+	env.Links = netlink.NewLinks(ctx, c.conn)
 	opts, _, err := k.Parse(strings.Fields(words), env)
 	return opts, err
-}
-
-// links names devices through the connection, for the actions' parsers.
-type links struct {
-	ctx  context.Context
-	conn *netlink.Conn
-}
-
-func (l *links) Index(name string) (int32, bool) {
-	idx, err := l.conn.LinkIndex(l.ctx, name)
-	return idx, err == nil
-}
-
-func (l *links) Name(idx int32) string {
-	names, _ := l.conn.LinkNames(l.ctx)
-	if n, ok := names[idx]; ok {
-		return n
-	}
-	if idx == 0 {
-		return "*"
-	}
-	return fmt.Sprintf("if%d", idx)
 }
 
 // ActionOptions parses tc's words of an action list ("gact drop", "mirred
 // egress redirect dev ifb0", several one after another) into actions for
 // AddActions, looking the devices they name up through c.
 func (c *Client) ActionOptions(ctx context.Context, words string) ([]attrs.ActAttrs, error) {
-	acts, rest, err := action.ParseActions(strings.Fields(words), tckind.ActionEnv{Links: &links{ctx: ctx, conn: c.conn}})
+	acts, rest, err := action.ParseActions(strings.Fields(words), tckind.ActionEnv{Links: netlink.NewLinks(ctx, c.conn)})
 	if err == nil && len(rest) > 0 {
 		err = fmt.Errorf("gotc: %q after the actions", strings.Join(rest, " "))
 	}

@@ -102,12 +102,11 @@ func nonNil(w []string) []string {
 // kernel's default). It fails, naming them, on objects whose options it
 // cannot write as tc words.
 func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) {
-	l := &links{ctx: ctx, k: k}
+	l := &links{netlink.NewLinks(ctx, k)}
 	names, err := k.LinkNames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	l.names = names
 	all := len(devices) == 0
 	if all {
 		for _, n := range names {

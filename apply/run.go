@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/gotc/gotc/netlink"
 )
 
 // Compute reads the kernel's state of every device the file names and
 // returns the plan that brings it to the file's. It sends no change.
 func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
-	r := &resolver{links: &links{ctx: ctx, k: k}}
+	r := &resolver{links: &links{netlink.NewLinks(ctx, k)}}
 	plan := &Plan{}
 	for _, name := range sortedKeys(f.Devices) {
 		idx, err := k.LinkIndex(ctx, name)

@@ -83,27 +83,9 @@ func filterHooks(kind string) int {
 	return 0
 }
 
-// links resolves device names through the kernel for the filters' actions.
-type links struct {
-	ctx   context.Context
-	k     Kernel
-	names map[int32]string
-}
-
-func (l *links) Index(name string) (int32, bool) {
-	idx, err := l.k.LinkIndex(l.ctx, name)
-	return idx, err == nil
-}
-
-func (l *links) Name(idx int32) string {
-	if l.names == nil {
-		l.names, _ = l.k.LinkNames(l.ctx)
-	}
-	if n, ok := l.names[idx]; ok {
-		return n
-	}
-	return fmt.Sprintf("if%d", idx)
-}
+// links names devices through the kernel for the filters' actions, as tc
+// does (netlink.Links), and writes the kernel's objects as words.
+type links struct{ *netlink.Links }
 
 // resolver turns a File into qdisc, class and filter nodes, parsing every
 // kind's words with gotc's parsers.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"strconv"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/nlabi"
@@ -70,4 +71,58 @@ func cString(b []byte) string {
 		}
 	}
 	return string(b)
+}
+
+// Links names the devices of a connection's namespace for the kinds that
+// refer to one by its ifindex (mirred's target), as tc does; it is the
+// tckind.Links of a program that talks to the kernel. A name is looked up
+// when asked. The names of ifindexes come from one link dump, read on
+// first need or by Load, and kept: a listing calls Load before its dump,
+// since a lookup from inside a dump would wait for the socket the dump
+// is reading.
+type Links struct {
+	ctx   context.Context
+	conn  LinkLookup
+	names map[int32]string
+}
+
+// LinkLookup is what Links asks: a *Conn, or a fake of the kernel.
+type LinkLookup interface {
+	LinkIndex(ctx context.Context, name string) (int32, error)
+	LinkNames(ctx context.Context) (map[int32]string, error)
+}
+
+// NewLinks returns the Links of the namespace c talks to; ctx bounds its
+// requests.
+func NewLinks(ctx context.Context, c LinkLookup) *Links { return &Links{ctx: ctx, conn: c} }
+
+// Index is the ifindex of the device called name; ok is false when the
+// kernel knows none (or cannot be asked).
+func (l *Links) Index(name string) (idx int32, ok bool) {
+	idx, err := l.conn.LinkIndex(l.ctx, name)
+	return idx, err == nil
+}
+
+// Name is what tc prints for an ifindex (ll_index_to_name): "*" for 0,
+// the device's name, or "ifN" for one it cannot name.
+func (l *Links) Name(idx int32) string {
+	if idx == 0 {
+		return "*"
+	}
+	l.Load()
+	if name, ok := l.names[idx]; ok {
+		return name
+	}
+	return "if" + strconv.Itoa(int(idx))
+}
+
+// Load reads every device's name, once; a failed read leaves every
+// ifindex unnamed.
+func (l *Links) Load() {
+	if l.names != nil {
+		return
+	}
+	if l.names, _ = l.conn.LinkNames(l.ctx); l.names == nil {
+		l.names = map[int32]string{}
+	}
 }

@@ -430,7 +430,7 @@ func (r tbfRatecfg) smallest(ticks uint32) (size uint32, ok bool) {
 // from the bytes of the request (tbf_change); without them it keeps tc's.
 func tbfDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	o, ok := opts.(*attrs.TBFAttrs)
-	if !ok || o.Parms == nil {
+	if !ok || o == nil || o.Parms == nil {
 		return opts
 	}
 	c, p := *o, *o.Parms

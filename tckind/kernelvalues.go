@@ -1,6 +1,10 @@
 package tckind
 
-import "github.com/gotc/gotc/attrs"
+import (
+	"reflect"
+
+	"github.com/gotc/gotc/attrs"
+)
 
 // Some kinds keep an option in other units than a request gives it and
 // dump it converted back, rounded: fq_codel's and codel's times (kept in
@@ -14,8 +18,12 @@ import "github.com/gotc/gotc/attrs"
 // dump them after a request of opts (a copy; opts is not changed). Options
 // of kinds that keep what they are given come back as they are. A request
 // without options (nil) is the kind's to answer too: pfifo_fast's dumps
-// its fixed priomap.
+// its fixed priomap; so is a nil pointer of the kind's options type,
+// which is none either.
 func Dumped(kind string, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	if v := reflect.ValueOf(opts); v.Kind() == reflect.Pointer && v.IsNil() {
+		opts = nil
+	}
 	if k := LookupQdisc(kind); k != nil && k.Dumped != nil {
 		return k.Dumped(opts)
 	}

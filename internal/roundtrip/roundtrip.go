@@ -59,7 +59,9 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 			if k.ParseQdisc != nil {
 				back, err = k.ParseQdisc(words, tckind.ParseEnv{})
 			}
-			back = tckind.Dumped(kind, back)
+			if err == nil {
+				back = tckind.Dumped(kind, back)
+			}
 		} else {
 			if k.ParseClass == nil || m.Header.Handle&0xffff == 0 {
 				return nil, fmt.Errorf("class %s of %s: %w", tcfmt.FormatClassID(m.Header.Handle), kind, ErrNotMade)
@@ -85,7 +87,9 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 		if back, h, err = k.Parse(words, env); err == nil && h != handle {
 			err = fmt.Errorf("handle %q reads back as %#x, dumped %#x", env.Handle, h, handle)
 		}
-		back = actionsAsKept(back)
+		if err == nil {
+			back = actionsAsKept(back)
+		}
 	default:
 		return nil, fmt.Errorf("roundtrip: no keywords for a %s", o)
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/gotc/gotc/netlink"
 )
 
 // filterCases is what the differential test runs for one filter or action
@@ -231,8 +233,11 @@ func (r *runner) checkFilters(kinds []string, total map[string][2]int) {
 func (r *runner) checkFilterLine(c *filterCases, line string) bool {
 	r.n++
 	ref := r.runFilterCase(c, r.tc, line)
+	// What the kernel dumps of tc's device, written back by the kinds,
+	// before gotc's run makes the device anew: the filters under 1: and
+	// ingress, and the qdiscs and classes the setup made.
+	problems := r.keywords.check(filterDev, netlink.MakeHandle(1, 0), parentIngressHook)
 	got := r.runFilterCase(c, r.gotc, line)
-	var problems []string
 	if ref.line.status != got.line.status {
 		problems = append(problems, fmt.Sprintf("exit %d, tc %d (gotc: %q, tc: %q)", got.line.status, ref.line.status, got.line.stderr, ref.line.stderr))
 	} else if usageless(ref.line.stderr) != usageless(got.line.stderr) {

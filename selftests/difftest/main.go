@@ -65,7 +65,12 @@ func main() {
 		listCases()
 		return
 	}
-	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose}
+	kc, err := newKeywordsCheck()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "difftest:", err)
+		os.Exit(1)
+	}
+	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose, keywords: kc}
 	for _, dev := range []string{"dref", "dgot"} {
 		r.mustRun(r.ip, "link", "add", dev, "type", "dummy")
 		r.mustRun(r.ip, "link", "set", dev, "up")
@@ -123,6 +128,7 @@ func main() {
 		}
 	}
 	fmt.Printf("# batches: %d identical, %d differ\n", bp, bf)
+	r.keywords.report()
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	if failed > 0 {
 		os.Exit(1)
@@ -295,8 +301,11 @@ func (k *kindCases) combinations() []combination {
 
 type runner struct {
 	tc, gotc, ip string
-	verbose      bool
-	n            int
+	// keywords holds the kinds to their contract on what the kernel
+	// dumps after each case.
+	keywords *keywordsCheck
+	verbose  bool
+	n        int
 }
 
 type result struct {
@@ -399,7 +408,8 @@ func (r *runner) check(k *kindCases, c combination) bool {
 		}
 		return same(verb, append(append(args, kind), opts...))
 	}
-	if step("add", c.add) && c.change != nil {
+	added := step("add", c.add)
+	if added && c.change != nil {
 		step("change", c.change)
 	}
 	shown := views
@@ -424,6 +434,13 @@ func (r *runner) check(k *kindCases, c combination) bool {
 		if r.verbose {
 			fmt.Printf("# %s\n%s", label, indent(refOnRef.stdout))
 		}
+	}
+	// The kernel's dumps of tc's device, written back by the kinds, and
+	// (for a qdisc added and not changed) what the kind's parser made of
+	// the words, as the kernel keeps it.
+	problems = append(problems, r.keywords.check(refDev)...)
+	if added && c.change == nil && c.classes == nil && !k.beforeKind {
+		problems = append(problems, r.keywords.asked(refDev, kind, c.add)...)
 	}
 	if len(problems) == 0 {
 		fmt.Printf("ok %d - %s\n", r.n, name)
