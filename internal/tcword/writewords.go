@@ -94,14 +94,15 @@ func MapPtr(p *uint32, f func(uint32) uint32) *uint32 {
 }
 
 // ShortestFloatWord writes the shortest decimal, followed by suffix, that
-// ok accepts, from the numbers near (each at 1 to 17 significant digits,
-// fewer digits first): a value tc scaled and truncated, such as a
-// probability, is written "0.02" rather than as the quotient that gives it
-// back. ok is false when no digits do.
+// ok accepts, from the numbers near (each rounded to 1 to 17 significant
+// digits, fewer digits first, and written without an exponent): a value
+// tc scaled and truncated, such as a probability, is written "0.02" rather
+// than as the quotient that gives it back. ok is false when no digits do.
 func ShortestFloatWord(near []float64, suffix string, ok func(string) bool) (string, bool) {
 	for prec := 1; prec <= 17; prec++ {
 		for _, x := range near {
-			if s := strconv.FormatFloat(x, 'g', prec, 64) + suffix; ok(s) {
+			r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', prec, 64), 64)
+			if s := strconv.FormatFloat(r, 'f', -1, 64) + suffix; ok(s) {
 				return s, true
 			}
 		}
