@@ -34,6 +34,12 @@ func init() {
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printChokeXstats(p, chokeStatsOf(x)) },
 		Stats:       chokeStatsTable,
+		Keywords:    tckind.KeywordsOf("choke", chokeKeywords),
+		Dumped:      chokeDumped,
+		// The dump is the request that restores it: what the kernel does
+		// not dump (the table) or computes (max_P for 0), chokeKeywords
+		// asks for again through redFind.
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 	})
 }
 
@@ -181,4 +187,43 @@ func printChokeXstats(p *tcfmt.Printer, x *attrs.TCChokeXstats) {
 	p.Uint(tcfmt.Any, "pdrop", " pdrop %u", uint64(x.Pdrop))
 	p.Uint(tcfmt.Any, "other", " other %u", uint64(x.Other))
 	p.Uint(tcfmt.Any, "matched", " matched %u", uint64(x.Matched))
+}
+
+// chokeKeywords writes choke's options back: limit and the thresholds (in
+// packets) as dumped, the avpkt, burst, probability and bandwidth redFind
+// finds for the derived values, and ecn, the one flag tc sets.
+func chokeKeywords(o *attrs.ChokeAttrs) ([]string, error) {
+	q := o.Parms
+	if q == nil {
+		return nil, tckind.NoKeywords("choke without parameters")
+	}
+	var maxP uint32
+	if o.MaxP != nil {
+		maxP = *o.MaxP
+	}
+	f, err := redFind("choke", redDump{q.QthMin, q.QthMax, q.Wlog, q.Plog, q.ScellLog, maxP}, true, true)
+	if err != nil {
+		return nil, err
+	}
+	w := f.words([]string{"limit", tcword.UintWord(q.Limit), "min", tcword.UintWord(q.QthMin), "max", tcword.UintWord(q.QthMax)})
+	return redFlagWords(w, "choke", uint32(q.Flags), redFlagECN)
+}
+
+// chokeDumped is Kind.Dumped for choke: the kernel does not dump the idle
+// damping table and computes max_P from Plog when given 0 (on the
+// thresholds in packets, as it keeps them).
+func chokeDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.ChokeAttrs)
+	if !ok || o.Parms == nil {
+		return opts
+	}
+	c := *o
+	c.Stab = nil
+	var maxP uint32
+	if o.MaxP != nil {
+		maxP = *o.MaxP
+	}
+	maxP = redDumpedMaxP(maxP, o.Parms.QthMin, o.Parms.QthMax, o.Parms.Plog)
+	c.MaxP = &maxP
+	return &c
 }

@@ -49,6 +49,12 @@ func init() {
 			o, ok := opts.(*attrs.GREDAttrs)
 			return ok && o.Dps != nil
 		},
+		Keywords: tckind.KeywordsOf("gred", gredKeywords),
+		Dumped:   gredDumped,
+		// The dump is the request that restores it: what the kernel does
+		// not dump (a queue's table) or computes (max_P for 0),
+		// gredKeywords asks for again through redFind.
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 	})
 }
 
@@ -376,4 +382,81 @@ func printGREDStats(p *tcfmt.Printer, q *attrs.TCGREDQopt, vq *gredVQStats) {
 	p.Text("\n  Total packets: ")
 	p.Uint(tcfmt.Any, "packets", "%u ", uint64(q.Packets))
 	p.Size(tcfmt.Any, "bytes", "(%s) ", bytes)
+}
+
+// gredKeywords writes gred's options back. A dump (or a setup request)
+// has the table: "setup" with its size, default, grio, limit and flags;
+// its virtual queues are each set by a "vq" command of their own after
+// the setup (the kernel takes no queue when it creates the qdisc), which
+// one command cannot do, so a table with queues has no words. A queue's
+// request (no table, one queue) is written as its "vq" command, its
+// avpkt, burst, probability and bandwidth from redFind.
+func gredKeywords(o *attrs.GREDAttrs) ([]string, error) {
+	if o.Dps != nil {
+		for i := 0; i+attrs.TCGREDQoptLen <= len(o.Parms); i += attrs.TCGREDQoptLen {
+			var q attrs.TCGREDQopt
+			if err := q.Decode(o.Parms[i:]); err == nil && q.DP < gredMaxDPs {
+				return nil, tckind.NoKeywords("gred's virtual queues, each set by a command of its own after the setup")
+			}
+		}
+		s := o.Dps
+		w := []string{"setup", "vqs", tcword.UintWord(s.DPs), "default", tcword.UintWord(s.DefDP)}
+		if s.Grio != 0 {
+			w = append(w, "grio")
+		}
+		if o.Limit != nil {
+			w = append(w, "limit", tcword.UintWord(*o.Limit))
+		}
+		return redFlagWords(w, "gred", uint32(s.Flags), redFlagECN|redFlagHarddrop)
+	}
+	var q attrs.TCGREDQopt
+	if len(o.Parms) != attrs.TCGREDQoptLen || q.Decode(o.Parms) != nil || q.DP >= gredMaxDPs || len(o.MaxP) > 1 {
+		return nil, tckind.NoKeywords("gred options that are neither a table nor one queue")
+	}
+	var maxP uint32
+	if len(o.MaxP) == 1 {
+		maxP = o.MaxP[0]
+	}
+	f, err := redFind("gred", redDump{q.QthMin, q.QthMax, q.Wlog, q.Plog, q.ScellLog, maxP}, false, true)
+	if err != nil {
+		return nil, err
+	}
+	w := []string{"vq", tcword.UintWord(q.DP)}
+	if q.Prio != 0 {
+		w = append(w, "prio", tcword.UintWord(q.Prio))
+	}
+	w = f.words(append(w, "limit", tcword.UintWord(q.Limit), "min", tcword.UintWord(q.QthMin), "max", tcword.UintWord(q.QthMax)))
+	var flags uint32
+	if l := o.VqList; l != nil && len(l.Entry) == 1 && l.Entry[0].Flags != nil {
+		flags = *l.Entry[0].Flags
+	}
+	return redFlagWords(w, "gred", flags, redFlagECN|redFlagHarddrop)
+}
+
+// gredDumped is Kind.Dumped for gred. A setup request dumps as a table
+// without queues: sixteen absent ones (a DP of MAX_DPs plus the index),
+// their max_P 0 and an empty queue list (gred_dump). A queue's request
+// loses its idle-damping table, which the kernel does not dump, and gets
+// the max_P it computes from Plog for 0.
+func gredDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.GREDAttrs)
+	if !ok {
+		return opts
+	}
+	c := *o
+	if o.Dps != nil {
+		c.Parms, c.MaxP = nil, make([]uint32, gredMaxDPs)
+		for i := range uint32(gredMaxDPs) {
+			c.Parms = (&attrs.TCGREDQopt{DP: gredMaxDPs + i}).Append(c.Parms)
+		}
+		c.VqList = &attrs.TCAGREDVqListAttrs{}
+		return &c
+	}
+	var q attrs.TCGREDQopt
+	if len(o.Parms) != attrs.TCGREDQoptLen || q.Decode(o.Parms) != nil || len(o.MaxP) != 1 {
+		return opts
+	}
+	c.Stab = nil
+	c.MaxP = []uint32{redDumpedMaxP(o.MaxP[0], q.QthMin, q.QthMax, q.Plog)}
+	return &c
 }

@@ -26,10 +26,12 @@ package qdisc
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
@@ -104,6 +106,9 @@ func init() {
 		PrintXstats:    func(p *tcfmt.Printer, x tckind.Xstats) { PrintNetemXstats(p, netemStatsOf(x)) },
 		ChangeAccepted: netemChangeAccepted,
 		Stats:          netemStatsTable,
+		Keywords:       tckind.KeywordsOf("netem", netemKeywords),
+		Dumped:         netemDumped,
+		Restoring:      netemRestoring,
 	})
 }
 
@@ -884,4 +889,218 @@ func PrintNetemXstats(p *tcfmt.Printer, x *attrs.TCNetemXstats) {
 			p.Uint(tcfmt.Any, tcfmt.Name(f.Key), f.format, v)
 		}
 	}
+}
+
+// netemKeywords writes netem's options back: limit, delay with jitter and
+// correlation, the loss model, ecn, duplicate, reorder with gap, corrupt,
+// rate with its overheads and cell size, slot with its limits, and seed.
+// TCA_NETEM_CORR travels when a delay, loss, reorder or corrupt
+// correlation is given; a duplicate correlation alone is written with the
+// corrupt keyword's correlation to carry it. The kernel does not dump
+// distribution tables: a slot distribution (whose delay and jitter the
+// dump shows) is refused, and a delay's distribution is not seen, so a
+// jittered delay is written as uniform. What tc refuses in one command
+// (random loss beside a loss model, ecn without one, reordering without a
+// delay, a gap without reordering) is refused too.
+func netemKeywords(o *attrs.TCOptionsMsgNetem) ([]string, error) {
+	q, a := &o.Header, &o.Attrs
+	switch {
+	case len(a.Unknown) != 0 || a.Loss != nil && len(a.Loss.Unknown) != 0:
+		return nil, tckind.NoKeywords("netem attributes gotc does not know")
+	case a.DelayDist != nil || a.SlotDist != nil || a.Slot != nil && (a.Slot.DistDelay != 0 || a.Slot.DistJitter != 0):
+		return nil, tckind.NoKeywords("netem's distribution table, which the kernel does not dump and words give only by a file's name")
+	}
+	lossModel := a.Loss != nil && (a.Loss.Gi != nil || a.Loss.Ge != nil)
+	var (
+		cor      attrs.TCNetemCorr
+		reorder  attrs.TCNetemReorder
+		corrupt  attrs.TCNetemCorrupt
+		latency  int64
+		jitter   int64
+		ecn      = a.ECN != nil && *a.ECN != 0
+		corrSent bool // a correlation written makes tc send cor
+		err      error
+	)
+	if a.Latency64 != nil {
+		latency = *a.Latency64
+	}
+	if a.Jitter64 != nil {
+		jitter = *a.Jitter64
+	}
+	if a.Corr != nil {
+		cor = *a.Corr
+	}
+	if a.Reorder != nil {
+		reorder = *a.Reorder
+	}
+	if a.Corrupt != nil {
+		corrupt = *a.Corrupt
+	}
+	switch {
+	case latency < 0 || jitter < 0 || a.Slot != nil && (a.Slot.MinDelay < 0 || a.Slot.MaxDelay < 0):
+		return nil, tckind.NoKeywords("netem's negative times")
+	case q.Loss != 0 && lossModel:
+		return nil, tckind.NoKeywords("netem's random loss beside a loss model")
+	case ecn && q.Loss == 0 && !lossModel:
+		return nil, tckind.NoKeywords("netem's ecn without loss")
+	case reorder.Probability != 0 && (latency == 0 || q.Gap == 0), reorder.Probability == 0 && q.Gap != 0:
+		return nil, tckind.NoKeywords("netem's reordering without a delay or a gap, or a gap without reordering")
+	}
+	// percent writes a probability; the first failure is kept in err.
+	percent := func(v uint32) string {
+		s, ok := tcword.ShortestFloatWord([]float64{100 * netemFraction(v)}, "%", func(s string) bool {
+			p, ok := netemPercent(s)
+			return ok && p == v
+		})
+		if !ok && err == nil {
+			err = tckind.NoKeywords(fmt.Sprintf("netem's probability %d", v))
+		}
+		return s
+	}
+	// withCorr appends a probability and, when not zero or forced, its
+	// correlation.
+	withCorr := func(w []string, p, c uint32, force bool) []string {
+		w = append(w, percent(p))
+		if c != 0 || force {
+			w = append(w, percent(c))
+		}
+		return w
+	}
+	w := []string{"limit", tcword.UintWord(q.Limit)}
+	if latency != 0 || jitter != 0 || cor.DelayCorr != 0 {
+		w = append(w, "delay", tcword.Time64Word(latency))
+		if jitter != 0 || cor.DelayCorr != 0 {
+			w = append(w, tcword.Time64Word(jitter))
+		}
+		if cor.DelayCorr != 0 {
+			w, corrSent = append(w, percent(cor.DelayCorr)), true
+		}
+	}
+	if q.Loss != 0 || cor.LossCorr != 0 {
+		w = withCorr(append(w, "loss", "random"), q.Loss, cor.LossCorr, false)
+		corrSent = corrSent || cor.LossCorr != 0
+	}
+	if lossModel && a.Loss.Gi != nil {
+		g := a.Loss.Gi
+		w = append(w, "loss", "state", percent(g.P13), percent(g.P31), percent(g.P32), percent(g.P23), percent(g.P14))
+	}
+	if lossModel && a.Loss.Ge != nil {
+		g := a.Loss.Ge
+		w = append(w, "loss", "gemodel", percent(g.P), percent(g.R), percent(math.MaxUint32-g.H), percent(g.K1))
+	}
+	if ecn {
+		w = append(w, "ecn")
+	}
+	if q.Duplicate != 0 || cor.DupCorr != 0 {
+		w = withCorr(append(w, "duplicate"), q.Duplicate, cor.DupCorr, false)
+	}
+	if reorder != (attrs.TCNetemReorder{}) {
+		w = withCorr(append(w, "reorder"), reorder.Probability, reorder.Correlation, false)
+		corrSent = corrSent || reorder.Correlation != 0
+	}
+	if q.Gap != 0 {
+		w = append(w, "gap", tcword.UintWord(q.Gap))
+	}
+	if carry := !corrSent && cor != (attrs.TCNetemCorr{}); carry || corrupt != (attrs.TCNetemCorrupt{}) {
+		w = withCorr(append(w, "corrupt"), corrupt.Probability, corrupt.Correlation, carry)
+	}
+	if w, err = netemRateWords(w, a); err != nil {
+		return nil, err
+	}
+	if s := a.Slot; s != nil {
+		w = append(w, "slot", tcword.Time64Word(s.MinDelay), tcword.Time64Word(s.MaxDelay))
+		if s.MaxPackets != 0 {
+			w = append(w, "packets", strconv.Itoa(int(s.MaxPackets)))
+		}
+		if s.MaxBytes != 0 {
+			w = append(w, "bytes", tcword.UintWord(uint32(s.MaxBytes)))
+		}
+	}
+	if a.PrngSeed != nil {
+		w = append(w, "seed", tcword.UintWord(*a.PrngSeed))
+	}
+	return w, err
+}
+
+// netemRateWords appends "rate RATE [PACKETOVERHEAD [CELLSIZE
+// [CELLOVERHEAD]]]" to w, each optional value written when it or one
+// after it is not zero (tc reads them by position).
+func netemRateWords(w []string, a *attrs.NetemAttrs) ([]string, error) {
+	r := a.Rate
+	if r == nil || *r == (attrs.TCNetemRate{}) {
+		return w, nil
+	}
+	rate := uint64(r.Rate)
+	if a.Rate64 != nil {
+		rate = max(rate, *a.Rate64)
+	}
+	if rate == 0 {
+		return nil, tckind.NoKeywords("netem's rate overheads without a rate")
+	}
+	w = append(w, "rate", tcword.RateWord(rate))
+	opt := []string{strconv.Itoa(int(r.PacketOverhead)), tcword.UintWord(r.CellSize), strconv.Itoa(int(r.CellOverhead))}
+	for n := len(opt); n > 0; n-- {
+		if opt[n-1] != "0" {
+			return append(w, opt[:n]...), nil
+		}
+	}
+	return w, nil
+}
+
+// netemPschedShift is the kernel's PSCHED_SHIFT: netem dumps its times in
+// tc_netem_qopt as psched ticks of 64 ns.
+const netemPschedShift = 6
+
+// netemDumped is Kind.Dumped for a new netem: the kernel keeps delay and
+// jitter in ns (from the 64-bit attributes, else the struct's ticks) and
+// dumps them both ways, the struct's as ticks saturated at 2^32-1; it
+// dumps the correlations, reordering, corruption and rate whether given
+// or not (zero when not, reordering always with a gap: netem_change's
+// compatibility), but not the distribution tables (netem_dump).
+func netemDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.TCOptionsMsgNetem)
+	if !ok {
+		return opts
+	}
+	c := *o
+	a := &c.Attrs
+	ns := func(field *uint32, ns *int64) *int64 {
+		v := int64(*field) << netemPschedShift
+		if ns != nil {
+			v = *ns
+		}
+		*field = uint32(min(uint64(v)>>netemPschedShift, math.MaxUint32))
+		return &v
+	}
+	a.Latency64 = ns(&c.Header.Latency, o.Attrs.Latency64)
+	a.Jitter64 = ns(&c.Header.Jitter, o.Attrs.Jitter64)
+	if a.Corr == nil {
+		a.Corr = &attrs.TCNetemCorr{}
+	}
+	if a.Reorder == nil {
+		a.Reorder = &attrs.TCNetemReorder{}
+		if c.Header.Gap != 0 {
+			a.Reorder.Probability = math.MaxUint32
+		}
+	}
+	if a.Corrupt == nil {
+		a.Corrupt = &attrs.TCNetemCorrupt{}
+	}
+	if a.Rate == nil {
+		a.Rate = &attrs.TCNetemRate{}
+	}
+	a.DelayDist, a.SlotDist = nil, nil
+	return &c
+}
+
+// netemRestoring is Kind.Restoring for netem: the struct's times left 0,
+// as tc sends them (the 64-bit attributes carry them).
+func netemRestoring(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := dumped.(*attrs.TCOptionsMsgNetem)
+	if !ok {
+		return dumped
+	}
+	c := *o
+	c.Header.Latency, c.Header.Jitter = 0, 0
+	return &c
 }

@@ -40,6 +40,9 @@ func init() {
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printREDXstats(p, redStatsOf(x)) },
 		Stats:       redStatsTable,
+		Keywords:    tckind.KeywordsOf("red", redKeywords),
+		Dumped:      redDumped,
+		Restoring:   redRestoring,
 	})
 }
 
@@ -283,4 +286,76 @@ func printREDXstats(p *tcfmt.Printer, x *attrs.TCREDXstats) {
 	p.Uint(tcfmt.Any, "early", "early %u ", uint64(x.Early))
 	p.Uint(tcfmt.Any, "pdrop", "pdrop %u ", uint64(x.Pdrop))
 	p.Uint(tcfmt.Any, "other", "other %u ", uint64(x.Other))
+}
+
+// redKeywords writes red's options back: limit and the thresholds as
+// dumped, the avpkt, burst, probability and bandwidth redFind finds for
+// the derived values, the flags and the qevents' blocks.
+func redKeywords(o *attrs.REDAttrs) ([]string, error) {
+	q := o.Parms
+	if q == nil {
+		return nil, tckind.NoKeywords("red without parameters")
+	}
+	var maxP uint32
+	if o.MaxP != nil {
+		maxP = *o.MaxP
+	}
+	f, err := redFind("red", redDump{q.QthMin, q.QthMax, q.Wlog, q.Plog, q.ScellLog, maxP}, false, true)
+	if err != nil {
+		return nil, err
+	}
+	w := f.words([]string{"limit", tcword.UintWord(q.Limit), "min", tcword.UintWord(q.QthMin), "max", tcword.UintWord(q.QthMax)})
+	flags := uint32(q.Flags)
+	if o.Flags != nil {
+		flags = o.Flags.Value
+	}
+	if w, err = redFlagWords(w, "red", flags, redSupportedFlags); err != nil {
+		return nil, err
+	}
+	for _, q := range []qevent{{"early_drop", o.EarlyDropBlock}, {"mark", o.MarkBlock}} {
+		if q.block != nil && *q.block != 0 {
+			w = append(w, "qevent", q.name, "block", tcword.UintWord(*q.block))
+		}
+	}
+	return w, nil
+}
+
+// redHistoricFlags are the flags tc_red_qopt carries (TC_RED_HISTORIC_FLAGS).
+const redHistoricFlags = redFlagECN | redFlagHarddrop | redFlagAdaptive
+
+// redDumped is Kind.Dumped for red: the kernel does not dump the idle
+// damping table, computes max_P from Plog when given 0, and dumps the
+// historic flags of the bitfield in tc_red_qopt's flags too (red_dump).
+func redDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.REDAttrs)
+	if !ok || o.Parms == nil {
+		return opts
+	}
+	c, p := *o, *o.Parms
+	c.Parms, c.Stab = &p, nil
+	var maxP uint32
+	if o.MaxP != nil {
+		maxP = *o.MaxP
+	}
+	maxP = redDumpedMaxP(maxP, p.QthMin, p.QthMax, p.Plog)
+	c.MaxP = &maxP
+	if o.Flags != nil {
+		p.Flags = uint8(o.Flags.Value&redHistoricFlags) | p.Flags&^redHistoricFlags
+	}
+	return &c
+}
+
+// redRestoring is Kind.Restoring for red: tc_red_qopt's flags left 0
+// where the bitfield has them, as tc sends them (the kernel refuses both).
+// The max_P the kernel computed stays: redFind writes the probability
+// that gives it.
+func redRestoring(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := dumped.(*attrs.REDAttrs)
+	if !ok || o.Parms == nil || o.Flags == nil {
+		return dumped
+	}
+	c, p := *o, *o.Parms
+	c.Parms = &p
+	p.Flags &^= uint8(o.Flags.Value & redHistoricFlags)
+	return &c
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
@@ -278,4 +279,214 @@ func printREDDetails(p *tcfmt.Printer, wlog, plog, scellLog uint8, maxP uint32, 
 func redQoptFrom(limit, qmin, qmax uint32, d redDerived, flags uint8) *attrs.TCREDQopt {
 	return &attrs.TCREDQopt{Limit: limit, QthMin: qmin, QthMax: qmax,
 		Wlog: d.wlog, Plog: d.plog, ScellLog: d.scellLog, Flags: flags}
+}
+
+// Writing a RED kind's dump back as words. The dump holds the thresholds
+// and what tc derived from its other words (Wlog, Plog, Scell_log and
+// max_P), not those words: avpkt, burst and bandwidth are lost, and the
+// probability survives only scaled and truncated to max_P. redFind looks
+// for words that make tc's arithmetic derive the same values again: tc has
+// no keyword that sets Wlog, Plog or Scell_log directly (q_red.c,
+// q_choke.c, q_gred.c and q_sfq.c always compute them).
+
+// redKernelMaxP is the max_P the kernel keeps when a request's is 0 (as a
+// probability of 1 or any whole number makes it): red_set_parms's
+// red_maxp(Plog) times the thresholds' distance (at least 1), in its u32.
+func redKernelMaxP(qmin, qmax uint32, plog uint8) uint32 {
+	delta := int32(qmax - qmin) // the kernel's int
+	if delta <= 0 {
+		delta = 1
+	}
+	maxP := uint32(math.MaxUint32)
+	if plog < 32 {
+		maxP >>= plog
+	}
+	return maxP * uint32(delta)
+}
+
+// redDumpedMaxP is a request's max_P as the kernel keeps and dumps it.
+func redDumpedMaxP(maxP, qmin, qmax uint32, plog uint8) uint32 {
+	if maxP != 0 {
+		return maxP
+	}
+	return redKernelMaxP(qmin, qmax, plog)
+}
+
+// redDump is what a dump shows of a RED configuration.
+type redDump struct {
+	qmin, qmax           uint32 // as given: choke's count packets
+	wlog, plog, scellLog uint8
+	maxP                 uint32 // 0: the kernel's own (redKernelMaxP)
+}
+
+// redFound are words that give a redDump's values again: rate is 0 for a
+// kind without idle damping (sfq), which has no bandwidth keyword.
+type redFound struct {
+	avpkt, burst, rate uint32
+	probability        string
+}
+
+// words appends the found keywords to w.
+func (f redFound) words(w []string) []string {
+	w = append(w, "avpkt", tcword.UintWord(f.avpkt), "burst", tcword.UintWord(f.burst), "probability", f.probability)
+	if f.rate != 0 {
+		w = append(w, "bandwidth", tcword.RateWord(uint64(f.rate)))
+	}
+	return w
+}
+
+// redAvpkts are the packet sizes redFind tries, round ones first; each
+// factor of two from 1 to 64000 holds one, so that choke, whose Plog
+// depends on avpkt, finds one in the range that gives its Plog.
+var redAvpkts = []uint32{1000, 1500, 500, 1, 2, 4, 8, 16, 32, 64, 100, 128, 200, 256, 400, 512,
+	800, 1024, 1280, 2000, 3000, 4000, 6000, 8000, 9000, 12000, 16000, 32000, 64000}
+
+// redFind finds avpkt, burst, probability and (with idleDamping) bandwidth
+// that give d's Wlog, Plog, Scell_log and max_P through tc's arithmetic,
+// trying the round avpkts and then, for thresholds in bytes, fractions of
+// min. perPacket is choke's arithmetic, on thresholds of avpkt-byte
+// packets. An error wraps tckind.ErrNoKeywords; who names the kind.
+func redFind(who string, d redDump, perPacket, idleDamping bool) (redFound, error) {
+	if !idleDamping && d.scellLog != 0 {
+		return redFound{}, tckind.NoKeywords(fmt.Sprintf("%s's Scell_log %d (tc sends 0)", who, d.scellLog))
+	}
+	avpkts := slices.Clone(redAvpkts)
+	if !perPacket {
+		for k := uint32(2); k <= 64 && d.qmin/k != 0; k++ {
+			avpkts = append(avpkts, d.qmin/k)
+		}
+	}
+	for _, avpkt := range avpkts {
+		qmin, qmax := d.qmin, d.qmax
+		if perPacket { // in C's u32, as tc multiplies
+			qmin, qmax = qmin*avpkt, qmax*avpkt
+		}
+		f := redFound{avpkt: avpkt}
+		var ok bool
+		if f.probability, ok = redProbabilityWord(qmin, qmax, d); !ok {
+			continue
+		}
+		if f.burst, ok = redBurstFor(qmin, avpkt, d.wlog); !ok {
+			continue
+		}
+		if idleDamping {
+			if f.rate, ok = redRateFor(d.wlog, avpkt, d.scellLog); !ok {
+				continue
+			}
+		}
+		return f, nil
+	}
+	return redFound{}, tckind.NoKeywords(fmt.Sprintf("%s's ewma %d, Plog %d and Scell_log %d: no avpkt, burst, probability and bandwidth found to give them",
+		who, d.wlog, d.plog, d.scellLog))
+}
+
+// redProbabilityWord writes the probability that tc turns into d's max_P
+// and, on the thresholds qmin and qmax of its arithmetic, d's Plog: the
+// shortest decimal that truncates to max_P, or, for the kernel's own
+// max_P, a power of two (1 and more reach it as max_P 0).
+func redProbabilityWord(qmin, qmax uint32, d redDump) (string, bool) {
+	givesPlog := func(p float64) bool { return redEvalP(qmin, qmax, p) == int(d.plog) }
+	kernel := redKernelMaxP(d.qmin, d.qmax, d.plog)
+	maxP := d.maxP
+	if maxP == 0 {
+		maxP = kernel
+	}
+	lo := float64(maxP) / (1 << 32)
+	hi := math.Nextafter((float64(maxP)+1)/(1<<32), 0)
+	if s, ok := tcword.ShortestFloatWord([]float64{lo, (lo + hi) / 2, hi}, "", func(s string) bool {
+		p, _, _ := tcfmt.Strtod(s)
+		return redMaxP(p) == maxP && givesPlog(p)
+	}); ok {
+		return s, true
+	}
+	if maxP == kernel {
+		for j := range 31 {
+			if givesPlog(float64(uint32(1) << j)) {
+				return tcword.UintWord(uint32(1) << j), true
+			}
+		}
+	}
+	return "", false
+}
+
+// redBurstFor is the smallest burst that gives wlog for a min of qmin
+// bytes and packets of avpkt bytes. tc_red_eval_ewma's Wlog grows with the
+// burst, from none (the burst is below what min needs, ranked 0 here) to
+// none again (no Wlog up to 31 fits, ranked 32).
+func redBurstFor(qmin, avpkt uint32, wlog uint8) (uint32, bool) {
+	rank := func(burst uint32) int {
+		if float64(burst)+1-float64(qmin)/float64(avpkt) < 1 {
+			return 0
+		}
+		if w := redEvalEWMA(qmin, burst, avpkt, io.Discard); w >= 0 {
+			return w
+		}
+		return 32
+	}
+	lo, hi := uint32(1), uint32(math.MaxUint32)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if rank(mid) >= int(wlog) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, wlog != 0 && rank(lo) == int(wlog)
+}
+
+// redRateFor is a bandwidth (bytes/s) that gives scellLog for wlog and
+// avpkt: tc's 10Mbit when it does, else the roundest of the rates that do.
+// Scell_log falls as the rate rises (the transmission time of avpkt
+// shrinks), from none (ranked 32) to 0.
+func redRateFor(wlog uint8, avpkt uint32, scellLog uint8) (uint32, bool) {
+	clog := func(rate uint32) int {
+		if c, _ := redEvalIdleDamping(int(wlog), avpkt, rate); c >= 0 {
+			return c
+		}
+		return 32
+	}
+	// The first rate whose Scell_log is at most want.
+	first := func(want int) uint64 {
+		lo, hi := uint64(1), uint64(math.MaxUint32)+1
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if clog(uint32(mid)) <= want {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		return lo
+	}
+	lo, hi := first(int(scellLog)), first(int(scellLog)-1)-1 // the rates that give it
+	if lo > hi || lo > math.MaxUint32 {
+		return 0, false
+	}
+	if lo <= redDefaultBandwidth && redDefaultBandwidth <= hi {
+		return redDefaultBandwidth, true
+	}
+	for m := uint64(1e9); ; m /= 10 {
+		if r := (lo + m - 1) / m * m; r <= hi {
+			return uint32(r), true
+		}
+	}
+}
+
+// redFlagWords appends the keywords of the RED flags to w, those of
+// known (the flags the kind has words for); an error wraps
+// tckind.ErrNoKeywords for any other.
+func redFlagWords(w []string, who string, flags, known uint32) ([]string, error) {
+	if flags&^known != 0 {
+		return nil, tckind.NoKeywords(fmt.Sprintf("%s's flags %#x", who, flags&^known))
+	}
+	for _, f := range []struct {
+		bit  uint32
+		word string
+	}{{redFlagECN, "ecn"}, {redFlagHarddrop, "harddrop"}, {redFlagAdaptive, "adaptive"}, {redFlagNodrop, "nodrop"}} {
+		if flags&f.bit != 0 {
+			w = append(w, f.word)
+		}
+	}
+	return w, nil
 }

@@ -15,6 +15,8 @@ package qdisc
 //     hold its allotment.
 
 import (
+	"strconv"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -43,6 +45,12 @@ func init() {
 		PrintXstats:      printSFQXstats,
 		PrintClassXstats: printSFQXstats,
 		Stats:            sfqStatsTable,
+		Keywords:         tckind.KeywordsOf("sfq", sfqKeywords),
+		Dumped:           sfqDumped,
+		// The dump is the request that restores it: what the kernel
+		// forgets (redflowlimit) or computes (max_P for 0), sfqKeywords
+		// asks for again.
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 	})
 }
 
@@ -250,4 +258,59 @@ var sfqStatsTable = &tckind.StatsTable{
 		{Key: "allot", Metric: "gotc_sfq_allot_bytes", Help: "Bytes the flow may still send this round (negative: overdrawn).", Signed: true,
 			Get: tckind.StatAlways(func(s *attrs.TCSFQXstats) uint64 { return uint64(int64(s.Allot)) })},
 	},
+}
+
+// sfqKeywords writes sfq's options back: every field the kernel dumps (its
+// defaults included), and in RED mode the thresholds, with the avpkt,
+// burst and probability redFind finds for the derived values, and the
+// flags. redflowlimit, which the kernel does not keep, is max (tc wants
+// one, at least max).
+func sfqKeywords(o *attrs.TCSFQQoptV1) ([]string, error) {
+	var w []string
+	for _, f := range []struct {
+		word string
+		v    uint32
+	}{{"limit", o.V0.Limit}, {"quantum", o.V0.Quantum}, {"divisor", o.V0.Divisor}, {"flows", o.V0.Flows}, {"depth", o.Depth}} {
+		if f.v != 0 {
+			w = append(w, f.word, tcword.UintWord(f.v))
+		}
+	}
+	if o.V0.PerturbPeriod != 0 {
+		w = append(w, "perturb", strconv.Itoa(int(o.V0.PerturbPeriod)))
+	}
+	if o.Headdrop != 0 {
+		w = append(w, "headdrop")
+	}
+	if o.QthMin == 0 {
+		if o.Flags != 0 {
+			// tc sets them only with RED, whose min is never 0.
+			return nil, tckind.NoKeywords("sfq's RED flags without RED")
+		}
+		return w, nil
+	}
+	f, err := redFind("sfq", redDump{o.QthMin, o.QthMax, o.Wlog, o.Plog, o.ScellLog, o.MaxP}, false, false)
+	if err != nil {
+		return nil, err
+	}
+	w = append(w, "redflowlimit", tcword.UintWord(max(o.Limit, o.QthMax)),
+		"min", tcword.UintWord(o.QthMin), "max", tcword.UintWord(o.QthMax))
+	return redFlagWords(f.words(w), "sfq", uint32(o.Flags), redFlagECN|redFlagHarddrop)
+}
+
+// sfqDumped is Kind.Dumped for sfq: the kernel does not keep redflowlimit,
+// keeps RED's parameters only with a min (sfq_change), and computes max_P
+// from Plog when given 0.
+func sfqDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.TCSFQQoptV1)
+	if !ok {
+		return opts
+	}
+	c := *o
+	c.Limit = 0
+	if c.QthMin == 0 {
+		c.QthMax, c.Wlog, c.Plog, c.ScellLog, c.MaxP = 0, 0, 0, 0, 0
+	} else {
+		c.MaxP = redDumpedMaxP(c.MaxP, c.QthMin, c.QthMax, c.Plog)
+	}
+	return &c
 }

@@ -3,7 +3,11 @@ package tcword
 // Writers of dumped values as the words tc reads them back, for the kinds'
 // Keywords, and the inverse of a kernel's rounding, for their Restoring.
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/gotc/gotc/tcfmt"
+)
 
 // UintWord writes an unsigned number in decimal.
 func UintWord[T ~uint8 | ~uint16 | ~uint32 | ~uint64](v T) string {
@@ -87,4 +91,38 @@ func MapPtr(p *uint32, f func(uint32) uint32) *uint32 {
 	}
 	v := f(*p)
 	return &v
+}
+
+// ShortestFloatWord writes the shortest decimal, followed by suffix, that
+// ok accepts, from the numbers near (each rounded to 1 to 17 significant
+// digits, fewer digits first, and written without an exponent): a value
+// tc scaled and truncated, such as a probability, is written "0.02" rather
+// than as the quotient that gives it back. ok is false when no digits do.
+func ShortestFloatWord(near []float64, suffix string, ok func(string) bool) (string, bool) {
+	for prec := 1; prec <= 17; prec++ {
+		for _, x := range near {
+			r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', prec, 64), 64)
+			if s := strconv.FormatFloat(r, 'f', -1, 64) + suffix; ok(s) {
+				return s, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Time64Word writes nanoseconds in the largest of tc's units that gives
+// them back exactly through get_time64's double arithmetic.
+func Time64Word(ns int64) string {
+	for _, unit := range []struct {
+		name string
+		div  int64
+	}{{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}} {
+		if ns != 0 && ns%unit.div == 0 {
+			s := strconv.FormatInt(ns/unit.div, 10) + unit.name
+			if v, err := tcfmt.ParseTime64(s); err == nil && v == ns {
+				return s
+			}
+		}
+	}
+	return strconv.FormatInt(ns, 10) + "ns"
 }
