@@ -69,6 +69,9 @@ section "real kernel: tdc suites, model-vs-kernel cases, differential tests, sec
 # are done. The base image is built first, so
 # that the two runs do not both build it.
 selftests/vm/image.sh "$TC_TESTING" >/dev/null
+# What selftests/vm/run needs, installed here once: the two halves would
+# otherwise both find qemu missing on a fresh machine and race for apt.
+need qemu-system-x86_64:qemu-system-x86 timeout:coreutils cpio:cpio gzip:gzip
 vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic --test . --build ./selftests/ratechange)
 kernellog=$(mktemp) && trap 'rm -rf "$before" "$fuzzlog" "$kernellog"' EXIT
 suite_start=$(date +%s)

@@ -36,6 +36,13 @@ host_install() {
 	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
 		die "missing host packages ($why); run as root: apt-get install --no-install-recommends ${pkgs[*]}"
 	fi
+	# One install at a time on the host: two of gotc's processes may find
+	# the same package missing (test.sh's two VM halves on a fresh
+	# machine), and apt-get update does not wait for another's lock. The
+	# second then installs what the first did, which apt takes as done.
+	local hostlock
+	exec {hostlock}>"${TMPDIR:-/tmp}/gotc-host-install.lock"
+	flock "$hostlock"
 	log "installing missing host packages ($why)"
 	# CI keeps apt's and dpkg's whole output in its log; elsewhere it shows on failure.
 	local out=/dev/stderr; [ "${CI:-}" = true ] || out=$(mktemp)
@@ -45,6 +52,7 @@ host_install() {
 	[ -n "${GOTC_HOST_APT_UPDATED:-}" ] || { a update; export GOTC_HOST_APT_UPDATED=1; }
 	a install -y --no-install-recommends "${pkgs[@]}"
 	[ "$out" = /dev/stderr ] || rm -f "$out"
+	exec {hostlock}>&-
 }
 
 # lock: one builder per cache at a time (held until the calling script exits).
