@@ -54,8 +54,8 @@ func TestEveryKindWhole(t *testing.T) {
 		if k.PrintXstats != nil {
 			part("stats "+k.Name, k.Stats != nil)
 		}
-		if (k.Dumped == nil) != (k.Restoring == nil) {
-			t.Errorf("qdisc %s: Dumped and Restoring come together", k.Name)
+		if k.Restoring != nil && k.Dumped == nil {
+			t.Errorf("qdisc %s: Restoring inverts a Dumped the kind does not have", k.Name)
 		}
 	}
 	for _, k := range tckind.Filters() {

@@ -68,7 +68,7 @@ func init() {
 		ChangeAccepted:   fqCodelChangeAccepted,
 		Stats:            fqCodelStatsTable,
 		Keywords:         tckind.KeywordsOf("fq_codel", fqCodelKeywords),
-		Dumped:           func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqCodelTimes(o, codelDumped) },
+		Dumped:           fqCodelDumped,
 		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 			return fqCodelTimes(o, tcword.SmallestDumpedAs(codelDumped))
 		},
@@ -359,12 +359,36 @@ func fqCodelKeywords(o *attrs.FQCodelAttrs) ([]string, error) {
 	return w, nil
 }
 
+// fqCodelMinQuantum is the least quantum fq_codel_change keeps: a smaller
+// one is raised to it.
+const fqCodelMinQuantum = 256
+
+// fqCodelDumped is Kind.Dumped for fq_codel (fq_codel_change and
+// fq_codel_dump): the times kept in units of 1.024 µs, the quantum raised
+// to 256, and the ECN mark's selector and mask dumped only beside a
+// ce_threshold, which a request without one does not set.
+func fqCodelDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	d := fqCodelTimes(opts, codelDumped)
+	o, ok := d.(*attrs.FQCodelAttrs)
+	if !ok || o == nil {
+		return d
+	}
+	if o.Quantum != nil && *o.Quantum < fqCodelMinQuantum {
+		q := uint32(fqCodelMinQuantum)
+		o.Quantum = &q
+	}
+	if o.CEThreshold == nil {
+		o.CEThresholdSelector, o.CEThresholdMask = nil, nil
+	}
+	return o
+}
+
 // fqCodelTimes returns a copy of fq_codel's options with its times, which
 // it keeps as codel does, converted by f (options of another type as they
 // are).
 func fqCodelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsMsg {
 	o, ok := opts.(*attrs.FQCodelAttrs)
-	if !ok {
+	if !ok || o == nil {
 		return opts
 	}
 	c := *o

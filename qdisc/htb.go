@@ -61,6 +61,7 @@ func init() {
 		PrintClassXstats:  printHTBXstats,
 		Keywords:          tckind.KeywordsOf("htb", htbQdiscKeywords),
 		ClassKeywords:     tckind.KeywordsOf("htb class", htbClassKeywords),
+		Dumped:            htbDumped,
 	})
 }
 
@@ -444,4 +445,17 @@ func htbClassKeywords(o *attrs.HTBAttrs) ([]string, error) {
 		return w
 	}
 	return append(w, rateSpecWords(h.Rate)...), nil
+}
+
+// htbDumped is Kind.Dumped for htb's qdisc: the kernel keeps no debug
+// level (htb_dump sends 0 whatever tc asked for).
+func htbDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.HTBAttrs)
+	if !ok || o == nil || o.Init == nil || o.Init.Debug == 0 {
+		return opts
+	}
+	c, g := *o, *o.Init
+	g.Debug = 0
+	c.Init = &g
+	return &c
 }

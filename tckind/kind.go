@@ -57,7 +57,9 @@ type Qdisc struct {
 	// it was given. opts is nil for a request without options.
 	Dumped func(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg
 	// Restoring returns the request that brings a qdisc back to the state
-	// a dump of it shows, inverting Dumped's rounding; nil with Dumped.
+	// a dump of it shows, inverting Dumped's rounding; nil when there is
+	// none to invert (a kind without Dumped, or whose Dumped only drops
+	// what the kernel does not keep).
 	Restoring func(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg
 	// NoChange says the kernel has no change operation for the kind's
 	// qdisc options (Linux 7.2: htb, ingress, clsact, mqprio, etf, teql):
