@@ -423,8 +423,15 @@ func htbClassKeywords(o *attrs.HTBAttrs) ([]string, error) {
 	if rate == 0 || ceil == 0 {
 		return nil, tckind.NoKeywords("htb class without a rate")
 	}
+	burst, cburst := tcword.BurstOf(rate, h.Buffer), tcword.BurstOf(ceil, h.Cbuffer)
 	w := []string{"rate", tcword.RateWord(rate), "ceil", tcword.RateWord(ceil),
-		"burst", tcword.UintWord(tcword.BurstOf(rate, h.Buffer)), "cburst", tcword.UintWord(tcword.BurstOf(ceil, h.Cbuffer))}
+		"burst", tcword.UintWord(burst), "cburst", tcword.UintWord(cburst)}
+	if burst == 0 || cburst == 0 {
+		// tc takes a burst of 0 as none, and gives the bucket rate/HZ
+		// plus the MTU: an empty bucket needs "mtu 0" (and a clock whose
+		// HZ leaves rate/HZ at 0, as high-resolution ones do).
+		w = append(w, "mtu", "0")
+	}
 	if h.Prio != 0 {
 		w = append(w, "prio", tcword.UintWord(h.Prio))
 	}

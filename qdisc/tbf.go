@@ -402,13 +402,18 @@ func tbfRatecfgOf(rate uint64, spec *attrs.TCRatespec) tbfRatecfg {
 // ticks is the bucket of size bytes as the kernel dumps it: psched_l2t_ns
 // (in its unsigned int length, which the ATM cells may wrap) in psched
 // ticks, truncated to the u32 of tc_tbf_qopt.
-func (r tbfRatecfg) ticks(size uint32) uint32 {
+func (r tbfRatecfg) ticks(size uint32) uint32 { return uint32(r.ticks64(size)) }
+
+// ticks64 is ticks before the truncation to 32 bits, which wraps: it
+// grows with the size (but where the ATM cells wrap the length), so that
+// a search over sizes can go by it.
+func (r tbfRatecfg) ticks64(size uint32) uint64 {
 	l := size + uint32(r.overhead)
 	l = max(l, uint32(r.mpu))
 	if r.linklayer == tcword.LinklayerATM {
 		l = (l + 47) / 48 * 53
 	}
-	return uint32(uint64(l) * uint64(r.mult) >> r.shift >> tbfPschedShift)
+	return uint64(l) * uint64(r.mult) >> r.shift >> tbfPschedShift
 }
 
 // smallest is the smallest bucket in bytes (at least 1: tc refuses a burst
@@ -417,7 +422,7 @@ func (r tbfRatecfg) smallest(ticks uint32) (size uint32, ok bool) {
 	lo, hi := uint64(1), uint64(math.MaxUint32)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if r.ticks(uint32(mid)) >= ticks {
+		if r.ticks64(uint32(mid)) >= uint64(ticks) {
 			hi = mid
 		} else {
 			lo = mid + 1

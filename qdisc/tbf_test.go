@@ -2,6 +2,7 @@ package qdisc
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
@@ -67,5 +68,23 @@ func TestTBFErrors(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%q: %#v, want %q usage %v exit %d", c.args, err, c.msg, c.usage, c.code)
 		}
+	}
+}
+
+// TestTbfRestoringFindsTheBurst: the smallest burst the kernel keeps as a
+// dumped bucket, found by a search over sizes whose 32-bit ticks wrap far
+// above (it wrote 2147486648 for a burst of 3000 at 100kbit before).
+func TestTbfRestoringFindsTheBurst(t *testing.T) {
+	opts, err := parseTBF(strings.Fields("rate 100kbit burst 3000 limit 5000"), tckind.ParseEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dumped := tbfDumped(opts).(*attrs.TBFAttrs)
+	words, err := tbfKeywords(tbfRestoring(dumped).(*attrs.TBFAttrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(words, " "); got != "rate 100kbit burst 3000 limit 5000" {
+		t.Errorf("words %q", got)
 	}
 }
