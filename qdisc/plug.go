@@ -41,6 +41,8 @@ func init() {
 		Usage:      plugUsage,
 		ParseQdisc: parsePlug,
 		Keywords:   tckind.KeywordsOf("plug", plugKeywords),
+		// The kernel keeps a plug's limit and command and dumps neither.
+		Dumped: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg { return nil },
 	})
 }
 

@@ -96,6 +96,7 @@ var requestBits = map[string]uint64{
 	"U32Attrs.Flags":      3,
 	"FlowerAttrs.Flags":   3,
 	"BPFAttrs.Flags":      3,
+	"BPFAttrs.FlagsGen":   3,
 }
 
 // cStrings are the fields that hold a NUL-terminated string, compared up

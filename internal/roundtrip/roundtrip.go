@@ -7,10 +7,12 @@
 package roundtrip
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/bits"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -122,7 +124,7 @@ func CheckAction(a attrs.ActAttrs, links tckind.Links) ([]string, error) {
 		return words, err
 	}
 	if !slices.Equal(b.Cookie, a.Cookie) || !reflect.DeepEqual(b.Flags, a.Flags) || hwStats(b.HWStats) != hwStats(a.HWStats) {
-		return words, fmt.Errorf("the words %q ask for another cookie, flags or hw_stats\n asked  %+v\n dumped %+v", strings.Join(words, " "), b, a)
+		return words, fmt.Errorf("the words %q ask for another cookie, flags or hw_stats\n asked  %s\n dumped %s", strings.Join(words, " "), Show(b), Show(a))
 	}
 	return words, nil
 }
@@ -132,13 +134,26 @@ func CheckAction(a attrs.ActAttrs, links tckind.Links) ([]string, error) {
 // (askable) be asked for.
 func compare(words []string, kept, dumped, askable any) error {
 	if !tckind.Covers(kept, dumped) {
-		return fmt.Errorf("the words %q ask for what the kernel did not dump\n asked  %+v\n dumped %+v", strings.Join(words, " "), kept, dumped)
+		return fmt.Errorf("the words %q ask for what the kernel did not dump\n asked  %s\n dumped %s", strings.Join(words, " "), Show(kept), Show(dumped))
 	}
 	if !tckind.Covers(askable, kept) {
-		return fmt.Errorf("the words %q leave out what the kernel dumped\n asked  %+v\n dumped %+v", strings.Join(words, " "), kept, dumped)
+		return fmt.Errorf("the words %q leave out what the kernel dumped\n asked  %s\n dumped %s", strings.Join(words, " "), Show(kept), Show(dumped))
 	}
 	return nil
 }
+
+// Show writes options with what their pointers point to, for messages:
+// JSON, without the rate tables' bytes, which say nothing to a reader.
+func Show(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%+v", v)
+	}
+	return rateTables.ReplaceAllString(string(b), `"$1":"..."`)
+}
+
+// rateTables are the byte lists of rate tables in Show's JSON.
+var rateTables = regexp.MustCompile(`"(Rtab|Ctab|Ptab|DelayDist|SlotDist)":"[^"]*"`)
 
 // EmptyOptions reports options that hold nothing: none, or the empty nest
 // ingress and clsact dump.

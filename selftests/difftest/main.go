@@ -128,7 +128,10 @@ func main() {
 		}
 	}
 	fmt.Printf("# batches: %d identical, %d differ\n", bp, bf)
-	r.keywords.report()
+	for _, p := range r.keywords.report() {
+		fmt.Println("not ok -", p)
+		failed++
+	}
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	if failed > 0 {
 		os.Exit(1)
