@@ -1629,7 +1629,7 @@ func flowerKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, erro
 	u("vlan_prio", o.KeyVLANPrio)
 	if o.KeyVLANEthType != nil {
 		ethType = *o.KeyVLANEthType
-		w = append(w, "vlan_ethtype", tckind.EthProtocolName(ethType))
+		w = append(w, "vlan_ethtype", tckind.EthProtocolWord(ethType))
 	}
 	if o.KeyCvlanID != nil {
 		w = append(w, "cvlan_id", tcword.UintWord(*o.KeyCvlanID))
@@ -1637,7 +1637,7 @@ func flowerKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, erro
 	u("cvlan_prio", o.KeyCvlanPrio)
 	if o.KeyCvlanEthType != nil {
 		ethType = *o.KeyCvlanEthType
-		w = append(w, "cvlan_ethtype", tckind.EthProtocolName(ethType))
+		w = append(w, "cvlan_ethtype", tckind.EthProtocolWord(ethType))
 	}
 	for _, m := range []struct {
 		kw         string
@@ -1654,7 +1654,7 @@ func flowerKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, erro
 		w = append(w, "pppoe_sid", tcword.UintWord(*o.KeyPppoeSid))
 	}
 	if o.KeyPppProto != nil {
-		w = append(w, "ppp_proto", tckind.PppProtocols.N2a(*o.KeyPppProto))
+		w = append(w, "ppp_proto", tckind.PppProtocols.Word(*o.KeyPppProto))
 		if e, ok := map[uint16]uint16{0x21: ethPIP, 0x57: ethPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[*o.KeyPppProto]; ok {
 			ethType = e
 		}

@@ -62,6 +62,8 @@ func TestKeywordsRoundTrip(t *testing.T) {
 		{"flower", ipv4, "skip_hw classid 1:1 indev eth0 dst_mac 02:00:00:00:00:01 src_mac 02:00:00:00:00:00/24 ip_proto tcp ip_tos 0x10/0xf0 ip_ttl 64 dst_ip 10.0.0.0/16 src_ip 10.1.2.3 dst_port 80 src_port 1000-2000 tcp_flags 0x2/0x12 ip_flags frag/nofirstfrag ct_state +trk+est ct_zone 3 ct_mark 5/0xf ct_label 01/ff " + mirred},
 		{"flower", ipv6, "ip_proto icmpv6 type 128 code 0/255 src_ip 2001:db8::1/64 enc_dst_ip 10.0.0.1 enc_src_ip 2001:db8::2 enc_key_id 42 enc_dst_port 4789 enc_tos 4 enc_ttl 2/0xff enc_flags tuncsum/notundf verbose"},
 		{"flower", vlan, "vlan_id 100 vlan_prio 3 vlan_ethtype ipv4 ip_proto udp dst_port 53/0xff00 l2_miss 1 classid 1:2"},
+		// An ethertype tc has no name for goes back as a number.
+		{"flower", vlan, "vlan_ethtype 0x1234 classid 1:1"},
 		{"flower", arp, "arp_tip 10.0.0.0/8 arp_sip 10.1.1.1 arp_op request arp_sha 02:00:00:00:00:01 arp_tha 02:00:00:00:00:02/ff:ff:ff:00:00:00"},
 		{"flower", ipv4, "ip_proto esp spi 1234 skip_sw"},
 		{"flower", ipv4, "ip_proto 0x2f ip_flags nofrag"},

@@ -40,6 +40,17 @@ func (t protoTable) N2a(n uint16) string {
 	return fmt.Sprintf("[%d]", n)
 }
 
+// Word writes a number as A2n reads it back: its name, or the number in
+// hex (N2a's "[N]" is for reading, not for tc's parsers).
+func (t protoTable) Word(n uint16) string {
+	for _, e := range t {
+		if e.num == n {
+			return e.name
+		}
+	}
+	return fmt.Sprintf("0x%04x", n)
+}
+
 // ethProtocols are the Ethernet protocols tc knows by name (linux/if_ether.h),
 // in ll_proto.c's order, with the aliases at its end ("ipv4").
 var ethProtocols = protoTable{
@@ -72,14 +83,7 @@ func ParseEthProtocol(s string) (uint16, bool) { return ethProtocols.A2n(s) }
 
 // EthProtocolWord writes a protocol as ParseEthProtocol reads it back: its
 // name, or its number in hex when tc has no name for it.
-func EthProtocolWord(p uint16) string {
-	for _, e := range ethProtocols {
-		if e.num == p {
-			return e.name
-		}
-	}
-	return fmt.Sprintf("0x%04x", p)
-}
+func EthProtocolWord(p uint16) string { return ethProtocols.Word(p) }
 
 // EthProtocolName is what tc prints for a protocol (ll_proto_n2a).
 func EthProtocolName(p uint16) string { return ethProtocols.N2a(p) }

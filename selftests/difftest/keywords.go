@@ -67,10 +67,15 @@ func (k *keywordsCheck) check(dev string, parents ...uint32) []string {
 			case errors.Is(err, roundtrip.ErrNotMade):
 			case errors.Is(err, tckind.ErrNoKeywords):
 				k.refused[name+": "+strings.TrimPrefix(err.Error(), tckind.ErrNoKeywords.Error()+": ")]++
+			case err != nil && keptUnmodelled[name] != "":
+				k.unmodelled[name+" ("+keptUnmodelled[name]+")"]++
 			case err != nil:
 				problems = append(problems, fmt.Sprintf("keywords of the kernel's %s %s (%q): %v", name, tcfmtHandle(m), strings.Join(words, " "), err))
 			default:
 				k.checked[name]++
+			}
+			if keptUnmodelled[name] != "" {
+				k.checkedUnmodelled[name] = true
 			}
 		}
 	}
@@ -106,13 +111,16 @@ func (k *keywordsCheck) report() []string {
 		fmt.Printf("# dumped, not modelled yet (%d cases differ): %s\n", k.unmodelled[kind], kind)
 	}
 	for kind := range k.checkedUnmodelled {
-		if k.unmodelled[kind+" ("+dumpedUnmodelled[kind]+")"] == 0 {
-			problems = append(problems, fmt.Sprintf("dumpedUnmodelled lists %s, whose every case matched the kernel: take it off", kind))
+		why, list := dumpedUnmodelled[kind], "dumpedUnmodelled"
+		if w, ok := keptUnmodelled[kind]; ok {
+			why, list = w, "keptUnmodelled"
+		}
+		if k.unmodelled[kind+" ("+why+")"] == 0 {
+			problems = append(problems, fmt.Sprintf("%s lists %s, whose every case matched the kernel: take it off", list, kind))
 		}
 	}
 	return problems
 }
-
 
 func mapKeys(m map[string]int) func(func(string) bool) {
 	return func(yield func(string) bool) {
@@ -131,10 +139,17 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 var dumpedUnmodelled = map[string]string{
 	"ets":    "quanta clamped to 256..1 MiB, a band without one given the device's MTU, the priomap's rest filled with the last band",
 	"fq":     "quantum clamped to 256..1 MiB; refill_delay kept in jiffies (the kernel's HZ); defrate not kept",
-	"fq_pie": "tupdate kept in jiffies (the kernel's HZ)",
+	"fq_pie": "quantum clamped; tupdate kept in jiffies (the kernel's HZ)",
 	"pie":    "tupdate kept in jiffies (the kernel's HZ)",
 	"hhf":    "quantum clamped; timeouts kept in jiffies (the kernel's HZ)",
 	"taprio": "16 traffic-class entries dumped whatever the request names; base time and cycle time filled in",
+}
+
+// keptUnmodelled lists the kinds whose keywords do not yet ask for all
+// the kernel keeps of a request it was given, as these runs found it:
+// the same rule as dumpedUnmodelled, for the keywords' round trip.
+var keptUnmodelled = map[string]string{
+	"filter flower": "the kernel keeps the innermost ethertype of VLAN and PPPoE keys, not the filter's protocol, and gives encapsulation ports a full mask (flower has no Dumped yet)",
 }
 
 // asked checks the other half of the contract on the kernel: what the
