@@ -47,6 +47,7 @@ func init() {
 		Parse:      parseGate,
 		Print:      printGate,
 		Keywords:   gateKeywords,
+		Dumped:     gateDumped,
 		PrintStats: printGateStats,
 		// A plain line end, as the printer's other line ends are.
 		LineEnd: "\n",
@@ -431,4 +432,17 @@ func gateKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
 		}
 	}
 	return controlWords(w, o.Parms.Action, actPipe)
+}
+
+// gateDumped is Action.Dumped for gate: a request without a priority
+// (tc's -1, "wildcard", is not sent) gets the kernel's, -1.
+func gateDumped(opts attrs.ActOptionsMsg) attrs.ActOptionsMsg {
+	o, ok := opts.(*attrs.ActGateAttrs)
+	if !ok || o == nil || o.Priority != nil {
+		return opts
+	}
+	c := *o
+	wildcard := int32(-1)
+	c.Priority = &wildcard
+	return &c
 }
