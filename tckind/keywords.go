@@ -21,9 +21,9 @@ var ErrNoKeywords = errors.New("no tc keywords for these options")
 // NoKeywords is ErrNoKeywords for what (a kind, or an option of one).
 func NoKeywords(what string) error { return fmt.Errorf("%w: %s", ErrNoKeywords, what) }
 
-// emptyOptions reports options that hold nothing: none at all, or the
+// EmptyOptions reports options that hold nothing: none at all, or the
 // empty nest that ingress and clsact dump.
-func emptyOptions(opts attrs.TCOptionsMsg) bool {
+func EmptyOptions(opts attrs.TCOptionsMsg) bool {
 	switch o := opts.(type) {
 	case nil:
 		return true
@@ -39,7 +39,7 @@ func emptyOptions(opts attrs.TCOptionsMsg) bool {
 // dumped options, from the kind's Keywords. A kind without options gives
 // none.
 func QdiscKeywords(kind string, opts attrs.TCOptionsMsg) ([]string, error) {
-	if emptyOptions(opts) {
+	if EmptyOptions(opts) {
 		return nil, nil
 	}
 	k := LookupQdisc(kind)
@@ -169,7 +169,7 @@ func KeywordsOf[T attrs.TCOptionsMsg](kind string, write func(T) ([]string, erro
 // should not have.
 func NoOptions(kind string) func(attrs.TCOptionsMsg) ([]string, error) {
 	return func(opts attrs.TCOptionsMsg) ([]string, error) {
-		if emptyOptions(opts) {
+		if EmptyOptions(opts) {
 			return nil, nil
 		}
 		return nil, NoKeywords(kind + " options")

@@ -47,7 +47,7 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 	case netlink.Qdisc, netlink.Class:
 		k := tckind.LookupQdisc(kind)
 		if k == nil {
-			if EmptyOptions(opts) {
+			if tckind.EmptyOptions(opts) {
 				return nil, fmt.Errorf("%s %s: %w", o, kind, ErrNotMade)
 			}
 			return nil, fmt.Errorf("%s of unregistered kind %q", o, kind)
@@ -98,7 +98,7 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 	if err != nil {
 		return words, fmt.Errorf("the kind's parser refuses its keywords %q: %w", strings.Join(words, " "), err)
 	}
-	if back == nil && EmptyOptions(opts) {
+	if back == nil && tckind.EmptyOptions(opts) {
 		return words, nil // ingress, clsact: an empty nest, asked for by no words
 	}
 	return words, compare(words, back, opts, WithoutZeroLeftOut(withoutActionFills(opts, back), back))
@@ -154,20 +154,6 @@ func Show(v any) string {
 
 // rateTables are the byte lists of rate tables in Show's JSON.
 var rateTables = regexp.MustCompile(`"(Rtab|Ctab|Ptab|DelayDist|SlotDist)":"[^"]*"`)
-
-// EmptyOptions reports options that hold nothing: none, or the empty nest
-// ingress and clsact dump.
-func EmptyOptions(opts attrs.TCOptionsMsg) bool {
-	switch o := opts.(type) {
-	case nil:
-		return true
-	case attrs.TCOptionsMsgRaw:
-		return len(o) == 0
-	case attrs.TCOptionsMsgNest:
-		return len(o) == 0
-	}
-	return false
-}
 
 // WithoutZeroLeftOut returns a copy of dumped options without the
 // attributes that asked leaves out and that are dumped as a request of
