@@ -287,13 +287,6 @@ func codelChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	return ok && len(o.Unknown) == 0
 }
 
-// codelDumped is a codel time in µs as the kernel keeps it (ns >> 10) and
-// dumps it (back to µs, truncated).
-func codelDumped(us uint32) uint32 {
-	kept := uint64(us) * 1000 >> 10
-	return uint32(kept << 10 / 1000)
-}
-
 // codelTimes returns a copy of codel's options with its times converted
 // by f (options of another type as they are).
 func codelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsMsg {
@@ -302,7 +295,7 @@ func codelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOptionsM
 		return opts
 	}
 	c := *o
-	c.Target, c.Interval, c.CEThreshold = tcword.MapPtr(o.Target, f), tcword.MapPtr(o.Interval, f), tcword.MapPtr(o.CEThreshold, f)
+	convertTimes(f, &c.Target, &c.Interval, &c.CEThreshold)
 	return &c
 }
 

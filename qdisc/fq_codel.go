@@ -392,6 +392,6 @@ func fqCodelTimes(opts attrs.TCOptionsMsg, f func(uint32) uint32) attrs.TCOption
 		return opts
 	}
 	c := *o
-	c.Target, c.Interval, c.CEThreshold = tcword.MapPtr(o.Target, f), tcword.MapPtr(o.Interval, f), tcword.MapPtr(o.CEThreshold, f)
+	convertTimes(f, &c.Target, &c.Interval, &c.CEThreshold)
 	return &c
 }
