@@ -7,6 +7,7 @@ package action
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -435,14 +436,29 @@ func gateKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
 }
 
 // gateDumped is Action.Dumped for gate: a request without a priority
-// (tc's -1, "wildcard", is not sent) gets the kernel's, -1.
+// (tc's -1, "wildcard", is not sent) gets the kernel's, -1, and the
+// schedule's entries, which tc sends without an index, are dumped
+// numbered from 0.
 func gateDumped(opts attrs.ActOptionsMsg) attrs.ActOptionsMsg {
 	o, ok := opts.(*attrs.ActGateAttrs)
-	if !ok || o == nil || o.Priority != nil {
+	if !ok || o == nil {
 		return opts
 	}
 	c := *o
-	wildcard := int32(-1)
-	c.Priority = &wildcard
+	if c.Priority == nil {
+		wildcard := int32(-1)
+		c.Priority = &wildcard
+	}
+	if o.EntryList != nil {
+		list := *o.EntryList
+		list.Entry = slices.Clone(o.EntryList.Entry)
+		for i := range list.Entry {
+			if list.Entry[i].Index == nil {
+				n := uint32(i)
+				list.Entry[i].Index = &n
+			}
+		}
+		c.EntryList = &list
+	}
 	return &c
 }
