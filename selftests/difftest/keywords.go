@@ -22,7 +22,6 @@ import (
 // words ask for, such as a netem distribution the kernel does not dump).
 type keywordsCheck struct {
 	conn    *netlink.Conn
-	links   tckind.Links
 	checked map[string]int // "qdisc cake": objects written back and read again
 	refused map[string]int // "qdisc netem: why": objects the kind refused
 	// unmodelled counts the mismatches of the kinds in dumpedUnmodelled,
@@ -37,8 +36,7 @@ func newKeywordsCheck() (*keywordsCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	links := netlink.NewLinks(context.Background(), conn)
-	return &keywordsCheck{conn: conn, links: links, checked: map[string]int{}, refused: map[string]int{},
+	return &keywordsCheck{conn: conn, checked: map[string]int{}, refused: map[string]int{},
 		unmodelled: map[string]int{}, checkedUnmodelled: map[string]bool{}}, nil
 }
 
@@ -55,6 +53,8 @@ func (k *keywordsCheck) check(dev string, parents ...uint32) []string {
 		return []string{fmt.Sprintf("keywords: %s: %v", dev, err)}
 	}
 	var problems []string
+	// Names read afresh for each case: its devices are new.
+	links := netlink.NewLinks(ctx, k.conn)
 	dump := func(o netlink.Object, f netlink.DumpFilter) {
 		for m, err := range k.conn.Msgs(ctx, o, f) {
 			if err != nil {
@@ -62,7 +62,7 @@ func (k *keywordsCheck) check(dev string, parents ...uint32) []string {
 				return
 			}
 			name := fmt.Sprintf("%s %s", o, m.Kind())
-			words, err := roundtrip.Check(o, m, k.links)
+			words, err := roundtrip.Check(o, m, links)
 			switch {
 			case errors.Is(err, roundtrip.ErrNotMade):
 			case errors.Is(err, tckind.ErrNoKeywords):
