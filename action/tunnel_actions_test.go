@@ -233,9 +233,11 @@ func FuzzParseTunnelKey(f *testing.F) {
 		if diff := cmp.Diff(o, back); diff != "" {
 			t.Fatalf("%q: decoded request differs (-parsed +decoded):\n%s", s, diff)
 		}
-		nests := 0
-		_ = attrs.ForEach(tk.EncOpts, func(uint16, []byte) { nests++ })
-		if opts := tk.EncOpts; nests == 1 {
+		// An empty nest ("geneve_opts" with nothing after it) holds no
+		// option for the printer to show.
+		nests, empty := 0, false
+		_ = attrs.ForEach(tk.EncOpts, func(_ uint16, data []byte) { nests, empty = nests+1, len(data) == 0 })
+		if opts := tk.EncOpts; nests == 1 && !empty {
 			decoded := decodeTunnelOpts(opts)
 			if again := decoded.encode(); !bytes.Equal(again, opts) {
 				t.Fatalf("%q: tunnel options %x decode and encode to %x", s, opts, again)
