@@ -70,6 +70,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "difftest:", err)
 		os.Exit(1)
 	}
+	kc.ownCases = map[string]bool{}
+	for _, c := range allFilterCases {
+		kc.ownCases[c.kind] = true
+	}
 	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose, keywords: kc}
 	for _, dev := range []string{"dref", "dgot"} {
 		r.mustRun(r.ip, "link", "add", dev, "type", "dummy")
