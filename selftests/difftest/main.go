@@ -72,7 +72,7 @@ func main() {
 	}
 	kc.ownCases = map[string]bool{}
 	for _, c := range allFilterCases {
-		kc.ownCases[c.kind] = true
+		kc.ownCases[c.kind] = len(kinds) == 0 || slices.Contains(kinds, c.kind)
 	}
 	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose, keywords: kc}
 	for _, dev := range []string{"dref", "dgot"} {
