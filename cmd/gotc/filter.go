@@ -4,38 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
+	"github.com/gotc/gotc/tcline"
 )
-
-// filterUsage lists the filter kinds the registry holds.
-var filterUsage = `Usage: tc filter [ add | del | change | replace | show ] [ dev STRING ]
-       tc filter [ add | del | change | replace | show ] [ block BLOCK_INDEX ]
-       tc filter get dev STRING parent CLASSID protocol PROTO handle FILTERID pref PRIO FILTER_TYPE
-       tc filter get block BLOCK_INDEX protocol PROTO handle FILTERID pref PRIO FILTER_TYPE
-       [ pref PRIO ] protocol PROTO [ chain CHAIN_INDEX ]
-       [ estimator INTERVAL TIME_CONSTANT ]
-       [ root | ingress | egress | parent CLASSID ]
-       [ handle FILTERID ] [ [ FILTER_TYPE ] [ help | OPTIONS ] ]
-
-       tc filter show [ dev STRING ] [ root | ingress | egress | parent CLASSID ]
-       tc filter show [ block BLOCK_INDEX ]
-Where:
-FILTER_TYPE := ` + kindList(filterKindNames()) + `
-FILTERID := ... format depends on classifier, see there
-OPTIONS := ... try tc filter add <desired FILTER_KIND> help
-`
-
-func filterKindNames() []string {
-	var names []string
-	for _, k := range tckind.Filters() {
-		names = append(names, k.Name)
-	}
-	return names
-}
 
 func (t *tc) filterCmd(args []string) error {
 	if len(args) == 0 {
@@ -56,7 +30,7 @@ func (t *tc) filterCmd(args []string) error {
 	case tcfmt.Matches(cmd, "list"), tcfmt.Matches(cmd, "show"), tcfmt.Matches(cmd, "lst"):
 		return t.filterList(netlink.Filter, rest)
 	case tcfmt.Matches(cmd, "help"):
-		fmt.Fprint(t.stderr, filterUsage)
+		fmt.Fprint(t.stderr, tcline.FilterUsage())
 		return nil
 	}
 	fmt.Fprintf(t.stderr, "Command %q is unknown, try \"tc filter help\".\n", cmd)
@@ -65,199 +39,12 @@ func (t *tc) filterCmd(args []string) error {
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
-// The parents that "ingress" and "egress" name: clsact's (and ingress's)
-// two minor numbers.
-const (
-	parentIngress = netlink.HandleIngress&0xffff0000 | 0xfff2
-	parentEgress  = netlink.HandleIngress&0xffff0000 | 0xfff3
-)
-
-// filterWhere is what the words before a filter's kind name, as tc's three
-// parsers of them (modify, get, list) read them.
-type filterWhere struct {
-	dev         string
-	block       uint32
-	parent      uint32
-	handle      string
-	handleSet   bool
-	prio        uint32
-	protocol    uint16
-	protocolSet bool
-	chain       uint32
-	chainSet    bool
-	est         *attrs.GnetEstimator
-	kind        string
-	help        bool // "help" was read (get and modify stop there)
-	opts        []string
-}
-
-// filterVerb says which of tc's parsers reads the words: they differ in
-// messages and in what they take.
-type filterVerb int
-
-const (
-	verbModify filterVerb = iota
-	verbGet
-	verbList
-)
-
-// parseFilterWhere reads the device, block, placement, priority,
-// protocol, chain and handle words up to the kind, as tc_filter_modify,
-// tc_filter_get and tc_filter_list do. Errors are printed.
-func (t *tc) parseFilterWhere(verb filterVerb, args []string) (filterWhere, error) {
-	var w filterWhere
-	parentSet := false
-	setParent := func(word string, p uint32) error {
-		if parentSet {
-			fmt.Fprintf(t.stderr, "Error: %q is duplicate parent ID\n", word)
-			return errStatus(exitUsage)
-		}
-		w.parent, parentSet = p, true
-		return nil
-	}
-	for len(args) > 0 {
-		word := args[0]
-		var err error
-		switch {
-		case word == "dev":
-			if err := t.needArg(args); err != nil {
-				return w, err
-			}
-			if w.dev != "" {
-				return w, t.duparg("dev", args[1])
-			}
-			if w.block != 0 {
-				if verb == verbList {
-					fmt.Fprintln(t.stderr, `Error: "dev" cannot be used in the same time as "block"`)
-				} else {
-					fmt.Fprintln(t.stderr, `Error: "dev" and "block" are mutually exclusive`)
-				}
-				return w, errStatus(exitUsage)
-			}
-			w.dev = args[1]
-			args = args[1:]
-		case tcfmt.Matches(word, "block"):
-			if err := t.needArg(args); err != nil {
-				return w, err
-			}
-			if w.block != 0 {
-				return w, t.duparg("block", args[1])
-			}
-			if w.dev != "" {
-				if verb == verbList {
-					fmt.Fprintln(t.stderr, `Error: "block" cannot be used in the same time as "dev"`)
-				} else {
-					fmt.Fprintln(t.stderr, `Error: "dev" and "block" are mutually exclusive`)
-				}
-				return w, errStatus(exitUsage)
-			}
-			v, perr := tcfmt.ParseUint(args[1], 0, 32)
-			if perr != nil || v == 0 {
-				return w, t.invarg("invalid block index value", args[1])
-			}
-			w.block = uint32(v)
-			args = args[1:]
-		case word == "root":
-			err = setParent(word, netlink.HandleRoot)
-		case word == "ingress":
-			err = setParent(word, parentIngress)
-		case word == "egress":
-			err = setParent(word, parentEgress)
-		case word == "parent":
-			if err := t.needArg(args); err != nil {
-				return w, err
-			}
-			if parentSet {
-				return w, t.duparg("parent", args[1])
-			}
-			p, perr := tcfmt.ParseClassID(args[1])
-			if perr != nil {
-				if verb == verbList {
-					return w, t.invarg("invalid parent ID", args[1])
-				}
-				return w, t.invarg("Invalid parent ID", args[1])
-			}
-			w.parent, parentSet = p, true
-			args = args[1:]
-		case word == "handle":
-			if err := t.needArg(args); err != nil {
-				return w, err
-			}
-			if w.handleSet {
-				return w, t.duparg("handle", args[1])
-			}
-			// The kind reads it, each in its own form.
-			w.handle, w.handleSet = args[1], true
-			args = args[1:]
-		case tcfmt.Matches(word, "preference"), tcfmt.Matches(word, "priority"):
-			if err := t.needArg(args); err != nil {
-				return w, err
-			}
-			if w.prio != 0 {
-				return w, t.duparg("priority", args[1])
-			}
-			v, perr := tcfmt.ParseUint(args[1], 0, 32)
-			switch {
-			case verb == verbList && perr != nil:
-				return w, t.invarg("invalid preference", args[1])
-			case verb != verbList && (perr != nil || v > 0xffff):
-				return w, t.invarg("invalid priority value", args[1])
-			}
-			w.prio = uint32(v)
-			args = args[1:]
-		case tcfmt.Matches(word, "protocol"):
-			if err := t.needArg(args); err != nil {
-				return w, err
-			}
-			// tc's listing takes protocol 0 ("all" is not 0) as unset.
-			if w.protocolSet && (verb != verbList || w.protocol != 0) {
-				return w, t.duparg("protocol", args[1])
-			}
-			p, ok := tckind.ParseEthProtocol(args[1])
-			if !ok {
-				return w, t.invarg("invalid protocol", args[1])
-			}
-			w.protocol, w.protocolSet = p, true
-			args = args[1:]
-		case tcfmt.Matches(word, "chain"):
-			if err := t.needArg(args); err != nil {
-				return w, err
-			}
-			if w.chainSet {
-				return w, t.duparg("chain", args[1])
-			}
-			v, perr := tcfmt.ParseUint(args[1], 0, 32)
-			if perr != nil {
-				return w, t.invarg("invalid chain index value", args[1])
-			}
-			w.chain, w.chainSet = uint32(v), true
-			args = args[1:]
-		case verb == verbModify && tcfmt.Matches(word, "estimator"):
-			if w.est, args, err = tckind.ParseEstimator(args[1:], w.est, t.stderr); err != nil {
-				return w, t.parseFailed(err, "")
-			}
-			continue
-		case tcfmt.Matches(word, "help"):
-			// tc's listing prints its usage and reads on.
-			if verb != verbList {
-				w.help = true
-				return w, nil
-			}
-			fmt.Fprint(t.stderr, filterUsage)
-		case verb == verbList:
-			fmt.Fprintf(t.stderr, " What is %q? Try \"tc filter help\"\n", word)
-			return w, errStatus(exitUsage)
-		default:
-			if verb == verbGet && word == "" {
-				return w, t.invarg("invalid filter name", word)
-			}
-			w.kind, w.opts = word, args[1:]
-			return w, nil
-		}
-		if err != nil {
-			return w, err
-		}
-		args = args[1:]
+// filterWhere reads the words before a filter's kind as tc's reader for
+// verb does, printing tc's message for any it refuses.
+func (t *tc) filterWhere(verb tcline.FilterVerb, args []string) (tcline.FilterWhere, error) {
+	w, err := tcline.ParseFilterWhere(verb, args, t.stderr)
+	if err != nil {
+		return w, t.parseFailed(err, "")
 	}
 	return w, nil
 }
@@ -265,58 +52,58 @@ func (t *tc) parseFilterWhere(verb filterVerb, args []string) (filterWhere, erro
 // filterModify sends a filter (or chain) request built from tc's grammar,
 // as tc_filter_modify does for both.
 func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) error {
-	w, err := t.parseFilterWhere(verbModify, args)
+	w, err := t.filterWhere(tcline.FilterModify, args)
 	if err != nil {
 		return err
 	}
-	if w.help {
+	if w.Help {
 		// tc prints the filter usage for chains too.
-		fmt.Fprint(t.stderr, filterUsage)
+		fmt.Fprint(t.stderr, tcline.FilterUsage())
 		return nil
 	}
 	m := &netlink.Msg{}
-	protocol := w.protocol
-	if !w.protocolSet && obj == netlink.Filter && (op == netlink.Add || op == netlink.Replace) {
+	protocol := w.Protocol
+	if !w.ProtocolSet && obj == netlink.Filter && (op == netlink.Add || op == netlink.Replace) {
 		protocol = tckind.EthPAll
 	}
-	m.Header.Info = w.prio<<16 | uint32(htons(protocol))
-	m.Header.Parent = w.parent
-	if w.chainSet {
-		m.Attrs.Chain = &w.chain
+	m.Header.Info = w.Prio<<16 | uint32(htons(protocol))
+	m.Header.Parent = w.Parent
+	if w.ChainSet {
+		m.Attrs.Chain = &w.Chain
 	}
-	if w.kind != "" {
-		m.Attrs.Kind = &w.kind
+	if w.Kind != "" {
+		m.Attrs.Kind = &w.Kind
 	}
 	// As tc: the device is looked up before the kind reads its options.
-	if w.dev != "" {
-		idx, err := t.ifindex(w.dev)
+	if w.Dev != "" {
+		idx, err := t.ifindex(w.Dev)
 		if err != nil {
 			return err
 		}
 		m.Header.Ifindex = idx
-	} else if w.block != 0 {
-		m.Header.Ifindex, m.Header.Parent = netlink.IfindexBlock, w.block
+	} else if w.Block != 0 {
+		m.Header.Ifindex, m.Header.Parent = netlink.IfindexBlock, w.Block
 	}
-	if w.kind == "" && w.handleSet {
+	if w.Kind == "" && w.HandleSet {
 		fmt.Fprintln(t.stderr, `Must specify filter type when using "handle"`)
 		return errStatus(exitUsage)
 	}
-	if w.kind != "" {
-		kind := tckind.LookupFilter(w.kind)
+	if w.Kind != "" {
+		kind := tckind.LookupFilter(w.Kind)
 		if kind == nil {
-			if len(w.opts) > 0 || w.handleSet || op != netlink.Delete {
-				fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.kind)
+			if len(w.Opts) > 0 || w.HandleSet || op != netlink.Delete {
+				fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.Kind)
 				return errStatus(exitBadOption)
 			}
 		} else {
-			options, h, err := kind.Parse(w.opts, tckind.FilterEnv{Handle: w.handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+			options, h, err := kind.Parse(w.Opts, tckind.FilterEnv{Handle: w.Handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
 			if err != nil {
 				return t.parseFailed(err, kind.Usage)
 			}
 			m.Attrs.Options, m.Header.Handle = options, h
 		}
 	}
-	m.Attrs.Rate = w.est
+	m.Attrs.Rate = w.Estimator
 	c, err := t.kernel()
 	if err != nil {
 		return err
@@ -389,13 +176,13 @@ type filterShown struct {
 // filterGet is tc_filter_get: "filter get" (one filter, by parent,
 // protocol, priority, kind and handle) and "chain get" (one chain).
 func (t *tc) filterGet(obj netlink.Object, args []string) error {
-	w, err := t.parseFilterWhere(verbGet, args)
+	w, err := t.filterWhere(tcline.FilterGet, args)
 	if err != nil {
 		return err
 	}
-	if w.help {
+	if w.Help {
 		// tc prints the filter usage for chains too.
-		fmt.Fprint(t.stderr, filterUsage)
+		fmt.Fprint(t.stderr, tcline.FilterUsage())
 		return nil
 	}
 	fail := func(msg string) error {
@@ -404,62 +191,62 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 	}
 	m := &netlink.Msg{}
 	if obj == netlink.Filter {
-		if !w.protocolSet {
+		if !w.ProtocolSet {
 			return fail("Must specify filter protocol")
 		}
-		if w.prio == 0 {
+		if w.Prio == 0 {
 			return fail("Must specify filter priority")
 		}
-		m.Header.Info = w.prio<<16 | uint32(htons(w.protocol))
+		m.Header.Info = w.Prio<<16 | uint32(htons(w.Protocol))
 	}
-	if w.chainSet {
-		m.Attrs.Chain = &w.chain
+	if w.ChainSet {
+		m.Attrs.Chain = &w.Chain
 	}
-	if w.parent == 0 {
+	if w.Parent == 0 {
 		return fail("Must specify filter parent")
 	}
-	m.Header.Parent = w.parent
+	m.Header.Parent = w.Parent
 	var kind *tckind.Filter
 	if obj == netlink.Filter {
-		if w.kind == "" {
+		if w.Kind == "" {
 			return fail("Must specify filter type")
 		}
-		m.Attrs.Kind = &w.kind
-		if kind = tckind.LookupFilter(w.kind); kind == nil {
-			fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.kind)
+		m.Attrs.Kind = &w.Kind
+		if kind = tckind.LookupFilter(w.Kind); kind == nil {
+			fmt.Fprintf(t.stderr, "gotc does not support filter kind %q\n", w.Kind)
 			return errStatus(exitBadOption)
 		}
 	}
 	shown := filterShown{obj: obj}
 	switch {
-	case w.dev != "":
-		idx, err := t.ifindex(w.dev)
+	case w.Dev != "":
+		idx, err := t.ifindex(w.Dev)
 		if err != nil {
 			return err
 		}
 		m.Header.Ifindex = idx
-	case w.block != 0:
-		m.Header.Ifindex, m.Header.Parent = netlink.IfindexBlock, w.block
-		shown.block = w.block
+	case w.Block != 0:
+		m.Header.Ifindex, m.Header.Parent = netlink.IfindexBlock, w.Block
+		shown.block = w.Block
 	default:
 		return fail(`Must specify netdevice "dev" or block index "block"`)
 	}
-	opts := w.opts
+	opts := w.Opts
 	if kind != nil {
-		options, h, err := kind.Parse(opts, tckind.FilterEnv{Handle: w.handle, Protocol: w.protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+		options, h, err := kind.Parse(opts, tckind.FilterEnv{Handle: w.Handle, Protocol: w.Protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
 		if err != nil {
 			return t.parseFailed(err, kind.Usage)
 		}
 		m.Attrs.Options, m.Header.Handle = options, h
 		// The kind read every word after it.
 		opts = nil
-		if !w.handleSet {
+		if !w.HandleSet {
 			return fail(`Must specify filter "handle"`)
 		}
 	}
 	if len(opts) > 0 {
 		if tcfmt.Matches(opts[0], "help") {
-			fmt.Fprint(t.stderr, filterUsage)
+			fmt.Fprint(t.stderr, tcline.FilterUsage())
 		}
 		return fail(fmt.Sprintf("Garbage instead of arguments \"%s ...\". Try \"tc filter help\".", opts[0]))
 	}
@@ -485,31 +272,31 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 // and parent or by block, with filters narrowed by protocol, priority and
 // chain.
 func (t *tc) filterList(obj netlink.Object, args []string) error {
-	w, err := t.parseFilterWhere(verbList, args)
+	w, err := t.filterWhere(tcline.FilterList, args)
 	if err != nil {
 		return err
 	}
-	shown := filterShown{obj: obj, parent: w.parent, prio: w.prio, chain: w.chain, chainSet: w.chainSet}
-	if w.protocolSet {
-		shown.protocol = uint32(w.protocol)
+	shown := filterShown{obj: obj, parent: w.Parent, prio: w.Prio, chain: w.Chain, chainSet: w.ChainSet}
+	if w.ProtocolSet {
+		shown.protocol = uint32(w.Protocol)
 	}
-	f := netlink.DumpFilter{Parent: w.parent}
+	f := netlink.DumpFilter{Parent: w.Parent}
 	switch {
-	case w.dev != "":
-		if f.Ifindex, err = t.ifindex(w.dev); err != nil {
+	case w.Dev != "":
+		if f.Ifindex, err = t.ifindex(w.Dev); err != nil {
 			return err
 		}
-	case w.block != 0:
-		found, err := t.blockExists(w.block)
+	case w.Block != 0:
+		found, err := t.blockExists(w.Block)
 		if err != nil {
 			return err
 		}
 		if !found {
-			fmt.Fprintf(t.stderr, "Cannot find block \"%d\"\n", w.block)
+			fmt.Fprintf(t.stderr, "Cannot find block \"%d\"\n", w.Block)
 			return errStatus(exitBadOption)
 		}
-		f.Ifindex, f.Parent = netlink.IfindexBlock, w.block
-		shown.block = w.block
+		f.Ifindex, f.Parent = netlink.IfindexBlock, w.Block
+		shown.block = w.Block
 	default:
 		// The kernel lists nothing for no device.
 		return nil
@@ -580,9 +367,9 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 			switch par := m.Header.Parent; par {
 			case netlink.HandleRoot:
 				p.Bool(tcfmt.Any, "root", "root ", true)
-			case parentIngress:
+			case tcline.ParentIngress:
 				p.Bool(tcfmt.Any, "ingress", "ingress ", true)
-			case parentEgress:
+			case tcline.ParentEgress:
 				p.Bool(tcfmt.Any, "egress", "egress ", true)
 			default:
 				p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(par))

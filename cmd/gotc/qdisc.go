@@ -12,6 +12,7 @@ import (
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
+	"github.com/gotc/gotc/tcline"
 )
 
 // qdiscUsage lists the kinds the registry holds, so that a new kind's file
@@ -23,7 +24,7 @@ var qdiscUsage = `Usage: tc qdisc [ add | del | replace | change | link | show ]
 
        tc qdisc { show | list } [ dev STRING ] [ root | ingress | clsact | parent CLASSID | handle QHANDLE ] [ invisible ]
 Where:
-QDISC_KIND := ` + kindList(qdiscKindNames()) + `
+QDISC_KIND := ` + tcline.KindList(qdiscKindNames()) + `
 OPTIONS := ... try tc qdisc add <desired QDISC_KIND> help
 `
 
@@ -33,30 +34,6 @@ func qdiscKindNames() []string {
 		names = append(names, k.Name)
 	}
 	return names
-}
-
-// kindList writes names as a usage text's "{ a | b | ... }", wrapped
-// before 80 columns with the continuation lines indented past the brace.
-func kindList(names []string) string {
-	const indent = "               "
-	var b strings.Builder
-	b.WriteString("{ ")
-	col := len("QDISC_KIND := { ")
-	for i, n := range names {
-		if i > 0 {
-			if col+len(" | ")+len(n) > 78 {
-				b.WriteString(" |\n" + indent)
-				col = len(indent)
-			} else {
-				b.WriteString(" | ")
-				col += len(" | ")
-			}
-		}
-		b.WriteString(n)
-		col += len(n)
-	}
-	b.WriteString(" }")
-	return b.String()
 }
 
 func (t *tc) qdiscCmd(args []string) error {
