@@ -530,3 +530,27 @@ func TestClasslessClasses(t *testing.T) {
 		t.Errorf("fq_codel's flow written as a class: %v", c)
 	}
 }
+
+// TestFilterLineErrors reads a filter line's words before its kind with
+// tc's grammar, and says what is wrong in tc's words.
+func TestFilterLineErrors(t *testing.T) {
+	for line, want := range map[string]string{
+		"protocol bogus pref 1 matchall":   `filter "protocol bogus pref 1 matchall": Error: argument "bogus" is wrong: invalid protocol`,
+		"pref 70000 matchall":              `filter "pref 70000 matchall": Error: argument "70000" is wrong: invalid priority value`,
+		"pref 1 pref 2 matchall":           `filter "pref 1 pref 2 matchall": Error: duplicate "priority": "2" is the second value.`,
+		"pref 1 chain x matchall":          `filter "pref 1 chain x matchall": Error: argument "x" is wrong: invalid chain index value`,
+		"pref 1 handle":                    `filter "pref 1 handle": Command line is not complete. Try option "help"`,
+		"pref 1 dev eth0 matchall":         `filter "pref 1 dev eth0 matchall": the device, block and parent are where the filter stands in the file`,
+		"egress pref 1 matchall":           `filter "egress pref 1 matchall": the device, block and parent are where the filter stands in the file`,
+		"pref 1 estimator 1s 8s matchall":  `filter "pref 1 estimator 1s 8s matchall": estimator: the kernel keeps no estimator of a filter`,
+		"protocol ip pref 1":               `filter "protocol ip pref 1": no filter kind`,
+		"protocol ip matchall action drop": `filter "protocol ip matchall action drop": pref is required`,
+		"pref 1 nosuchkind":                `filter "pref 1 nosuchkind": gotc does not support filter kind "nosuchkind"`,
+	} {
+		r := &resolver{links: &links{netlink.NewLinks(context.Background(), newFake("eth0"))}}
+		_, err := r.filters([]string{line}, netlink.MakeHandle(1, 0))
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", line, err, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
+	"github.com/gotc/gotc/tcline"
 )
 
 // Request is one kernel request of a plan.
@@ -395,9 +396,9 @@ func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 	var cmd strings.Builder
 	fmt.Fprintf(&cmd, "filter %s dev %s", opWord(op), p.dev)
 	switch f.parent {
-	case parentIngressHook:
+	case tcline.ParentIngress:
 		cmd.WriteString(" ingress")
-	case parentEgressHook:
+	case tcline.ParentEgress:
 		cmd.WriteString(" egress")
 	default:
 		fmt.Fprintf(&cmd, " parent %s", tcfmt.FormatClassID(f.parent))

@@ -11,13 +11,7 @@ import (
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
-)
-
-// The parents of the ingress and clsact hooks' filters (TC_H_MIN_INGRESS,
-// TC_H_MIN_EGRESS under ffff:).
-const (
-	parentIngressHook = netlink.HandleIngress&0xffff0000 | 0xfff2
-	parentEgressHook  = netlink.HandleIngress&0xffff0000 | 0xfff3
+	"github.com/gotc/gotc/tcline"
 )
 
 // qdiscNode is a qdisc of either state, desired or the kernel's, with
@@ -146,12 +140,12 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) (*qdiscNode, error) {
 	}
 	filterParent := n.handle
 	if parent == netlink.HandleIngress {
-		filterParent = parentIngressHook
+		filterParent = tcline.ParentIngress
 	}
 	if n.filters, err = r.filters(q.Filters, filterParent); err != nil {
 		return nil, err
 	}
-	if n.egressFilters, err = r.filters(q.EgressFilters, parentEgressHook); err != nil {
+	if n.egressFilters, err = r.filters(q.EgressFilters, tcline.ParentEgress); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -223,60 +217,34 @@ func (r *resolver) filters(lines []string, parent uint32) ([]*filterNode, error)
 	return out, nil
 }
 
-// filter parses the words after "tc filter add dev D parent P".
+// filter parses the words after "tc filter add dev D parent P" with tc's
+// grammar for them, and its messages. The file's structure places the
+// filter: words that name a device, block or parent are refused.
 func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
-	f := &filterNode{parent: parent, protocol: tckind.EthPAll}
-	words := strings.Fields(line)
-	handleWord := ""
-	for len(words) > 0 && f.kind == "" {
-		word := words[0]
-		if word == "protocol" || word == "pref" || word == "prio" || word == "priority" || word == "handle" || word == "chain" {
-			if len(words) < 2 {
-				return nil, fmt.Errorf("%q needs a value", word)
-			}
-			v := words[1]
-			switch word {
-			case "protocol":
-				p, ok := tckind.ParseEthProtocol(v)
-				if !ok {
-					return nil, fmt.Errorf("invalid protocol %q", v)
-				}
-				f.protocol = p
-			case "handle":
-				handleWord, f.handleSet = v, true
-			case "chain":
-				c, err := tcfmt.ParseUint(v, 0, 32)
-				if err != nil {
-					return nil, fmt.Errorf("invalid chain %q", v)
-				}
-				f.chain = uint32(c)
-			default:
-				p, err := tcfmt.ParseUint(v, 0, 16)
-				if err != nil || p == 0 {
-					return nil, fmt.Errorf("invalid pref %q", v)
-				}
-				f.prio = uint32(p)
-			}
-			words = words[2:]
-			continue
-		}
-		f.kind, words = word, words[1:]
-	}
-	if f.kind == "" {
+	w, err := tcline.ParseFilterWhere(tcline.FilterModify, strings.Fields(line), nil)
+	switch {
+	case err != nil:
+		return nil, err
+	case w.Dev != "" || w.Block != 0 || w.Parent != 0:
+		return nil, fmt.Errorf("the device, block and parent are where the filter stands in the file")
+	case w.Estimator != nil:
+		return nil, fmt.Errorf("estimator: the kernel keeps no estimator of a filter")
+	case w.Kind == "" || w.Help:
 		return nil, fmt.Errorf("no filter kind")
-	}
-	if f.prio == 0 {
+	case w.Prio == 0:
 		// Without it the kernel picks one, and the next apply could not
 		// tell this filter from another.
 		return nil, fmt.Errorf("pref is required")
+	}
+	f := &filterNode{parent: parent, prio: w.Prio, protocol: tckind.EthPAll, chain: w.Chain, handleSet: w.HandleSet, kind: w.Kind, words: w.Opts}
+	if w.ProtocolSet {
+		f.protocol = w.Protocol
 	}
 	k := tckind.LookupFilter(f.kind)
 	if k == nil {
 		return nil, fmt.Errorf("gotc does not support filter kind %q", f.kind)
 	}
-	f.words = words
-	var err error
-	f.options, f.handle, err = k.Parse(words, tckind.FilterEnv{Handle: handleWord, Protocol: f.protocol, Parent: parent, ActionEnv: tckind.ActionEnv{Links: r.links}})
+	f.options, f.handle, err = k.Parse(f.words, tckind.FilterEnv{Handle: w.Handle, Protocol: f.protocol, Parent: parent, ActionEnv: tckind.ActionEnv{Links: r.links}})
 	if err != nil {
 		return nil, err
 	}
@@ -345,11 +313,11 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		}
 		var err error
 		if q.parent == netlink.HandleIngress {
-			if q.filters, err = readFilters(ctx, k, ifindex, parentIngressHook); err != nil {
+			if q.filters, err = readFilters(ctx, k, ifindex, tcline.ParentIngress); err != nil {
 				return err
 			}
 			if filterHooks(q.kind) == 2 {
-				q.egressFilters, err = readFilters(ctx, k, ifindex, parentEgressHook)
+				q.egressFilters, err = readFilters(ctx, k, ifindex, tcline.ParentEgress)
 			}
 			return err
 		}
