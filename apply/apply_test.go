@@ -547,7 +547,7 @@ func TestFilterLineErrors(t *testing.T) {
 		"protocol ip matchall action drop": `filter "protocol ip matchall action drop": pref is required`,
 		"pref 1 nosuchkind":                `filter "pref 1 nosuchkind": gotc does not support filter kind "nosuchkind"`,
 	} {
-		r := &resolver{links: &links{netlink.NewLinks(context.Background(), newFake("eth0"))}}
+		r := &resolver{links: kernelLinks(context.Background(), newFake("eth0"))}
 		_, err := r.filters([]string{line}, netlink.MakeHandle(1, 0))
 		if err == nil || err.Error() != want {
 			t.Errorf("%q: %v, want %s", line, err, want)

@@ -16,15 +16,15 @@ import (
 // words, where the keyword printers have them, for the command lines of
 // the plan and its undo; an object without stays nil (its options are
 // sent as dumped all the same).
-func (l *links) describe(d *deviceState) {
-	_ = l.words(d, false)
+func describe(l tckind.Links, d *deviceState) {
+	_ = words(l, d, false)
 }
 
 // words fills in the tc words of every kernel object of d. With strict,
 // it fails on the first object that has none or whose words do not parse
 // back to options the kernel's cover (so that a file written from them is
 // in sync); otherwise it leaves such an object without words.
-func (l *links) words(d *deviceState, strict bool) error {
+func words(l tckind.Links, d *deviceState, strict bool) error {
 	var errs []error
 	fail := func(what string, err error) {
 		if strict {
@@ -49,7 +49,7 @@ func (l *links) words(d *deviceState, strict bool) error {
 			c(ch)
 		}
 		for _, f := range append(n.filters, n.egressFilters...) {
-			l.filterWords(f, fail)
+			filterWords(l, f, fail)
 		}
 	}
 	c = func(n *classNode) {
@@ -73,7 +73,7 @@ func (l *links) words(d *deviceState, strict bool) error {
 	return errors.Join(errs...)
 }
 
-func (l *links) filterWords(f *filterNode, fail func(string, error)) {
+func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
 	what := fmt.Sprintf("filter %s pref %d", f.kind, f.prio)
 	w, err := tckind.FilterKeywords(f.kind, f.options, l)
 	if err != nil {
@@ -102,11 +102,11 @@ func nonNil(w []string) []string {
 // kernel's default). It fails, naming them, on objects whose options it
 // cannot write as tc words.
 func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) {
-	l := &links{netlink.NewLinks(ctx, k)}
-	names, err := k.LinkNames(ctx)
-	if err != nil {
+	l := kernelLinks(ctx, k)
+	if err := l.Load(); err != nil {
 		return nil, err
 	}
+	names := l.Names()
 	all := len(devices) == 0
 	if all {
 		for _, n := range names {
@@ -124,7 +124,7 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 		if err != nil {
 			return nil, err
 		}
-		if err := l.words(d, true); err != nil {
+		if err := words(l, d, true); err != nil {
 			errs = append(errs, err)
 			continue
 		}

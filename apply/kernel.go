@@ -21,3 +21,9 @@ type Kernel interface {
 	// Do sends one change request and waits for the kernel's answer.
 	Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error
 }
+
+// kernelLinks names the devices of k for the kinds whose options refer to
+// one, as tc names them.
+func kernelLinks(ctx context.Context, k Kernel) *netlink.Links {
+	return netlink.NewLinks(ctx, k)
+}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-
-	"github.com/gotc/gotc/netlink"
 )
 
 // Compute reads the kernel's state of every device the file names and
 // returns the plan that brings it to the file's. It sends no change.
 func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
-	r := &resolver{links: &links{netlink.NewLinks(ctx, k)}}
+	r := &resolver{links: kernelLinks(ctx, k)}
 	plan := &Plan{}
 	for _, name := range sortedKeys(f.Devices) {
 		idx, err := k.LinkIndex(ctx, name)
@@ -26,7 +24,7 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.links.describe(have)
+		describe(r.links, have)
 		plan.Requests = append(plan.Requests, planDevice(want, have)...)
 	}
 	return plan, nil

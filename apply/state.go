@@ -77,14 +77,10 @@ func filterHooks(kind string) int {
 	return 0
 }
 
-// links names devices through the kernel for the filters' actions, as tc
-// does (netlink.Links), and writes the kernel's objects as words.
-type links struct{ *netlink.Links }
-
 // resolver turns a File into qdisc, class and filter nodes, parsing every
 // kind's words with gotc's parsers.
 type resolver struct {
-	links *links
+	links *netlink.Links
 }
 
 func (r *resolver) device(name string, ifindex int32, d *Device) (*deviceState, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"strconv"
 
 	"github.com/gotc/gotc/attrs"
@@ -73,22 +74,24 @@ func cString(b []byte) string {
 	return string(b)
 }
 
-// Links names the devices of a connection's namespace for the kinds that
-// refer to one by its ifindex (mirred's target), as tc does; it is the
-// tckind.Links of a program that talks to the kernel. A name is looked up
-// when asked. The names of ifindexes come from one link dump, read on
-// first need or by Load, and kept: a listing calls Load before its dump,
-// since a lookup from inside a dump would wait for the socket the dump
-// is reading.
+// Links names the devices of a connection's namespace, as tc does, for
+// the kinds that refer to one by its ifindex (mirred's target) and for the
+// lines that name a device; it is the tckind.Links of a program that talks
+// to the kernel. An index is asked of the kernel by name, when asked. The
+// names of ifindexes come from one link dump, read on first need or by
+// Load, and kept (tc's ll_map cache).
 type Links struct {
 	ctx   context.Context
 	conn  LinkLookup
-	names map[int32]string
+	names map[int32]string // nil until read
 }
 
-// LinkLookup is what Links asks: a *Conn, or a fake of the kernel.
+// LinkLookup is what Links asks: a *Conn, a connection opened on first
+// use, or a fake of the kernel.
 type LinkLookup interface {
+	// LinkIndex is the ifindex of the device called name.
 	LinkIndex(ctx context.Context, name string) (int32, error)
+	// LinkNames names every device by ifindex.
 	LinkNames(ctx context.Context) (map[int32]string, error)
 }
 
@@ -109,20 +112,44 @@ func (l *Links) Name(idx int32) string {
 	if idx == 0 {
 		return "*"
 	}
-	l.Load()
+	_ = l.Load() // a failure leaves the index unnamed, as tc's cache does
 	if name, ok := l.names[idx]; ok {
 		return name
 	}
 	return "if" + strconv.Itoa(int(idx))
 }
 
-// Load reads every device's name, once; a failed read leaves every
-// ifindex unnamed.
-func (l *Links) Load() {
+// Load reads every device's name unless they are read already. A listing
+// calls it before its dump whenever what it prints may name devices:
+// looking them up from inside the dump would wait forever for the socket
+// the dump is reading. It returns the failure of the link dump, after
+// which every index stays unnamed ("ifN", as tc prints it) without
+// another try; a listing goes on regardless, as tc's does.
+func (l *Links) Load() error {
 	if l.names != nil {
-		return
+		return nil
 	}
-	if l.names, _ = l.conn.LinkNames(l.ctx); l.names == nil {
+	names, err := l.conn.LinkNames(l.ctx)
+	if err != nil || names == nil {
 		l.names = map[int32]string{}
+		return err
+	}
+	l.names = names
+	return nil
+}
+
+// Names returns every device's name by ifindex (a copy), read as Load
+// reads them: one dump serves both a list of the devices and the names
+// printed after.
+func (l *Links) Names() map[int32]string {
+	_ = l.Load() // a failure leaves no names, which is the answer
+	return maps.Clone(l.names)
+}
+
+// Notice forgets the names read unless they name idx, so that the next
+// Name reads them again: a monitor sees devices made after its start.
+func (l *Links) Notice(idx int32) {
+	if _, known := l.names[idx]; !known {
+		l.names = nil
 	}
 }

@@ -102,7 +102,7 @@ func (t *tc) actionKernel() (actionConn, error) {
 // actionModify is tc_action_modify: "add|change|replace action KIND ...".
 // Every failure ends tc with status 255.
 func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) {
-	acts, rest, err := action.ParseActions(args, tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr})
+	acts, rest, err := action.ParseActions(args, tckind.ActionEnv{Links: t.links(), Stderr: t.stderr})
 	if err != nil {
 		var pe *tckind.ParseError
 		if errors.As(err, &pe) && pe.Code == 0 {
@@ -246,7 +246,7 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 		return nil
 	}
 	// The actions may name devices (mirred's target).
-	t.loadLinkNames()
+	t.links().Load()
 	p := t.printer()
 	p.Start()
 	err = ac.DumpActions(t.ctx, m, func(a *netlink.ActionMsg, decodeErr error) error {
@@ -284,7 +284,7 @@ func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32
 		p.Verbatim(verb)
 	}
 	p.OpenObject("")
-	action.PrintActions(p, m.Attrs.Tab, action.ActionPrint{Stats: t.stats, FirstOrder: first, Links: tcLinks{t}})
+	action.PrintActions(p, m.Attrs.Tab, action.ActionPrint{Stats: t.stats, FirstOrder: first, Links: t.links()})
 	if m.Attrs.ExtWarnMsg != nil {
 		p.String(tcfmt.Any, "warn", "%s", *m.Attrs.ExtWarnMsg)
 		p.NL()

@@ -83,7 +83,7 @@ func (t *tc) printClassEvent(p *tcfmt.Printer, m *netlink.Msg, verb eventVerb, s
 	p.String(tcfmt.Any, "class", "class %s ", m.Kind())
 	p.String(tcfmt.Any, "handle", "%s ", tcfmt.FormatClassID(m.Header.Handle))
 	if showDev {
-		p.String(tcfmt.Any, "dev", "dev %s ", t.linkName(m.Header.Ifindex))
+		p.String(tcfmt.Any, "dev", "dev %s ", t.links().Name(m.Header.Ifindex))
 	}
 	if m.Header.Parent == netlink.HandleRoot {
 		p.Bool(tcfmt.Any, "root", "root ", true)

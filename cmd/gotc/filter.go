@@ -96,7 +96,7 @@ func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) erro
 				return errStatus(exitBadOption)
 			}
 		} else {
-			options, h, err := kind.Parse(w.Opts, tckind.FilterEnv{Handle: w.Handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+			options, h, err := kind.Parse(w.Opts, tckind.FilterEnv{Handle: w.Handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: t.links(), Stderr: t.stderr}})
 			if err != nil {
 				return t.parseFailed(err, kind.Usage)
 			}
@@ -151,7 +151,7 @@ func (t *tc) filterEcho(ec echoDoer, obj netlink.Object, op netlink.Op, m *netli
 	case op == netlink.Replace:
 		shown.verb = "replaced"
 	}
-	t.loadLinkNames()
+	t.links().Load()
 	p := t.printer()
 	p.Start()
 	t.printFilter(p, answer, &shown)
@@ -233,7 +233,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 	}
 	opts := w.Opts
 	if kind != nil {
-		options, h, err := kind.Parse(opts, tckind.FilterEnv{Handle: w.Handle, Protocol: w.Protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: tcLinks{t}, Stderr: t.stderr}})
+		options, h, err := kind.Parse(opts, tckind.FilterEnv{Handle: w.Handle, Protocol: w.Protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: t.links(), Stderr: t.stderr}})
 		if err != nil {
 			return t.parseFailed(err, kind.Usage)
 		}
@@ -255,7 +255,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 		return err
 	}
 	// Actions in a filter may name devices.
-	t.loadLinkNames()
+	t.links().Load()
 	answer, err := c.Get(t.ctx, obj, m)
 	if err != nil {
 		err = t.kernelRefused(err)
@@ -302,7 +302,7 @@ func (t *tc) filterList(obj netlink.Object, args []string) error {
 		return nil
 	}
 	// Actions in the filters may name devices.
-	t.loadLinkNames()
+	t.links().Load()
 	keep := func(m *netlink.Msg) bool {
 		if obj != netlink.Filter {
 			// The kernel lists every chain whatever the request names.
@@ -361,7 +361,7 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 		}
 	} else {
 		if shown.echo {
-			p.String(tcfmt.Any, "dev", "dev %s ", t.linkName(m.Header.Ifindex))
+			p.String(tcfmt.Any, "dev", "dev %s ", t.links().Name(m.Header.Ifindex))
 		}
 		if shown.parent == 0 || shown.parent != m.Header.Parent {
 			switch par := m.Header.Parent; par {
@@ -396,7 +396,7 @@ func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
 		p.OpenObject("options")
 		if kind := tckind.LookupFilter(m.Kind()); kind != nil {
 			kind.PrintOptions(p, m.Attrs.Options, tckind.FilterPrint{
-				Handle: m.Header.Handle, Protocol: htons(uint16(m.Header.Info)), Stats: t.stats, Links: tcLinks{t},
+				Handle: m.Header.Handle, Protocol: htons(uint16(m.Header.Info)), Stats: t.stats, Links: t.links(),
 			})
 		} else {
 			fmt.Fprintln(t.stderr, "cannot parse option parameters")

@@ -102,7 +102,7 @@ func (t *tc) monitorCmd(args []string) error {
 		}
 		return errStatus(exitUsage)
 	}
-	t.loadLinkNames()
+	t.links().Load()
 	fd, err := t.netnsFD()
 	if err != nil {
 		return err
@@ -157,9 +157,7 @@ type eventVerb struct{ deleted, replaced, added bool }
 // naming the device of every object.
 func (t *tc) printEvent(p *tcfmt.Printer, ev netlink.Event) {
 	if ev.Msg != nil && ev.Msg.Header.Ifindex > 0 {
-		if _, known := t.names[ev.Msg.Header.Ifindex]; !known {
-			t.names = nil // a device new since the names were read
-		}
+		t.links().Notice(ev.Msg.Header.Ifindex)
 	}
 	created := !ev.Deleted && ev.Flags&nlabi.NLM_F_CREATE != 0
 	switch ev.Object {

@@ -416,7 +416,7 @@ func (t *tc) qdiscList(args []string) error {
 		return (!tg.parentSet || m.Header.Parent == tg.parent) && (!tg.handleSet || m.Header.Handle == tg.handle)
 	}
 	if tg.dev == "" {
-		t.loadLinkNames()
+		t.links().Load()
 	}
 	print := func(p *tcfmt.Printer, m *netlink.Msg) { t.printQdisc(p, m, tg.dev == "", eventVerb{}) }
 	if m := t.qdiscAt(tg, filter, keep); m != nil {
@@ -480,7 +480,7 @@ func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool, verb eve
 		Added:    verb.added,
 	}
 	if showDev {
-		h.Dev = t.linkName(m.Header.Ifindex)
+		h.Dev = t.links().Name(m.Header.Ifindex)
 	}
 	if a.HWOffload != nil && *a.HWOffload != 0 {
 		h.Offloaded = true

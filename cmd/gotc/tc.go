@@ -42,8 +42,8 @@ type tc struct {
 	netns                                                        string
 
 	conn      conn
-	netnsFile *os.File // the -netns namespace, open while the command runs
-	names     map[int32]string
+	netnsFile *os.File       // the -netns namespace, open while the command runs
+	devices   *netlink.Links // see links
 }
 
 func (t *tc) close() {
@@ -97,58 +97,46 @@ func (t *tc) kernel() (conn, error) {
 
 // ifindex resolves a device name as tc does, printing tc's message if unknown.
 func (t *tc) ifindex(name string) (int32, error) {
-	c, err := t.kernel()
-	if err != nil {
+	// The connection's failure has its own message.
+	if _, err := t.kernel(); err != nil {
 		return 0, err
 	}
-	idx, err := c.LinkIndex(t.ctx, name)
-	if err != nil {
+	idx, ok := t.links().Index(name)
+	if !ok {
 		fmt.Fprintf(t.stderr, "Cannot find device %q\n", name)
 		return 0, errStatus(exitBadOption)
 	}
 	return idx, nil
 }
 
-// tcLinks gives the kinds that name devices the command's own view of
-// them (qdisc.Links).
-type tcLinks struct{ t *tc }
+// links names devices through the command's connection, opened when a
+// name is first needed, for the kinds' options and for the lines that
+// name a device.
+func (t *tc) links() *netlink.Links {
+	if t.devices == nil {
+		t.devices = netlink.NewLinks(t.ctx, linkConn{t})
+	}
+	return t.devices
+}
 
-func (l tcLinks) Index(name string) (int32, bool) {
-	c, err := l.t.kernel()
+// linkConn is the command's connection as Links asks it, opened on the
+// first question: a command that names no device never dials for it.
+type linkConn struct{ t *tc }
+
+func (c linkConn) LinkIndex(ctx context.Context, name string) (int32, error) {
+	k, err := c.t.kernel()
 	if err != nil {
-		return 0, false
+		return 0, err
 	}
-	idx, err := c.LinkIndex(l.t.ctx, name)
-	return idx, err == nil
+	return k.LinkIndex(ctx, name)
 }
 
-func (l tcLinks) Name(idx int32) string { return l.t.linkName(idx) }
-
-// linkName names an ifindex for output, as tc's ll_index_to_name does.
-func (t *tc) linkName(idx int32) string {
-	if idx == 0 {
-		return "*"
+func (c linkConn) LinkNames(ctx context.Context) (map[int32]string, error) {
+	k, err := c.t.kernel()
+	if err != nil {
+		return nil, err
 	}
-	t.loadLinkNames()
-	if name, ok := t.names[idx]; ok {
-		return name
-	}
-	return fmt.Sprintf("if%d", idx)
-}
-
-// loadLinkNames reads every device's name once. A listing calls it before
-// its dump whenever what it prints may name devices: looking them up from
-// inside the dump would wait forever for the socket the dump is reading.
-func (t *tc) loadLinkNames() {
-	if t.names != nil {
-		return
-	}
-	if c, err := t.kernel(); err == nil {
-		t.names, _ = c.LinkNames(t.ctx)
-	}
-	if t.names == nil {
-		t.names = map[int32]string{}
-	}
+	return k.LinkNames(ctx)
 }
 
 // list dumps objects of one kind and prints, as they arrive, those that keep
