@@ -142,35 +142,20 @@ func (t *tc) filterEcho(ec echoDoer, obj netlink.Object, op netlink.Op, m *netli
 	if answer == nil {
 		return nil
 	}
-	shown := filterShown{obj: obj, echo: true}
+	shown := tcline.FilterShown{Obj: obj, Echo: true}
 	switch {
 	case typ == nlabi.RTM_DELTFILTER || typ == nlabi.RTM_DELCHAIN:
-		shown.verb = "deleted"
+		shown.Verb.Deleted = true
 	case op == netlink.Add:
-		shown.verb = "added"
+		shown.Verb.Added = true
 	case op == netlink.Replace:
-		shown.verb = "replaced"
+		shown.Verb.Replaced = true
 	}
 	t.links().Load()
 	p := t.printer()
 	p.Start()
-	t.printFilter(p, answer, &shown)
+	tcline.PrintFilter(p, answer, t.printEnv(), &shown)
 	return p.Finish()
-}
-
-// filterShown is what a listing or get named, which tc leaves out of each
-// filter's line (print_filter's filter_* globals).
-type filterShown struct {
-	obj netlink.Object
-	// echo is set for -echo's answer, which names its device, after
-	// verb ("added", "replaced", "deleted" or "").
-	echo           bool
-	verb           string
-	block          uint32
-	parent         uint32
-	protocol, prio uint32
-	chain          uint32
-	chainSet       bool
 }
 
 // filterGet is tc_filter_get: "filter get" (one filter, by parent,
@@ -217,7 +202,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 			return errStatus(exitBadOption)
 		}
 	}
-	shown := filterShown{obj: obj}
+	shown := tcline.FilterShown{Obj: obj}
 	switch {
 	case w.Dev != "":
 		idx, err := t.ifindex(w.Dev)
@@ -227,7 +212,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 		m.Header.Ifindex = idx
 	case w.Block != 0:
 		m.Header.Ifindex, m.Header.Parent = netlink.IfindexBlock, w.Block
-		shown.block = w.Block
+		shown.Block = w.Block
 	default:
 		return fail(`Must specify netdevice "dev" or block index "block"`)
 	}
@@ -264,7 +249,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 	}
 	p := t.printer()
 	p.Start()
-	t.printFilter(p, answer, &shown)
+	tcline.PrintFilter(p, answer, t.printEnv(), &shown)
 	return p.Finish()
 }
 
@@ -276,9 +261,9 @@ func (t *tc) filterList(obj netlink.Object, args []string) error {
 	if err != nil {
 		return err
 	}
-	shown := filterShown{obj: obj, parent: w.Parent, prio: w.Prio, chain: w.Chain, chainSet: w.ChainSet}
+	shown := tcline.FilterShown{Obj: obj, Parent: w.Parent, Prio: w.Prio, Chain: w.Chain, ChainSet: w.ChainSet}
 	if w.ProtocolSet {
-		shown.protocol = uint32(w.Protocol)
+		shown.Protocol = uint32(w.Protocol)
 	}
 	f := netlink.DumpFilter{Parent: w.Parent}
 	switch {
@@ -296,7 +281,7 @@ func (t *tc) filterList(obj netlink.Object, args []string) error {
 			return errStatus(exitBadOption)
 		}
 		f.Ifindex, f.Parent = netlink.IfindexBlock, w.Block
-		shown.block = w.Block
+		shown.Block = w.Block
 	default:
 		// The kernel lists nothing for no device.
 		return nil
@@ -309,15 +294,15 @@ func (t *tc) filterList(obj netlink.Object, args []string) error {
 			return true
 		}
 		// What the kernel's filter dump leaves out.
-		if shown.chainSet && (m.Attrs.Chain == nil || *m.Attrs.Chain != shown.chain) {
+		if shown.ChainSet && (m.Attrs.Chain == nil || *m.Attrs.Chain != shown.Chain) {
 			return false
 		}
-		if shown.prio != 0 && m.Header.Info>>16 != shown.prio {
+		if shown.Prio != 0 && m.Header.Info>>16 != shown.Prio {
 			return false
 		}
-		return shown.protocol == 0 || uint32(htons(uint16(m.Header.Info))) == shown.protocol
+		return shown.Protocol == 0 || uint32(htons(uint16(m.Header.Info))) == shown.Protocol
 	}
-	return t.list(obj, f, keep, func(p *tcfmt.Printer, m *netlink.Msg) { t.printFilter(p, m, &shown) })
+	return t.list(obj, f, keep, func(p *tcfmt.Printer, m *netlink.Msg) { tcline.PrintFilter(p, m, t.printEnv(), &shown) })
 }
 
 // blockExists is tc_qdisc_block_exists: whether a qdisc shares the block.
@@ -341,75 +326,4 @@ func (t *tc) blockExists(block uint32) (bool, error) {
 		return false, errStatus(exitBadOption)
 	}
 	return found, nil
-}
-
-// printFilter prints a filter or chain as tc's print_filter does, leaving
-// out what the command named.
-func (t *tc) printFilter(p *tcfmt.Printer, m *netlink.Msg, shown *filterShown) {
-	p.OpenObject("")
-	if shown.verb != "" {
-		p.Bool(tcfmt.Any, tcfmt.Name(shown.verb), shown.verb+" ", true)
-	}
-	if shown.obj == netlink.Chain {
-		p.Text("chain ")
-	} else {
-		p.Text("filter ")
-	}
-	if m.Header.Ifindex == netlink.IfindexBlock {
-		if shown.block == 0 || shown.block != m.Header.Parent {
-			p.Uint(tcfmt.Any, "block", "block %u ", uint64(m.Header.Parent))
-		}
-	} else {
-		if shown.echo {
-			p.String(tcfmt.Any, "dev", "dev %s ", t.links().Name(m.Header.Ifindex))
-		}
-		if shown.parent == 0 || shown.parent != m.Header.Parent {
-			switch par := m.Header.Parent; par {
-			case netlink.HandleRoot:
-				p.Bool(tcfmt.Any, "root", "root ", true)
-			case tcline.ParentIngress:
-				p.Bool(tcfmt.Any, "ingress", "ingress ", true)
-			case tcline.ParentEgress:
-				p.Bool(tcfmt.Any, "egress", "egress ", true)
-			default:
-				p.String(tcfmt.Any, "parent", "parent %s ", tcfmt.FormatClassID(par))
-			}
-		}
-	}
-	if m.Header.Info != 0 && shown.obj == netlink.Filter {
-		proto := uint32(htons(uint16(m.Header.Info)))
-		prio := m.Header.Info >> 16
-		if proto != 0 && (shown.protocol == 0 || shown.protocol != proto) {
-			p.String(tcfmt.Any, "protocol", "protocol %s ", tckind.EthProtocolName(uint16(proto)))
-		}
-		if prio != 0 && (shown.prio == 0 || shown.prio != prio) {
-			p.Uint(tcfmt.Any, "pref", "pref %u ", uint64(prio))
-		}
-	}
-	if m.Attrs.Kind != nil {
-		p.String(tcfmt.Any, "kind", "%s ", m.Kind())
-	}
-	if m.Attrs.Chain != nil && (!shown.chainSet || shown.chain != *m.Attrs.Chain) {
-		p.Uint(tcfmt.Any, "chain", "chain %u ", uint64(*m.Attrs.Chain))
-	}
-	if m.Attrs.Kind != nil && m.Attrs.Options != nil {
-		p.OpenObject("options")
-		if kind := tckind.LookupFilter(m.Kind()); kind != nil {
-			kind.PrintOptions(p, m.Attrs.Options, tckind.FilterPrint{
-				Handle: m.Header.Handle, Protocol: htons(uint16(m.Header.Info)), Stats: t.stats, Links: t.links(),
-			})
-		} else {
-			fmt.Fprintln(t.stderr, "cannot parse option parameters")
-		}
-		p.CloseObject()
-	}
-	p.NL()
-	if t.stats && (m.Attrs.Stats2 != nil || m.Attrs.Stats != nil) {
-		t.printStats(p, &m.Attrs)
-	}
-	if m.Attrs.ExtWarnMsg != nil {
-		p.String(tcfmt.Any, "warn", "%s", *m.Attrs.ExtWarnMsg)
-		p.NL()
-	}
-	p.CloseObject()
 }

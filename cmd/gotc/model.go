@@ -9,6 +9,7 @@ import (
 	"github.com/gotc/gotc/model/predict"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tcline"
 	"github.com/gotc/gotc/traffic"
 )
 
@@ -156,7 +157,7 @@ func (t *tc) modelCmd(args []string) error {
 	out := &netlink.Msg{Header: res.Header, Attrs: res.Attrs}
 	p := t.printer()
 	p.Start()
-	t.printQdisc(p, out, false, eventVerb{})
+	tcline.PrintQdisc(p, out, t.printEnv(), false, tcline.Verb{})
 	if err := p.Finish(); err != nil {
 		fmt.Fprintln(t.stderr, err)
 		return errStatus(exitBadOption)

@@ -16,6 +16,7 @@ import (
 	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tcline"
 	"github.com/gotc/gotc/watch"
 )
 
@@ -149,10 +150,6 @@ type eventSource interface {
 	Events(ctx context.Context) iter.Seq2[netlink.Event, error]
 }
 
-// eventVerb is what an announcement says was done, as tc's printers name
-// it in front of the object.
-type eventVerb struct{ deleted, replaced, added bool }
-
 // printEvent prints one announcement as tc monitor's accept_tcmsg does,
 // naming the device of every object.
 func (t *tc) printEvent(p *tcfmt.Printer, ev netlink.Event) {
@@ -162,24 +159,24 @@ func (t *tc) printEvent(p *tcfmt.Printer, ev netlink.Event) {
 	created := !ev.Deleted && ev.Flags&nlabi.NLM_F_CREATE != 0
 	switch ev.Object {
 	case netlink.Qdisc:
-		t.printQdisc(p, ev.Msg, true, eventVerb{
-			deleted:  ev.Deleted,
-			replaced: created && ev.Flags&nlabi.NLM_F_REPLACE != 0,
-			added:    created && ev.Flags&nlabi.NLM_F_EXCL != 0,
+		tcline.PrintQdisc(p, ev.Msg, t.printEnv(), true, tcline.Verb{
+			Deleted:  ev.Deleted,
+			Replaced: created && ev.Flags&nlabi.NLM_F_REPLACE != 0,
+			Added:    created && ev.Flags&nlabi.NLM_F_EXCL != 0,
 		})
 	case netlink.Class:
-		t.printClassEvent(p, ev.Msg, eventVerb{deleted: ev.Deleted}, true)
+		tcline.PrintClass(p, ev.Msg, t.printEnv(), true, tcline.Verb{Deleted: ev.Deleted})
 	case netlink.Filter, netlink.Chain:
-		shown := filterShown{obj: ev.Object, echo: true}
+		shown := tcline.FilterShown{Obj: ev.Object, Echo: true}
 		switch {
 		case ev.Deleted:
-			shown.verb = "deleted"
+			shown.Verb.Deleted = true
 		case created && ev.Flags&nlabi.NLM_F_EXCL != 0:
-			shown.verb = "added"
+			shown.Verb.Added = true
 		case created:
-			shown.verb = "replaced"
+			shown.Verb.Replaced = true
 		}
-		t.printFilter(p, ev.Msg, &shown)
+		tcline.PrintFilter(p, ev.Msg, t.printEnv(), &shown)
 	case netlink.Action:
 		verb := ""
 		switch {

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
@@ -418,7 +416,9 @@ func (t *tc) qdiscList(args []string) error {
 	if tg.dev == "" {
 		t.links().Load()
 	}
-	print := func(p *tcfmt.Printer, m *netlink.Msg) { t.printQdisc(p, m, tg.dev == "", eventVerb{}) }
+	print := func(p *tcfmt.Printer, m *netlink.Msg) {
+		tcline.PrintQdisc(p, m, t.printEnv(), tg.dev == "", tcline.Verb{})
+	}
 	if m := t.qdiscAt(tg, filter, keep); m != nil {
 		return t.printEach(func(fn func(*netlink.Msg, error) error) error { return fn(m, nil) }, keep, print)
 	}
@@ -461,102 +461,5 @@ func mergeTarget(into *target, part target) {
 	}
 	if part.handleSet {
 		into.handle, into.handleSet = part.handle, true
-	}
-}
-
-// printQdisc prints one qdisc of a dump, or of an announcement that verb
-// describes, as tc's print_qdisc does.
-func (t *tc) printQdisc(p *tcfmt.Printer, m *netlink.Msg, showDev bool, verb eventVerb) {
-	a := &m.Attrs
-	h := tcfmt.QdiscHeader{
-		Kind:     m.Kind(),
-		Handle:   m.Header.Handle,
-		Parent:   m.Header.Parent,
-		Info:     m.Header.Info,
-		ShowDev:  showDev,
-		Raw:      t.raw,
-		Deleted:  verb.deleted,
-		Replaced: verb.replaced,
-		Added:    verb.added,
-	}
-	if showDev {
-		h.Dev = t.links().Name(m.Header.Ifindex)
-	}
-	if a.HWOffload != nil && *a.HWOffload != 0 {
-		h.Offloaded = true
-	}
-	if a.IngressBlock != nil {
-		h.IngressBlock = *a.IngressBlock
-	}
-	if a.EgressBlock != nil {
-		h.EgressBlock = *a.EgressBlock
-	}
-	kind := tckind.LookupQdisc(m.Kind())
-	p.QdiscHead(&h)
-	p.OpenObject("options")
-	switch {
-	case a.Options != nil && kind != nil && kind.PrintOptions != nil:
-		kind.PrintOptions(p, a.Options)
-	case kind == nil:
-		printUnknownOptions(p, a.Options, "qdisc")
-	}
-	p.CloseObject()
-	p.NL()
-	if t.details && a.Stab != nil {
-		tckind.PrintSizeTable(p, a.Stab)
-		p.NL()
-	}
-	if t.stats {
-		t.printStats(p, a)
-		if x := tckind.XstatsOf(a); kind != nil && kind.PrintXstats != nil && x.Present() {
-			kind.PrintXstats(p, x)
-			p.NL()
-		}
-	}
-	warn := ""
-	if a.ExtWarnMsg != nil {
-		warn = *a.ExtWarnMsg
-	}
-	p.QdiscTail(warn, a.ExtWarnMsg != nil)
-}
-
-// printStats prints the generic statistics block from TCA_STATS2, or the
-// legacy TCA_STATS when that is all there is, as print_tcstats_attr does.
-func (t *tc) printStats(p *tcfmt.Printer, a *attrs.TCAttrs) {
-	switch {
-	case a.Stats2 != nil:
-		st := action.Stats2Of(a.Stats2)
-		p.Stats(&st, " ")
-		p.NL()
-	case a.Stats != nil:
-		s := a.Stats
-		p.CompatStatsBlock(&tcfmt.CompatStats{
-			Bytes: s.Bytes, Packets: s.Packets, Drops: s.Drops, Overlimits: s.Overlimits,
-			BPS: s.Bps, PPS: s.Pps, Qlen: s.Qlen, Backlog: s.Backlog,
-		}, " ")
-		p.NL()
-	case a.Xstats != nil:
-		p.NL()
-	}
-}
-
-// printUnknownOptions is what tc prints for the options of a kind it has no
-// module for: their length, if they have any.
-func printUnknownOptions(p *tcfmt.Printer, o attrs.TCOptionsMsg, what string) {
-	if o == nil {
-		return
-	}
-	n := 0
-	if raw, ok := o.(attrs.TCOptionsMsgRaw); ok {
-		n = len(raw)
-	} else {
-		// A kind the spec describes but no Kind prints: its length as
-		// encoded again, from the attribute's header.
-		e := attrs.NewEncoder(nil)
-		(&attrs.TCAttrs{Options: o}).Encode(e)
-		n = int(binary.NativeEndian.Uint16(e.Bytes())) - 4
-	}
-	if n > 0 {
-		p.Verbatim(fmt.Sprintf("[Unknown %s, optlen=%d] ", what, n))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tcline"
 )
 
 // conn is what the commands need from the kernel; tests replace it.
@@ -137,6 +138,11 @@ func (c linkConn) LinkNames(ctx context.Context) (map[int32]string, error) {
 		return nil, err
 	}
 	return k.LinkNames(ctx)
+}
+
+// printEnv is what tcline's printers of dumped objects need of the command.
+func (t *tc) printEnv() tcline.PrintEnv {
+	return tcline.PrintEnv{Links: t.links(), Stderr: t.stderr}
 }
 
 // list dumps objects of one kind and prints, as they arrive, those that keep
