@@ -85,6 +85,7 @@ func init() {
 			}
 		},
 		Keywords: tckind.KeywordsOf("mqprio", mqprioKeywords),
+		Dumped:   mqprioDumped,
 	})
 }
 
@@ -449,6 +450,42 @@ func fpKeywords(w []string, fp []uint32) ([]string, error) {
 	return w, nil
 }
 
+// allExpress reports traffic-class entries that hold nothing but the
+// kernel's default, express, for classes 0, 1, ... in order.
+func allExpress(entries []attrs.MQPrioTCEntryAttrs) bool {
+	for i, e := range entries {
+		if e.Index == nil || *e.Index != uint32(i) || e.FP == nil || *e.FP != fpExpress || e.Unknown != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// mqprioDumped is what the kernel dumps of a request: an entry for each
+// of the 16 traffic classes, express unless the request's "fp" said
+// otherwise.
+func mqprioDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.TCOptionsMsgMQPrio)
+	if !ok {
+		return opts
+	}
+	out := *o
+	fp := [maxTC]uint32{}
+	for i := range fp {
+		fp[i] = fpExpress
+	}
+	for _, e := range o.Attrs.TCEntry {
+		if e.Index != nil && e.FP != nil && *e.Index < maxTC {
+			fp[*e.Index] = *e.FP
+		}
+	}
+	out.Attrs.TCEntry = make([]attrs.MQPrioTCEntryAttrs, maxTC)
+	for i := range fp {
+		out.Attrs.TCEntry[i] = attrs.MQPrioTCEntryAttrs{Index: new(uint32(i)), FP: new(fp[i])}
+	}
+	return &out
+}
+
 // mqprioKeywords writes mqprio's traffic classes, hw, mode, shaper and
 // its rates, and the frame preemption of each of the 16 classes, which
 // the kernel always dumps.
@@ -489,6 +526,11 @@ func mqprioKeywords(o *attrs.TCOptionsMsgMQPrio) ([]string, error) {
 	}
 	if err := rates(mqprioMaxRate, a.MaxRate64, func(r *attrs.MQPrioRatesAttrs) []uint64 { return r.Max }); err != nil {
 		return nil, err
+	}
+	if allExpress(a.TCEntry) {
+		// The kernel's default, which it dumps for every class: asking
+		// for it would send attributes a software mqprio refuses.
+		return w, nil
 	}
 	fp := make([]uint32, len(a.TCEntry))
 	for i, e := range a.TCEntry {
