@@ -130,6 +130,28 @@ func (k *fakeKernel) doQdisc(op netlink.Op, m netlink.Msg) error {
 		k.nextAuto++
 	}
 	k.qdiscs = append(k.qdiscs, m)
+	// ets makes a class for each band, with the band's quantum (none
+	// for a strict band), as the kernel does.
+	if o, ok := m.Attrs.Options.(*attrs.ETSAttrs); ok && o.Nbands != nil {
+		var quanta []uint32
+		if o.Quanta != nil {
+			quanta = o.Quanta.QuantaBand
+		}
+		strict := 0
+		if o.Nstrict != nil {
+			strict = int(*o.Nstrict)
+		}
+		for band := range int(*o.Nbands) {
+			c := netlink.Msg{Header: attrs.TCMsg{Ifindex: m.Header.Ifindex, Parent: m.Header.Handle, Handle: m.Header.Handle | uint32(band+1)}}
+			c.Attrs.Kind = new("ets")
+			class := &attrs.ETSAttrs{}
+			if band >= strict && band-strict < len(quanta) {
+				class.QuantaBand = []uint32{quanta[band-strict]}
+			}
+			c.Attrs.Options = class
+			k.classes = append(k.classes, c)
+		}
+	}
 	return nil
 }
 
@@ -374,6 +396,46 @@ func TestPlan(t *testing.T) {
 				t.Errorf("the second apply sent %d requests (%v)", sent, err)
 			}
 		})
+	}
+}
+
+// TestMadeClasses: the classes ets makes for its bands take a leaf in the
+// file but no words of their own (the qdisc's quanta are theirs), and are
+// never added or deleted.
+func TestMadeClasses(t *testing.T) {
+	const file = `
+devices:
+  eth0:
+    root:
+      qdisc: ets bands 3 strict 1 quanta 1000 2000
+      handle: "1:"
+      classes:
+        "1:3": { leaf: fq_codel }
+`
+	k := newFake("eth0")
+	want := []string{
+		"qdisc replace dev eth0 root handle 1: ets bands 3 strict 1 quanta 1000 2000",
+		"qdisc replace dev eth0 parent 1:3 fq_codel",
+	}
+	if got := commands(t, k, file); !slices.Equal(got, want) {
+		t.Fatalf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := applyFile(t, k, file); err != nil {
+		t.Fatal(err)
+	}
+	if again := commands(t, k, file); len(again) != 0 {
+		t.Errorf("applied twice, the second plan is %q", again)
+	}
+	// A band the file leaves out keeps its class and loses its leaf.
+	if got, want := commands(t, k, strings.Replace(file, `"1:3": { leaf: fq_codel }`, `"1:2": {}`, 1)), []string{"qdisc del dev eth0 parent 1:3 handle 8001:"}; !slices.Equal(got, want) {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+	words, err := Load(strings.NewReader(strings.Replace(file, `{ leaf: fq_codel }`, `{ class: ets quantum 5000 }`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Compute(context.Background(), k, words); err == nil || !strings.Contains(err.Error(), "its qdisc makes it") {
+		t.Errorf("words for a class ets makes: %v", err)
 	}
 }
 

@@ -61,11 +61,12 @@ type deviceState struct {
 	ingress *qdiscNode
 }
 
-// madeClasses reports whether a qdisc kind makes its own classes (mq,
-// prio's bands): gotc has no class parser for it.
+// madeClasses reports whether a qdisc kind makes its own classes: mq's
+// queues and prio's bands, which have no class parser, and ets's bands,
+// whose quanta the qdisc's options say (Qdisc.MakesClasses).
 func madeClasses(kind string) bool {
 	k := tckind.LookupQdisc(kind)
-	return k == nil || k.ParseClass == nil
+	return k == nil || k.ParseClass == nil || k.MakesClasses
 }
 
 // filterHooks is the number of filter hooks a qdisc kind opens at ffff:

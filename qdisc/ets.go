@@ -50,6 +50,7 @@ func init() {
 		PrintClassOptions: printETSClass,
 		Keywords:          tckind.KeywordsOf("ets", etsKeywords),
 		ClassKeywords:     tckind.KeywordsOf("ets class", etsClassKeywords),
+		MakesClasses:      true,
 	})
 }
 

@@ -69,6 +69,13 @@ type Qdisc struct {
 	// of classes, at ffff: (ingress 1, clsact 2: ingress and egress); 0
 	// for a qdisc in the tree, which may hold classes and children.
 	FilterHooks int
+	// MakesClasses says the qdisc makes its classes itself, and its own
+	// options say theirs (ets's bands and their quanta), though tc can
+	// change a class (ParseClass): a file names such a class only for
+	// what is below it, and apply never adds, changes or deletes one. A
+	// kind without ParseClass makes its classes too (mq's queues, prio's
+	// bands).
+	MakesClasses bool
 }
 
 // ParseEnv is what a kind's parser knows of the command beyond its keywords.
