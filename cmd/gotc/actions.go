@@ -109,7 +109,7 @@ func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) 
 			pe = &tckind.ParseError{Msg: pe.Msg, Code: exitUsage}
 			err = pe
 		}
-		return nil, t.parseFailed(err, "")
+		return nil, t.parseFailed(err)
 	}
 	ac, err := t.actionKernel()
 	if err != nil {
