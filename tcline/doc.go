@@ -1,5 +1,5 @@
 // Package tcline is tc's command lines as requests, and dumped messages
-// as tc's lines:
+// and announcements as tc's lines:
 //   - the grammar of the words tc reads before a kind, with tc's messages
 //     and exit statuses (PrintError prints them): which device, block,
 //     parent, priority, protocol, chain and handle a filter command names
@@ -12,7 +12,8 @@
 //     FilterUsage);
 //   - the printing of dumped qdiscs, classes, filters and chains as tc's
 //     print_qdisc, print_class and print_filter do (PrintQdisc,
-//     PrintClass, PrintFilter).
+//     PrintClass, PrintFilter), of "tc actions" answers (PrintActionMsg),
+//     and of the kernel's announcements as tc monitor does (PrintEvent).
 //
 // Devices are named by netlink.Links, as tc's ll_index_to_name does it.
 //
