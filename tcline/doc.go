@@ -19,6 +19,7 @@
 //
 // cmd/gotc speaks tc's command line with it; package apply reads the
 // filter lines of its files with the same grammar, so a line means there
-// what it means to tc. cmd/gotc's listings, -echo answers and monitor
-// print with it.
+// what it means to tc, and the benchmark's kernel floor sends the
+// requests gotc reads from its batch lines. cmd/gotc's listings, -echo
+// answers and monitor print with it.
 package tcline
