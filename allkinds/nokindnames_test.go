@@ -14,12 +14,10 @@ import (
 )
 
 // tcWords are the comparisons with a kind's name outside the kinds that
-// are tc's grammar, not a kind's logic: the words that name a filter's or
-// qdisc's place ("ingress", "clsact" after dev) and a block's hook
-// ("ingress_block"), by file and function.
+// are tc's grammar, not a kind's logic: the words that name a qdisc's
+// place ("ingress", "clsact" after dev), by file and function.
 var tcWords = map[string]string{
-	"cmd/gotc/qdisc.go:moreTarget":   `"ingress" and "clsact" name the parent and handle, as tc's qdisc grammar reads them`,
-	"cmd/gotc/qdisc.go:moreKeywords": `"ingress" of "ingress_block"/"egress_block" names the hook`,
+	"tcline/qdisc.go:readTarget": `"ingress" and "clsact" name the parent and handle, as tc's qdisc grammar reads them`,
 }
 
 // TestNoKindNamesOutsideKinds: what is about one kind lives in the kind's

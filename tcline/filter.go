@@ -81,6 +81,19 @@ func needsValue(args []string) error {
 	return nil
 }
 
+// keywordValue is the value after the keyword args begins with, which tc
+// takes once: NEXT_ARG, then duparg (as name) when set says the keyword
+// came before.
+func keywordValue(args []string, set bool, name string) (string, error) {
+	if err := needsValue(args); err != nil {
+		return "", err
+	}
+	if set {
+		return "", tcword.DuplicateArgument(name, args[1])
+	}
+	return args[1], nil
+}
+
 // ParseFilterWhere reads the device, block, placement, priority,
 // protocol, chain and handle words up to the kind as tc's reader for verb
 // does. A failure is a *tckind.ParseError holding tc's message and exit
@@ -104,30 +117,26 @@ func ParseFilterWhere(verb FilterVerb, args []string, stderr io.Writer) (FilterW
 		word := args[0]
 		switch {
 		case word == "dev":
-			if err := needsValue(args); err != nil {
+			v, err := keywordValue(args, w.Dev != "", "dev")
+			if err != nil {
 				return w, err
-			}
-			if w.Dev != "" {
-				return w, tcword.DuplicateArgument("dev", args[1])
 			}
 			if w.Block != 0 {
 				return w, exclusive(`Error: "dev" cannot be used in the same time as "block"`)
 			}
-			w.Dev = args[1]
+			w.Dev = v
 			args = args[1:]
 		case tcfmt.Matches(word, "block"):
-			if err := needsValue(args); err != nil {
+			s, err := keywordValue(args, w.Block != 0, "block")
+			if err != nil {
 				return w, err
-			}
-			if w.Block != 0 {
-				return w, tcword.DuplicateArgument("block", args[1])
 			}
 			if w.Dev != "" {
 				return w, exclusive(`Error: "block" cannot be used in the same time as "dev"`)
 			}
-			v, err := tcfmt.ParseUint(args[1], 0, 32)
+			v, err := tcfmt.ParseUint(s, 0, 32)
 			if err != nil || v == 0 {
-				return w, tcword.InvalidArgument(args[1], "invalid block index value")
+				return w, tcword.InvalidArgument(s, "invalid block index value")
 			}
 			w.Block = uint32(v)
 			args = args[1:]
@@ -137,70 +146,60 @@ func ParseFilterWhere(verb FilterVerb, args []string, stderr io.Writer) (FilterW
 			}
 			w.Parent, parentSet = bareParents[word], true
 		case word == "parent":
-			if err := needsValue(args); err != nil {
+			s, err := keywordValue(args, parentSet, "parent")
+			if err != nil {
 				return w, err
 			}
-			if parentSet {
-				return w, tcword.DuplicateArgument("parent", args[1])
-			}
-			p, err := tcfmt.ParseClassID(args[1])
+			p, err := tcfmt.ParseClassID(s)
 			if err != nil {
 				if verb == FilterList {
-					return w, tcword.InvalidArgument(args[1], "invalid parent ID")
+					return w, tcword.InvalidArgument(s, "invalid parent ID")
 				}
-				return w, tcword.InvalidArgument(args[1], "Invalid parent ID")
+				return w, tcword.InvalidArgument(s, "Invalid parent ID")
 			}
 			w.Parent, parentSet = p, true
 			args = args[1:]
 		case word == "handle":
-			if err := needsValue(args); err != nil {
+			s, err := keywordValue(args, w.HandleSet, "handle")
+			if err != nil {
 				return w, err
 			}
-			if w.HandleSet {
-				return w, tcword.DuplicateArgument("handle", args[1])
-			}
-			w.Handle, w.HandleSet = args[1], true
+			w.Handle, w.HandleSet = s, true
 			args = args[1:]
 		case tcfmt.Matches(word, "preference"), tcfmt.Matches(word, "priority"):
-			if err := needsValue(args); err != nil {
+			s, err := keywordValue(args, w.Prio != 0, "priority")
+			if err != nil {
 				return w, err
 			}
-			if w.Prio != 0 {
-				return w, tcword.DuplicateArgument("priority", args[1])
-			}
-			v, err := tcfmt.ParseUint(args[1], 0, 32)
+			v, err := tcfmt.ParseUint(s, 0, 32)
 			switch {
 			case verb == FilterList && err != nil:
-				return w, tcword.InvalidArgument(args[1], "invalid preference")
+				return w, tcword.InvalidArgument(s, "invalid preference")
 			case verb != FilterList && (err != nil || v > 0xffff):
-				return w, tcword.InvalidArgument(args[1], "invalid priority value")
+				return w, tcword.InvalidArgument(s, "invalid priority value")
 			}
 			w.Prio = uint32(v)
 			args = args[1:]
 		case tcfmt.Matches(word, "protocol"):
-			if err := needsValue(args); err != nil {
+			// tc's listing takes protocol 0 ("all" is not 0) as unset.
+			s, err := keywordValue(args, w.ProtocolSet && (verb != FilterList || w.Protocol != 0), "protocol")
+			if err != nil {
 				return w, err
 			}
-			// tc's listing takes protocol 0 ("all" is not 0) as unset.
-			if w.ProtocolSet && (verb != FilterList || w.Protocol != 0) {
-				return w, tcword.DuplicateArgument("protocol", args[1])
-			}
-			p, ok := tckind.ParseEthProtocol(args[1])
+			p, ok := tckind.ParseEthProtocol(s)
 			if !ok {
-				return w, tcword.InvalidArgument(args[1], "invalid protocol")
+				return w, tcword.InvalidArgument(s, "invalid protocol")
 			}
 			w.Protocol, w.ProtocolSet = p, true
 			args = args[1:]
 		case tcfmt.Matches(word, "chain"):
-			if err := needsValue(args); err != nil {
+			s, err := keywordValue(args, w.ChainSet, "chain")
+			if err != nil {
 				return w, err
 			}
-			if w.ChainSet {
-				return w, tcword.DuplicateArgument("chain", args[1])
-			}
-			v, err := tcfmt.ParseUint(args[1], 0, 32)
+			v, err := tcfmt.ParseUint(s, 0, 32)
 			if err != nil {
-				return w, tcword.InvalidArgument(args[1], "invalid chain index value")
+				return w, tcword.InvalidArgument(s, "invalid chain index value")
 			}
 			w.Chain, w.ChainSet = uint32(v), true
 			args = args[1:]

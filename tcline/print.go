@@ -8,6 +8,7 @@ import (
 
 	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
@@ -275,4 +276,78 @@ func printUnknownOptions(p *tcfmt.Printer, o attrs.TCOptionsMsg, what string) {
 	if n > 0 {
 		p.Verbatim(fmt.Sprintf("[Unknown %s, optlen=%d] ", what, n))
 	}
+}
+
+// PrintEvent prints one announcement as tc monitor's accept_tcmsg does,
+// naming the device of every object: its verb ("added", "deleted", ...,
+// from the event's flags), then the object. A monitor that is to name
+// devices made after it started tells its netlink.Links of each event's
+// device first (Notice).
+func PrintEvent(p *tcfmt.Printer, ev netlink.Event, env PrintEnv) {
+	created := !ev.Deleted && ev.Flags&nlabi.NLM_F_CREATE != 0
+	switch ev.Object {
+	case netlink.Qdisc:
+		PrintQdisc(p, ev.Msg, env, true, Verb{
+			Deleted:  ev.Deleted,
+			Replaced: created && ev.Flags&nlabi.NLM_F_REPLACE != 0,
+			Added:    created && ev.Flags&nlabi.NLM_F_EXCL != 0,
+		})
+	case netlink.Class:
+		PrintClass(p, ev.Msg, env, true, Verb{Deleted: ev.Deleted})
+	case netlink.Filter, netlink.Chain:
+		shown := FilterShown{Obj: ev.Object, Echo: true}
+		switch {
+		case ev.Deleted:
+			shown.Verb.Deleted = true
+		case created && ev.Flags&nlabi.NLM_F_EXCL != 0:
+			shown.Verb.Added = true
+		case created:
+			shown.Verb.Replaced = true
+		}
+		PrintFilter(p, ev.Msg, env, &shown)
+	case netlink.Action:
+		verb := ""
+		switch {
+		case ev.Deleted && ev.Flags&nlabi.NLM_F_ROOT != 0:
+			verb = "Flushed table "
+		case ev.Deleted:
+			verb = "Deleted action "
+		case ev.Flags&nlabi.NLM_F_REPLACE != 0:
+			verb = "Replaced action "
+		case created:
+			verb = "Added action "
+		}
+		printActionMsg(p, ev.Action, env, 1, verb)
+	}
+}
+
+// PrintActionMsg prints the actions of a "tc actions" answer (first 1)
+// or dump message (first 0) as m_action.c's print_action does: the
+// count, then the actions numbered from first on (see
+// action.ActionPrint).
+func PrintActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, env PrintEnv, first uint32) {
+	printActionMsg(p, m, env, first, "")
+}
+
+// printActionMsg is PrintActionMsg with what an announcement did (verb,
+// "" for none), which tc prints between the count and the actions.
+func printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, env PrintEnv, first uint32, verb string) {
+	var count uint32
+	if m.Attrs.Count != nil {
+		count = *m.Attrs.Count
+	}
+	p.OpenObject("")
+	p.Uint(tcfmt.Any, "total acts", "total acts %u", uint64(count))
+	p.NL()
+	p.CloseObject()
+	if verb != "" {
+		p.Verbatim(verb)
+	}
+	p.OpenObject("")
+	action.PrintActions(p, m.Attrs.Tab, action.ActionPrint{Stats: p.ShowStats(), FirstOrder: first, Links: env.Links})
+	if m.Attrs.ExtWarnMsg != nil {
+		p.String(tcfmt.Any, "warn", "%s", *m.Attrs.ExtWarnMsg)
+		p.NL()
+	}
+	p.CloseObject()
 }

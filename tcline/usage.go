@@ -3,8 +3,40 @@ package tcline
 import (
 	"strings"
 
+	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tckind"
 )
+
+// QdiscUsage is tc's "tc qdisc help" (obj netlink.Qdisc), listing the
+// qdisc kinds the registry holds so that a new kind's file is all it takes
+// to appear there, or "tc class help" (netlink.Class). It is built on each
+// call, as FilterUsage is.
+func QdiscUsage(obj netlink.Object) string {
+	if obj == netlink.Class {
+		return classUsage
+	}
+	var names []string
+	for _, k := range tckind.Qdiscs() {
+		names = append(names, k.Name)
+	}
+	return `Usage: tc qdisc [ add | del | replace | change | link | show ] dev STRING
+       [ handle QHANDLE ] [ root | ingress | clsact | parent CLASSID ]
+       [ ingress_block BLOCK_INDEX ] [ egress_block BLOCK_INDEX ]
+       [ [ QDISC_KIND ] [ help | OPTIONS ] ]
+
+       tc qdisc { show | list } [ dev STRING ] [ root | ingress | clsact | parent CLASSID | handle QHANDLE ] [ invisible ]
+Where:
+QDISC_KIND := ` + KindList(names) + `
+OPTIONS := ... try tc qdisc add <desired QDISC_KIND> help
+`
+}
+
+const classUsage = `Usage: tc class [ add | del | change | replace | show ] dev STRING
+       [ classid CLASSID ] [ root | parent CLASSID ]
+       [ [ QDISC_KIND ] [ help | OPTIONS ] ]
+
+       tc class show [ dev STRING ] [ root | parent CLASSID ]
+`
 
 // FilterUsage is tc's "tc filter help", listing the filter kinds the
 // registry holds. It is built on each call: kinds register in their

@@ -13,6 +13,7 @@ import (
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
+	"github.com/gotc/gotc/tcline"
 )
 
 const actionsUsage = `usage: tc actions <ACTSPECOP>*
@@ -109,7 +110,7 @@ func (t *tc) actionModify(op netlink.ActionOp, args []string) ([]string, error) 
 			pe = &tckind.ParseError{Msg: pe.Msg, Code: exitUsage}
 			err = pe
 		}
-		return nil, t.parseFailed(err, "")
+		return nil, t.parseFailed(err)
 	}
 	ac, err := t.actionKernel()
 	if err != nil {
@@ -199,7 +200,7 @@ func (t *tc) actionGetDelete(get bool, args []string) ([]string, error) {
 	}
 	p := t.printer()
 	p.Start()
-	t.printActionMsg(p, answer, 1, "")
+	tcline.PrintActionMsg(p, answer, t.printEnv(), 1)
 	if err := p.Finish(); err != nil {
 		return nil, err
 	}
@@ -253,7 +254,7 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 		if decodeErr != nil {
 			return decodeErr
 		}
-		t.printActionMsg(p, a, 0, "")
+		tcline.PrintActionMsg(p, a, t.printEnv(), 0)
 		return p.Err()
 	})
 	err = t.dumpEnded(err)
@@ -265,29 +266,4 @@ func (t *tc) actionListOrFlush(flush bool, args []string) error {
 		return errStatus(exitUsage)
 	}
 	return nil
-}
-
-// printActionMsg is m_action.c's print_action for an answer or a dump
-// message: the count, then what an announcement did (verb, "" for none),
-// then the actions as "tc actions" prints them, the first numbered first
-// (see qdisc.ActionPrint).
-func (t *tc) printActionMsg(p *tcfmt.Printer, m *netlink.ActionMsg, first uint32, verb string) {
-	var count uint32
-	if m.Attrs.Count != nil {
-		count = *m.Attrs.Count
-	}
-	p.OpenObject("")
-	p.Uint(tcfmt.Any, "total acts", "total acts %u", uint64(count))
-	p.NL()
-	p.CloseObject()
-	if verb != "" {
-		p.Verbatim(verb)
-	}
-	p.OpenObject("")
-	action.PrintActions(p, m.Attrs.Tab, action.ActionPrint{Stats: t.stats, FirstOrder: first, Links: t.links()})
-	if m.Attrs.ExtWarnMsg != nil {
-		p.String(tcfmt.Any, "warn", "%s", *m.Attrs.ExtWarnMsg)
-		p.NL()
-	}
-	p.CloseObject()
 }

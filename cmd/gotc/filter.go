@@ -44,7 +44,7 @@ func htons(v uint16) uint16 { return v<<8 | v>>8 }
 func (t *tc) filterWhere(verb tcline.FilterVerb, args []string) (tcline.FilterWhere, error) {
 	w, err := tcline.ParseFilterWhere(verb, args, t.stderr)
 	if err != nil {
-		return w, t.parseFailed(err, "")
+		return w, t.parseFailed(err)
 	}
 	return w, nil
 }
@@ -98,7 +98,7 @@ func (t *tc) filterModify(obj netlink.Object, op netlink.Op, args []string) erro
 		} else {
 			options, h, err := kind.Parse(w.Opts, tckind.FilterEnv{Handle: w.Handle, Protocol: protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: t.links(), Stderr: t.stderr}})
 			if err != nil {
-				return t.parseFailed(err, kind.Usage)
+				return t.parseFailed(&tcline.KindError{Err: err, Usage: kind.Usage})
 			}
 			m.Attrs.Options, m.Header.Handle = options, h
 		}
@@ -220,7 +220,7 @@ func (t *tc) filterGet(obj netlink.Object, args []string) error {
 	if kind != nil {
 		options, h, err := kind.Parse(opts, tckind.FilterEnv{Handle: w.Handle, Protocol: w.Protocol, Parent: m.Header.Parent, ActionEnv: tckind.ActionEnv{Links: t.links(), Stderr: t.stderr}})
 		if err != nil {
-			return t.parseFailed(err, kind.Usage)
+			return t.parseFailed(&tcline.KindError{Err: err, Usage: kind.Usage})
 		}
 		m.Attrs.Options, m.Header.Handle = options, h
 		// The kind read every word after it.

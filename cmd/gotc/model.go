@@ -9,6 +9,7 @@ import (
 	"github.com/gotc/gotc/model/predict"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 	"github.com/gotc/gotc/tcline"
 	"github.com/gotc/gotc/traffic"
 )
@@ -48,7 +49,6 @@ func (t *tc) modelCmd(args []string) error {
 	}
 	head, rest := args[:cut], args[cut:]
 	var cfg predict.Config
-	m := &netlink.Msg{}
 	if len(head) > 0 && head[0] == "dev" {
 		if err := t.needArg(head); err != nil {
 			return err
@@ -68,10 +68,11 @@ func (t *tc) modelCmd(args []string) error {
 			fmt.Fprint(t.stderr, modelUsage)
 			return errStatus(exitUsage)
 		}
-		if err := t.parseKindOptions(netlink.Qdisc, head[0], "", head[1:], m); err != nil {
-			return err
+		opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.stderr})
+		if err != nil {
+			return t.parseFailed(err)
 		}
-		cfg.Kind, cfg.Options = head[0], m.Attrs.Options
+		cfg.Kind, cfg.Options = head[0], opts
 	}
 	var trace []traffic.Record
 	for len(rest) > 0 {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gotc/gotc/internal/cmdline"
-	"github.com/gotc/gotc/internal/nlabi"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tcline"
@@ -136,7 +135,11 @@ func (t *tc) monitorCmd(args []string) error {
 			fmt.Fprintf(t.stderr, "netlink receive error %v\n", err)
 			return errStatus(exitKernel)
 		}
-		t.printEvent(p, ev)
+		if ev.Msg != nil && ev.Msg.Header.Ifindex > 0 {
+			// Names devices made after the monitor started.
+			t.links().Notice(ev.Msg.Header.Ifindex)
+		}
+		tcline.PrintEvent(p, ev, t.printEnv())
 		if err := p.Flush(); err != nil {
 			return errStatus(exitBadOption)
 		}
@@ -148,49 +151,6 @@ func (t *tc) monitorCmd(args []string) error {
 // (netlink.Conn.Events).
 type eventSource interface {
 	Events(ctx context.Context) iter.Seq2[netlink.Event, error]
-}
-
-// printEvent prints one announcement as tc monitor's accept_tcmsg does,
-// naming the device of every object.
-func (t *tc) printEvent(p *tcfmt.Printer, ev netlink.Event) {
-	if ev.Msg != nil && ev.Msg.Header.Ifindex > 0 {
-		t.links().Notice(ev.Msg.Header.Ifindex)
-	}
-	created := !ev.Deleted && ev.Flags&nlabi.NLM_F_CREATE != 0
-	switch ev.Object {
-	case netlink.Qdisc:
-		tcline.PrintQdisc(p, ev.Msg, t.printEnv(), true, tcline.Verb{
-			Deleted:  ev.Deleted,
-			Replaced: created && ev.Flags&nlabi.NLM_F_REPLACE != 0,
-			Added:    created && ev.Flags&nlabi.NLM_F_EXCL != 0,
-		})
-	case netlink.Class:
-		tcline.PrintClass(p, ev.Msg, t.printEnv(), true, tcline.Verb{Deleted: ev.Deleted})
-	case netlink.Filter, netlink.Chain:
-		shown := tcline.FilterShown{Obj: ev.Object, Echo: true}
-		switch {
-		case ev.Deleted:
-			shown.Verb.Deleted = true
-		case created && ev.Flags&nlabi.NLM_F_EXCL != 0:
-			shown.Verb.Added = true
-		case created:
-			shown.Verb.Replaced = true
-		}
-		tcline.PrintFilter(p, ev.Msg, t.printEnv(), &shown)
-	case netlink.Action:
-		verb := ""
-		switch {
-		case ev.Deleted && ev.Flags&nlabi.NLM_F_ROOT != 0:
-			verb = "Flushed table "
-		case ev.Deleted:
-			verb = "Deleted action "
-		case ev.Flags&nlabi.NLM_F_REPLACE != 0:
-			verb = "Replaced action "
-		case created:
-			verb = "Added action "
-		}
-		t.printActionMsg(p, ev.Action, 1, verb)
-	}
 }
 
 // exporterBinary is the executable that serves "gotc exporter" (package

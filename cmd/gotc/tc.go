@@ -204,9 +204,9 @@ func (t *tc) do(args []string) int {
 	var err error
 	switch obj, rest := args[0], args[1:]; {
 	case tcfmt.Matches(obj, "qdisc"):
-		err = t.qdiscCmd(rest)
+		err = t.qdiscCmd(netlink.Qdisc, rest)
 	case tcfmt.Matches(obj, "class"):
-		err = t.classCmd(rest)
+		err = t.qdiscCmd(netlink.Class, rest)
 	case tcfmt.Matches(obj, "filter"):
 		err = t.filterCmd(rest)
 	case tcfmt.Matches(obj, "chain"):
@@ -267,12 +267,6 @@ func capitalize(s string) string {
 // needArg is tc's NEXT_ARG: a keyword that needs a value ended the line.
 func (t *tc) needArg(args []string) error {
 	return cmdline.NeedArg(args, t.stderr)
-}
-
-// duparg is tc's message for a keyword given twice.
-func (t *tc) duparg(key, arg string) error {
-	fmt.Fprintf(t.stderr, "Error: duplicate \"%s\": \"%s\" is the second value.\n", key, arg)
-	return errStatus(exitUsage)
 }
 
 // invarg is tc's message for a keyword's bad value.

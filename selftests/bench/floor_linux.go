@@ -6,14 +6,13 @@ import (
 	"context"
 	"encoding/binary"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
-	"github.com/gotc/gotc/tckind"
+	"github.com/gotc/gotc/tcline"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,93 +70,33 @@ func batchFloor(lines []string, window int, withDump bool) time.Duration {
 }
 
 // request builds the request of one batch line of the forms the benchmark
-// writes: "qdisc|class add|change|replace|del dev D [parent P|root]
-// [handle H|classid C] [KIND OPTIONS...]", handles in hex with or without 0x.
+// writes, "qdisc|class VERB WORDS...", as gotc reads it (package tcline):
+// the request gotc's batch sends for it.
 func request(line string, index map[string]int32) netlink.PipelineRequest {
 	f := strings.Fields(line)
-	if len(f) < 4 || f[2] != "dev" {
+	objects := map[string]netlink.Object{"qdisc": netlink.Qdisc, "class": netlink.Class}
+	if len(f) < 2 {
 		fail("floor: unexpected line %q", line)
 	}
-	r := netlink.PipelineRequest{Object: netlink.Qdisc, Msg: &netlink.Msg{}}
-	if f[0] == "class" {
-		r.Object = netlink.Class
-	} else if f[0] != "qdisc" {
+	obj, ok := objects[f[0]]
+	if !ok {
 		fail("floor: unexpected line %q", line)
 	}
-	ops := map[string]netlink.Op{"add": netlink.Add, "change": netlink.Change, "replace": netlink.Replace, "del": netlink.Delete}
-	op, ok := ops[f[1]]
+	op, ok := tcline.ChangeVerb(obj, f[1])
 	if !ok {
 		fail("floor: unexpected verb in %q", line)
 	}
-	r.Op = op
-	m := r.Msg
-	m.Header.Family = unix.AF_UNSPEC
-	m.Header.Ifindex = index[f[3]]
-	words := f[4:]
-	for len(words) > 0 {
-		switch words[0] {
-		case "root":
-			m.Header.Parent = netlink.HandleRoot
-			words = words[1:]
-			continue
-		case "parent", "handle", "classid":
-			if len(words) < 2 {
-				fail("floor: %q: %s without a value", line, words[0])
-			}
-			h := parseHandle(words[1])
-			if words[0] == "parent" {
-				m.Header.Parent = h
-			} else {
-				m.Header.Handle = h
-			}
-			words = words[2:]
-			continue
-		}
-		break
-	}
-	if len(words) == 0 {
-		return r
-	}
-	kind := tckind.LookupQdisc(words[0])
-	parse := (func([]string, tckind.ParseEnv) (attrs.TCOptionsMsg, error))(nil)
-	if kind != nil {
-		parse = kind.ParseQdisc
-		if r.Object == netlink.Class {
-			parse = kind.ParseClass
-		}
-	}
-	m.Attrs.Kind = &words[0]
-	if parse == nil {
-		if len(words) > 1 {
-			fail("floor: kind %q with options %q", words[0], words[1:])
-		}
-		return r
-	}
-	opts, err := parse(words[1:], tckind.ParseEnv{Dev: f[3], Stderr: os.Stderr})
+	r, err := tcline.ParseQdiscRequest(obj, op, f[2:], tcline.QdiscEnv{Stderr: os.Stderr})
 	if err != nil {
-		fail("floor: %q: %v", line, err)
+		tcline.PrintError(os.Stderr, err)
+		fail("floor: %q refused", line)
 	}
-	m.Attrs.Options = opts
-	return r
-}
-
-// parseHandle reads "M:N", "M:" or "0xM:0xN" (hex, as tc's get_tc_classid).
-func parseHandle(s string) uint32 {
-	major, minor, ok := strings.Cut(s, ":")
-	hex := func(w string) uint64 {
-		if w == "" {
-			return 0
-		}
-		v, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(w), "0x"), 16, 16)
-		if err != nil {
-			fail("floor: handle %q", s)
-		}
-		return v
-	}
+	idx, ok := index[r.Dev]
 	if !ok {
-		fail("floor: handle %q", s)
+		fail("floor: %q: no device %q", line, r.Dev)
 	}
-	return netlink.MakeHandle(uint16(hex(major)), uint16(hex(minor)))
+	r.Msg.Header.Ifindex = idx
+	return netlink.PipelineRequest{Object: obj, Op: r.Op, Msg: r.Msg}
 }
 
 // dumpFloor times a dump of qdiscs (or of classes; of device ifindex, 0:

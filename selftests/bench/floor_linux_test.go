@@ -7,7 +7,9 @@ import (
 )
 
 // TestRequest checks that the floor sends what the batch lines say: object,
-// operation, device, parent and handle (hex, with or without 0x), kind.
+// operation, device, parent and handle (hex, with or without 0x), kind;
+// and, as gotc reads the lines, the operation a kind's options make it
+// (gred's setup creates).
 func TestRequest(t *testing.T) {
 	index := map[string]int32{"isp0": 7}
 	for _, c := range []struct {
@@ -22,6 +24,7 @@ func TestRequest(t *testing.T) {
 		{"class change dev isp0 classid 0x2:0x9 htb rate 15.0mbit ceil 60.0mbit prio 3 quantum 1514", netlink.Class, netlink.Change, 0, 0x20009, "htb"},
 		{"qdisc del dev isp0 parent 0x2:0x9", netlink.Qdisc, netlink.Delete, 0x20009, 0, ""},
 		{"class del dev isp0 classid 0x2:0x9", netlink.Class, netlink.Delete, 0, 0x20009, ""},
+		{"qdisc change dev isp0 root handle 1: gred setup vqs 4 default 1", netlink.Qdisc, netlink.ChangeCreate, netlink.HandleRoot, 0x10000, "gred"},
 	} {
 		r := request(c.line, index)
 		m := r.Msg
