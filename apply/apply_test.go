@@ -515,6 +515,7 @@ devices:
         - protocol ip pref 20 u32 match ip tos 0x20 0xfc match ip sport 53 0xffff classid 1:2
       egress_filters:
         - protocol ip pref 1 basic action skbedit priority 1:2 mark 7/0xff
+        - protocol all pref 2 bpf bytecode '1,6 0 0 0' classid 1:1
   ifb0:
     root: tbf rate 2mbit burst 10k latency 50ms
 `
@@ -533,6 +534,11 @@ devices:
 		}
 		if got := commands(t, k, b.String()); len(got) != 0 {
 			t.Errorf("from the kernel:\n%s\nthe plan is %q", b.String(), got)
+		}
+		// A word with blanks (a classic BPF program) is quoted, as tc's
+		// batch files quote it.
+		if file == clsactFile && !strings.Contains(b.String(), "bytecode '1,6 0 0 0' classid 1:1") {
+			t.Errorf("the bpf filter's bytecode is not one quoted word:\n%s", b.String())
 		}
 	}
 }

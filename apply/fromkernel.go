@@ -10,6 +10,7 @@ import (
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
+	"github.com/gotc/gotc/tcline"
 )
 
 // describe gives the kernel's objects of a device their options as tc
@@ -143,7 +144,7 @@ func fileQdisc(n *qdiscNode) *Qdisc {
 	if n == nil || n.handle == 0 {
 		return nil
 	}
-	q := &Qdisc{Spec: strings.Join(append([]string{n.kind}, n.words...), " ")}
+	q := &Qdisc{Spec: tcline.JoinWords(append([]string{n.kind}, n.words...))}
 	if n.parent != netlink.HandleIngress {
 		q.Handle = tcfmt.FormatQdiscHandle(n.handle)
 	}
@@ -162,7 +163,7 @@ func fileClasses(cs []*classNode) map[string]*Class {
 	for _, c := range cs {
 		fc := &Class{Leaf: fileQdisc(c.leaf), Classes: fileClasses(c.children)}
 		if !c.made {
-			fc.Spec = strings.Join(append([]string{c.kind}, c.words...), " ")
+			fc.Spec = tcline.JoinWords(append([]string{c.kind}, c.words...))
 		} else if fc.Leaf == nil {
 			continue // a class of its qdisc's with the default leaf: nothing to say
 		}
@@ -182,5 +183,5 @@ func fileFilter(f *filterNode) string {
 	if f.handle != 0 {
 		w = append(w, "handle", tckind.FilterHandleWord(f.kind, f.handle, f.options))
 	}
-	return strings.Join(append(append(w, f.kind), f.words...), " ")
+	return tcline.JoinWords(append(append(w, f.kind), f.words...))
 }

@@ -435,8 +435,8 @@ func writeWords(b *strings.Builder, words []string, opts attrs.TCOptionsMsg) {
 		b.WriteString(" (options as the kernel dumped them)")
 		return
 	}
-	for _, w := range words {
-		b.WriteString(" " + w)
+	if len(words) > 0 {
+		b.WriteString(" " + tcline.JoinWords(words))
 	}
 }
 

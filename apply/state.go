@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
@@ -104,7 +103,10 @@ func (r *resolver) device(name string, ifindex int32, d *Device) (*deviceState, 
 }
 
 func (r *resolver) qdisc(q *Qdisc, parent uint32) (*qdiscNode, error) {
-	words := strings.Fields(q.Spec)
+	words, err := tcline.SplitWords(q.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", q.Spec, err)
+	}
 	if len(words) == 0 {
 		return nil, fmt.Errorf("a qdisc without its kind")
 	}
@@ -122,7 +124,6 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) (*qdiscNode, error) {
 		}
 		n.handle = h
 	}
-	var err error
 	if n.options, err = parseQdiscOptions(n.kind, n.words); err != nil {
 		return nil, fmt.Errorf("%s: %w", q.Spec, err)
 	}
@@ -179,7 +180,10 @@ func (r *resolver) classes(m map[string]*Class, qdiscHandle, parent uint32, made
 		case !made && c.Spec == "":
 			return nil, fmt.Errorf("class %s: the class words are missing", key)
 		case !made:
-			words := strings.Fields(c.Spec)
+			words, err := tcline.SplitWords(c.Spec)
+			if err != nil {
+				return nil, fmt.Errorf("class %s: %q: %w", key, c.Spec, err)
+			}
 			n.kind, n.words = words[0], words[1:]
 			k := tckind.LookupQdisc(n.kind)
 			if n.options, err = k.ParseClass(n.words, tckind.ParseEnv{}); err != nil {
@@ -218,7 +222,11 @@ func (r *resolver) filters(lines []string, parent uint32) ([]*filterNode, error)
 // grammar for them, and its messages. The file's structure places the
 // filter: words that name a device, block or parent are refused.
 func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
-	w, err := tcline.ParseFilterWhere(tcline.FilterModify, strings.Fields(line), nil)
+	words, err := tcline.SplitWords(line)
+	if err != nil {
+		return nil, err
+	}
+	w, err := tcline.ParseFilterWhere(tcline.FilterModify, words, nil)
 	switch {
 	case err != nil:
 		return nil, err

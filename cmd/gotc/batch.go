@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/tcline"
 )
 
 // Batches and the request pipeline.
@@ -336,7 +337,7 @@ func (b *batchRun) lines(yield func(netlink.PipelineRequest) bool) {
 			}
 			return
 		}
-		args, err := splitBatchLine(text)
+		args, err := tcline.SplitWords(text)
 		if err != nil {
 			if inFlight {
 				hold()
@@ -439,42 +440,4 @@ func cutComment(line string) string {
 		return line[:i]
 	}
 	return line
-}
-
-// maxBatchWords is one more than the most words tc (7.3, measured) takes in
-// a batch command.
-const maxBatchWords = 512
-
-// splitBatchLine splits a batch command into words as tc's makeargs does:
-// blanks (space, tab, CR, LF) separate words; a word that starts with a
-// double or single quote runs to the next such quote, blanks included, and
-// ends there; quotes elsewhere are part of the word.
-func splitBatchLine(line string) ([]string, error) {
-	args := make([]string, 0, 16)
-	blank := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-	for i := 0; ; {
-		for i < len(line) && blank(line[i]) {
-			i++
-		}
-		if i == len(line) {
-			return args, nil
-		}
-		if len(args) >= maxBatchWords-1 {
-			return nil, errors.New("Too many arguments to command") //lint:ignore ST1005 tc's message, printed as it is
-		}
-		if q := line[i]; q == '"' || q == '\'' {
-			end := strings.IndexByte(line[i+1:], q)
-			if end < 0 {
-				return nil, errors.New("Unterminated quoted string") //lint:ignore ST1005 tc's message, printed as it is
-			}
-			args = append(args, line[i+1:i+1+end])
-			i += end + 2
-			continue
-		}
-		start := i
-		for i < len(line) && !blank(line[i]) {
-			i++
-		}
-		args = append(args, line[start:i])
-	}
 }

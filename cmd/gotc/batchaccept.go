@@ -8,6 +8,7 @@ import (
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
+	"github.com/gotc/gotc/tcline"
 )
 
 // Which requests of a batch may be sent before the previous answer is in.
@@ -150,7 +151,7 @@ func (a *acceptance) lookAhead(f io.ReadSeeker, loadNames func() error) error {
 // candidateLine reports whether a batch line reads as a qdisc replace or
 // change, which acceptance may show accepted (as qdiscCmd matches words).
 func candidateLine(line string) bool {
-	args, err := splitBatchLine(line)
+	args, err := tcline.SplitWords(line)
 	if err != nil || len(args) < 2 || !tcfmt.Matches(args[0], "qdisc") || tcfmt.Matches(args[1], "add") {
 		return false
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -339,35 +338,6 @@ func TestBatchStopsAtFirstFailure(t *testing.T) {
 	status, _, _ = gotc(k, "-force -batch "+file)
 	if status != exitBadOption || len(k.requests) != 2 {
 		t.Fatalf("-force: status %d, %d requests", status, len(k.requests))
-	}
-}
-
-// TestSplitBatchLine: words as tc 7.3's makeargs splits them (checked
-// against it in the test bed's difftest).
-func TestSplitBatchLine(t *testing.T) {
-	for line, want := range map[string][]string{
-		"qdisc add dev \"my dev\" root cake\n": {"qdisc", "add", "dev", "my dev", "root", "cake"},
-		"\t a  b\r\n":                          {"a", "b"},
-		"c\"ake\" 'x y'z \"\" #":               {"c\"ake\"", "x y", "z", "", "#"},
-		"\"ca\"ke":                             {"ca", "ke"},
-		"":                                     {},
-	} {
-		got, err := splitBatchLine(line)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("splitBatchLine(%q) = %q, %v; want %q", line, got, err, want)
-		}
-	}
-	for line, want := range map[string]string{
-		`qdisc "open`:                       "Unterminated quoted string",
-		"'a":                                "Unterminated quoted string",
-		strings.Repeat("w ", maxBatchWords): "Too many arguments to command",
-	} {
-		if _, err := splitBatchLine(line); err == nil || err.Error() != want {
-			t.Errorf("splitBatchLine(%.20q): %v, want %q", line, err, want)
-		}
-	}
-	if got, err := splitBatchLine(strings.Repeat("w ", maxBatchWords-1)); err != nil || len(got) != maxBatchWords-1 {
-		t.Errorf("%d words: %d, %v", maxBatchWords-1, len(got), err)
 	}
 }
 
