@@ -1,6 +1,7 @@
 package qdisc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
@@ -33,5 +34,32 @@ func TestKernelRounding(t *testing.T) {
 	five := uint32(5000)
 	if got := *tckind.Dumped("fq_codel", &attrs.FQCodelAttrs{Target: &five}).(*attrs.FQCodelAttrs).Target; got != 4999 || five != 5000 {
 		t.Errorf("Dumped: target %d (request now %d), want 4999 (5000)", got, five)
+	}
+}
+
+// TestSFQLimitCapsFlows: sfq_change caps the limit at depth × flows and
+// the flows at the limit; a request without a limit keeps the default 127,
+// uncapped, so a dump of 127 and 1024 flows is written without its limit.
+func TestSFQLimitCapsFlows(t *testing.T) {
+	for _, tt := range []struct {
+		words        string
+		limit, flows uint32
+	}{
+		{"limit 100 flows 128", 100, 100},
+		{"limit 5000 flows 4 depth 10", 40, 4},
+		{"flows 1024", sfqDefaultLimit, 1024},
+	} {
+		opts, err := ParseSFQ(strings.Fields(tt.words), tckind.ParseEnv{})
+		if err != nil {
+			t.Fatalf("%q: %v", tt.words, err)
+		}
+		kept := tckind.Dumped("sfq", opts).(*attrs.TCSFQQoptV1)
+		if kept.V0.Limit != tt.limit || kept.V0.Flows != tt.flows {
+			t.Errorf("%q: kept limit %d flows %d, want %d and %d", tt.words, kept.V0.Limit, kept.V0.Flows, tt.limit, tt.flows)
+		}
+	}
+	words, err := tckind.QdiscKeywords("sfq", &attrs.TCSFQQoptV1{V0: attrs.TCSFQQopt{Limit: sfqDefaultLimit, Flows: 1024, Quantum: 1514, Divisor: 1024}, Depth: 127})
+	if err != nil || strings.Contains(strings.Join(words, " "), "limit") {
+		t.Errorf("keywords of the default limit with 1024 flows: %q, %v", words, err)
 	}
 }

@@ -15,6 +15,7 @@ package qdisc
 //     hold its allotment.
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/gotc/gotc/attrs"
@@ -271,7 +272,10 @@ func sfqKeywords(o *attrs.TCSFQQoptV1) ([]string, error) {
 		word string
 		v    uint32
 	}{{"limit", o.V0.Limit}, {"quantum", o.V0.Quantum}, {"divisor", o.V0.Divisor}, {"flows", o.V0.Flows}, {"depth", o.Depth}} {
-		if f.v != 0 {
+		// A limit asked for caps the flows (sfq_change); the default one
+		// is dumped with up to 1024 flows, which asking for it would cut
+		// to 127.
+		if f.v != 0 && (f.word != "limit" || f.v != sfqDefaultLimit) {
 			w = append(w, f.word, tcword.UintWord(f.v))
 		}
 	}
@@ -297,9 +301,18 @@ func sfqKeywords(o *attrs.TCSFQQoptV1) ([]string, error) {
 	return redFlagWords(f.words(w), "sfq", uint32(o.Flags), redFlagECN|redFlagHarddrop)
 }
 
+// sfq's defaults (sch_sfq.c): SFQ_MAX_DEPTH is both the limit and the
+// depth of a new qdisc, SFQ_DEFAULT_FLOWS its flows.
+const (
+	sfqDefaultLimit = 127
+	sfqDefaultFlows = 128
+)
+
 // sfqDumped is Kind.Dumped for sfq: the kernel does not keep redflowlimit,
-// keeps RED's parameters only with a min (sfq_change), and computes max_P
-// from Plog when given 0.
+// caps the limit and the flows (a request without a limit keeps the
+// default one: the flows of a qdisc with 127 and more than 127 flows were
+// asked for without a limit), keeps RED's parameters only with a min
+// (sfq_change), and computes max_P from Plog when given 0.
 func sfqDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	o, ok := opts.(*attrs.TCSFQQoptV1)
 	if !ok {
@@ -307,6 +320,18 @@ func sfqDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	}
 	c := *o
 	c.Limit = 0
+	if c.V0.Limit == 0 {
+		// A new qdisc's default, which nothing caps.
+		c.V0.Limit = sfqDefaultLimit
+	} else {
+		// sfq_change caps the limit at depth × flows, then the flows at
+		// the limit.
+		flows, depth := cmp.Or(c.V0.Flows, sfqDefaultFlows), cmp.Or(c.Depth, sfqDefaultLimit)
+		c.V0.Limit = min(c.V0.Limit, flows*depth)
+		if c.V0.Flows != 0 {
+			c.V0.Flows = min(c.V0.Flows, c.V0.Limit)
+		}
+	}
 	if c.QthMin == 0 {
 		c.QthMax, c.Wlog, c.Plog, c.ScellLog, c.MaxP = 0, 0, 0, 0, 0
 	} else {
