@@ -253,6 +253,9 @@ func (r *runner) checkFilterLine(c *filterCases, line string) bool {
 			problems = append(problems, fmt.Sprintf("kernel state differs (tc's view after gotc's line vs after tc's):\n%s", diff(ref.state[i], got.state[i])))
 		}
 	}
+	// The device as gotc's line left it, made again by apply from what
+	// --from-kernel writes of it.
+	problems = append(problems, r.reapply.check(c.kind, filterDev, netlink.MakeHandle(1, 0), parentIngressHook)...)
 	if len(problems) == 0 {
 		fmt.Printf("ok %d - %s\n", r.n, line)
 		return true

@@ -74,7 +74,12 @@ func main() {
 	for _, c := range allFilterCases {
 		kc.ownCases[c.kind] = len(kinds) == 0 || slices.Contains(kinds, c.kind)
 	}
-	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose, keywords: kc}
+	rc, err := newReapplyCheck()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "difftest:", err)
+		os.Exit(1)
+	}
+	r := &runner{tc: *tcPath, gotc: *gotcPath, ip: *ipPath, verbose: *verbose, keywords: kc, reapply: rc}
 	for _, dev := range []string{"dref", "dgot"} {
 		r.mustRun(r.ip, "link", "add", dev, "type", "dummy")
 		r.mustRun(r.ip, "link", "set", dev, "up")
@@ -132,7 +137,7 @@ func main() {
 		}
 	}
 	fmt.Printf("# batches: %d identical, %d differ\n", bp, bf)
-	for _, p := range r.keywords.report() {
+	for _, p := range append(r.reapply.report(), r.keywords.report()...) {
 		fmt.Println("not ok -", p)
 		failed++
 	}
@@ -311,8 +316,11 @@ type runner struct {
 	// keywords holds the kinds to their contract on what the kernel
 	// dumps after each case.
 	keywords *keywordsCheck
-	verbose  bool
-	n        int
+	// reapply holds gotc apply to re-making each case's state from what
+	// --from-kernel writes of it.
+	reapply *reapplyCheck
+	verbose bool
+	n       int
 }
 
 type result struct {
@@ -449,6 +457,7 @@ func (r *runner) check(k *kindCases, c combination) bool {
 	if added && c.change == nil && c.classes == nil && !k.beforeKind {
 		problems = append(problems, r.keywords.asked(refDev, kind, c.add)...)
 	}
+	problems = append(problems, r.reapply.check(k.label(), refDev)...)
 	if len(problems) == 0 {
 		fmt.Printf("ok %d - %s\n", r.n, name)
 		return true
