@@ -164,7 +164,7 @@ func fileClasses(cs []*classNode) map[string]*Class {
 		fc := &Class{Leaf: fileQdisc(c.leaf), Classes: fileClasses(c.children)}
 		if !c.made {
 			fc.Spec = tcline.JoinWords(append([]string{c.kind}, c.words...))
-		} else if fc.Leaf == nil {
+		} else if fc.Leaf == nil && fc.Classes == nil {
 			continue // a class of its qdisc's with the default leaf: nothing to say
 		}
 		out[tcfmt.FormatClassID(c.id)] = fc

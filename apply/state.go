@@ -195,9 +195,8 @@ func (r *resolver) classes(m map[string]*Class, qdiscHandle, parent uint32, made
 				return nil, fmt.Errorf("class %s leaf: %w", key, err)
 			}
 		}
-		if len(c.Classes) > 0 && made {
-			return nil, fmt.Errorf("class %s: a class its qdisc makes has no child classes", key)
-		}
+		// The children of a class its qdisc makes are the qdisc's too
+		// (mqprio's queues below its traffic classes).
 		if n.children, err = r.classes(c.Classes, qdiscHandle, id, made); err != nil {
 			return nil, err
 		}
@@ -366,13 +365,25 @@ func sortClasses(cs []*classNode) []*classNode {
 	return cs
 }
 
-// readFilters dumps the filters attached to parent. u32's hash tables
-// (handles whose node number is 0) are the kernel's bookkeeping, not
-// filters a file writes.
+// readFilters dumps the filters attached to parent. Of u32's hash
+// tables (Filter.IsTable), the one the kernel made with the priority is
+// its bookkeeping, not a filter a file writes; the others were asked for.
 func readFilters(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([]*filterNode, error) {
 	msgs, err := k.Dump(ctx, netlink.Filter, ifindex, parent)
 	if err != nil {
 		return nil, fmt.Errorf("filter dump of %s: %w", tcfmt.FormatClassID(parent), err)
+	}
+	isTable := func(m *netlink.Msg) bool {
+		k := tckind.LookupFilter(m.Kind())
+		return m.Attrs.Options != nil && k != nil && k.IsTable != nil && k.IsTable(m.Header.Handle)
+	}
+	// The kernel's table of each priority is the last table dumped in it.
+	type group struct{ chain, prio uint32 }
+	kernels := map[group]int{}
+	for i := range msgs {
+		if isTable(&msgs[i]) {
+			kernels[group{chainOf(&msgs[i]), msgs[i].Header.Info >> 16}] = i
+		}
 	}
 	var out []*filterNode
 	for i := range msgs {
@@ -380,19 +391,25 @@ func readFilters(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([
 		if m.Attrs.Kind == nil || m.Attrs.Options == nil {
 			continue // a priority's head, without a filter
 		}
-		if k := tckind.LookupFilter(m.Kind()); k != nil && k.IsTable != nil && k.IsTable(m.Header.Handle) {
-			continue // a table of the kind's filters (u32's), not one
+		if j, ok := kernels[group{chainOf(m), m.Header.Info >> 16}]; ok && j == i {
+			continue
 		}
 		f := &filterNode{
 			parent: parent, prio: m.Header.Info >> 16, protocol: ntohs(uint16(m.Header.Info)),
 			handle: m.Header.Handle, kind: m.Kind(), options: m.Attrs.Options,
 		}
-		if m.Attrs.Chain != nil {
-			f.chain = *m.Attrs.Chain
-		}
+		f.chain = chainOf(m)
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// chainOf is the chain of a dumped filter.
+func chainOf(m *netlink.Msg) uint32 {
+	if m.Attrs.Chain != nil {
+		return *m.Attrs.Chain
+	}
+	return 0
 }
 
 func ntohs(v uint16) uint16 { return v<<8 | v>>8 }

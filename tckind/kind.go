@@ -145,7 +145,10 @@ type Filter struct {
 	NoChange bool
 	// IsTable reports a dumped entry of the kind that holds filters
 	// rather than being one (u32's hash tables: node 0); nil for a kind
-	// without such entries.
+	// without such entries. The kernel makes one table with each
+	// priority, the last of the priority's tables in a dump (u32_walk
+	// goes newest first); the others were asked for ("divisor"), and
+	// their entries are written back as filters are.
 	IsTable func(handle uint32) bool
 }
 
