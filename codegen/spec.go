@@ -10,7 +10,8 @@ import (
 
 // Spec is a YNL netlink-raw spec: every key of the schema
 // (Documentation/netlink/netlink-raw.yaml) that the kernel's tc.yaml uses, plus
-// gotc's extensions (go-initialisms, and encode-order and nest-flag on sets).
+// gotc's extensions (go-initialisms, encode-order and nest-flag on sets,
+// statistics).
 type Spec struct {
 	Name       string `yaml:"name"`
 	Protocol   string `yaml:"protocol"`
@@ -26,8 +27,11 @@ type Spec struct {
 	SubMessages   []SubMessage      `yaml:"sub-messages"`
 	// Operations and mcast-groups describe requests and multicast groups;
 	// gotc builds its requests itself, so they are read and not generated.
-	Operations     yaml.Node `yaml:"operations"`
-	MCastGroups    yaml.Node `yaml:"mcast-groups"`
+	Operations  yaml.Node `yaml:"operations"`
+	MCastGroups yaml.Node `yaml:"mcast-groups"`
+	// Statistics describe the kinds' statistics for consumers that show
+	// them (JSON keys, metrics, units); a gotc extension of the schema.
+	Statistics     []Statistics `yaml:"statistics"`
 	definitionByID map[string]*Definition
 	setByName      map[string]*AttributeSet
 	subMsgByName   map[string]*SubMessage
@@ -293,7 +297,10 @@ func parseSpec(raw []byte) (*Spec, error) {
 	for i := range s.SubMessages {
 		s.subMsgByName[s.SubMessages[i].Name] = &s.SubMessages[i]
 	}
-	return &s, s.check()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &s, s.checkStatistics()
 }
 
 // checkByteOrder refuses a byte order that is not the schema's or is given to
