@@ -190,15 +190,21 @@ func TestGeneratedCodeWorks(t *testing.T) {
 	}
 }
 
-// TestTCSpecIsReproduced: the committed attrs/tc_gen.go is what the spec
-// generates (test.sh checks the same through go generate).
+// TestTCSpecIsReproduced: the committed attrs/tc_gen.go and
+// qdisc/stats_gen.go are what the spec generates (test.sh checks the same
+// through go generate).
 func TestTCSpecIsReproduced(t *testing.T) {
-	committed, err := os.ReadFile("../attrs/tc_gen.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := generateFile(t, "../specs/tc.yaml"); got != string(committed) {
-		t.Error("attrs/tc_gen.go differs from what specs/tc.yaml generates: run go generate ./...")
+	for file, got := range map[string]string{
+		"../attrs/tc_gen.go":    generateFile(t, "../specs/tc.yaml"),
+		"../qdisc/stats_gen.go": generateStatsFile(t, "../specs/tc.yaml"),
+	} {
+		committed, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != string(committed) {
+			t.Errorf("%s differs from what specs/tc.yaml generates: run go generate ./...", file)
+		}
 	}
 }
 

@@ -716,18 +716,7 @@ var cakeStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		cakeStat("memory_used", "gotc_cake_memory_used_bytes", "Memory CAKE uses for queued packets.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryUsed }),
-		cakeStat("memory_limit", "gotc_cake_memory_limit_bytes", "CAKE's memory limit.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryLimit }),
-		{Key: "capacity_estimate", Metric: "gotc_cake_capacity_estimate_bytes_per_second", Help: "CAKE's estimate of the link capacity (ingress autorate).",
-			Get: tckind.StatU64(func(s *attrs.CakeStatsAttrs) *uint64 { return s.CapacityEstimate64 })},
-		cakeStat("min_network_size", "gotc_cake_min_network_size_bytes", "Smallest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinNetlen }),
-		cakeStat("max_network_size", "gotc_cake_max_network_size_bytes", "Largest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MaxNetlen }),
-		cakeStat("min_adj_size", "gotc_cake_min_adjusted_size_bytes", "Smallest overhead-adjusted packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinAdjlen }),
-		cakeStat("max_adj_size", "gotc_cake_max_adjusted_size_bytes", "Largest overhead-adjusted packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MaxAdjlen }),
-		cakeStat("active_queues", "gotc_cake_active_queues", "Active queues (cake_mq).", func(s *attrs.CakeStatsAttrs) *uint32 { return s.ActiveQueues }),
-		cakeStat("avg_hdr_offset", "gotc_cake_avg_network_header_offset_bytes", "Average offset of the network header.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.AvgNetoff }),
-	},
+	Fields: cakeStatsAttrsFields,
 	Records: &tckind.StatRecords{
 		Key:       "tins",
 		Label:     "tin",
@@ -735,101 +724,17 @@ var cakeStatsTable = &tckind.StatsTable{
 		Name:      CakeTinName,
 		Len:       func(s any) int { return len(s.(*attrs.CakeStatsAttrs).TinStats) },
 		Record:    func(s any, i int) any { return &s.(*attrs.CakeStatsAttrs).TinStats[i] },
-		Fields:    cakeTinFields,
+		// tc's JSON members of a tin, each with its row of tc's text
+		// table, then what the kernel sends that tc does not print.
+		Fields: cakeTinStatsAttrsFields,
 	},
-}
-
-// cakeStat is a gauge of CAKE's qdisc-level statistics.
-func cakeStat(key, metric, help string, f func(*attrs.CakeStatsAttrs) *uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Get: tckind.StatU32(f)}
-}
-
-type tin = attrs.CakeTinStatsAttrs
-
-// cakeTinFields are a tin's statistics: tc's JSON members in tc's order,
-// each with its row of tc's text table (whose order differs), then what the
-// kernel sends that tc does not print.
-var cakeTinFields = []tckind.Stat{
-	{Key: "threshold_rate", Text: "  thresh  ", TextRow: 1, TextFormat: tckind.TextRate, Wide: true,
-		Metric: "gotc_cake_tin_threshold_rate_bytes_per_second", Help: "Rate threshold of the tin.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.ThresholdRate64 })},
-	{Key: "sent_bytes", Text: "  bytes   ", TextRow: 9, Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_sent_bytes_total", Help: "Bytes sent from the tin.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.SentBytes64 })},
-	{Key: "backlog_bytes", Text: "  backlog ", TextRow: 7, TextFormat: tckind.TextSize,
-		Metric: "gotc_cake_tin_backlog_bytes", Help: "Bytes queued in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BacklogBytes })},
-	{Key: "target_us", Text: "  target  ", TextRow: 2, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_target_seconds", Help: "COBALT target delay of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.TargetUS })},
-	{Key: "interval_us", Text: "  interval", TextRow: 3, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_interval_seconds", Help: "COBALT interval of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.IntervalUS })},
-	{Key: "peak_delay_us", Text: "  pk_delay", TextRow: 4, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_peak_delay_seconds", Help: "Peak queueing delay of the tin (decaying).",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.PeakDelayUS })},
-	{Key: "avg_delay_us", Text: "  av_delay", TextRow: 5, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_avg_delay_seconds", Help: "Average queueing delay of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.AvgDelayUS })},
-	{Key: "base_delay_us", Text: "  sp_delay", TextRow: 6, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_base_delay_seconds", Help: "Base (sparse) queueing delay of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BaseDelayUS })},
-	{Key: "sent_packets", Text: "  pkts    ", TextRow: 8, Counter: true,
-		Metric: "gotc_cake_tin_sent_packets_total", Help: "Packets sent from the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.SentPackets })},
-	{Key: "way_indirect_hits", Text: "  way_inds", TextRow: 10, Counter: true,
-		Metric: "gotc_cake_tin_way_indirect_hits_total", Help: "Set-associative hash lookups that found their flow in another way.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayIndirectHits })},
-	{Key: "way_misses", Text: "  way_miss", TextRow: 11, Counter: true,
-		Metric: "gotc_cake_tin_way_misses_total", Help: "Set-associative hash lookups that found no queue for their flow.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayMisses })},
-	{Key: "way_collisions", Text: "  way_cols", TextRow: 12, Counter: true,
-		Metric: "gotc_cake_tin_way_collisions_total", Help: "Set-associative hash collisions (flows sharing a queue).",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayCollisions })},
-	{Key: "drops", Text: "  drops   ", TextRow: 13, Counter: true,
-		Metric: "gotc_cake_tin_dropped_packets_total", Help: "Packets dropped from the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.DroppedPackets })},
-	{Key: "ecn_mark", Text: "  marks   ", TextRow: 14, Counter: true,
-		Metric: "gotc_cake_tin_ecn_marked_packets_total", Help: "Packets of the tin marked CE.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.ECNMarkedPackets })},
-	{Key: "ack_drops", Text: "  ack_drop", TextRow: 15, Counter: true,
-		Metric: "gotc_cake_tin_ack_dropped_packets_total", Help: "ACKs of the tin dropped by the ACK filter.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.AcksDroppedPackets })},
-	{Key: "sparse_flows", Text: "  sp_flows", TextRow: 16,
-		Metric: "gotc_cake_tin_sparse_flows", Help: "Sparse flows in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.SparseFlows })},
-	{Key: "bulk_flows", Text: "  bk_flows", TextRow: 17,
-		Metric: "gotc_cake_tin_bulk_flows", Help: "Bulk flows in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BulkFlows })},
-	{Key: "unresponsive_flows", Text: "  un_flows", TextRow: 18,
-		Metric: "gotc_cake_tin_unresponsive_flows", Help: "Unresponsive flows in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.UnresponsiveFlows })},
-	{Key: "max_pkt_len", Text: "  max_len ", TextRow: 19,
-		Metric: "gotc_cake_tin_max_packet_size_bytes", Help: "Largest packet seen in the tin (tc's max_len).",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.MaxSkblen })},
-	{Key: "flow_quantum", Text: "  quantum ", TextRow: 20,
-		Metric: "gotc_cake_tin_flow_quantum_bytes", Help: "DRR quantum of the tin's flows.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.FlowQuantum })},
-	// Not printed by tc.
-	{Key: "backlog_packets",
-		Metric: "gotc_cake_tin_backlog_packets", Help: "Packets queued in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BacklogPackets })},
-	{Key: "dropped_bytes", Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_dropped_bytes_total", Help: "Bytes dropped from the tin.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.DroppedBytes64 })},
-	{Key: "ecn_marked_bytes", Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_ecn_marked_bytes_total", Help: "Bytes of the tin marked CE.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.ECNMarkedBytes64 })},
-	{Key: "ack_dropped_bytes", Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_ack_dropped_bytes_total", Help: "Bytes of ACKs of the tin dropped by the ACK filter.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.AcksDroppedBytes64 })},
 }
 
 // cakeMaxTins is TC_CAKE_MAX_TINS: tc reads at most eight tins.
 const cakeMaxTins = 8
 
-// cakePrintTins prints the tin table from cakeTinFields: in JSON a "tins"
-// array of the members tc prints, in text tc's rows.
+// cakePrintTins prints the tin table from cakeTinStatsAttrsFields: in JSON
+// a "tins" array of the members tc prints, in text tc's rows.
 func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 	if len(tins) > cakeMaxTins {
 		tins = tins[:cakeMaxTins]
@@ -841,8 +746,8 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 		p.OpenArray(tcfmt.JSON, "tins")
 		for i := range tins {
 			p.OpenObject("")
-			for j := range cakeTinFields {
-				f := &cakeTinFields[j]
+			for j := range cakeTinStatsAttrsFields {
+				f := &cakeTinStatsAttrsFields[j]
 				if f.Text == "" {
 					continue // not tc's
 				}

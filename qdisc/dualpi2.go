@@ -88,8 +88,6 @@ func dualpi2StatsOf(x tckind.Xstats) *attrs.TCDualPI2Xstats {
 	return s
 }
 
-type pi2x = attrs.TCDualPI2Xstats
-
 // dualpi2StatsTable is DualPI2's statistics (struct tc_dualpi2_xstats, all
 // always present) under the keys of tc -s -j, for package watch and package
 // exporter.
@@ -100,44 +98,7 @@ var dualpi2StatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		{Key: "prob", Unit: tckind.UnitProbability,
-			Metric: "gotc_dualpi2_probability", Help: "Base marking/drop probability p' as a fraction (0..1).",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.Prob) })},
-		{Key: "delay-c", Unit: tckind.UnitMicroseconds,
-			Metric: "gotc_dualpi2_delay_c_seconds", Help: "Queueing delay of the C (classic) queue's head.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.DelayC) })},
-		{Key: "delay-l", Unit: tckind.UnitMicroseconds,
-			Metric: "gotc_dualpi2_delay_l_seconds", Help: "Queueing delay of the L (L4S) queue's head.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.DelayL) })},
-		{Key: "pkts-in-c", Counter: true,
-			Metric: "gotc_dualpi2_packets_in_c_total", Help: "Packets enqueued to the C queue.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInC) })},
-		{Key: "pkts-in-l", Counter: true,
-			Metric: "gotc_dualpi2_packets_in_l_total", Help: "Packets enqueued to the L queue.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInL) })},
-		{Key: "maxq",
-			Metric: "gotc_dualpi2_maxq_packets", Help: "Largest queue length seen.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.Maxq) })},
-		{Key: "ecn-mark", Counter: true,
-			Metric: "gotc_dualpi2_ecn_marked_packets_total", Help: "Packets marked CE (both queues).",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.ECNMark) })},
-		{Key: "step-mark", Counter: true,
-			Metric: "gotc_dualpi2_step_marked_packets_total", Help: "CE marks by the L queue's step threshold.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.StepMarks) })},
-		{Key: "credit", Signed: true,
-			Metric: "gotc_dualpi2_credit_bytes", Help: "Scheduler credit; positive favours the C queue.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(int64(x.Credit)) })},
-		{Key: "memory-used",
-			Metric: "gotc_dualpi2_memory_used_bytes", Help: "Memory (truesize) of the packets held now.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MemoryUsed) })},
-		{Key: "max-memory-used",
-			Metric: "gotc_dualpi2_max_memory_used_bytes", Help: "Peak memory used.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MaxMemoryUsed) })},
-		{Key: "memory-limit",
-			Metric: "gotc_dualpi2_memory_limit_bytes", Help: "Memory limit.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MemoryLimit) })},
-	},
+	Fields: tcDualPI2XstatsFields,
 }
 
 // dualpi2Usage is gotc's own wording of the DualPI2 options; tc prints its
