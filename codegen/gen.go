@@ -147,6 +147,36 @@ func (g *generator) enum(d *Definition) {
 		g.p("")
 		return
 	}
+	if tcNamed(d) {
+		g.p("// TCName returns the word tc prints for the value, false for a value tc")
+		g.p("// has no word for.")
+		g.p("func (v %s) TCName() (string, bool) {", typ)
+		g.p("switch v {")
+		for _, e := range d.Entries {
+			if e.TCName != "" {
+				g.p("case %s%s:", typ, g.goName(e.Name))
+				g.p("return %q, true", e.TCName)
+			}
+		}
+		g.p("}")
+		g.p(`return "", false`)
+		g.p("}")
+		g.p("")
+		g.p("// %sByTCName returns the value tc's word name stands for, false for a", typ)
+		g.p("// word that names none.")
+		g.p("func %sByTCName(name string) (%s, bool) {", typ, typ)
+		g.p("switch name {")
+		for _, e := range d.Entries {
+			if e.TCName != "" {
+				g.p("case %q:", e.TCName)
+				g.p("return %s%s, true", typ, g.goName(e.Name))
+			}
+		}
+		g.p("}")
+		g.p("return 0, false")
+		g.p("}")
+		g.p("")
+	}
 	g.p("// String returns the spec's name of the value, or its number if it has none.")
 	g.p("func (v %s) String() string {", typ)
 	g.p("switch v {")
@@ -158,6 +188,16 @@ func (g *generator) enum(d *Definition) {
 	g.p(`return "%s(" + strconv.FormatInt(int64(v), 10) + ")"`, typ)
 	g.p("}")
 	g.p("")
+}
+
+// tcNamed reports whether any value of an enum has a tc-name.
+func tcNamed(d *Definition) bool {
+	for _, e := range d.Entries {
+		if e.TCName != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // cName is the kernel header's name for a spec entry.

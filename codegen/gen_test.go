@@ -74,6 +74,9 @@ func TestEmitterSnippets(t *testing.T) {
 		// flags: bits; enum: value-start
 		"ClsFlagsSkipSw ClsFlags = 1 << 1",
 		"ModeFast Mode = 1",
+		// tc's words of an enum's values, both ways
+		"func (v Mode) TCName() (string, bool) {\n\tswitch v {\n\tcase ModeFast:\n\t\treturn \"quick\", true\n\t}",
+		"func ModeByTCName(name string) (Mode, bool) {\n\tswitch name {\n\tcase \"quick\":\n\t\treturn ModeFast, true\n\t}",
 		// attribute, big-endian, and the encode-order (gap before key)
 		"e.BigUint32(TCATestKey, uint32((*s.Key)))",
 		"if v, ok := getBigUint32(data); ok {",
@@ -248,6 +251,8 @@ func TestParseErrors(t *testing.T) {
 		{"flexible array counted by nothing", "definitions:\n  - name: s\n    type: struct\n    members:\n      - {name: a, type: binary, sub-type: u8, flexible-array: true, count: n}\n", `count "n" is not an earlier integer member`},
 		{"count without flexible array", "definitions:\n  - name: s\n    type: struct\n    members:\n      - {name: n, type: u8}\n      - {name: a, type: u8, count: n}\n", "need flexible-array"},
 		{"unknown format set", "sub-messages:\n  - name: m\n    formats: [{value: v, attribute-set: nope}]\n", `unknown set "nope"`},
+		{"tc-name of a flag", "definitions:\n  - name: f\n    type: flags\n    entries: [{name: a, tc-name: a}]\n", "tc-name is for an enum's values"},
+		{"tc-name twice", "definitions:\n  - name: e\n    type: enum\n    entries: [{name: a, tc-name: x}, {name: b, tc-name: x}]\n", "tc-name x given twice"},
 		{"statistics of an unknown struct", "statistics:\n  - {struct: nope, fields: [{member: x}]}\n", `unknown struct "nope"`},
 		{"statistics of a struct and a set", "statistics:\n  - {struct: s, attribute-set: a}\n", "not both"},
 		{"statistic of no integer", statsSpec("{member: mac}"), `member "mac" is not an integer`},

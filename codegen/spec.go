@@ -11,7 +11,7 @@ import (
 // Spec is a YNL netlink-raw spec: every key of the schema
 // (Documentation/netlink/netlink-raw.yaml) that the kernel's tc.yaml uses, plus
 // gotc's extensions (go-initialisms, encode-order and nest-flag on sets,
-// statistics).
+// tc-name on enum entries, statistics).
 type Spec struct {
 	Name       string `yaml:"name"`
 	Protocol   string `yaml:"protocol"`
@@ -86,6 +86,10 @@ type EnumEntry struct {
 	Name  string `yaml:"name"`
 	Value *int64 `yaml:"value"`
 	Doc   string `yaml:"doc"`
+	// TCName is the word tc prints (and reads) for the value, CAKE's
+	// "flowblind" for flow mode none: a gotc extension of the schema,
+	// generated as the enum's TCName method and its ByTCName function.
+	TCName string `yaml:"tc-name"`
 }
 
 // UnmarshalYAML accepts an entry given either as a bare name or as a mapping.
@@ -225,6 +229,9 @@ func parseSpec(raw []byte) (*Spec, error) {
 				return nil, fmt.Errorf("const %s: no value", d.Name)
 			}
 		case "enum", "flags":
+			if err := checkTCNames(d); err != nil {
+				return nil, err
+			}
 			next := int64(0)
 			if d.ValueStart != nil {
 				next = *d.ValueStart
@@ -301,6 +308,23 @@ func parseSpec(raw []byte) (*Spec, error) {
 		return nil, err
 	}
 	return &s, s.checkStatistics()
+}
+
+// checkTCNames refuses tc's names on the bits of flags, which tc prints
+// otherwise, and a name given to two values.
+func checkTCNames(d *Definition) error {
+	named := map[string]bool{}
+	for _, e := range d.Entries {
+		switch {
+		case e.TCName == "":
+		case d.Type == "flags":
+			return fmt.Errorf("flags %s entry %s: tc-name is for an enum's values", d.Name, e.Name)
+		case named[e.TCName]:
+			return fmt.Errorf("enum %s: tc-name %s given twice", d.Name, e.TCName)
+		}
+		named[e.TCName] = true
+	}
+	return nil
 }
 
 // checkByteOrder refuses a byte order that is not the schema's or is given to
