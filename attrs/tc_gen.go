@@ -3283,6 +3283,42 @@ const (
 	CakeDiffservModePrecedence CakeDiffservMode = 4
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeDiffservMode) TCName() (string, bool) {
+	switch v {
+	case CakeDiffservModeDiffserv3:
+		return "diffserv3", true
+	case CakeDiffservModeDiffserv4:
+		return "diffserv4", true
+	case CakeDiffservModeDiffserv8:
+		return "diffserv8", true
+	case CakeDiffservModeBesteffort:
+		return "besteffort", true
+	case CakeDiffservModePrecedence:
+		return "precedence", true
+	}
+	return "", false
+}
+
+// CakeDiffservModeByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeDiffservModeByTCName(name string) (CakeDiffservMode, bool) {
+	switch name {
+	case "diffserv3":
+		return CakeDiffservModeDiffserv3, true
+	case "diffserv4":
+		return CakeDiffservModeDiffserv4, true
+	case "diffserv8":
+		return CakeDiffservModeDiffserv8, true
+	case "besteffort":
+		return CakeDiffservModeBesteffort, true
+	case "precedence":
+		return CakeDiffservModePrecedence, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeDiffservMode) String() string {
 	switch v {
@@ -3309,6 +3345,34 @@ const (
 	CakeATMModeATM  CakeATMMode = 1
 	CakeATMModePTM  CakeATMMode = 2
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeATMMode) TCName() (string, bool) {
+	switch v {
+	case CakeATMModeNone:
+		return "noatm", true
+	case CakeATMModeATM:
+		return "atm", true
+	case CakeATMModePTM:
+		return "ptm", true
+	}
+	return "", false
+}
+
+// CakeATMModeByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeATMModeByTCName(name string) (CakeATMMode, bool) {
+	switch name {
+	case "noatm":
+		return CakeATMModeNone, true
+	case "atm":
+		return CakeATMModeATM, true
+	case "ptm":
+		return CakeATMModePTM, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeATMMode) String() string {
@@ -3337,6 +3401,54 @@ const (
 	CakeFlowModeDualDst CakeFlowMode = 6
 	CakeFlowModeTriple  CakeFlowMode = 7
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeFlowMode) TCName() (string, bool) {
+	switch v {
+	case CakeFlowModeNone:
+		return "flowblind", true
+	case CakeFlowModeSrcIP:
+		return "srchost", true
+	case CakeFlowModeDstIP:
+		return "dsthost", true
+	case CakeFlowModeHosts:
+		return "hosts", true
+	case CakeFlowModeFlows:
+		return "flows", true
+	case CakeFlowModeDualSrc:
+		return "dual-srchost", true
+	case CakeFlowModeDualDst:
+		return "dual-dsthost", true
+	case CakeFlowModeTriple:
+		return "triple-isolate", true
+	}
+	return "", false
+}
+
+// CakeFlowModeByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeFlowModeByTCName(name string) (CakeFlowMode, bool) {
+	switch name {
+	case "flowblind":
+		return CakeFlowModeNone, true
+	case "srchost":
+		return CakeFlowModeSrcIP, true
+	case "dsthost":
+		return CakeFlowModeDstIP, true
+	case "hosts":
+		return CakeFlowModeHosts, true
+	case "flows":
+		return CakeFlowModeFlows, true
+	case "dual-srchost":
+		return CakeFlowModeDualSrc, true
+	case "dual-dsthost":
+		return CakeFlowModeDualDst, true
+	case "triple-isolate":
+		return CakeFlowModeTriple, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeFlowMode) String() string {
@@ -3371,6 +3483,34 @@ const (
 	CakeAckFilterAggressive CakeAckFilter = 2
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeAckFilter) TCName() (string, bool) {
+	switch v {
+	case CakeAckFilterNone:
+		return "no-ack-filter", true
+	case CakeAckFilterFilter:
+		return "ack-filter", true
+	case CakeAckFilterAggressive:
+		return "ack-filter-aggressive", true
+	}
+	return "", false
+}
+
+// CakeAckFilterByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeAckFilterByTCName(name string) (CakeAckFilter, bool) {
+	switch name {
+	case "no-ack-filter":
+		return CakeAckFilterNone, true
+	case "ack-filter":
+		return CakeAckFilterFilter, true
+	case "ack-filter-aggressive":
+		return CakeAckFilterAggressive, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeAckFilter) String() string {
 	switch v {
@@ -3393,6 +3533,30 @@ const (
 	DualPI2DropOverloadDrop     DualPI2DropOverload = 1
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2DropOverload) TCName() (string, bool) {
+	switch v {
+	case DualPI2DropOverloadOverflow:
+		return "overflow", true
+	case DualPI2DropOverloadDrop:
+		return "drop_on_overload", true
+	}
+	return "", false
+}
+
+// DualPI2DropOverloadByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2DropOverloadByTCName(name string) (DualPI2DropOverload, bool) {
+	switch name {
+	case "overflow":
+		return DualPI2DropOverloadOverflow, true
+	case "drop_on_overload":
+		return DualPI2DropOverloadDrop, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2DropOverload) String() string {
 	switch v {
@@ -3413,6 +3577,30 @@ const (
 	DualPI2DropEarlyDropEnqueue DualPI2DropEarly = 1
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2DropEarly) TCName() (string, bool) {
+	switch v {
+	case DualPI2DropEarlyDropDequeue:
+		return "drop_dequeue", true
+	case DualPI2DropEarlyDropEnqueue:
+		return "drop_enqueue", true
+	}
+	return "", false
+}
+
+// DualPI2DropEarlyByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2DropEarlyByTCName(name string) (DualPI2DropEarly, bool) {
+	switch name {
+	case "drop_dequeue":
+		return DualPI2DropEarlyDropDequeue, true
+	case "drop_enqueue":
+		return DualPI2DropEarlyDropEnqueue, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2DropEarly) String() string {
 	switch v {
@@ -3430,9 +3618,34 @@ type DualPI2ECNMask uint8
 // Values of DualPI2ECNMask (C names TC_DUALPI2_ECN_MASK_*).
 const (
 	DualPI2ECNMaskL4SECT DualPI2ECNMask = 1
+	// ECT(0) alone, which tc has no word for (it prints any_ect).
 	DualPI2ECNMaskClaECT DualPI2ECNMask = 2
 	DualPI2ECNMaskAnyECT DualPI2ECNMask = 3
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2ECNMask) TCName() (string, bool) {
+	switch v {
+	case DualPI2ECNMaskL4SECT:
+		return "l4s_ect", true
+	case DualPI2ECNMaskAnyECT:
+		return "any_ect", true
+	}
+	return "", false
+}
+
+// DualPI2ECNMaskByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2ECNMaskByTCName(name string) (DualPI2ECNMask, bool) {
+	switch name {
+	case "l4s_ect":
+		return DualPI2ECNMaskL4SECT, true
+	case "any_ect":
+		return DualPI2ECNMaskAnyECT, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2ECNMask) String() string {
@@ -3455,6 +3668,30 @@ const (
 	DualPI2SplitGSONoSplitGSO DualPI2SplitGSO = 0
 	DualPI2SplitGSOSplitGSO   DualPI2SplitGSO = 1
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2SplitGSO) TCName() (string, bool) {
+	switch v {
+	case DualPI2SplitGSONoSplitGSO:
+		return "no_split_gso", true
+	case DualPI2SplitGSOSplitGSO:
+		return "split_gso", true
+	}
+	return "", false
+}
+
+// DualPI2SplitGSOByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2SplitGSOByTCName(name string) (DualPI2SplitGSO, bool) {
+	switch name {
+	case "no_split_gso":
+		return DualPI2SplitGSONoSplitGSO, true
+	case "split_gso":
+		return DualPI2SplitGSOSplitGSO, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2SplitGSO) String() string {

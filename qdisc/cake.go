@@ -138,25 +138,6 @@ var cakePresets = []cakePreset{
 	{"interplanetary", 50000000, 1000000000},
 }
 
-var cakeDiffservNames = [...]string{
-	attrs.CakeDiffservModeDiffserv3:  "diffserv3",
-	attrs.CakeDiffservModeDiffserv4:  "diffserv4",
-	attrs.CakeDiffservModeDiffserv8:  "diffserv8",
-	attrs.CakeDiffservModeBesteffort: "besteffort",
-	attrs.CakeDiffservModePrecedence: "precedence",
-}
-
-var cakeFlowModeNames = [...]string{
-	attrs.CakeFlowModeNone:    "flowblind",
-	attrs.CakeFlowModeSrcIP:   "srchost",
-	attrs.CakeFlowModeDstIP:   "dsthost",
-	attrs.CakeFlowModeHosts:   "hosts",
-	attrs.CakeFlowModeFlows:   "flows",
-	attrs.CakeFlowModeDualSrc: "dual-srchost",
-	attrs.CakeFlowModeDualDst: "dual-dsthost",
-	attrs.CakeFlowModeTriple:  "triple-isolate",
-}
-
 // cakeFraming is an ATM/PTM overhead preset: the framing it selects (when
 // set) and the bytes it adds to the overhead accumulated so far.
 type cakeFraming struct {
@@ -273,16 +254,10 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		// tc derives the target as 5% of the RTT (at least 1 µs) and sends
 		// both; an RTT of 0 sends only that target.
 		st.interval, st.target = us, max(us/20, 1)
-	case "besteffort":
-		st.diffserv = cakePtr(attrs.CakeDiffservModeBesteffort)
-	case "precedence":
-		st.diffserv = cakePtr(attrs.CakeDiffservModePrecedence)
-	case "diffserv8":
-		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv8)
-	case "diffserv4", "diffserv":
+	case "diffserv":
+		// tc's other word for diffserv4; the modes' own words are the
+		// spec's (attrs.CakeDiffservModeByTCName).
 		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv4)
-	case "diffserv3":
-		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv3)
 	case "wash":
 		st.wash = cakePtr(uint32(1))
 	case "nowash":
@@ -299,18 +274,6 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		st.ingress = cakePtr(uint32(1))
 	case "egress":
 		st.ingress = cakePtr(uint32(0))
-	case "no-ack-filter":
-		st.ackFilter = cakePtr(attrs.CakeAckFilterNone)
-	case "ack-filter":
-		st.ackFilter = cakePtr(attrs.CakeAckFilterFilter)
-	case "ack-filter-aggressive":
-		st.ackFilter = cakePtr(attrs.CakeAckFilterAggressive)
-	case "ptm":
-		st.atm = cakePtr(attrs.CakeATMModePTM)
-	case "atm":
-		st.atm = cakePtr(attrs.CakeATMModeATM)
-	case "noatm":
-		st.atm = cakePtr(attrs.CakeATMModeNone)
 	case "raw":
 		// raw resets the framing and the overhead and sends both the
 		// overhead (0) and the RAW attribute, which clears the kernel's
@@ -368,8 +331,21 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 	case "help":
 		return &tcword.ParseError{ShowUsage: true}
 	default:
-		if m, ok := cakeFlowKeywords[arg]; ok {
+		// The words of the modes are those tc prints, the spec's.
+		if m, ok := attrs.CakeDiffservModeByTCName(arg); ok {
+			st.diffserv = cakePtr(m)
+			return nil
+		}
+		if m, ok := attrs.CakeFlowModeByTCName(arg); ok {
 			st.flowMode = cakePtr(m)
+			return nil
+		}
+		if m, ok := attrs.CakeAckFilterByTCName(arg); ok {
+			st.ackFilter = cakePtr(m)
+			return nil
+		}
+		if m, ok := attrs.CakeATMModeByTCName(arg); ok {
+			st.atm = cakePtr(m)
 			return nil
 		}
 		if f, ok := cakeFramings[arg]; ok {
@@ -444,16 +420,6 @@ func (st *cakeParse) attrs() *attrs.CakeAttrs {
 	return o
 }
 
-// cakeFlowKeywords maps the flow-isolation keywords to their modes; they
-// are the names tc prints, so both come from one table.
-var cakeFlowKeywords = func() map[string]attrs.CakeFlowMode {
-	m := make(map[string]attrs.CakeFlowMode, len(cakeFlowModeNames))
-	for mode, name := range cakeFlowModeNames {
-		m[name] = attrs.CakeFlowMode(mode)
-	}
-	return m
-}()
-
 // cakePick returns a when c holds, else b: tc's "nat "/"nonat " style pairs.
 func cakePick(c bool, a, b string) string {
 	if c {
@@ -500,11 +466,12 @@ func cakeU32(v *uint32) uint32 {
 	return *v
 }
 
-// cakePrintMode prints a diffserv or flow mode by name, or tc's marker for
-// a value it has no name for (which has no trailing blank in text).
-func cakePrintMode(p *tcfmt.Printer, v uint32, key tcfmt.Name, names []string) {
-	if int64(v) < int64(len(names)) {
-		p.String(tcfmt.Any, key, "%s ", names[v])
+// cakePrintMode prints a diffserv or flow mode by its name (from the
+// mode's TCName), or tc's marker for a value it has no name for (which has
+// no trailing blank in text).
+func cakePrintMode(p *tcfmt.Printer, key tcfmt.Name, name string, named bool) {
+	if named {
+		p.String(tcfmt.Any, key, "%s ", name)
 		return
 	}
 	p.String(tcfmt.JSON, key, "", "unknown")
@@ -543,10 +510,12 @@ func PrintCakeOptions(p *tcfmt.Printer, o *attrs.CakeAttrs) {
 		}
 	}
 	if o.DiffservMode != nil {
-		cakePrintMode(p, uint32(*o.DiffservMode), "diffserv", cakeDiffservNames[:])
+		name, named := o.DiffservMode.TCName()
+		cakePrintMode(p, "diffserv", name, named)
 	}
 	if o.FlowMode != nil {
-		cakePrintMode(p, uint32(*o.FlowMode), "flowmode", cakeFlowModeNames[:])
+		name, named := o.FlowMode.TCName()
+		cakePrintMode(p, "flowmode", name, named)
 	}
 
 	nat := cakeU32(o.NAT) != 0
@@ -832,29 +801,25 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 	if o.Autorate != nil && *o.Autorate != 0 {
 		w = append(w, "autorate-ingress")
 	}
+	var err error
 	if o.DiffservMode != nil {
-		w = append(w, map[attrs.CakeDiffservMode]string{
-			attrs.CakeDiffservModeDiffserv3: "diffserv3", attrs.CakeDiffservModeDiffserv4: "diffserv4",
-			attrs.CakeDiffservModeDiffserv8: "diffserv8", attrs.CakeDiffservModeBesteffort: "besteffort",
-			attrs.CakeDiffservModePrecedence: "precedence",
-		}[*o.DiffservMode])
+		if w, err = tckind.AppendTCName(w, "cake diffserv mode", *o.DiffservMode); err != nil {
+			return nil, err
+		}
 	}
 	if o.FlowMode != nil {
-		w = append(w, map[attrs.CakeFlowMode]string{
-			attrs.CakeFlowModeNone: "flowblind", attrs.CakeFlowModeSrcIP: "srchost", attrs.CakeFlowModeDstIP: "dsthost",
-			attrs.CakeFlowModeHosts: "hosts", attrs.CakeFlowModeFlows: "flows", attrs.CakeFlowModeDualSrc: "dual-srchost",
-			attrs.CakeFlowModeDualDst: "dual-dsthost", attrs.CakeFlowModeTriple: "triple-isolate",
-		}[*o.FlowMode])
+		if w, err = tckind.AppendTCName(w, "cake flow mode", *o.FlowMode); err != nil {
+			return nil, err
+		}
 	}
 	w = tcword.OnOff(w, o.NAT, "nat", "nonat")
 	w = tcword.OnOff(w, o.Wash, "wash", "nowash")
 	w = tcword.OnOff(w, o.Ingress, "ingress", "egress")
 	w = tcword.OnOff(w, o.SplitGSO, "split-gso", "no-split-gso")
 	if o.AckFilter != nil {
-		w = append(w, map[attrs.CakeAckFilter]string{
-			attrs.CakeAckFilterNone: "no-ack-filter", attrs.CakeAckFilterFilter: "ack-filter",
-			attrs.CakeAckFilterAggressive: "ack-filter-aggressive",
-		}[*o.AckFilter])
+		if w, err = tckind.AppendTCName(w, "cake ack filter", *o.AckFilter); err != nil {
+			return nil, err
+		}
 	}
 	if o.RTT != nil {
 		w = append(w, "rtt", tcword.TimeWord(*o.RTT))
@@ -867,7 +832,9 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 		w = append(w, "overhead", strconv.Itoa(int(*o.Overhead)))
 	}
 	if o.ATM != nil {
-		w = append(w, map[attrs.CakeATMMode]string{attrs.CakeATMModeNone: "noatm", attrs.CakeATMModeATM: "atm", attrs.CakeATMModePTM: "ptm"}[*o.ATM])
+		if w, err = tckind.AppendTCName(w, "cake framing", *o.ATM); err != nil {
+			return nil, err
+		}
 	}
 	if o.MPU != nil && *o.MPU != 0 {
 		w = append(w, "mpu", tcword.UintWord(*o.MPU))
