@@ -232,7 +232,7 @@ func TestParseErrors(t *testing.T) {
 		{"tc-name of a flag", "definitions:\n  - name: f\n    type: flags\n    entries: [{name: a, tc-name: a}]\n", "tc-name is for an enum's values"},
 		{"tc-name twice", "definitions:\n  - name: e\n    type: enum\n    entries: [{name: a, tc-name: x}, {name: b, tc-name: x}]\n", "tc-name x given twice"},
 		{"statistics of an unknown struct", "statistics:\n  - {struct: nope, fields: [{member: x}]}\n", `unknown struct "nope"`},
-		{"statistics of a struct and a set", "statistics:\n  - {struct: s, attribute-set: a}\n", "not both"},
+		{"statistics of a struct and a set", "statistics:\n  - {struct: s, attribute-set: a}\n", "exactly one of struct and attribute-set"},
 		{"statistic of no integer", statsSpec("{member: mac}"), `member "mac" is not an integer`},
 		{"statistic's index of no array", statsSpec("{member: n, index: 0}"), "an index picks an element of an array"},
 		{"statistic's index outside the array", statsSpec("{member: hits, index: 2}"), "index 2 outside its 2 elements"},

@@ -78,7 +78,7 @@ func (s *Spec) checkStatistics() error {
 		st := &s.Statistics[i]
 		where := "statistics of " + st.Struct + st.AttributeSet
 		if (st.Struct == "") == (st.AttributeSet == "") {
-			return fmt.Errorf("%s: give a struct or an attribute-set, not both", where)
+			return fmt.Errorf("%s: needs exactly one of struct and attribute-set", where)
 		}
 		if seen[where] {
 			return fmt.Errorf("%s: listed twice", where)
