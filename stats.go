@@ -52,22 +52,21 @@ func (c *Client) stats(ctx context.Context, o netlink.Object, dev string, parent
 	return statsOf(got, o == netlink.Class), nil
 }
 
-// statsOf reads a dumped qdisc's or class's statistics: TCA_STATS2 as tc
-// prefers it, else the older TCA_STATS.
+// statsOf reads a dumped qdisc's or class's statistics: the generic ones
+// as tc does (tckind.GenericStatsOf; those absent are 0), and a qdisc's
+// own through its kind's table.
 func statsOf(m *netlink.Msg, class bool) Stats {
-	s := Stats{Kind: m.Kind()}
-	if st := m.Attrs.Stats2; st != nil {
-		if b := st.Basic; b != nil {
-			s.Bytes, s.Packets = b.Bytes, uint64(b.Packets)
-		}
-		if st.Pkt64 != nil {
-			s.Packets = *st.Pkt64
-		}
-		if q := st.Queue; q != nil {
-			s.Drops, s.Overlimits, s.Requeues, s.Backlog, s.Qlen = q.Drops, q.Overlimits, q.Requeues, q.Backlog, q.Qlen
-		}
-	} else if st := m.Attrs.Stats; st != nil {
-		s.Bytes, s.Packets, s.Drops, s.Overlimits, s.Backlog, s.Qlen = st.Bytes, uint64(st.Packets), st.Drops, st.Overlimits, st.Backlog, st.Qlen
+	g := tckind.GenericStatsOf(&m.Attrs)
+	u32 := func(s tckind.GenericStat) uint32 { return uint32(g.Values[s]) }
+	s := Stats{
+		Kind:       m.Kind(),
+		Bytes:      g.Values[tckind.GenericBytes],
+		Packets:    g.Values[tckind.GenericPackets],
+		Drops:      u32(tckind.GenericDrops),
+		Overlimits: u32(tckind.GenericOverlimits),
+		Requeues:   u32(tckind.GenericRequeues),
+		Backlog:    u32(tckind.GenericBacklog),
+		Qlen:       u32(tckind.GenericQlen),
 	}
 	// The kinds' tables describe a qdisc's statistics; a class's own
 	// (htb's tokens, cake's tins as classes) have none yet.

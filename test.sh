@@ -32,12 +32,15 @@ GOOS=darwin go vet ./...
 # module proxy serves, and it analyses go1.26 code.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-section "generated code: go generate reproduces attrs/ byte for byte"
+section "generated code: go generate reproduces attrs/ and qdisc/ byte for byte"
 before=$(mktemp -d) && trap 'rm -rf "$before"' EXIT
-cp attrs/*_gen.go "$before/"
+generated=$(git ls-files '*_gen.go')
+for f in $generated; do
+	mkdir -p "$before/$(dirname "$f")" && cp "$f" "$before/$f"
+done
 go generate ./...
-for f in attrs/*_gen.go; do
-	cmp -s "$f" "$before/$(basename "$f")" || { echo "drift: $f differs from what go generate writes; commit the regenerated file"; exit 1; }
+for f in $generated; do
+	cmp -s "$f" "$before/$f" || { echo "drift: $f differs from what go generate writes; commit the regenerated file"; exit 1; }
 done
 
 section "kernel source and test-bed kernel"

@@ -3,18 +3,23 @@ package allkinds_test
 import (
 	"bufio"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/kindtest"
 	"github.com/gotc/gotc/internal/roundtrip"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
 )
 
@@ -248,4 +253,163 @@ func TestActionKeywordsRoundTrip(t *testing.T) {
 		t.Error("no standalone action round-tripped")
 	}
 	t.Logf("round-tripped %d of %d standalone actions", count, len(acts))
+}
+
+// TestStatsTablesCoverDumps holds every kind's statistics table against
+// what tc -s -j prints of the golden dumps' statistics: each member the
+// kind prints is a field of its table (a record's, of its records) with
+// the value the table reads. Each dump is checked as dumped and again
+// with every counter of its statistics made distinct and non-zero, which
+// tc prints some of only then.
+func TestStatsTablesCoverDumps(t *testing.T) {
+	checked := map[string]bool{}
+	for _, d := range goldenDumps(t) {
+		k := tckind.LookupQdisc(d.msg.Kind())
+		if d.object == "filter" || k == nil {
+			continue
+		}
+		x := tckind.XstatsOf(&d.msg.Attrs)
+		print := k.PrintXstats
+		if d.object == "class" {
+			print = k.PrintClassXstats
+		}
+		if print == nil || !x.Present() {
+			continue
+		}
+		name := d.object + " " + k.Name
+		if k.Stats == nil {
+			if d.object == "qdisc" && !lacking["stats "+k.Name] {
+				t.Errorf("%s: %s prints statistics but has no table of them", d.at, name)
+			}
+			continue // a class's statistics without a table: htb's, drr's
+		}
+		if k.Stats.Of(x) == nil {
+			if d.object == "qdisc" {
+				t.Errorf("%s: %s: the table's Of finds none of the statistics tc prints", d.at, name)
+			}
+			continue // a class's statistics the qdisc's table does not describe (fq_codel's flows)
+		}
+		checkStatsTable(t, d.at, k, print, x)
+		filled := tckind.Xstats{App: fillCounters(x.App), Legacy: fillCounters(x.Legacy)}
+		if k.Stats.Of(filled) != nil {
+			checkStatsTable(t, d.at+" (filled)", k, print, filled)
+		}
+		checked[name] = true
+	}
+	if len(checked) == 0 {
+		t.Fatal("no statistics checked")
+	}
+	t.Logf("checked the statistics of %s", strings.Join(slices.Sorted(mapKeys(checked)), ", "))
+}
+
+// checkStatsTable compares what print writes of x in JSON with k's table.
+func checkStatsTable(t *testing.T, at string, k *tckind.Qdisc, print func(*tcfmt.Printer, tckind.Xstats), x tckind.Xstats) {
+	t.Helper()
+	out := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { print(p, x) })
+	var printed []map[string]any
+	if err := json.Unmarshal([]byte(out), &printed); err != nil || len(printed) != 1 {
+		t.Fatalf("%s: %s: %v", at, out, err)
+	}
+	s := k.Stats.Of(x)
+	compareStats(t, at+" "+k.Name, printed[0], k.Stats.Fields, s, k.Stats.Records)
+}
+
+// compareStats checks that every member of printed is one of fields, read
+// from s, with the same value; and, when r is not nil, that r's array
+// holds a record of r's fields for each record of s.
+func compareStats(t *testing.T, where string, printed map[string]any, fields []tckind.Stat, s any, r *tckind.StatRecords) {
+	t.Helper()
+	for key, v := range printed {
+		if r != nil && key == r.Key {
+			recs, _ := v.([]any)
+			if len(recs) != r.Len(s) {
+				t.Errorf("%s: %d %s printed, the table reads %d", where, len(recs), key, r.Len(s))
+				continue
+			}
+			for i, rec := range recs {
+				m, _ := rec.(map[string]any)
+				compareStats(t, fmt.Sprintf("%s %s[%d]", where, key, i), m, r.Fields, r.Record(s, i), nil)
+			}
+			continue
+		}
+		i := slices.IndexFunc(fields, func(f tckind.Stat) bool { return f.Key == key })
+		if i < 0 {
+			t.Errorf("%s: tc prints %q, which the table lacks", where, key)
+			continue
+		}
+		f := &fields[i]
+		raw, ok := f.Get(s)
+		if !ok {
+			t.Errorf("%s %s: printed %v, absent from the table", where, key, v)
+			continue
+		}
+		want := float64(raw)
+		switch {
+		case f.Unit.Fraction():
+			want = f.Value(raw)
+		case f.Signed:
+			want = float64(int64(raw))
+		}
+		if n, isNumber := v.(float64); isNumber && math.Abs(n-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s %s: printed %v, the table reads %v", where, key, n, want)
+		}
+	}
+}
+
+// fillCounters returns a copy of the statistics s in which every integer
+// (of the struct, of its arrays, of the attributes present, of its
+// records) is distinct and non-zero; s itself when it is not a pointer to
+// a struct.
+func fillCounters[S any](s S) S {
+	v := reflect.ValueOf(s)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return s
+	}
+	c := reflect.New(v.Elem().Type())
+	c.Elem().Set(v.Elem())
+	next := uint64(0)
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			next++
+			v.SetUint(next)
+		case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			next++
+			v.SetInt(int64(next))
+		case reflect.Array:
+			if v.Type().Elem().Kind() == reflect.Uint8 {
+				return // bytes: a union or an address, not counters
+			}
+			for i := range v.Len() {
+				fill(v.Index(i))
+			}
+		case reflect.Pointer:
+			if !v.IsNil() {
+				// A copy: the dump's own attribute stays as it was.
+				c := reflect.New(v.Type().Elem())
+				c.Elem().Set(v.Elem())
+				v.Set(c)
+				fill(c.Elem())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					fill(v.Field(i))
+				}
+			}
+		case reflect.Slice:
+			if v.Type().Elem().Kind() != reflect.Struct {
+				return // unknown attributes
+			}
+			copied := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(copied, v)
+			v.Set(copied)
+			for i := range v.Len() {
+				fill(v.Index(i))
+			}
+		}
+	}
+	fill(c.Elem())
+	return c.Interface().(S)
 }

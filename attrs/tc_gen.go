@@ -294,13 +294,13 @@ type TCDualPI2Xstats struct {
 	Maxq uint32
 	// Packets marked CE (both queues).
 	ECNMark uint32
-	// CE marks of the L queue's step threshold.
+	// CE marks by the L queue's step threshold.
 	StepMarks uint32
 	// Scheduler credit; positive favours the C queue.
 	Credit int32
-	// Bytes (truesize) of the packets held now.
+	// Memory (truesize) of the packets held now.
 	MemoryUsed uint32
-	// Peak of memory-used.
+	// Peak memory used.
 	MaxMemoryUsed uint32
 	// Memory limit in bytes.
 	MemoryLimit uint32
@@ -382,21 +382,21 @@ func (s *TCFQCodelXstats) Decode(b []byte) error {
 type TCFQCodelQdStats struct {
 	// Largest packet seen, in bytes.
 	Maxpacket uint32
-	// Times the packet limit was hit.
+	// Packets dropped at the queue limit.
 	DropOverlimit uint32
 	// Packets marked CE instead of dropped.
 	ECNMark uint32
-	// Times a packet created a new flow.
+	// Packets that started a new flow.
 	NewFlowCount uint32
-	// Flows in the new list now.
+	// Flows in the new-flows list.
 	NewFlowsLen uint32
-	// Flows in the old list now.
+	// Flows in the old-flows list.
 	OldFlowsLen uint32
-	// Packets marked above ce_threshold.
+	// Packets marked CE above ce_threshold.
 	CEMark uint32
-	// Bytes (truesize) held now.
+	// Memory (truesize) of the packets held now.
 	MemoryUsage uint32
-	// Packets dropped because the memory limit was hit.
+	// Packets dropped at the memory limit.
 	DropOvermemory uint32
 }
 
@@ -481,21 +481,21 @@ func (s *TCFQCodelClStats) Decode(b []byte) error {
 type TCCodelXstats struct {
 	// Largest packet seen, in bytes.
 	Maxpacket uint32
-	// Drops since the dropping state was entered.
+	// Drops since the dropping state was last entered.
 	Count uint32
-	// count when the dropping state was last entered.
+	// Drops counted when the dropping state was last entered.
 	Lastcount uint32
 	// Queueing delay of the last dequeued packet, in microseconds.
 	Ldelay uint32
 	// Microseconds to the next drop (negative when overdue).
 	DropNext int32
-	// Times the packet limit was hit.
+	// Packets dropped at the queue limit.
 	DropOverlimit uint32
 	// Packets marked CE instead of dropped.
 	ECNMark uint32
 	// Non-zero while CoDel is in its dropping state.
 	Dropping uint32
-	// Packets marked above ce_threshold.
+	// Packets marked CE above ce_threshold.
 	CEMark uint32
 }
 
@@ -584,11 +584,11 @@ func (s *TCREDQopt) Decode(b []byte) error {
 
 // TCREDXstats: red's extended statistics (struct tc_red_xstats).
 type TCREDXstats struct {
-	// Early drops, between the thresholds.
+	// Packets dropped early, between the thresholds.
 	Early uint32
-	// Drops at the queue limit.
+	// Packets dropped at the queue limit.
 	Pdrop uint32
-	// Drops by the child's drop().
+	// Packets dropped by the child qdisc's drop.
 	Other uint32
 	// Packets marked CE instead of dropped.
 	Marked uint32
@@ -620,15 +620,15 @@ func (s *TCREDXstats) Decode(b []byte) error {
 
 // TCChokeXstats: choke's extended statistics (struct tc_choke_xstats).
 type TCChokeXstats struct {
-	// Early drops.
+	// Packets dropped early, between the thresholds.
 	Early uint32
-	// Drops at the queue limit.
+	// Packets dropped at the queue limit.
 	Pdrop uint32
-	// Drops by drop().
+	// Packets dropped by drop().
 	Other uint32
-	// Packets marked CE.
+	// Packets marked CE instead of dropped.
 	Marked uint32
-	// Drops of a packet and its match of the same flow.
+	// Packets dropped with a queued packet of their flow.
 	Matched uint32
 }
 
@@ -716,14 +716,20 @@ func (s *TCSFBQopt) Decode(b []byte) error {
 
 // TCSFBXstats: sfb's extended statistics (struct tc_sfb_xstats).
 type TCSFBXstats struct {
-	Earlydrop   uint32
+	// Packets dropped early by the bins' probability.
+	Earlydrop uint32
+	// Packets of non-responsive flows dropped above the penalty rate.
 	Penaltydrop uint32
-	Bucketdrop  uint32
-	Queuedrop   uint32
-	// Drops in the child qdisc.
+	// Packets dropped because their bins were full.
+	Bucketdrop uint32
+	// Packets dropped at the queue limit.
+	Queuedrop uint32
+	// Packets dropped by the child qdisc.
 	Childdrop uint32
-	Marked    uint32
-	Maxqlen   uint32
+	// Packets marked CE instead of dropped.
+	Marked uint32
+	// Packets in the fullest bin.
+	Maxqlen uint32
 	// Scaled to SFB_MAX_PROB.
 	Maxprob uint32
 	// Scaled to SFB_MAX_PROB.
@@ -1059,7 +1065,7 @@ type TCFQQdStats struct {
 	Throttled uint64
 	// Packets dropped at the per-flow limit.
 	FlowsPlimit uint64
-	// Packets longer than the quantum allows.
+	// Packets dropped as longer than the quantum allows.
 	PktsTooLong uint64
 	// Failed flow allocations.
 	AllocationErrors uint64
@@ -1069,7 +1075,7 @@ type TCFQQdStats struct {
 	Flows uint32
 	// Flows without packets now.
 	InactiveFlows uint32
-	// Flows throttled now.
+	// Flows throttled by pacing now.
 	ThrottledFlows uint32
 	// Average lateness of the unthrottling timer, in nanoseconds.
 	UnthrottleLatencyNs uint32
@@ -1081,10 +1087,10 @@ type TCFQQdStats struct {
 	HorizonCaps uint64
 	// Packets that took the fast path.
 	FastpathPackets uint64
-	// Packets dropped in each of the 3 bands (u64 each).
-	BandDrops [24]byte
-	// Packets queued in each of the 3 bands now (u32 each).
-	BandPktCount [12]byte
+	// Packets dropped in each of the 3 bands.
+	BandDrops [3]uint64
+	// Packets queued in each of the 3 bands now.
+	BandPktCount [3]uint32
 }
 
 // TCFQQdStatsLen is the size of TCFQQdStats on the wire.
@@ -1108,8 +1114,12 @@ func (s *TCFQQdStats) Append(b []byte) []byte {
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.HorizonDrops))
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.HorizonCaps))
 	b = binary.NativeEndian.AppendUint64(b, uint64(s.FastpathPackets))
-	b = append(b, s.BandDrops[:]...)
-	b = append(b, s.BandPktCount[:]...)
+	for _, v := range s.BandDrops {
+		b = binary.NativeEndian.AppendUint64(b, uint64(v))
+	}
+	for _, v := range s.BandPktCount {
+		b = binary.NativeEndian.AppendUint32(b, uint32(v))
+	}
 	b = append(b, make([]byte, 4)...)
 	return b
 }
@@ -1135,20 +1145,24 @@ func (s *TCFQQdStats) Decode(b []byte) error {
 	s.HorizonDrops = uint64(binary.NativeEndian.Uint64(b[88:]))
 	s.HorizonCaps = uint64(binary.NativeEndian.Uint64(b[96:]))
 	s.FastpathPackets = uint64(binary.NativeEndian.Uint64(b[104:]))
-	copy(s.BandDrops[:], b[112:136])
-	copy(s.BandPktCount[:], b[136:148])
+	for i := range s.BandDrops {
+		s.BandDrops[i] = uint64(binary.NativeEndian.Uint64(b[112+8*i:]))
+	}
+	for i := range s.BandPktCount {
+		s.BandPktCount[i] = uint32(binary.NativeEndian.Uint32(b[136+4*i:]))
+	}
 	return nil
 }
 
 // TCHHFXstats: hhf's statistics of the qdisc (struct tc_hhf_xstats).
 type TCHHFXstats struct {
-	// Times the packet limit was hit.
+	// Packets dropped at the queue limit.
 	DropOverlimit uint32
 	// Times the heavy-hitter table was full.
 	HHOverlimit uint32
-	// Heavy hitters caught so far.
+	// Heavy hitters caught.
 	HHTotCount uint32
-	// Heavy hitters now.
+	// Heavy hitters tracked now.
 	HHCurCount uint32
 }
 
@@ -1244,13 +1258,13 @@ type TCFQPIEXstats struct {
 	Overmemory uint32
 	// Packets marked CE instead of dropped.
 	ECNMark uint32
-	// Times a packet created a new flow.
+	// Packets that started a new flow.
 	NewFlowCount uint32
-	// Flows in the new list now.
+	// Flows in the new-flows list.
 	NewFlowsLen uint32
-	// Flows in the old list now.
+	// Flows in the old-flows list.
 	OldFlowsLen uint32
-	// Bytes (truesize) held now.
+	// Memory (truesize) of the packets held now.
 	MemoryUsage uint32
 }
 
@@ -1399,11 +1413,11 @@ func (s *TCServiceCurve) Decode(b []byte) error {
 type TCHFSCStats struct {
 	// Bytes the class has sent.
 	Work uint64
-	// Bytes it sent under its real-time curve.
+	// Bytes the class sent under its real-time curve.
 	Rtwork uint64
-	// Its current link-sharing period.
+	// Link-sharing periods the class began (backlogged again).
 	Period uint32
-	// Its level in the class tree (0 for a leaf).
+	// The class's level in the tree (0 for a leaf).
 	Level uint32
 }
 
@@ -3211,12 +3225,19 @@ func (s *TCNetemSlot) Decode(b []byte) error {
 // TCNetemXstats: netem's statistics (struct tc_netem_xstats), counts of packets
 // per impairment.
 type TCNetemXstats struct {
-	Delayed          uint64
-	Dropped          uint64
-	Corrupted        uint64
-	Duplicated       uint64
-	Reordered        uint64
-	ECNMarked        uint64
+	// Packets delayed.
+	Delayed uint64
+	// Packets dropped by the loss model.
+	Dropped uint64
+	// Packets corrupted.
+	Corrupted uint64
+	// Duplicate packets made.
+	Duplicated uint64
+	// Packets sent out of order.
+	Reordered uint64
+	// Packets marked CE instead of dropped.
+	ECNMarked uint64
+	// Packets lost to failed allocations.
 	AllocationErrors uint64
 }
 
@@ -3262,6 +3283,42 @@ const (
 	CakeDiffservModePrecedence CakeDiffservMode = 4
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeDiffservMode) TCName() (string, bool) {
+	switch v {
+	case CakeDiffservModeDiffserv3:
+		return "diffserv3", true
+	case CakeDiffservModeDiffserv4:
+		return "diffserv4", true
+	case CakeDiffservModeDiffserv8:
+		return "diffserv8", true
+	case CakeDiffservModeBesteffort:
+		return "besteffort", true
+	case CakeDiffservModePrecedence:
+		return "precedence", true
+	}
+	return "", false
+}
+
+// CakeDiffservModeByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeDiffservModeByTCName(name string) (CakeDiffservMode, bool) {
+	switch name {
+	case "diffserv3":
+		return CakeDiffservModeDiffserv3, true
+	case "diffserv4":
+		return CakeDiffservModeDiffserv4, true
+	case "diffserv8":
+		return CakeDiffservModeDiffserv8, true
+	case "besteffort":
+		return CakeDiffservModeBesteffort, true
+	case "precedence":
+		return CakeDiffservModePrecedence, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeDiffservMode) String() string {
 	switch v {
@@ -3288,6 +3345,34 @@ const (
 	CakeATMModeATM  CakeATMMode = 1
 	CakeATMModePTM  CakeATMMode = 2
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeATMMode) TCName() (string, bool) {
+	switch v {
+	case CakeATMModeNone:
+		return "noatm", true
+	case CakeATMModeATM:
+		return "atm", true
+	case CakeATMModePTM:
+		return "ptm", true
+	}
+	return "", false
+}
+
+// CakeATMModeByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeATMModeByTCName(name string) (CakeATMMode, bool) {
+	switch name {
+	case "noatm":
+		return CakeATMModeNone, true
+	case "atm":
+		return CakeATMModeATM, true
+	case "ptm":
+		return CakeATMModePTM, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeATMMode) String() string {
@@ -3316,6 +3401,54 @@ const (
 	CakeFlowModeDualDst CakeFlowMode = 6
 	CakeFlowModeTriple  CakeFlowMode = 7
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeFlowMode) TCName() (string, bool) {
+	switch v {
+	case CakeFlowModeNone:
+		return "flowblind", true
+	case CakeFlowModeSrcIP:
+		return "srchost", true
+	case CakeFlowModeDstIP:
+		return "dsthost", true
+	case CakeFlowModeHosts:
+		return "hosts", true
+	case CakeFlowModeFlows:
+		return "flows", true
+	case CakeFlowModeDualSrc:
+		return "dual-srchost", true
+	case CakeFlowModeDualDst:
+		return "dual-dsthost", true
+	case CakeFlowModeTriple:
+		return "triple-isolate", true
+	}
+	return "", false
+}
+
+// CakeFlowModeByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeFlowModeByTCName(name string) (CakeFlowMode, bool) {
+	switch name {
+	case "flowblind":
+		return CakeFlowModeNone, true
+	case "srchost":
+		return CakeFlowModeSrcIP, true
+	case "dsthost":
+		return CakeFlowModeDstIP, true
+	case "hosts":
+		return CakeFlowModeHosts, true
+	case "flows":
+		return CakeFlowModeFlows, true
+	case "dual-srchost":
+		return CakeFlowModeDualSrc, true
+	case "dual-dsthost":
+		return CakeFlowModeDualDst, true
+	case "triple-isolate":
+		return CakeFlowModeTriple, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeFlowMode) String() string {
@@ -3350,6 +3483,34 @@ const (
 	CakeAckFilterAggressive CakeAckFilter = 2
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v CakeAckFilter) TCName() (string, bool) {
+	switch v {
+	case CakeAckFilterNone:
+		return "no-ack-filter", true
+	case CakeAckFilterFilter:
+		return "ack-filter", true
+	case CakeAckFilterAggressive:
+		return "ack-filter-aggressive", true
+	}
+	return "", false
+}
+
+// CakeAckFilterByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func CakeAckFilterByTCName(name string) (CakeAckFilter, bool) {
+	switch name {
+	case "no-ack-filter":
+		return CakeAckFilterNone, true
+	case "ack-filter":
+		return CakeAckFilterFilter, true
+	case "ack-filter-aggressive":
+		return CakeAckFilterAggressive, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v CakeAckFilter) String() string {
 	switch v {
@@ -3372,6 +3533,30 @@ const (
 	DualPI2DropOverloadDrop     DualPI2DropOverload = 1
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2DropOverload) TCName() (string, bool) {
+	switch v {
+	case DualPI2DropOverloadOverflow:
+		return "overflow", true
+	case DualPI2DropOverloadDrop:
+		return "drop_on_overload", true
+	}
+	return "", false
+}
+
+// DualPI2DropOverloadByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2DropOverloadByTCName(name string) (DualPI2DropOverload, bool) {
+	switch name {
+	case "overflow":
+		return DualPI2DropOverloadOverflow, true
+	case "drop_on_overload":
+		return DualPI2DropOverloadDrop, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2DropOverload) String() string {
 	switch v {
@@ -3392,6 +3577,30 @@ const (
 	DualPI2DropEarlyDropEnqueue DualPI2DropEarly = 1
 )
 
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2DropEarly) TCName() (string, bool) {
+	switch v {
+	case DualPI2DropEarlyDropDequeue:
+		return "drop_dequeue", true
+	case DualPI2DropEarlyDropEnqueue:
+		return "drop_enqueue", true
+	}
+	return "", false
+}
+
+// DualPI2DropEarlyByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2DropEarlyByTCName(name string) (DualPI2DropEarly, bool) {
+	switch name {
+	case "drop_dequeue":
+		return DualPI2DropEarlyDropDequeue, true
+	case "drop_enqueue":
+		return DualPI2DropEarlyDropEnqueue, true
+	}
+	return 0, false
+}
+
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2DropEarly) String() string {
 	switch v {
@@ -3409,9 +3618,34 @@ type DualPI2ECNMask uint8
 // Values of DualPI2ECNMask (C names TC_DUALPI2_ECN_MASK_*).
 const (
 	DualPI2ECNMaskL4SECT DualPI2ECNMask = 1
+	// ECT(0) alone, which tc has no word for (it prints any_ect).
 	DualPI2ECNMaskClaECT DualPI2ECNMask = 2
 	DualPI2ECNMaskAnyECT DualPI2ECNMask = 3
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2ECNMask) TCName() (string, bool) {
+	switch v {
+	case DualPI2ECNMaskL4SECT:
+		return "l4s_ect", true
+	case DualPI2ECNMaskAnyECT:
+		return "any_ect", true
+	}
+	return "", false
+}
+
+// DualPI2ECNMaskByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2ECNMaskByTCName(name string) (DualPI2ECNMask, bool) {
+	switch name {
+	case "l4s_ect":
+		return DualPI2ECNMaskL4SECT, true
+	case "any_ect":
+		return DualPI2ECNMaskAnyECT, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2ECNMask) String() string {
@@ -3434,6 +3668,30 @@ const (
 	DualPI2SplitGSONoSplitGSO DualPI2SplitGSO = 0
 	DualPI2SplitGSOSplitGSO   DualPI2SplitGSO = 1
 )
+
+// TCName returns the word tc prints for the value, false for a value tc
+// has no word for.
+func (v DualPI2SplitGSO) TCName() (string, bool) {
+	switch v {
+	case DualPI2SplitGSONoSplitGSO:
+		return "no_split_gso", true
+	case DualPI2SplitGSOSplitGSO:
+		return "split_gso", true
+	}
+	return "", false
+}
+
+// DualPI2SplitGSOByTCName returns the value tc's word name stands for, false for a
+// word that names none.
+func DualPI2SplitGSOByTCName(name string) (DualPI2SplitGSO, bool) {
+	switch name {
+	case "no_split_gso":
+		return DualPI2SplitGSONoSplitGSO, true
+	case "split_gso":
+		return DualPI2SplitGSOSplitGSO, true
+	}
+	return 0, false
+}
 
 // String returns the spec's name of the value, or its number if it has none.
 func (v DualPI2SplitGSO) String() string {
@@ -5771,21 +6029,28 @@ const (
 type CakeStatsAttrs struct {
 	// Shaper rate in bytes per second.
 	CapacityEstimate64 *uint64
-	MemoryLimit        *uint32
+	// CAKE's memory limit.
+	MemoryLimit *uint32
 	// Peak buffer use in bytes (truesize).
-	MemoryUsed   *uint32
-	AvgNetoff    *uint32
-	MinNetlen    *uint32
-	MaxNetlen    *uint32
-	MinAdjlen    *uint32
-	MaxAdjlen    *uint32
-	TinStats     []CakeTinStatsAttrs
-	Deficit      *int32
-	CobaltCount  *uint32
-	Dropping     *uint32
-	DropNextUS   *int32
-	PDrop        *uint32
-	BlueTimerUS  *int32
+	MemoryUsed *uint32
+	// Average offset of the network header.
+	AvgNetoff *uint32
+	// Smallest network-layer packet size seen.
+	MinNetlen *uint32
+	// Largest network-layer packet size seen.
+	MaxNetlen *uint32
+	// Smallest overhead-adjusted packet size seen.
+	MinAdjlen *uint32
+	// Largest overhead-adjusted packet size seen.
+	MaxAdjlen   *uint32
+	TinStats    []CakeTinStatsAttrs
+	Deficit     *int32
+	CobaltCount *uint32
+	Dropping    *uint32
+	DropNextUS  *int32
+	PDrop       *uint32
+	BlueTimerUS *int32
+	// Active queues (cake_mq).
 	ActiveQueues *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
@@ -5998,30 +6263,54 @@ const (
 
 // CakeTinStatsAttrs: Statistics of one CAKE tin.
 type CakeTinStatsAttrs struct {
-	SentPackets        *uint32
-	SentBytes64        *uint64
-	DroppedPackets     *uint32
-	DroppedBytes64     *uint64
+	// Packets sent from the tin.
+	SentPackets *uint32
+	// Bytes sent from the tin.
+	SentBytes64 *uint64
+	// Packets dropped from the tin.
+	DroppedPackets *uint32
+	// Bytes dropped from the tin.
+	DroppedBytes64 *uint64
+	// ACKs of the tin dropped by the ACK filter.
 	AcksDroppedPackets *uint32
+	// Bytes of ACKs of the tin dropped by the ACK filter.
 	AcksDroppedBytes64 *uint64
-	ECNMarkedPackets   *uint32
-	ECNMarkedBytes64   *uint64
-	BacklogPackets     *uint32
-	BacklogBytes       *uint32
-	ThresholdRate64    *uint64
-	TargetUS           *uint32
-	IntervalUS         *uint32
-	WayIndirectHits    *uint32
-	WayMisses          *uint32
-	WayCollisions      *uint32
-	PeakDelayUS        *uint32
-	AvgDelayUS         *uint32
-	BaseDelayUS        *uint32
-	SparseFlows        *uint32
-	BulkFlows          *uint32
-	UnresponsiveFlows  *uint32
-	MaxSkblen          *uint32
-	FlowQuantum        *uint32
+	// Packets of the tin marked CE.
+	ECNMarkedPackets *uint32
+	// Bytes of the tin marked CE.
+	ECNMarkedBytes64 *uint64
+	// Packets queued in the tin now.
+	BacklogPackets *uint32
+	// Bytes queued in the tin now.
+	BacklogBytes *uint32
+	// Rate threshold of the tin.
+	ThresholdRate64 *uint64
+	// COBALT target delay of the tin.
+	TargetUS *uint32
+	// COBALT interval of the tin.
+	IntervalUS *uint32
+	// Set-associative hash lookups that found their flow in another way.
+	WayIndirectHits *uint32
+	// Set-associative hash lookups that found no queue for their flow.
+	WayMisses *uint32
+	// Set-associative hash collisions (flows sharing a queue).
+	WayCollisions *uint32
+	// Peak queueing delay of the tin (decaying).
+	PeakDelayUS *uint32
+	// Average queueing delay of the tin.
+	AvgDelayUS *uint32
+	// Base (sparse) queueing delay of the tin.
+	BaseDelayUS *uint32
+	// Sparse flows in the tin now.
+	SparseFlows *uint32
+	// Bulk flows in the tin now.
+	BulkFlows *uint32
+	// Unresponsive flows in the tin now.
+	UnresponsiveFlows *uint32
+	// Largest packet seen in the tin (tc's max_len).
+	MaxSkblen *uint32
+	// DRR quantum of the tin's flows.
+	FlowQuantum *uint32
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
 	Unknown []Attribute
@@ -14738,8 +15027,10 @@ const (
 // TAPrioOffloadStatsAttrs: taprio's statistics (TCA_STATS_APP, a nest), which only
 // an offloading device reports.
 type TAPrioOffloadStatsAttrs struct {
+	// Packets dropped for not fitting in their gate's window.
 	WindowDrops *uint64
-	TxOverruns  *uint64
+	// Packets still being sent when their gate closed.
+	TxOverruns *uint64
 	// Unknown holds attributes the spec does not describe, or that came with an
 	// unexpected size, as they were received.
 	Unknown []Attribute

@@ -4,9 +4,14 @@
 // selected by kind, each with its encoder and a decoder that keeps what it does not
 // know.
 //
-// Usage (from package attrs, via go generate):
+// With -stats it writes instead the tables of the spec's statistics section
+// (a gotc extension), the fields of the kinds' tckind.StatsTable, for the
+// package that registers the kinds.
+//
+// Usage (from package attrs and package qdisc, via go generate):
 //
 //	go run ../codegen -spec ../specs/tc.yaml -out tc_gen.go
+//	go run ../codegen -spec ../specs/tc.yaml -stats -package qdisc -out stats_gen.go
 package main
 
 import (
@@ -20,18 +25,19 @@ func main() {
 	specPath := flag.String("spec", "", "YNL spec to read")
 	outPath := flag.String("out", "", "Go file to write")
 	pkg := flag.String("package", "attrs", "Go package name of the output")
+	stats := flag.Bool("stats", false, "write the statistics tables instead of the attribute types")
 	flag.Parse()
 	if *specPath == "" || *outPath == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(*specPath, *outPath, *pkg); err != nil {
+	if err := run(*specPath, *outPath, *pkg, *stats); err != nil {
 		fmt.Fprintln(os.Stderr, "codegen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(specPath, outPath, pkg string) error {
+func run(specPath, outPath, pkg string, stats bool) error {
 	raw, err := os.ReadFile(specPath)
 	if err != nil {
 		return err
@@ -40,8 +46,10 @@ func run(specPath, outPath, pkg string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", specPath, err)
 	}
-	src, err := generate(spec, pkg, specPath)
-	if err != nil {
+	var src []byte
+	if stats {
+		src = generateStats(spec, pkg, specPath)
+	} else if src, err = generate(spec, pkg, specPath); err != nil {
 		return err
 	}
 	formatted, err := format.Source(src)

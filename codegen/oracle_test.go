@@ -85,7 +85,9 @@ var deviations = map[string]string{
 	"tca-fq- offload-horizon": "TCA_FQ_OFFLOAD_HORIZON is in pkt_sched.h (and tc sends it); tc.yaml stops at weights",
 	"tc-mqprio-qopt layout":   "count and offset are __u16[16] in pkt_sched.h; tc.yaml has them as 32 bytes each",
 	"tc-etf-qopt layout":      "tc_etf_qopt's flags is a __u32 in pkt_sched.h; tc.yaml says s32",
-	"tca-mqprio- set":         "mqprio's attributes after its struct (TCA_MQPRIO_*); tc.yaml describes the struct alone",
+	"tc-fq-qd-stats layout": "band_drops and band_pkt_count are __u64[FQ_BANDS] and __u32[FQ_BANDS] in pkt_sched.h; " +
+		"tc.yaml has them as 24 and 12 bytes",
+	"tca-mqprio- set": "mqprio's attributes after its struct (TCA_MQPRIO_*); tc.yaml describes the struct alone",
 	"tca-mqprio-rates- set": "the u64 rates inside TCA_MQPRIO_MIN_RATE64/MAX_RATE64, each numbered as its nest " +
 		"(sch_mqprio.c); not in tc.yaml",
 	"tca-mqprio-tc-entry- set":      "TCA_MQPRIO_TC_ENTRY_* (pkt_sched.h); not in tc.yaml",

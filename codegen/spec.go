@@ -10,7 +10,8 @@ import (
 
 // Spec is a YNL netlink-raw spec: every key of the schema
 // (Documentation/netlink/netlink-raw.yaml) that the kernel's tc.yaml uses, plus
-// gotc's extensions (go-initialisms, and encode-order and nest-flag on sets).
+// gotc's extensions (go-initialisms, encode-order and nest-flag on sets,
+// tc-name on enum entries, statistics).
 type Spec struct {
 	Name       string `yaml:"name"`
 	Protocol   string `yaml:"protocol"`
@@ -26,8 +27,11 @@ type Spec struct {
 	SubMessages   []SubMessage      `yaml:"sub-messages"`
 	// Operations and mcast-groups describe requests and multicast groups;
 	// gotc builds its requests itself, so they are read and not generated.
-	Operations     yaml.Node `yaml:"operations"`
-	MCastGroups    yaml.Node `yaml:"mcast-groups"`
+	Operations  yaml.Node `yaml:"operations"`
+	MCastGroups yaml.Node `yaml:"mcast-groups"`
+	// Statistics describe the kinds' statistics for consumers that show
+	// them (JSON keys, metrics, units); a gotc extension of the schema.
+	Statistics     []Statistics `yaml:"statistics"`
 	definitionByID map[string]*Definition
 	setByName      map[string]*AttributeSet
 	subMsgByName   map[string]*SubMessage
@@ -82,6 +86,10 @@ type EnumEntry struct {
 	Name  string `yaml:"name"`
 	Value *int64 `yaml:"value"`
 	Doc   string `yaml:"doc"`
+	// TCName is the word tc prints (and reads) for the value, CAKE's
+	// "flowblind" for flow mode none: a gotc extension of the schema,
+	// generated as the enum's TCName method and its ByTCName function.
+	TCName string `yaml:"tc-name"`
 }
 
 // UnmarshalYAML accepts an entry given either as a bare name or as a mapping.
@@ -221,6 +229,9 @@ func parseSpec(raw []byte) (*Spec, error) {
 				return nil, fmt.Errorf("const %s: no value", d.Name)
 			}
 		case "enum", "flags":
+			if err := checkTCNames(d); err != nil {
+				return nil, err
+			}
 			next := int64(0)
 			if d.ValueStart != nil {
 				next = *d.ValueStart
@@ -293,7 +304,27 @@ func parseSpec(raw []byte) (*Spec, error) {
 	for i := range s.SubMessages {
 		s.subMsgByName[s.SubMessages[i].Name] = &s.SubMessages[i]
 	}
-	return &s, s.check()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &s, s.checkStatistics()
+}
+
+// checkTCNames refuses tc's names on the bits of flags, which tc prints
+// otherwise, and a name given to two values.
+func checkTCNames(d *Definition) error {
+	named := map[string]bool{}
+	for _, e := range d.Entries {
+		switch {
+		case e.TCName == "":
+		case d.Type == "flags":
+			return fmt.Errorf("flags %s entry %s: tc-name is for an enum's values", d.Name, e.Name)
+		case named[e.TCName]:
+			return fmt.Errorf("enum %s: tc-name %s given twice", d.Name, e.TCName)
+		}
+		named[e.TCName] = true
+	}
+	return nil
 }
 
 // checkByteOrder refuses a byte order that is not the schema's or is given to

@@ -232,38 +232,11 @@ func (c *Collector) export(ch chan<- prometheus.Metric, m *netlink.Msg, decodeEr
 		samples = append(samples, sample{def: d, val: v, labels: labels})
 	}
 
-	if s := a.Stats2; s != nil {
-		if b := s.Basic; b != nil {
-			add(mBytes, float64(b.Bytes))
-			if s.Pkt64 != nil {
-				// The kernel adds PKT64 once the 32-bit count overflows.
-				add(mPackets, float64(*s.Pkt64))
-			} else {
-				add(mPackets, float64(b.Packets))
-			}
+	g := tckind.GenericStatsOf(a)
+	for s, d := range genericMetrics {
+		if v, ok := g.Get(tckind.GenericStat(s)); ok {
+			add(d, float64(v))
 		}
-		if q := s.Queue; q != nil {
-			add(mDrops, float64(q.Drops))
-			add(mOverlimits, float64(q.Overlimits))
-			add(mRequeues, float64(q.Requeues))
-			add(mBacklogB, float64(q.Backlog))
-			add(mBacklogP, float64(q.Qlen))
-		}
-		if r := s.RateEst64; r != nil {
-			add(mRateBps, float64(r.Bps))
-			add(mRatePps, float64(r.Pps))
-		} else if r := s.RateEst; r != nil {
-			add(mRateBps, float64(r.Bps))
-			add(mRatePps, float64(r.Pps))
-		}
-	} else if s := a.Stats; s != nil {
-		// Only the legacy block: tc prints it in that case, and so do we.
-		add(mBytes, float64(s.Bytes))
-		add(mPackets, float64(s.Packets))
-		add(mDrops, float64(s.Drops))
-		add(mOverlimits, float64(s.Overlimits))
-		add(mBacklogB, float64(s.Backlog))
-		add(mBacklogP, float64(s.Qlen))
 	}
 
 	var (

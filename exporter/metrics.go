@@ -72,8 +72,7 @@ func qdiscGauge(name, help string) *metricDef {
 	return newDef(name, prometheus.GaugeValue, qdiscLabels, help)
 }
 
-// Generic statistics of every qdisc (TCA_STATS2 basic and queue, or the
-// legacy TCA_STATS when a kernel sends no TCA_STATS2).
+// Generic statistics of every qdisc, as tckind.GenericStatsOf reads them.
 var (
 	mBytes      = qdiscCounter("gotc_qdisc_bytes_total", "Bytes sent by the qdisc (tc's \"Sent N bytes\").")
 	mPackets    = qdiscCounter("gotc_qdisc_packets_total", "Packets sent by the qdisc.")
@@ -86,6 +85,20 @@ var (
 	mRatePps    = qdiscGauge("gotc_qdisc_rate_packets_per_second", "Packet rate estimate of the qdisc's rate estimator, if it has one.")
 	mUnknown    = qdiscGauge("gotc_qdisc_unknown_attributes", "Netlink attributes of the qdisc's dump that gotc did not understand and did not export.")
 )
+
+// genericMetrics are the metrics of tckind's generic statistics, by
+// tckind.GenericStat.
+var genericMetrics = [tckind.NumGenericStats]*metricDef{
+	tckind.GenericBytes:      mBytes,
+	tckind.GenericPackets:    mPackets,
+	tckind.GenericDrops:      mDrops,
+	tckind.GenericOverlimits: mOverlimits,
+	tckind.GenericRequeues:   mRequeues,
+	tckind.GenericBacklog:    mBacklogB,
+	tckind.GenericQlen:       mBacklogP,
+	tckind.GenericRate:       mRateBps,
+	tckind.GenericPacketRate: mRatePps,
+}
 
 // kindMetrics are the metrics of one kind's statistics table, one per
 // table field that names a metric (nil for those that do not), and the

@@ -138,25 +138,6 @@ var cakePresets = []cakePreset{
 	{"interplanetary", 50000000, 1000000000},
 }
 
-var cakeDiffservNames = [...]string{
-	attrs.CakeDiffservModeDiffserv3:  "diffserv3",
-	attrs.CakeDiffservModeDiffserv4:  "diffserv4",
-	attrs.CakeDiffservModeDiffserv8:  "diffserv8",
-	attrs.CakeDiffservModeBesteffort: "besteffort",
-	attrs.CakeDiffservModePrecedence: "precedence",
-}
-
-var cakeFlowModeNames = [...]string{
-	attrs.CakeFlowModeNone:    "flowblind",
-	attrs.CakeFlowModeSrcIP:   "srchost",
-	attrs.CakeFlowModeDstIP:   "dsthost",
-	attrs.CakeFlowModeHosts:   "hosts",
-	attrs.CakeFlowModeFlows:   "flows",
-	attrs.CakeFlowModeDualSrc: "dual-srchost",
-	attrs.CakeFlowModeDualDst: "dual-dsthost",
-	attrs.CakeFlowModeTriple:  "triple-isolate",
-}
-
 // cakeFraming is an ATM/PTM overhead preset: the framing it selects (when
 // set) and the bytes it adds to the overhead accumulated so far.
 type cakeFraming struct {
@@ -273,16 +254,10 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		// tc derives the target as 5% of the RTT (at least 1 µs) and sends
 		// both; an RTT of 0 sends only that target.
 		st.interval, st.target = us, max(us/20, 1)
-	case "besteffort":
-		st.diffserv = cakePtr(attrs.CakeDiffservModeBesteffort)
-	case "precedence":
-		st.diffserv = cakePtr(attrs.CakeDiffservModePrecedence)
-	case "diffserv8":
-		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv8)
-	case "diffserv4", "diffserv":
+	case "diffserv":
+		// tc's other word for diffserv4; the modes' own words are the
+		// spec's (attrs.CakeDiffservModeByTCName).
 		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv4)
-	case "diffserv3":
-		st.diffserv = cakePtr(attrs.CakeDiffservModeDiffserv3)
 	case "wash":
 		st.wash = cakePtr(uint32(1))
 	case "nowash":
@@ -299,18 +274,6 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 		st.ingress = cakePtr(uint32(1))
 	case "egress":
 		st.ingress = cakePtr(uint32(0))
-	case "no-ack-filter":
-		st.ackFilter = cakePtr(attrs.CakeAckFilterNone)
-	case "ack-filter":
-		st.ackFilter = cakePtr(attrs.CakeAckFilterFilter)
-	case "ack-filter-aggressive":
-		st.ackFilter = cakePtr(attrs.CakeAckFilterAggressive)
-	case "ptm":
-		st.atm = cakePtr(attrs.CakeATMModePTM)
-	case "atm":
-		st.atm = cakePtr(attrs.CakeATMModeATM)
-	case "noatm":
-		st.atm = cakePtr(attrs.CakeATMModeNone)
 	case "raw":
 		// raw resets the framing and the overhead and sends both the
 		// overhead (0) and the RAW attribute, which clears the kernel's
@@ -368,8 +331,21 @@ func (st *cakeParse) word(arg string, next func() (string, error)) error {
 	case "help":
 		return &tcword.ParseError{ShowUsage: true}
 	default:
-		if m, ok := cakeFlowKeywords[arg]; ok {
+		// The words of the modes are those tc prints, the spec's.
+		if m, ok := attrs.CakeDiffservModeByTCName(arg); ok {
+			st.diffserv = cakePtr(m)
+			return nil
+		}
+		if m, ok := attrs.CakeFlowModeByTCName(arg); ok {
 			st.flowMode = cakePtr(m)
+			return nil
+		}
+		if m, ok := attrs.CakeAckFilterByTCName(arg); ok {
+			st.ackFilter = cakePtr(m)
+			return nil
+		}
+		if m, ok := attrs.CakeATMModeByTCName(arg); ok {
+			st.atm = cakePtr(m)
 			return nil
 		}
 		if f, ok := cakeFramings[arg]; ok {
@@ -444,16 +420,6 @@ func (st *cakeParse) attrs() *attrs.CakeAttrs {
 	return o
 }
 
-// cakeFlowKeywords maps the flow-isolation keywords to their modes; they
-// are the names tc prints, so both come from one table.
-var cakeFlowKeywords = func() map[string]attrs.CakeFlowMode {
-	m := make(map[string]attrs.CakeFlowMode, len(cakeFlowModeNames))
-	for mode, name := range cakeFlowModeNames {
-		m[name] = attrs.CakeFlowMode(mode)
-	}
-	return m
-}()
-
 // cakePick returns a when c holds, else b: tc's "nat "/"nonat " style pairs.
 func cakePick(c bool, a, b string) string {
 	if c {
@@ -500,11 +466,12 @@ func cakeU32(v *uint32) uint32 {
 	return *v
 }
 
-// cakePrintMode prints a diffserv or flow mode by name, or tc's marker for
-// a value it has no name for (which has no trailing blank in text).
-func cakePrintMode(p *tcfmt.Printer, v uint32, key tcfmt.Name, names []string) {
-	if int64(v) < int64(len(names)) {
-		p.String(tcfmt.Any, key, "%s ", names[v])
+// cakePrintMode prints a diffserv or flow mode by its name (from the
+// mode's TCName), or tc's marker for a value it has no name for (which has
+// no trailing blank in text).
+func cakePrintMode(p *tcfmt.Printer, key tcfmt.Name, name string, named bool) {
+	if named {
+		p.String(tcfmt.Any, key, "%s ", name)
 		return
 	}
 	p.String(tcfmt.JSON, key, "", "unknown")
@@ -543,10 +510,12 @@ func PrintCakeOptions(p *tcfmt.Printer, o *attrs.CakeAttrs) {
 		}
 	}
 	if o.DiffservMode != nil {
-		cakePrintMode(p, uint32(*o.DiffservMode), "diffserv", cakeDiffservNames[:])
+		name, named := o.DiffservMode.TCName()
+		cakePrintMode(p, "diffserv", name, named)
 	}
 	if o.FlowMode != nil {
-		cakePrintMode(p, uint32(*o.FlowMode), "flowmode", cakeFlowModeNames[:])
+		name, named := o.FlowMode.TCName()
+		cakePrintMode(p, "flowmode", name, named)
 	}
 
 	nat := cakeU32(o.NAT) != 0
@@ -716,18 +685,7 @@ var cakeStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		cakeStat("memory_used", "gotc_cake_memory_used_bytes", "Memory CAKE uses for queued packets.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryUsed }),
-		cakeStat("memory_limit", "gotc_cake_memory_limit_bytes", "CAKE's memory limit.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MemoryLimit }),
-		{Key: "capacity_estimate", Metric: "gotc_cake_capacity_estimate_bytes_per_second", Help: "CAKE's estimate of the link capacity (ingress autorate).",
-			Get: tckind.StatU64(func(s *attrs.CakeStatsAttrs) *uint64 { return s.CapacityEstimate64 })},
-		cakeStat("min_network_size", "gotc_cake_min_network_size_bytes", "Smallest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinNetlen }),
-		cakeStat("max_network_size", "gotc_cake_max_network_size_bytes", "Largest network-layer packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MaxNetlen }),
-		cakeStat("min_adj_size", "gotc_cake_min_adjusted_size_bytes", "Smallest overhead-adjusted packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MinAdjlen }),
-		cakeStat("max_adj_size", "gotc_cake_max_adjusted_size_bytes", "Largest overhead-adjusted packet size seen.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.MaxAdjlen }),
-		cakeStat("active_queues", "gotc_cake_active_queues", "Active queues (cake_mq).", func(s *attrs.CakeStatsAttrs) *uint32 { return s.ActiveQueues }),
-		cakeStat("avg_hdr_offset", "gotc_cake_avg_network_header_offset_bytes", "Average offset of the network header.", func(s *attrs.CakeStatsAttrs) *uint32 { return s.AvgNetoff }),
-	},
+	Fields: cakeStatsAttrsFields,
 	Records: &tckind.StatRecords{
 		Key:       "tins",
 		Label:     "tin",
@@ -735,101 +693,17 @@ var cakeStatsTable = &tckind.StatsTable{
 		Name:      CakeTinName,
 		Len:       func(s any) int { return len(s.(*attrs.CakeStatsAttrs).TinStats) },
 		Record:    func(s any, i int) any { return &s.(*attrs.CakeStatsAttrs).TinStats[i] },
-		Fields:    cakeTinFields,
+		// tc's JSON members of a tin, each with its row of tc's text
+		// table, then what the kernel sends that tc does not print.
+		Fields: cakeTinStatsAttrsFields,
 	},
-}
-
-// cakeStat is a gauge of CAKE's qdisc-level statistics.
-func cakeStat(key, metric, help string, f func(*attrs.CakeStatsAttrs) *uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Get: tckind.StatU32(f)}
-}
-
-type tin = attrs.CakeTinStatsAttrs
-
-// cakeTinFields are a tin's statistics: tc's JSON members in tc's order,
-// each with its row of tc's text table (whose order differs), then what the
-// kernel sends that tc does not print.
-var cakeTinFields = []tckind.Stat{
-	{Key: "threshold_rate", Text: "  thresh  ", TextRow: 1, TextFormat: tckind.TextRate, Wide: true,
-		Metric: "gotc_cake_tin_threshold_rate_bytes_per_second", Help: "Rate threshold of the tin.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.ThresholdRate64 })},
-	{Key: "sent_bytes", Text: "  bytes   ", TextRow: 9, Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_sent_bytes_total", Help: "Bytes sent from the tin.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.SentBytes64 })},
-	{Key: "backlog_bytes", Text: "  backlog ", TextRow: 7, TextFormat: tckind.TextSize,
-		Metric: "gotc_cake_tin_backlog_bytes", Help: "Bytes queued in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BacklogBytes })},
-	{Key: "target_us", Text: "  target  ", TextRow: 2, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_target_seconds", Help: "COBALT target delay of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.TargetUS })},
-	{Key: "interval_us", Text: "  interval", TextRow: 3, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_interval_seconds", Help: "COBALT interval of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.IntervalUS })},
-	{Key: "peak_delay_us", Text: "  pk_delay", TextRow: 4, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_peak_delay_seconds", Help: "Peak queueing delay of the tin (decaying).",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.PeakDelayUS })},
-	{Key: "avg_delay_us", Text: "  av_delay", TextRow: 5, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_avg_delay_seconds", Help: "Average queueing delay of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.AvgDelayUS })},
-	{Key: "base_delay_us", Text: "  sp_delay", TextRow: 6, TextFormat: tckind.TextTime, Unit: tckind.UnitMicroseconds,
-		Metric: "gotc_cake_tin_base_delay_seconds", Help: "Base (sparse) queueing delay of the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BaseDelayUS })},
-	{Key: "sent_packets", Text: "  pkts    ", TextRow: 8, Counter: true,
-		Metric: "gotc_cake_tin_sent_packets_total", Help: "Packets sent from the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.SentPackets })},
-	{Key: "way_indirect_hits", Text: "  way_inds", TextRow: 10, Counter: true,
-		Metric: "gotc_cake_tin_way_indirect_hits_total", Help: "Set-associative hash lookups that found their flow in another way.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayIndirectHits })},
-	{Key: "way_misses", Text: "  way_miss", TextRow: 11, Counter: true,
-		Metric: "gotc_cake_tin_way_misses_total", Help: "Set-associative hash lookups that found no queue for their flow.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayMisses })},
-	{Key: "way_collisions", Text: "  way_cols", TextRow: 12, Counter: true,
-		Metric: "gotc_cake_tin_way_collisions_total", Help: "Set-associative hash collisions (flows sharing a queue).",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.WayCollisions })},
-	{Key: "drops", Text: "  drops   ", TextRow: 13, Counter: true,
-		Metric: "gotc_cake_tin_dropped_packets_total", Help: "Packets dropped from the tin.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.DroppedPackets })},
-	{Key: "ecn_mark", Text: "  marks   ", TextRow: 14, Counter: true,
-		Metric: "gotc_cake_tin_ecn_marked_packets_total", Help: "Packets of the tin marked CE.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.ECNMarkedPackets })},
-	{Key: "ack_drops", Text: "  ack_drop", TextRow: 15, Counter: true,
-		Metric: "gotc_cake_tin_ack_dropped_packets_total", Help: "ACKs of the tin dropped by the ACK filter.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.AcksDroppedPackets })},
-	{Key: "sparse_flows", Text: "  sp_flows", TextRow: 16,
-		Metric: "gotc_cake_tin_sparse_flows", Help: "Sparse flows in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.SparseFlows })},
-	{Key: "bulk_flows", Text: "  bk_flows", TextRow: 17,
-		Metric: "gotc_cake_tin_bulk_flows", Help: "Bulk flows in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BulkFlows })},
-	{Key: "unresponsive_flows", Text: "  un_flows", TextRow: 18,
-		Metric: "gotc_cake_tin_unresponsive_flows", Help: "Unresponsive flows in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.UnresponsiveFlows })},
-	{Key: "max_pkt_len", Text: "  max_len ", TextRow: 19,
-		Metric: "gotc_cake_tin_max_packet_size_bytes", Help: "Largest packet seen in the tin (tc's max_len).",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.MaxSkblen })},
-	{Key: "flow_quantum", Text: "  quantum ", TextRow: 20,
-		Metric: "gotc_cake_tin_flow_quantum_bytes", Help: "DRR quantum of the tin's flows.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.FlowQuantum })},
-	// Not printed by tc.
-	{Key: "backlog_packets",
-		Metric: "gotc_cake_tin_backlog_packets", Help: "Packets queued in the tin now.",
-		Get: tckind.StatU32(func(t *tin) *uint32 { return t.BacklogPackets })},
-	{Key: "dropped_bytes", Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_dropped_bytes_total", Help: "Bytes dropped from the tin.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.DroppedBytes64 })},
-	{Key: "ecn_marked_bytes", Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_ecn_marked_bytes_total", Help: "Bytes of the tin marked CE.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.ECNMarkedBytes64 })},
-	{Key: "ack_dropped_bytes", Counter: true, Wide: true,
-		Metric: "gotc_cake_tin_ack_dropped_bytes_total", Help: "Bytes of ACKs of the tin dropped by the ACK filter.",
-		Get: tckind.StatU64(func(t *tin) *uint64 { return t.AcksDroppedBytes64 })},
 }
 
 // cakeMaxTins is TC_CAKE_MAX_TINS: tc reads at most eight tins.
 const cakeMaxTins = 8
 
-// cakePrintTins prints the tin table from cakeTinFields: in JSON a "tins"
-// array of the members tc prints, in text tc's rows.
+// cakePrintTins prints the tin table from cakeTinStatsAttrsFields: in JSON
+// a "tins" array of the members tc prints, in text tc's rows.
 func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 	if len(tins) > cakeMaxTins {
 		tins = tins[:cakeMaxTins]
@@ -841,8 +715,8 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 		p.OpenArray(tcfmt.JSON, "tins")
 		for i := range tins {
 			p.OpenObject("")
-			for j := range cakeTinFields {
-				f := &cakeTinFields[j]
+			for j := range cakeTinStatsAttrsFields {
+				f := &cakeTinStatsAttrsFields[j]
 				if f.Text == "" {
 					continue // not tc's
 				}
@@ -927,29 +801,25 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 	if o.Autorate != nil && *o.Autorate != 0 {
 		w = append(w, "autorate-ingress")
 	}
+	var err error
 	if o.DiffservMode != nil {
-		w = append(w, map[attrs.CakeDiffservMode]string{
-			attrs.CakeDiffservModeDiffserv3: "diffserv3", attrs.CakeDiffservModeDiffserv4: "diffserv4",
-			attrs.CakeDiffservModeDiffserv8: "diffserv8", attrs.CakeDiffservModeBesteffort: "besteffort",
-			attrs.CakeDiffservModePrecedence: "precedence",
-		}[*o.DiffservMode])
+		if w, err = tckind.AppendTCName(w, "cake diffserv mode", *o.DiffservMode); err != nil {
+			return nil, err
+		}
 	}
 	if o.FlowMode != nil {
-		w = append(w, map[attrs.CakeFlowMode]string{
-			attrs.CakeFlowModeNone: "flowblind", attrs.CakeFlowModeSrcIP: "srchost", attrs.CakeFlowModeDstIP: "dsthost",
-			attrs.CakeFlowModeHosts: "hosts", attrs.CakeFlowModeFlows: "flows", attrs.CakeFlowModeDualSrc: "dual-srchost",
-			attrs.CakeFlowModeDualDst: "dual-dsthost", attrs.CakeFlowModeTriple: "triple-isolate",
-		}[*o.FlowMode])
+		if w, err = tckind.AppendTCName(w, "cake flow mode", *o.FlowMode); err != nil {
+			return nil, err
+		}
 	}
 	w = tcword.OnOff(w, o.NAT, "nat", "nonat")
 	w = tcword.OnOff(w, o.Wash, "wash", "nowash")
 	w = tcword.OnOff(w, o.Ingress, "ingress", "egress")
 	w = tcword.OnOff(w, o.SplitGSO, "split-gso", "no-split-gso")
 	if o.AckFilter != nil {
-		w = append(w, map[attrs.CakeAckFilter]string{
-			attrs.CakeAckFilterNone: "no-ack-filter", attrs.CakeAckFilterFilter: "ack-filter",
-			attrs.CakeAckFilterAggressive: "ack-filter-aggressive",
-		}[*o.AckFilter])
+		if w, err = tckind.AppendTCName(w, "cake ack filter", *o.AckFilter); err != nil {
+			return nil, err
+		}
 	}
 	if o.RTT != nil {
 		w = append(w, "rtt", tcword.TimeWord(*o.RTT))
@@ -962,7 +832,9 @@ func cakeKeywords(o *attrs.CakeAttrs) ([]string, error) {
 		w = append(w, "overhead", strconv.Itoa(int(*o.Overhead)))
 	}
 	if o.ATM != nil {
-		w = append(w, map[attrs.CakeATMMode]string{attrs.CakeATMModeNone: "noatm", attrs.CakeATMModeATM: "atm", attrs.CakeATMModePTM: "ptm"}[*o.ATM])
+		if w, err = tckind.AppendTCName(w, "cake framing", *o.ATM); err != nil {
+			return nil, err
+		}
 	}
 	if o.MPU != nil && *o.MPU != 0 {
 		w = append(w, "mpu", tcword.UintWord(*o.MPU))

@@ -244,7 +244,8 @@ func TestCakeUsageListsEveryKeyword(t *testing.T) {
 	for _, p := range cakePresets {
 		kw = append(kw, p.name)
 	}
-	for _, n := range cakeFlowModeNames {
+	for m := range attrs.CakeFlowModeTriple + 1 {
+		n, _ := m.TCName()
 		kw = append(kw, n)
 	}
 	for n := range cakeFramings {
@@ -773,13 +774,14 @@ func jsonBool(m map[string]any, key string) *uint32 {
 	return &v
 }
 
-func indexOf(names []string, s string) int {
-	for i, n := range names {
-		if n == s {
-			return i
-		}
+// byTCName is the mode tc's word s names; the test's input comes from
+// tc, which prints no other.
+func byTCName[M any](lookup func(string) (M, bool), s string) M {
+	m, ok := lookup(s)
+	if !ok {
+		panic("unknown name " + s)
 	}
-	panic("unknown name " + s)
+	return m
 }
 
 // cakeAttrsFromJSON rebuilds the options of a dump from tc's JSON of it:
@@ -800,10 +802,10 @@ func cakeAttrsFromJSON(m map[string]any) *attrs.CakeAttrs {
 		o.Autorate = cakePtr(uint32(1))
 	}
 	if s, ok := m["diffserv"].(string); ok {
-		o.DiffservMode = cakePtr(attrs.CakeDiffservMode(indexOf(cakeDiffservNames[:], s)))
+		o.DiffservMode = cakePtr(byTCName(attrs.CakeDiffservModeByTCName, s))
 	}
 	if s, ok := m["flowmode"].(string); ok {
-		o.FlowMode = cakePtr(attrs.CakeFlowMode(indexOf(cakeFlowModeNames[:], s)))
+		o.FlowMode = cakePtr(byTCName(attrs.CakeFlowModeByTCName, s))
 	}
 	switch m["ack-filter"] {
 	case "enabled":

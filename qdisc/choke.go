@@ -145,8 +145,6 @@ func PrintChokeOptions(p *tcfmt.Printer, o *attrs.ChokeAttrs) {
 	}
 }
 
-type chokexs = attrs.TCChokeXstats
-
 // chokeStatsTable lists choke's statistics in tc's order.
 var chokeStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
@@ -155,18 +153,7 @@ var chokeStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		chokeField("marked", "gotc_choke_marked_packets_total", "Packets marked CE instead of dropped.", func(s *chokexs) uint32 { return s.Marked }),
-		chokeField("early", "gotc_choke_early_drops_total", "Packets dropped early, between the thresholds.", func(s *chokexs) uint32 { return s.Early }),
-		chokeField("pdrop", "gotc_choke_limit_drops_total", "Packets dropped at the queue limit.", func(s *chokexs) uint32 { return s.Pdrop }),
-		chokeField("other", "gotc_choke_other_drops_total", "Packets dropped by drop().", func(s *chokexs) uint32 { return s.Other }),
-		chokeField("matched", "gotc_choke_matched_drops_total", "Packets dropped with a queued packet of their flow.", func(s *chokexs) uint32 { return s.Matched }),
-	},
-}
-
-func chokeField(key, metric, help string, get func(*chokexs) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true,
-		Get: tckind.StatAlways(func(s *chokexs) uint64 { return uint64(get(s)) })}
+	Fields: tcChokeXstatsFields,
 }
 
 // chokeStatsOf returns choke's xstats (see fixedXstats); nil when there

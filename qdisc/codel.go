@@ -166,46 +166,28 @@ const (
 	codelBreakLine                   // a number, on a new line
 )
 
-// codelStat is one of codel's statistics: what watch and the exporter read
-// (Stat, with tc's JSON key), and how tc's -s text writes it (format, a
-// leading blank included). The one table, codelQdiscStats, serves both.
-type codelStat struct {
-	tckind.Stat
+// codelText is how tc's -s text writes one of codel's statistics: its
+// format (a leading blank included) and when and how.
+type codelText struct {
 	format string
 	print  codelPrint
 }
 
-type codelxs = attrs.TCCodelXstats
-
-// codelQdiscStats lists the qdisc's statistics in tc's order.
-var codelQdiscStats = []codelStat{
-	{codelField("count", "gotc_codel_drops_in_dropping_state", "Drops since the dropping state was last entered.", false,
-		func(s *codelxs) uint32 { return s.Count }), "  count %u", codelPlain},
-	{codelField("lastcount", "gotc_codel_last_count", "Drops counted when the dropping state was last entered.", false,
-		func(s *codelxs) uint32 { return s.Lastcount }), " lastcount %u", codelPlain},
-	{tckind.Stat{Key: "ldelay", Metric: "gotc_codel_last_delay_seconds", Help: "Queueing delay of the last dequeued packet.",
-		Unit: tckind.UnitMicroseconds, Get: tckind.StatAlways(func(s *codelxs) uint64 { return uint64(s.Ldelay) })}, " ldelay %s", codelTime},
-	{codelField("dropping", "gotc_codel_dropping", "1 while CoDel is in its dropping state.", false,
-		func(s *codelxs) uint32 { return min(s.Dropping, 1) }), " dropping", codelFlag},
-	// Signed microseconds, which Stat.Value does not scale: not exported.
-	{tckind.Stat{Key: "drop_next", Signed: true,
-		Get: tckind.StatAlways(func(s *codelxs) uint64 { return uint64(int64(s.DropNext)) })}, " drop_next %s", codelSignedUs},
-	{codelField("maxpacket", "gotc_codel_max_packet_bytes", "Largest packet seen.", false,
-		func(s *codelxs) uint32 { return s.Maxpacket }), "  maxpacket %u", codelBreakLine},
-	{codelField("ecn_mark", "gotc_codel_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
-		func(s *codelxs) uint32 { return s.ECNMark }), " ecn_mark %u", codelPlain},
-	{codelField("drop_overlimit", "gotc_codel_drop_overlimit_packets_total", "Packets dropped at the queue limit.", true,
-		func(s *codelxs) uint32 { return s.DropOverlimit }), " drop_overlimit %u", codelPlain},
-	{codelField("ce_mark", "gotc_codel_ce_threshold_marked_packets_total", "Packets marked CE above ce_threshold.", true,
-		func(s *codelxs) uint32 { return s.CEMark }), " ce_mark %u", codelOmitZero},
+// codelTexts are tc's -s text of codel's statistics by JSON key; the
+// statistics, in tc's order, are tcCodelXstatsFields (from the spec).
+var codelTexts = map[string]codelText{
+	"count":          {"  count %u", codelPlain},
+	"lastcount":      {" lastcount %u", codelPlain},
+	"ldelay":         {" ldelay %s", codelTime},
+	"dropping":       {" dropping", codelFlag},
+	"drop_next":      {" drop_next %s", codelSignedUs},
+	"maxpacket":      {"  maxpacket %u", codelBreakLine},
+	"ecn_mark":       {" ecn_mark %u", codelPlain},
+	"drop_overlimit": {" drop_overlimit %u", codelPlain},
+	"ce_mark":        {" ce_mark %u", codelOmitZero},
 }
 
-func codelField(key, metric, help string, counter bool, get func(*codelxs) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: tckind.StatAlways(func(s *codelxs) uint64 { return uint64(get(s)) })}
-}
-
-// codelStatsTable is codelQdiscStats for the registry's consumers.
+// codelStatsTable is codel's statistics for the registry's consumers.
 var codelStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
 		if s := codelStatsOf(x); s != nil {
@@ -213,13 +195,7 @@ var codelStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []tckind.Stat {
-		fields := make([]tckind.Stat, len(codelQdiscStats))
-		for i := range codelQdiscStats {
-			fields[i] = codelQdiscStats[i].Stat
-		}
-		return fields
-	}(),
+	Fields: tcCodelXstatsFields,
 }
 
 // codelStatsOf returns codel's xstats (see fixedXstats); nil when there
@@ -241,29 +217,30 @@ func PrintCodelXstats(p *tcfmt.Printer, x *attrs.TCCodelXstats) {
 		return
 	}
 	const both = tcfmt.Any
-	for i := range codelQdiscStats {
-		f := &codelQdiscStats[i]
+	for i := range tcCodelXstatsFields {
+		f := &tcCodelXstatsFields[i]
+		t := codelTexts[f.Key]
 		v, _ := f.Get(x)
 		key := tcfmt.Name(f.Key)
-		switch f.print {
+		switch t.print {
 		case codelPlain:
-			p.Uint(both, key, f.format, v)
+			p.Uint(both, key, t.format, v)
 		case codelOmitZero:
 			if v != 0 {
-				p.Uint(both, key, f.format, v)
+				p.Uint(both, key, t.format, v)
 			}
 		case codelBreakLine:
 			p.NL()
-			p.Uint(both, key, f.format, v)
+			p.Uint(both, key, t.format, v)
 		case codelTime:
-			p.Time(both, key, f.format, uint32(v))
+			p.Time(both, key, t.format, uint32(v))
 		case codelFlag:
 			if v != 0 {
-				p.Bool(both, key, f.format, true)
+				p.Bool(both, key, t.format, true)
 			}
 		case codelSignedUs:
 			p.Int(tcfmt.JSON, key, "", int64(v))
-			printSignedTime(p, f.format, int32(v))
+			printSignedTime(p, t.format, int32(v))
 		}
 	}
 }

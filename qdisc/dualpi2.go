@@ -21,7 +21,6 @@ package qdisc
 //     they appear on the line.
 
 import (
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -88,8 +87,6 @@ func dualpi2StatsOf(x tckind.Xstats) *attrs.TCDualPI2Xstats {
 	return s
 }
 
-type pi2x = attrs.TCDualPI2Xstats
-
 // dualpi2StatsTable is DualPI2's statistics (struct tc_dualpi2_xstats, all
 // always present) under the keys of tc -s -j, for package watch and package
 // exporter.
@@ -100,44 +97,7 @@ var dualpi2StatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		{Key: "prob", Unit: tckind.UnitProbability,
-			Metric: "gotc_dualpi2_probability", Help: "Base marking/drop probability p' as a fraction (0..1).",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.Prob) })},
-		{Key: "delay-c", Unit: tckind.UnitMicroseconds,
-			Metric: "gotc_dualpi2_delay_c_seconds", Help: "Queueing delay of the C (classic) queue's head.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.DelayC) })},
-		{Key: "delay-l", Unit: tckind.UnitMicroseconds,
-			Metric: "gotc_dualpi2_delay_l_seconds", Help: "Queueing delay of the L (L4S) queue's head.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.DelayL) })},
-		{Key: "pkts-in-c", Counter: true,
-			Metric: "gotc_dualpi2_packets_in_c_total", Help: "Packets enqueued to the C queue.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInC) })},
-		{Key: "pkts-in-l", Counter: true,
-			Metric: "gotc_dualpi2_packets_in_l_total", Help: "Packets enqueued to the L queue.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.PacketsInL) })},
-		{Key: "maxq",
-			Metric: "gotc_dualpi2_maxq_packets", Help: "Largest queue length seen.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.Maxq) })},
-		{Key: "ecn-mark", Counter: true,
-			Metric: "gotc_dualpi2_ecn_marked_packets_total", Help: "Packets marked CE (both queues).",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.ECNMark) })},
-		{Key: "step-mark", Counter: true,
-			Metric: "gotc_dualpi2_step_marked_packets_total", Help: "CE marks by the L queue's step threshold.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.StepMarks) })},
-		{Key: "credit", Signed: true,
-			Metric: "gotc_dualpi2_credit_bytes", Help: "Scheduler credit; positive favours the C queue.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(int64(x.Credit)) })},
-		{Key: "memory-used",
-			Metric: "gotc_dualpi2_memory_used_bytes", Help: "Memory (truesize) of the packets held now.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MemoryUsed) })},
-		{Key: "max-memory-used",
-			Metric: "gotc_dualpi2_max_memory_used_bytes", Help: "Peak memory used.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MaxMemoryUsed) })},
-		{Key: "memory-limit",
-			Metric: "gotc_dualpi2_memory_limit_bytes", Help: "Memory limit.",
-			Get: tckind.StatAlways(func(x *pi2x) uint64 { return uint64(x.MemoryLimit) })},
-	},
+	Fields: tcDualPI2XstatsFields,
 }
 
 // dualpi2Usage is gotc's own wording of the DualPI2 options; tc prints its
@@ -265,10 +225,6 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 				return nil, tcword.Errorf(`Illegal "coupling_factor"`)
 			}
 			coupling = dualpi2Ptr(uint8(n))
-		case "l4s_ect":
-			ecnMask = dualpi2Ptr(attrs.DualPI2ECNMaskL4SECT)
-		case "any_ect":
-			ecnMask = dualpi2Ptr(attrs.DualPI2ECNMaskAnyECT)
 		case "step_thresh":
 			v, err := value()
 			if err != nil {
@@ -283,18 +239,6 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 			} else {
 				return nil, tcword.Errorf(`Illegal "step_thresh"`)
 			}
-		case "overflow":
-			dropOverload = dualpi2Ptr(attrs.DualPI2DropOverloadOverflow)
-		case "drop_on_overload":
-			dropOverload = dualpi2Ptr(attrs.DualPI2DropOverloadDrop)
-		case "drop_enqueue":
-			dropEarly = dualpi2Ptr(attrs.DualPI2DropEarlyDropEnqueue)
-		case "drop_dequeue":
-			dropEarly = dualpi2Ptr(attrs.DualPI2DropEarlyDropDequeue)
-		case "split_gso":
-			splitGSO = dualpi2Ptr(attrs.DualPI2SplitGSOSplitGSO)
-		case "no_split_gso":
-			splitGSO = dualpi2Ptr(attrs.DualPI2SplitGSONoSplitGSO)
 		case "classic_protection":
 			v, err := value()
 			if err != nil {
@@ -308,8 +252,19 @@ func ParseDualPI2(args []string, stderr io.Writer) (*attrs.DualPI2Attrs, error) 
 		case "help":
 			return nil, &tcword.ParseError{ShowUsage: true}
 		default:
-			// tc quotes the word as is, without escaping.
-			return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
+			// The words of the modes are those tc prints, the spec's.
+			if v, ok := attrs.DualPI2ECNMaskByTCName(kw); ok {
+				ecnMask = &v
+			} else if v, ok := attrs.DualPI2DropOverloadByTCName(kw); ok {
+				dropOverload = &v
+			} else if v, ok := attrs.DualPI2DropEarlyByTCName(kw); ok {
+				dropEarly = &v
+			} else if v, ok := attrs.DualPI2SplitGSOByTCName(kw); ok {
+				splitGSO = &v
+			} else {
+				// tc quotes the word as is, without escaping.
+				return nil, tcword.UsageErrorf("What is \"%s\"?", kw)
+			}
 		}
 	}
 
@@ -522,22 +477,26 @@ func PrintDualPI2Options(p *tcfmt.Printer, o *attrs.DualPI2Attrs) {
 	if o.Coupling != nil {
 		p.Uint(both, "coupling", "coupling_factor %u ", uint64(*o.Coupling))
 	}
+	// A mode prints as tc's word in text and the spec's name in JSON.
 	if o.DropOverload != nil {
 		// Any non-zero value means drop, as in the kernel.
-		text, js2 := "overflow", "overflow"
-		if *o.DropOverload != attrs.DualPI2DropOverloadOverflow {
-			text, js2 = "drop_on_overload", "drop"
+		v := attrs.DualPI2DropOverloadOverflow
+		if *o.DropOverload != v {
+			v = attrs.DualPI2DropOverloadDrop
 		}
+		text, _ := v.TCName()
 		p.String(fp, "", "%s ", text)
-		p.String(js, "drop-overload", "", js2)
+		p.String(js, "drop-overload", "", v.String())
 	}
 	if o.DropEarly != nil {
-		text, js2 := "drop_dequeue", "drop-dequeue"
-		if *o.DropEarly != attrs.DualPI2DropEarlyDropDequeue {
-			text, js2 = "drop_enqueue", "drop-enqueue"
+		// Any non-zero value means at enqueue.
+		v := attrs.DualPI2DropEarlyDropDequeue
+		if *o.DropEarly != v {
+			v = attrs.DualPI2DropEarlyDropEnqueue
 		}
+		text, _ := v.TCName()
 		p.String(fp, "", "%s ", text)
-		p.String(js, "drop-early", "", js2)
+		p.String(js, "drop-early", "", v.String())
 	}
 	if o.CProtection != nil {
 		p.Uint(both, "c-protection", "classic_protection %u%% ", uint64(*o.CProtection))
@@ -546,23 +505,27 @@ func PrintDualPI2Options(p *tcfmt.Printer, o *attrs.DualPI2Attrs) {
 		// tc looks at the two low bits only; ECT(0)-only (2) shows as
 		// any_ect. 0, which the kernel never holds, prints as an empty word
 		// (tc also warns "Unexpected ecn type" on stderr; gotc does not).
+		v := *o.ECNMask & attrs.DualPI2ECNMaskAnyECT
+		if v == attrs.DualPI2ECNMaskClaECT {
+			v = attrs.DualPI2ECNMaskAnyECT
+		}
 		text, js2 := "", ""
-		switch *o.ECNMask & attrs.DualPI2ECNMaskAnyECT {
-		case attrs.DualPI2ECNMaskL4SECT:
-			text, js2 = "l4s_ect", "l4s-ect"
-		case attrs.DualPI2ECNMaskClaECT, attrs.DualPI2ECNMaskAnyECT:
-			text, js2 = "any_ect", "any-ect"
+		if name, ok := v.TCName(); ok {
+			text, js2 = name, v.String()
 		}
 		p.String(fp, "", "%s ", text)
 		p.String(js, "ecn-mask", "", js2)
 	}
 	if o.SplitGSO != nil {
-		split := *o.SplitGSO != attrs.DualPI2SplitGSONoSplitGSO
-		if split {
-			p.Text("split_gso ")
+		// Any non-zero value splits; JSON has a member only then.
+		v := attrs.DualPI2SplitGSONoSplitGSO
+		if *o.SplitGSO != v {
+			v = attrs.DualPI2SplitGSOSplitGSO
+		}
+		text, _ := v.TCName()
+		p.Text(text + " ")
+		if v == attrs.DualPI2SplitGSOSplitGSO {
 			p.Null(js, "split-gso", "", "")
-		} else {
-			p.Text("no_split_gso ")
 		}
 	}
 }
@@ -658,27 +621,29 @@ func dualpi2Words(o *attrs.DualPI2Attrs) ([]string, error) {
 	if o.Coupling != nil {
 		w = append(w, "coupling_factor", tcword.UintWord(*o.Coupling))
 	}
+	var err error
 	if o.DropOverload != nil {
-		w = append(w, map[attrs.DualPI2DropOverload]string{attrs.DualPI2DropOverloadOverflow: "overflow", attrs.DualPI2DropOverloadDrop: "drop_on_overload"}[*o.DropOverload])
+		if w, err = tckind.AppendTCName(w, "dualpi2 drop overload", *o.DropOverload); err != nil {
+			return nil, err
+		}
 	}
 	if o.DropEarly != nil {
-		w = append(w, map[attrs.DualPI2DropEarly]string{attrs.DualPI2DropEarlyDropDequeue: "drop_dequeue", attrs.DualPI2DropEarlyDropEnqueue: "drop_enqueue"}[*o.DropEarly])
+		if w, err = tckind.AppendTCName(w, "dualpi2 drop early", *o.DropEarly); err != nil {
+			return nil, err
+		}
 	}
 	if o.CProtection != nil {
 		w = append(w, "classic_protection", tcword.UintWord(*o.CProtection)+"%")
 	}
 	if o.ECNMask != nil {
-		switch *o.ECNMask {
-		case attrs.DualPI2ECNMaskL4SECT:
-			w = append(w, "l4s_ect")
-		case attrs.DualPI2ECNMaskAnyECT:
-			w = append(w, "any_ect")
-		default:
-			return nil, tckind.NoKeywords(fmt.Sprintf("dualpi2 ECN mask %d", *o.ECNMask))
+		if w, err = tckind.AppendTCName(w, "dualpi2 ECN mask", *o.ECNMask); err != nil {
+			return nil, err
 		}
 	}
 	if o.SplitGSO != nil {
-		w = append(w, map[attrs.DualPI2SplitGSO]string{attrs.DualPI2SplitGSONoSplitGSO: "no_split_gso", attrs.DualPI2SplitGSOSplitGSO: "split_gso"}[*o.SplitGSO])
+		if w, err = tckind.AppendTCName(w, "dualpi2 split gso", *o.SplitGSO); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }

@@ -19,7 +19,6 @@ package qdisc
 //     defrate.
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -413,94 +412,44 @@ const (
 	fqLine3                   // on a third line, which tc prints when one of them is not zero; only when non-zero
 )
 
-// fqStat is one of fq's statistics: what watch and the exporter read
-// (Stat), and how tc's -s writes it: format (a leading blank included),
-// its JSON key when it is not Stat's (tc prints "throttled" twice), and
-// whether a line separator precedes it.
-type fqStat struct {
-	tckind.Stat
-	format    string
-	json      string
-	print     fqPrint
-	breakLine bool
+// fqText is how tc's -s text writes one of fq's statistics: its format (a
+// leading blank included), its JSON key when it is not the statistic's
+// (tc prints "throttled" twice), and when and how.
+type fqText struct {
+	format string
+	json   string
+	print  fqPrint
 }
 
-type fqqd = attrs.TCFQQdStats
-
-// fqQdiscStats lists fq's statistics in tc's order.
-var fqQdiscStats = []fqStat{
-	{Stat: fqU32("flows", "gotc_fq_flows", "Flows now.", func(s *fqqd) uint32 { return s.Flows }),
-		format: "  flows %u"},
-	{Stat: fqU32("inactive", "gotc_fq_inactive_flows", "Flows without packets now.",
-		func(s *fqqd) uint32 { return s.InactiveFlows }), format: " (inactive %u"},
-	{Stat: fqU32("throttled_flows", "gotc_fq_throttled_flows", "Flows throttled by pacing now.",
-		func(s *fqqd) uint32 { return s.ThrottledFlows }), format: " throttled %u)", json: "throttled"},
-	{Stat: fqBandPkts(0), format: " band0_pkts %u"},
-	{Stat: fqBandPkts(1), format: " band1_pkts %u"},
-	{Stat: fqBandPkts(2), format: " band2_pkts %u"},
-	{Stat: tckind.Stat{Key: "next_packet_delay", Unit: tckind.UnitNanoseconds, Metric: "gotc_fq_next_packet_delay_seconds",
-		Help: "Time until the next throttled flow may send, while one is throttled.",
-		Get: func(s any) (uint64, bool) {
-			d := s.(*fqqd).TimeNextDelayedFlow
-			return uint64(d), d > 0
-		}}, format: " next_packet_delay %s", print: fqTime64},
-	{Stat: fqU64("gc", "gotc_fq_gc_flows_total", "Flows freed by the garbage collector.",
-		func(s *fqqd) uint64 { return s.GCFlows }), format: "  gc %llu", breakLine: true},
-	// Obsolete: the kernel sends 0.
-	{Stat: fqU64("highprio", "", "", func(s *fqqd) uint64 { return s.HighprioPackets }), format: " highprio %llu"},
-	{Stat: fqU64("fastpath", "gotc_fq_fastpath_packets_total", "Packets that took the fast path.",
-		func(s *fqqd) uint64 { return s.FastpathPackets }), format: " fastpath %llu", print: fqOmitZero},
-	// Obsolete: the kernel sends 0.
-	{Stat: fqU64("retrans", "", "", func(s *fqqd) uint64 { return s.TCPRetrans }), format: " retrans %llu",
-		print: fqOmitZero},
-	{Stat: fqU64("throttled", "gotc_fq_throttled_total", "Times a flow was throttled by pacing.",
-		func(s *fqqd) uint64 { return s.Throttled }), format: " throttled %llu"},
-	{Stat: tckind.Stat{Key: "latency", Unit: tckind.UnitNanoseconds, Metric: "gotc_fq_unthrottle_latency_seconds",
-		Help: "Average lateness of the unthrottling timer.",
-		Get:  tckind.StatAlways(func(s *fqqd) uint64 { return uint64(s.UnthrottleLatencyNs) })},
-		format: " latency %s", print: fqTime64},
-	{Stat: fqU64("ce_mark", "gotc_fq_ce_marked_packets_total", "Packets marked CE above ce_threshold.",
-		func(s *fqqd) uint64 { return s.CEMark }), format: " ce_mark %llu", print: fqOmitZero},
-	{Stat: fqU64("flows_plimit", "gotc_fq_flow_limit_drops_total", "Packets dropped at the per-flow limit.",
-		func(s *fqqd) uint64 { return s.FlowsPlimit }), format: " flows_plimit %llu", print: fqOmitZero},
-	{Stat: fqU64("pkts_too_long", "gotc_fq_too_long_packets_total", "Packets dropped as longer than the quantum allows.",
-		func(s *fqqd) uint64 { return s.PktsTooLong }), format: " pkts_too_long %llu", print: fqLine3},
-	{Stat: fqU64("alloc_errors", "gotc_fq_allocation_errors_total", "Failed flow allocations.",
-		func(s *fqqd) uint64 { return s.AllocationErrors }), format: " alloc_errors %llu", print: fqLine3},
-	{Stat: fqU64("horizon_drops", "gotc_fq_horizon_drops_total", "Packets dropped for a timestamp beyond the horizon.",
-		func(s *fqqd) uint64 { return s.HorizonDrops }), format: " horizon_drops %llu", print: fqLine3},
-	{Stat: fqU64("horizon_caps", "gotc_fq_horizon_caps_total", "Packets whose timestamp was capped to the horizon.",
-		func(s *fqqd) uint64 { return s.HorizonCaps }), format: "  horizon_caps %llu", print: fqLine3},
-	{Stat: fqBandDrops(0), format: " band0_drops %llu", print: fqLine3},
-	{Stat: fqBandDrops(1), format: " band1_drops %llu", print: fqLine3},
-	{Stat: fqBandDrops(2), format: " band2_drops %llu", print: fqLine3},
+// fqTexts are tc's -s text of fq's statistics by JSON key; the
+// statistics, in tc's order, are tcFQQdStatsFields (from the spec). The
+// second line starts at gc.
+var fqTexts = map[string]fqText{
+	"flows":             {format: "  flows %u"},
+	"inactive":          {format: " (inactive %u"},
+	"throttled_flows":   {format: " throttled %u)", json: "throttled"},
+	"band0_pkts":        {format: " band0_pkts %u"},
+	"band1_pkts":        {format: " band1_pkts %u"},
+	"band2_pkts":        {format: " band2_pkts %u"},
+	"next_packet_delay": {format: " next_packet_delay %s", print: fqTime64},
+	"gc":                {format: "  gc %llu"},
+	"highprio":          {format: " highprio %llu"},
+	"fastpath":          {format: " fastpath %llu", print: fqOmitZero},
+	"retrans":           {format: " retrans %llu", print: fqOmitZero},
+	"throttled":         {format: " throttled %llu"},
+	"latency":           {format: " latency %s", print: fqTime64},
+	"ce_mark":           {format: " ce_mark %llu", print: fqOmitZero},
+	"flows_plimit":      {format: " flows_plimit %llu", print: fqOmitZero},
+	"pkts_too_long":     {format: " pkts_too_long %llu", print: fqLine3},
+	"alloc_errors":      {format: " alloc_errors %llu", print: fqLine3},
+	"horizon_drops":     {format: " horizon_drops %llu", print: fqLine3},
+	"horizon_caps":      {format: "  horizon_caps %llu", print: fqLine3},
+	"band0_drops":       {format: " band0_drops %llu", print: fqLine3},
+	"band1_drops":       {format: " band1_drops %llu", print: fqLine3},
+	"band2_drops":       {format: " band2_drops %llu", print: fqLine3},
 }
 
-func fqU32(key, metric, help string, get func(*fqqd) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help,
-		Get: tckind.StatAlways(func(s *fqqd) uint64 { return uint64(get(s)) })}
-}
-
-// fqU64 builds one of fq's 64-bit statistics, which are all counters.
-func fqU64(key, metric, help string, get func(*fqqd) uint64) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true, Wide: true, Get: tckind.StatAlways(get)}
-}
-
-// fqBandPkts and fqBandDrops read band i's entry of the struct's arrays
-// (u32 and u64, in the host's byte order as the kernel wrote them).
-func fqBandPkts(i int) tckind.Stat {
-	return fqU32(fmt.Sprintf("band%d_pkts", i), fmt.Sprintf("gotc_fq_band%d_packets", i),
-		fmt.Sprintf("Packets queued in band %d now.", i),
-		func(s *fqqd) uint32 { return binary.NativeEndian.Uint32(s.BandPktCount[4*i:]) })
-}
-
-func fqBandDrops(i int) tckind.Stat {
-	return fqU64(fmt.Sprintf("band%d_drops", i), fmt.Sprintf("gotc_fq_band%d_drops_total", i),
-		fmt.Sprintf("Packets dropped in band %d.", i),
-		func(s *fqqd) uint64 { return binary.NativeEndian.Uint64(s.BandDrops[8*i:]) })
-}
-
-// fqStatsTable is fqQdiscStats for the registry's consumers.
+// fqStatsTable is fq's statistics for the registry's consumers.
 var fqStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
 		if s := fqStatsOf(x); s != nil {
@@ -508,13 +457,7 @@ var fqStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []tckind.Stat {
-		fields := make([]tckind.Stat, len(fqQdiscStats))
-		for i := range fqQdiscStats {
-			fields[i] = fqQdiscStats[i].Stat
-		}
-		return fields
-	}(),
+	Fields: tcFQQdStatsFields,
 }
 
 // fqStatsOf returns fq's xstats (see fixedXstats: tc zero-fills a short
@@ -537,35 +480,37 @@ func PrintFQXstats(p *tcfmt.Printer, x *attrs.TCFQQdStats) {
 	if x == nil {
 		return
 	}
+	fields := tcFQQdStatsFields
 	line3 := false
-	for i := range fqQdiscStats {
-		if f := &fqQdiscStats[i]; f.print == fqLine3 {
+	for i := range fields {
+		if f := &fields[i]; fqTexts[f.Key].print == fqLine3 {
 			if v, _ := f.Get(x); v != 0 {
 				line3 = true
 			}
 		}
 	}
-	for i := range fqQdiscStats {
-		f := &fqQdiscStats[i]
+	for i := range fields {
+		f := &fields[i]
+		t := fqTexts[f.Key]
 		v, ok := f.Get(x)
 		key := f.Key
-		if f.json != "" {
-			key = f.json
+		if t.json != "" {
+			key = t.json
 		}
-		if f.breakLine {
+		if f.Key == "gc" {
 			p.NL()
 		}
-		switch f.print {
+		switch t.print {
 		case fqPlain:
-			p.Uint(tcfmt.Any, tcfmt.Name(key), f.format, v)
+			p.Uint(tcfmt.Any, tcfmt.Name(key), t.format, v)
 		case fqOmitZero:
 			if v != 0 {
-				p.Uint(tcfmt.Any, tcfmt.Name(key), f.format, v)
+				p.Uint(tcfmt.Any, tcfmt.Name(key), t.format, v)
 			}
 		case fqTime64:
 			if ok && v != 0 {
 				p.Uint(tcfmt.JSON, tcfmt.Name(key), "", v)
-				p.String(tcfmt.FP, "", f.format, tcfmt.FormatTime64(int64(v)))
+				p.String(tcfmt.FP, "", t.format, tcfmt.FormatTime64(int64(v)))
 			}
 		case fqLine3:
 			if !line3 {
@@ -575,7 +520,7 @@ func PrintFQXstats(p *tcfmt.Printer, x *attrs.TCFQQdStats) {
 				p.NL()
 			}
 			if v != 0 {
-				p.Uint(tcfmt.Any, tcfmt.Name(key), f.format, v)
+				p.Uint(tcfmt.Any, tcfmt.Name(key), t.format, v)
 			}
 		}
 	}

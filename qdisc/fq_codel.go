@@ -196,50 +196,31 @@ func PrintFQCodelOptions(p *tcfmt.Printer, o *attrs.FQCodelAttrs) {
 	}
 }
 
-// fqCodelStat is one of fq_codel's qdisc statistics: what watch and the
-// exporter read (Stat, with tc's JSON key), and how tc's -s text writes it
-// (format, a leading blank included; whether tc prints it only when
-// non-zero; whether a line separator precedes it). The one table,
-// fqCodelQdiscStats, serves both.
-type fqCodelStat struct {
-	tckind.Stat
-	format    string
-	omitZero  bool
-	breakLine bool
+// fqCodelText is how tc's -s text writes one of fq_codel's qdisc
+// statistics: its format (a leading blank included), and whether tc
+// prints it only when non-zero.
+type fqCodelText struct {
+	format   string
+	omitZero bool
 }
 
-// fqCodelQdiscStats lists the qdisc's statistics in tc's order.
-var fqCodelQdiscStats = []fqCodelStat{
-	{fqCodelField("maxpacket", "gotc_fq_codel_max_packet_bytes", "Largest packet seen.", false,
-		func(s *fqcqd) uint32 { return s.Maxpacket }), "  maxpacket %u", false, false},
-	{fqCodelField("drop_overlimit", "gotc_fq_codel_drop_overlimit_packets_total", "Packets dropped at the queue limit.", true,
-		func(s *fqcqd) uint32 { return s.DropOverlimit }), " drop_overlimit %u", false, false},
-	{fqCodelField("new_flow_count", "gotc_fq_codel_new_flows_total", "Packets that started a new flow.", true,
-		func(s *fqcqd) uint32 { return s.NewFlowCount }), " new_flow_count %u", false, false},
-	{fqCodelField("ecn_mark", "gotc_fq_codel_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
-		func(s *fqcqd) uint32 { return s.ECNMark }), " ecn_mark %u", false, false},
-	{fqCodelField("ce_mark", "gotc_fq_codel_ce_threshold_marked_packets_total", "Packets marked CE above ce_threshold.", true,
-		func(s *fqcqd) uint32 { return s.CEMark }), " ce_mark %u", true, false},
-	{fqCodelField("memory_used", "gotc_fq_codel_memory_used_bytes", "Memory (truesize) of the packets held now.", false,
-		func(s *fqcqd) uint32 { return s.MemoryUsage }), " memory_used %u", true, false},
-	{fqCodelField("drop_overmemory", "gotc_fq_codel_drop_overmemory_packets_total", "Packets dropped at the memory limit.", true,
-		func(s *fqcqd) uint32 { return s.DropOvermemory }), " drop_overmemory %u", true, false},
-	{fqCodelField("new_flows_len", "gotc_fq_codel_new_flows", "Flows in the new-flows list.", false,
-		func(s *fqcqd) uint32 { return s.NewFlowsLen }), "  new_flows_len %u", false, true},
-	{fqCodelField("old_flows_len", "gotc_fq_codel_old_flows", "Flows in the old-flows list.", false,
-		func(s *fqcqd) uint32 { return s.OldFlowsLen }), " old_flows_len %u", false, false},
+// fqCodelTexts are tc's -s text of fq_codel's qdisc statistics by JSON
+// key; the statistics, in tc's order, are tcFQCodelQdStatsFields (from the
+// spec). The second line starts at new_flows_len.
+var fqCodelTexts = map[string]fqCodelText{
+	"maxpacket":       {"  maxpacket %u", false},
+	"drop_overlimit":  {" drop_overlimit %u", false},
+	"new_flow_count":  {" new_flow_count %u", false},
+	"ecn_mark":        {" ecn_mark %u", false},
+	"ce_mark":         {" ce_mark %u", true},
+	"memory_used":     {" memory_used %u", true},
+	"drop_overmemory": {" drop_overmemory %u", true},
+	"new_flows_len":   {"  new_flows_len %u", false},
+	"old_flows_len":   {" old_flows_len %u", false},
 }
 
-type fqcqd = attrs.TCFQCodelQdStats
-
-func fqCodelField(key, metric, help string, counter bool, get func(*fqcqd) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: tckind.StatAlways(func(s *fqcqd) uint64 { return uint64(get(s)) })}
-}
-
-// fqCodelStatsTable is fqCodelQdiscStats for the registry's consumers: the
-// statistics of an fq_codel qdisc (xstats of type 0; a class's are not
-// the qdisc's).
+// fqCodelStatsTable is the statistics of an fq_codel qdisc (xstats of
+// type 0; a class's are not the qdisc's) for the registry's consumers.
 var fqCodelStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
 		if s := fqCodelStatsOf(x); s != nil && s.Type == fqCodelXstatsQdisc {
@@ -249,13 +230,7 @@ var fqCodelStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []tckind.Stat {
-		fields := make([]tckind.Stat, len(fqCodelQdiscStats))
-		for i := range fqCodelQdiscStats {
-			fields[i] = fqCodelQdiscStats[i].Stat
-		}
-		return fields
-	}(),
+	Fields: tcFQCodelQdStatsFields,
 }
 
 // fqCodelStatsOf returns fq_codel's xstats (see fixedXstats); nil when
@@ -286,16 +261,17 @@ func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 	case fqCodelXstatsQdisc:
 		var s attrs.TCFQCodelQdStats
 		s.Decode(x.Union[:]) // the union is larger than either member
-		for i := range fqCodelQdiscStats {
-			f := &fqCodelQdiscStats[i]
+		for i := range tcFQCodelQdStatsFields {
+			f := &tcFQCodelQdStatsFields[i]
+			t := fqCodelTexts[f.Key]
 			v, _ := f.Get(&s)
-			if f.omitZero && v == 0 {
+			if t.omitZero && v == 0 {
 				continue
 			}
-			if f.breakLine {
+			if f.Key == "new_flows_len" {
 				p.NL()
 			}
-			p.Uint(both, tcfmt.Name(f.Key), f.format, v)
+			p.Uint(both, tcfmt.Name(f.Key), t.format, v)
 		}
 	case fqCodelXstatsClass:
 		var s attrs.TCFQCodelClStats

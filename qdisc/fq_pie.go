@@ -135,46 +135,23 @@ func PrintFQPIEOptions(p *tcfmt.Printer, o *attrs.FQPIEAttrs) {
 	v.printSwitches(p)
 }
 
-type fqpiexs = attrs.TCFQPIEXstats
-
-// fqPIEStat is one of fq_pie's statistics (Stat, with tc's JSON key) and
-// how tc's -s text writes it (format, a leading blank included; whether a
-// line separator precedes it).
-type fqPIEStat struct {
-	tckind.Stat
-	format    string
-	breakLine bool
+// fqPIETexts are the formats of tc's -s text (a leading blank included)
+// of fq_pie's statistics by JSON key; the statistics, in tc's order, are
+// tcFQPIEXstatsFields (from the spec). The second line starts at
+// new_flow_count.
+var fqPIETexts = map[string]string{
+	"pkts_in":        "  pkts_in %u",
+	"overlimit":      " overlimit %u",
+	"overmemory":     " overmemory %u",
+	"dropped":        " dropped %u",
+	"ecn_mark":       " ecn_mark %u",
+	"new_flow_count": "  new_flow_count %u",
+	"new_flows_len":  " new_flows_len %u",
+	"old_flows_len":  " old_flows_len %u",
+	"memory_used":    " memory_used %u",
 }
 
-// fqPIEQdiscStats lists fq_pie's statistics in tc's order; the second
-// line starts at new_flow_count.
-var fqPIEQdiscStats = []fqPIEStat{
-	{fqPIEField("pkts_in", "gotc_fq_pie_packets_total", "Packets enqueued.", true,
-		func(s *fqpiexs) uint32 { return s.PacketsIn }), "  pkts_in %u", false},
-	{fqPIEField("overlimit", "gotc_fq_pie_overlimit_packets_total", "Packets dropped at the queue limit.", true,
-		func(s *fqpiexs) uint32 { return s.Overlimit }), " overlimit %u", false},
-	{fqPIEField("overmemory", "gotc_fq_pie_overmemory_packets_total", "Packets dropped at the memory limit.", true,
-		func(s *fqpiexs) uint32 { return s.Overmemory }), " overmemory %u", false},
-	{fqPIEField("dropped", "gotc_fq_pie_dropped_packets_total", "Packets dropped by PIE.", true,
-		func(s *fqpiexs) uint32 { return s.Dropped }), " dropped %u", false},
-	{fqPIEField("ecn_mark", "gotc_fq_pie_ecn_marked_packets_total", "Packets marked CE instead of dropped.", true,
-		func(s *fqpiexs) uint32 { return s.ECNMark }), " ecn_mark %u", false},
-	{fqPIEField("new_flow_count", "gotc_fq_pie_new_flows_total", "Packets that started a new flow.", true,
-		func(s *fqpiexs) uint32 { return s.NewFlowCount }), "  new_flow_count %u", true},
-	{fqPIEField("new_flows_len", "gotc_fq_pie_new_flows", "Flows in the new-flows list.", false,
-		func(s *fqpiexs) uint32 { return s.NewFlowsLen }), " new_flows_len %u", false},
-	{fqPIEField("old_flows_len", "gotc_fq_pie_old_flows", "Flows in the old-flows list.", false,
-		func(s *fqpiexs) uint32 { return s.OldFlowsLen }), " old_flows_len %u", false},
-	{fqPIEField("memory_used", "gotc_fq_pie_memory_used_bytes", "Memory (truesize) of the packets held now.", false,
-		func(s *fqpiexs) uint32 { return s.MemoryUsage }), " memory_used %u", false},
-}
-
-func fqPIEField(key, metric, help string, counter bool, get func(*fqpiexs) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: tckind.StatAlways(func(s *fqpiexs) uint64 { return uint64(get(s)) })}
-}
-
-// fqPIEStatsTable is fqPIEQdiscStats for the registry's consumers.
+// fqPIEStatsTable is fq_pie's statistics for the registry's consumers.
 var fqPIEStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
 		if s := fqPIEStatsOf(x); s != nil {
@@ -182,13 +159,7 @@ var fqPIEStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []tckind.Stat {
-		fields := make([]tckind.Stat, len(fqPIEQdiscStats))
-		for i := range fqPIEQdiscStats {
-			fields[i] = fqPIEQdiscStats[i].Stat
-		}
-		return fields
-	}(),
+	Fields: tcFQPIEXstatsFields,
 }
 
 // fqPIEStatsOf returns fq_pie's xstats (see fixedXstats: tc zero-fills a
@@ -205,13 +176,13 @@ func PrintFQPIEXstats(p *tcfmt.Printer, x *attrs.TCFQPIEXstats) {
 	if x == nil {
 		return
 	}
-	for i := range fqPIEQdiscStats {
-		f := &fqPIEQdiscStats[i]
+	for i := range tcFQPIEXstatsFields {
+		f := &tcFQPIEXstatsFields[i]
 		v, _ := f.Get(x)
-		if f.breakLine {
+		if f.Key == "new_flow_count" {
 			p.NL()
 		}
-		p.Uint(tcfmt.Any, tcfmt.Name(f.Key), f.format, v)
+		p.Uint(tcfmt.Any, tcfmt.Name(f.Key), fqPIETexts[f.Key], v)
 	}
 }
 

@@ -431,16 +431,7 @@ var hfscStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		{Key: "period", Metric: "gotc_hfsc_periods_total", Help: "Link-sharing periods the class began (backlogged again).", Counter: true,
-			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return uint64(s.Period) })},
-		{Key: "work", Metric: "gotc_hfsc_work_bytes_total", Help: "Bytes the class has sent.", Counter: true, Wide: true,
-			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return s.Work })},
-		{Key: "rtwork", Metric: "gotc_hfsc_realtime_work_bytes_total", Help: "Bytes the class sent under its real-time curve.", Counter: true, Wide: true,
-			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return s.Rtwork })},
-		{Key: "level", Metric: "gotc_hfsc_level", Help: "The class's level in the tree (0 for a leaf).",
-			Get: tckind.StatAlways(func(s *attrs.TCHFSCStats) uint64 { return uint64(s.Level) })},
-	},
+	Fields: tcHFSCStatsFields,
 }
 
 // hfscStatsOf returns a class's struct tc_hfsc_stats from TCA_STATS_APP,

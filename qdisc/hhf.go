@@ -145,33 +145,17 @@ func PrintHHFOptions(p *tcfmt.Printer, o *attrs.HHFAttrs) {
 	}
 }
 
-type hhfxs = attrs.TCHHFXstats
-
-// hhfStat is one of hhf's statistics (Stat, with tc's JSON key) and how
-// tc's -s text writes it (format, a leading blank included).
-type hhfStat struct {
-	tckind.Stat
-	format string
+// hhfTexts are the formats of tc's -s text (a leading blank included) of
+// hhf's statistics by JSON key; the statistics, in tc's order and all on
+// one line, are tcHHFXstatsFields (from the spec).
+var hhfTexts = map[string]string{
+	"drop_overlimit": "  drop_overlimit %u",
+	"hh_overlimit":   " hh_overlimit %u",
+	"tot_hh":         " tot_hh %u",
+	"cur_hh":         " cur_hh %u",
 }
 
-// hhfQdiscStats lists hhf's statistics in tc's order, all on one line.
-var hhfQdiscStats = []hhfStat{
-	{hhfField("drop_overlimit", "gotc_hhf_drop_overlimit_packets_total", "Packets dropped at the queue limit.", true,
-		func(s *hhfxs) uint32 { return s.DropOverlimit }), "  drop_overlimit %u"},
-	{hhfField("hh_overlimit", "gotc_hhf_heavy_hitter_overlimit_total", "Times the heavy-hitter table was full.", true,
-		func(s *hhfxs) uint32 { return s.HHOverlimit }), " hh_overlimit %u"},
-	{hhfField("tot_hh", "gotc_hhf_heavy_hitters_total", "Heavy hitters caught.", true,
-		func(s *hhfxs) uint32 { return s.HHTotCount }), " tot_hh %u"},
-	{hhfField("cur_hh", "gotc_hhf_heavy_hitters", "Heavy hitters tracked now.", false,
-		func(s *hhfxs) uint32 { return s.HHCurCount }), " cur_hh %u"},
-}
-
-func hhfField(key, metric, help string, counter bool, get func(*hhfxs) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: tckind.StatAlways(func(s *hhfxs) uint64 { return uint64(get(s)) })}
-}
-
-// hhfStatsTable is hhfQdiscStats for the registry's consumers.
+// hhfStatsTable is hhf's statistics for the registry's consumers.
 var hhfStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
 		if s := wholeXstats[attrs.TCHHFXstats](x); s != nil {
@@ -179,13 +163,7 @@ var hhfStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []tckind.Stat {
-		fields := make([]tckind.Stat, len(hhfQdiscStats))
-		for i := range hhfQdiscStats {
-			fields[i] = hhfQdiscStats[i].Stat
-		}
-		return fields
-	}(),
+	Fields: tcHHFXstatsFields,
 }
 
 // PrintHHFXstats prints hhf's xstats (-s) as tc does:
@@ -195,10 +173,10 @@ func PrintHHFXstats(p *tcfmt.Printer, x *attrs.TCHHFXstats) {
 	if x == nil {
 		return
 	}
-	for i := range hhfQdiscStats {
-		f := &hhfQdiscStats[i]
+	for i := range tcHHFXstatsFields {
+		f := &tcHHFXstatsFields[i]
 		v, _ := f.Get(x)
-		p.Uint(tcfmt.Any, tcfmt.Name(f.Key), f.format, v)
+		p.Uint(tcfmt.Any, tcfmt.Name(f.Key), hhfTexts[f.Key], v)
 	}
 }
 

@@ -822,34 +822,20 @@ func PrintNetemOptions(p *tcfmt.Printer, o *attrs.TCOptionsMsgNetem) {
 	}
 }
 
-// netemStat is one of netem's statistics with tc's text format.
-type netemStat struct {
-	tckind.Stat
-	format string
-	// omitZero: tc prints it only when not zero.
-	omitZero bool
+// netemTexts are the formats of tc's -s text (a leading blank included)
+// of netem's statistics by JSON key; the statistics, in tc's order, are
+// tcNetemXstatsFields (from the spec).
+var netemTexts = map[string]string{
+	"delayed":      "  delayed %llu",
+	"dropped":      " dropped %llu",
+	"corrupted":    " corrupted %llu",
+	"duplicated":   " duplicated %llu",
+	"reordered":    " reordered %llu",
+	"ecn_marked":   " ecn_marked %llu",
+	"alloc_errors": " alloc_errors %llu",
 }
 
-type netemxs = attrs.TCNetemXstats
-
-func netemCounter(key, what string, get func(*netemxs) uint64) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: "gotc_netem_" + key + "_packets_total", Help: what, Counter: true, Wide: true,
-		Get: tckind.StatAlways(get)}
-}
-
-// netemQdiscStats lists netem's statistics in tc's order.
-var netemQdiscStats = []netemStat{
-	{netemCounter("delayed", "Packets delayed.", func(s *netemxs) uint64 { return s.Delayed }), "  delayed %llu", false},
-	{netemCounter("dropped", "Packets dropped by the loss model.", func(s *netemxs) uint64 { return s.Dropped }), " dropped %llu", false},
-	{netemCounter("corrupted", "Packets corrupted.", func(s *netemxs) uint64 { return s.Corrupted }), " corrupted %llu", false},
-	{netemCounter("duplicated", "Duplicate packets made.", func(s *netemxs) uint64 { return s.Duplicated }), " duplicated %llu", false},
-	{netemCounter("reordered", "Packets sent out of order.", func(s *netemxs) uint64 { return s.Reordered }), " reordered %llu", false},
-	{netemCounter("ecn_marked", "Packets marked CE instead of dropped.", func(s *netemxs) uint64 { return s.ECNMarked }), " ecn_marked %llu", false},
-	{tckind.Stat{Key: "alloc_errors", Metric: "gotc_netem_allocation_errors_total", Help: "Packets lost to failed allocations.",
-		Counter: true, Wide: true, Get: tckind.StatAlways(func(s *netemxs) uint64 { return s.AllocationErrors })}, " alloc_errors %llu", true},
-}
-
-// netemStatsTable is netemQdiscStats for the registry's consumers.
+// netemStatsTable is netem's statistics for the registry's consumers.
 var netemStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
 		if s := netemStatsOf(x); s != nil {
@@ -857,13 +843,7 @@ var netemStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []tckind.Stat {
-		fields := make([]tckind.Stat, len(netemQdiscStats))
-		for i := range netemQdiscStats {
-			fields[i] = netemQdiscStats[i].Stat
-		}
-		return fields
-	}(),
+	Fields: tcNetemXstatsFields,
 }
 
 // netemStatsOf returns netem's xstats (see fixedXstats); nil when there
@@ -882,11 +862,11 @@ func PrintNetemXstats(p *tcfmt.Printer, x *attrs.TCNetemXstats) {
 	if x == nil {
 		return
 	}
-	for i := range netemQdiscStats {
-		f := &netemQdiscStats[i]
-		v, _ := f.Get(x)
-		if v != 0 || !f.omitZero {
-			p.Uint(tcfmt.Any, tcfmt.Name(f.Key), f.format, v)
+	for i := range tcNetemXstatsFields {
+		f := &tcNetemXstatsFields[i]
+		// tc prints alloc_errors only when not zero.
+		if v, _ := f.Get(x); v != 0 || f.Key != "alloc_errors" {
+			p.Uint(tcfmt.Any, tcfmt.Name(f.Key), netemTexts[f.Key], v)
 		}
 	}
 }

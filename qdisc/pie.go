@@ -94,51 +94,23 @@ func PrintPIEOptions(p *tcfmt.Printer, o *attrs.PIEAttrs) {
 	v.printSwitches(p)
 }
 
-type piexs = attrs.TCPIEXstats
-
-// pieStat is one of pie's statistics (Stat, with tc's JSON key) and how
-// tc's -s text writes it (format, a leading blank included; whether a line
-// separator precedes it).
-type pieStat struct {
-	tckind.Stat
-	format    string
-	breakLine bool
+// pieTexts are the formats of tc's -s text (a leading blank included) of
+// pie's statistics by JSON key; the statistics, in tc's order, are
+// tcPIEXstatsFields (from the spec): prob, delay and avg_dq_rate (only
+// while the estimator is on) on the first line, the counters on the second
+// (from pkts_in).
+var pieTexts = map[string]string{
+	"prob":        "  prob %lg",
+	"delay":       " delay %s",
+	"avg_dq_rate": " avg_dq_rate %u",
+	"pkts_in":     "  pkts_in %u",
+	"overlimit":   " overlimit %u",
+	"dropped":     " dropped %u",
+	"maxq":        " maxq %u",
+	"ecn_mark":    " ecn_mark %u",
 }
 
-// pieQdiscStats lists pie's statistics in tc's order: prob, delay and
-// avg_dq_rate (only while the estimator is on) on the first line, the
-// counters on the second (from pkts_in).
-var pieQdiscStats = []pieStat{
-	{tckind.Stat{Key: "prob", Unit: tckind.UnitProbability64, Metric: "gotc_pie_probability",
-		Help: "Drop/mark probability as a fraction (0..1).",
-		Get:  tckind.StatAlways(func(s *piexs) uint64 { return s.Prob })}, "  prob %lg", false},
-	{tckind.Stat{Key: "delay", Unit: tckind.UnitMicroseconds, Metric: "gotc_pie_delay_seconds",
-		Help: "Current queueing delay.",
-		Get:  tckind.StatAlways(func(s *piexs) uint64 { return uint64(s.Delay) })}, " delay %s", false},
-	{tckind.Stat{Key: "avg_dq_rate", Metric: "gotc_pie_avg_dequeue_rate_bytes_per_second",
-		Help: "Average dequeue rate, while the dequeue rate estimator is on.",
-		Get: func(s any) (uint64, bool) {
-			x := s.(*piexs)
-			return uint64(x.AvgDQRate), x.DQRateEstimating != 0
-		}}, " avg_dq_rate %u", false},
-	{pieCounter("pkts_in", "gotc_pie_packets_total", "Packets enqueued.",
-		func(s *piexs) uint32 { return s.PacketsIn }), "  pkts_in %u", true},
-	{pieCounter("overlimit", "gotc_pie_overlimit_packets_total", "Packets dropped at the queue limit.",
-		func(s *piexs) uint32 { return s.Overlimit }), " overlimit %u", false},
-	{pieCounter("dropped", "gotc_pie_dropped_packets_total", "Packets dropped by PIE.",
-		func(s *piexs) uint32 { return s.Dropped }), " dropped %u", false},
-	{tckind.Stat{Key: "maxq", Metric: "gotc_pie_max_queue_packets", Help: "Longest queue seen, in packets.",
-		Get: tckind.StatAlways(func(s *piexs) uint64 { return uint64(s.Maxq) })}, " maxq %u", false},
-	{pieCounter("ecn_mark", "gotc_pie_ecn_marked_packets_total", "Packets marked CE instead of dropped.",
-		func(s *piexs) uint32 { return s.ECNMark }), " ecn_mark %u", false},
-}
-
-func pieCounter(key, metric, help string, get func(*piexs) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true,
-		Get: tckind.StatAlways(func(s *piexs) uint64 { return uint64(get(s)) })}
-}
-
-// pieStatsTable is pieQdiscStats for the registry's consumers.
+// pieStatsTable is pie's statistics for the registry's consumers.
 var pieStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
 		if s := pieStatsOf(x); s != nil {
@@ -146,13 +118,7 @@ var pieStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: func() []tckind.Stat {
-		fields := make([]tckind.Stat, len(pieQdiscStats))
-		for i := range pieQdiscStats {
-			fields[i] = pieQdiscStats[i].Stat
-		}
-		return fields
-	}(),
+	Fields: tcPIEXstatsFields,
 }
 
 // pieStatsOf returns pie's xstats; nil when there are none or they are
@@ -173,23 +139,23 @@ func PrintPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
 	if x == nil {
 		return
 	}
-	for i := range pieQdiscStats {
-		f := &pieQdiscStats[i]
+	for i := range tcPIEXstatsFields {
+		f := &tcPIEXstatsFields[i]
 		v, ok := f.Get(x)
 		if !ok {
 			continue
 		}
-		key := tcfmt.Name(f.Key)
+		key, format := tcfmt.Name(f.Key), pieTexts[f.Key]
 		switch f.Unit {
 		case tckind.UnitProbability64:
-			p.Float(tcfmt.Any, key, f.format, f.Value(v))
+			p.Float(tcfmt.Any, key, format, f.Value(v))
 		case tckind.UnitMicroseconds:
-			p.Time(tcfmt.Any, key, f.format, uint32(v))
+			p.Time(tcfmt.Any, key, format, uint32(v))
 		default:
-			if f.breakLine {
+			if f.Key == "pkts_in" {
 				p.NL()
 			}
-			p.Uint(tcfmt.Any, key, f.format, v)
+			p.Uint(tcfmt.Any, key, format, v)
 		}
 	}
 }

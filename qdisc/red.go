@@ -246,8 +246,6 @@ func printQevents(p *tcfmt.Printer, qs []qevent) {
 	}
 }
 
-type redxs = attrs.TCREDXstats
-
 // redStatsTable lists red's statistics in tc's order.
 var redStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
@@ -256,17 +254,7 @@ var redStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		redField("marked", "gotc_red_marked_packets_total", "Packets marked CE instead of dropped.", func(s *redxs) uint32 { return s.Marked }),
-		redField("early", "gotc_red_early_drops_total", "Packets dropped early, between the thresholds.", func(s *redxs) uint32 { return s.Early }),
-		redField("pdrop", "gotc_red_limit_drops_total", "Packets dropped at the queue limit.", func(s *redxs) uint32 { return s.Pdrop }),
-		redField("other", "gotc_red_other_drops_total", "Packets dropped by the child qdisc's drop.", func(s *redxs) uint32 { return s.Other }),
-	},
-}
-
-func redField(key, metric, help string, get func(*redxs) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: true,
-		Get: tckind.StatAlways(func(s *redxs) uint64 { return uint64(get(s)) })}
+	Fields: tcREDXstatsFields,
 }
 
 // redStatsOf returns red's xstats (see fixedXstats); nil when there are

@@ -173,8 +173,6 @@ func PrintSFBOptions(p *tcfmt.Printer, o *attrs.SFBAttrs) {
 	p.Uint(tcfmt.Any, "penalty_burst", "penalty_burst %up ", uint64(q.PenaltyBurst))
 }
 
-type sfbxs = attrs.TCSFBXstats
-
 // sfbStatsTable lists sfb's statistics in tc's order.
 var sfbStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
@@ -183,24 +181,7 @@ var sfbStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		sfbField("earlydrop", "gotc_sfb_early_drops_total", "Packets dropped early by the bins' probability.", true, func(s *sfbxs) uint32 { return s.Earlydrop }),
-		sfbField("penaltydrop", "gotc_sfb_penalty_drops_total", "Packets of non-responsive flows dropped above the penalty rate.", true, func(s *sfbxs) uint32 { return s.Penaltydrop }),
-		sfbField("bucketdrop", "gotc_sfb_bucket_drops_total", "Packets dropped because their bins were full.", true, func(s *sfbxs) uint32 { return s.Bucketdrop }),
-		sfbField("queuedrop", "gotc_sfb_queue_drops_total", "Packets dropped at the queue limit.", true, func(s *sfbxs) uint32 { return s.Queuedrop }),
-		sfbField("childdrop", "gotc_sfb_child_drops_total", "Packets dropped by the child qdisc.", true, func(s *sfbxs) uint32 { return s.Childdrop }),
-		sfbField("marked", "gotc_sfb_marked_packets_total", "Packets marked CE instead of dropped.", true, func(s *sfbxs) uint32 { return s.Marked }),
-		sfbField("maxqlen", "gotc_sfb_max_bin_packets", "Packets in the fullest bin.", false, func(s *sfbxs) uint32 { return s.Maxqlen }),
-		{Key: "maxprob", Metric: "gotc_sfb_max_probability", Help: "Highest marking probability of the bins.",
-			Unit: tckind.UnitSFBProbability, Get: tckind.StatAlways(func(s *sfbxs) uint64 { return uint64(s.Maxprob) })},
-		{Key: "avgprob", Metric: "gotc_sfb_average_probability", Help: "Average marking probability of the bins.",
-			Unit: tckind.UnitSFBProbability, Get: tckind.StatAlways(func(s *sfbxs) uint64 { return uint64(s.Avgprob) })},
-	},
-}
-
-func sfbField(key, metric, help string, counter bool, get func(*sfbxs) uint32) tckind.Stat {
-	return tckind.Stat{Key: key, Metric: metric, Help: help, Counter: counter,
-		Get: tckind.StatAlways(func(s *sfbxs) uint64 { return uint64(get(s)) })}
+	Fields: tcSFBXstatsFields,
 }
 
 // sfbStatsOf returns sfb's xstats (see fixedXstats); nil when there are

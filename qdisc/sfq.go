@@ -255,10 +255,7 @@ var sfqStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		{Key: "allot", Metric: "gotc_sfq_allot_bytes", Help: "Bytes the flow may still send this round (negative: overdrawn).", Signed: true,
-			Get: tckind.StatAlways(func(s *attrs.TCSFQXstats) uint64 { return uint64(int64(s.Allot)) })},
-	},
+	Fields: tcSFQXstatsFields,
 }
 
 // sfqKeywords writes sfq's options back: every field the kernel dumps (its

@@ -395,12 +395,7 @@ var taprioStatsTable = &tckind.StatsTable{
 		}
 		return nil
 	},
-	Fields: []tckind.Stat{
-		{Key: "window_drops", Metric: "gotc_taprio_window_drops_total", Help: "Packets dropped for not fitting in their gate's window.", Counter: true, Wide: true,
-			Get: tckind.StatU64(func(s *attrs.TAPrioOffloadStatsAttrs) *uint64 { return s.WindowDrops })},
-		{Key: "tx_overruns", Metric: "gotc_taprio_tx_overruns_total", Help: "Packets still being sent when their gate closed.", Counter: true, Wide: true,
-			Get: tckind.StatU64(func(s *attrs.TAPrioOffloadStatsAttrs) *uint64 { return s.TxOverruns })},
-	},
+	Fields: taprioOffloadStatsAttrsFields,
 }
 
 // taprioKeywords writes taprio's traffic classes, clock, flags, txtime

@@ -23,6 +23,24 @@ var ErrNoKeywords = errors.New("no tc keywords for these options")
 // NoKeywords is ErrNoKeywords for what (a kind, or an option of one).
 func NoKeywords(what string) error { return fmt.Errorf("%w: %s", ErrNoKeywords, what) }
 
+// TCNamed is an enum of the spec whose values tc names by words (the
+// entries' tc-name), such as attrs.CakeFlowMode.
+type TCNamed interface {
+	TCName() (string, bool)
+	String() string
+}
+
+// AppendTCName appends the word that asks for v, the one tc prints for
+// it; an error wrapping ErrNoKeywords when tc has no word for v. what names
+// the option for the error ("cake flow mode").
+func AppendTCName(w []string, what string, v TCNamed) ([]string, error) {
+	name, ok := v.TCName()
+	if !ok {
+		return nil, NoKeywords(what + " " + v.String())
+	}
+	return append(w, name), nil
+}
+
 // EmptyOptions reports options that hold nothing: none at all, or the
 // empty nest that ingress and clsact dump.
 func EmptyOptions(opts attrs.TCOptionsMsg) bool {

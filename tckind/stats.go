@@ -70,7 +70,7 @@ type Stat struct {
 	// a Prometheus counter, and in watch's deltas and rates. Anything else
 	// is a gauge.
 	Counter bool
-	// Wide marks a 64-bit counter; a 32-bit one wraps at 2^32.
+	// Wide marks a 64-bit value: a 32-bit counter wraps at 2^32.
 	Wide bool
 	// Signed marks a value that Get returns as an int64's bits.
 	Signed bool
@@ -132,23 +132,25 @@ const (
 
 // Value converts a raw value as Get returns it to the number consumers
 // show: seconds for microseconds and nanoseconds, the fraction for a
-// probability, the signed value for a Signed one.
+// probability; negative for a Signed one below 0.
 func (s *Stat) Value(raw uint64) float64 {
-	switch {
-	case s.Signed:
-		return float64(int64(raw))
-	case s.Unit == UnitMicroseconds:
-		return float64(raw) / 1e6
-	case s.Unit == UnitProbability:
-		return float64(raw) / math.MaxUint32
-	case s.Unit == UnitProbability64:
-		return float64(raw) / math.MaxUint64
-	case s.Unit == UnitNanoseconds:
-		return float64(raw) / 1e9
-	case s.Unit == UnitSFBProbability:
-		return float64(raw) / SfbMaxProb
+	v := float64(raw)
+	if s.Signed {
+		v = float64(int64(raw))
 	}
-	return float64(raw)
+	switch s.Unit {
+	case UnitMicroseconds:
+		return v / 1e6
+	case UnitProbability:
+		return v / math.MaxUint32
+	case UnitProbability64:
+		return v / math.MaxUint64
+	case UnitNanoseconds:
+		return v / 1e9
+	case UnitSFBProbability:
+		return v / SfbMaxProb
+	}
+	return v
 }
 
 // TextRows returns the fields of tc's text table in tc's row order.
@@ -207,32 +209,6 @@ func checkFields(fs []Stat) error {
 		}
 	}
 	return nil
-}
-
-// StatU32 and statU64 build a Stat's Get from a typed accessor of an
-// optional field, so that each kind's table reads as a list of fields.
-func StatU32[S any](f func(*S) *uint32) func(any) (uint64, bool) {
-	return func(s any) (uint64, bool) {
-		if v := f(s.(*S)); v != nil {
-			return uint64(*v), true
-		}
-		return 0, false
-	}
-}
-
-func StatU64[S any](f func(*S) *uint64) func(any) (uint64, bool) {
-	return func(s any) (uint64, bool) {
-		if v := f(s.(*S)); v != nil {
-			return *v, true
-		}
-		return 0, false
-	}
-}
-
-// StatAlways builds a Get for a field that is always present (a fixed
-// struct's), returning its value as uint64 bits.
-func StatAlways[S any](f func(*S) uint64) func(any) (uint64, bool) {
-	return func(s any) (uint64, bool) { return f(s.(*S)), true }
 }
 
 // SfbMaxProb is SFB_MAX_PROB, the scale of sfb's probabilities.

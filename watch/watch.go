@@ -254,7 +254,7 @@ func (w *Watcher) qdisc(m *netlink.Msg, decodeErr error) error {
 type prevSample struct {
 	seen uint64 // number of the sample it is from
 	t    time.Time
-	gen  genValues
+	gen  tckind.GenericStats
 	// table is the kind's statistics table, nil for none; kind and recs
 	// hold its fields' and its records' values.
 	table *tckind.StatsTable
@@ -262,79 +262,6 @@ type prevSample struct {
 	recs  []statValues
 	// spare is the record storage of the sample before, reused for the next.
 	spare []statValues
-}
-
-// Generic statistics, by index.
-const (
-	gBytes = iota
-	gPackets
-	gDrops
-	gOverlimits
-	gRequeues
-	gBacklog
-	gQlen
-	gRate
-	gPps
-	nGen
-)
-
-// genKeys are tc's JSON keys for the generic statistics.
-var genKeys = [nGen]string{"bytes", "packets", "drops", "overlimits", "requeues", "backlog", "qlen", "rate", "pps"}
-
-// genCounters is the bit set of the generic statistics that are counters.
-const genCounters = 1<<gBytes | 1<<gPackets | 1<<gDrops | 1<<gOverlimits | 1<<gRequeues
-
-type genValues struct {
-	v    [nGen]uint64
-	ok   uint32 // bit i: v[i] present
-	wide uint32 // bit i: v[i] is a 64-bit counter (else it wraps at 2^32)
-}
-
-func (g *genValues) set(i int, v uint64, wide bool) {
-	g.v[i] = v
-	g.ok |= 1 << i
-	if wide {
-		g.wide |= 1 << i
-	}
-}
-
-func genOf(a *attrs.TCAttrs) genValues {
-	var g genValues
-	if s := a.Stats2; s != nil {
-		if b := s.Basic; b != nil {
-			g.set(gBytes, b.Bytes, true)
-			if s.Pkt64 != nil {
-				// The kernel adds PKT64 once the 32-bit count overflows;
-				// tc prints it instead of the basic count.
-				g.set(gPackets, *s.Pkt64, true)
-			} else {
-				g.set(gPackets, uint64(b.Packets), false)
-			}
-		}
-		if q := s.Queue; q != nil {
-			g.set(gDrops, uint64(q.Drops), false)
-			g.set(gOverlimits, uint64(q.Overlimits), false)
-			g.set(gRequeues, uint64(q.Requeues), false)
-			g.set(gBacklog, uint64(q.Backlog), false)
-			g.set(gQlen, uint64(q.Qlen), false)
-		}
-		if r := s.RateEst64; r != nil {
-			g.set(gRate, r.Bps, false)
-			g.set(gPps, r.Pps, false)
-		} else if r := s.RateEst; r != nil {
-			g.set(gRate, uint64(r.Bps), false)
-			g.set(gPps, uint64(r.Pps), false)
-		}
-	} else if s := a.Stats; s != nil {
-		// Only the legacy block, as from old kernels.
-		g.set(gBytes, s.Bytes, true)
-		g.set(gPackets, uint64(s.Packets), false)
-		g.set(gDrops, uint64(s.Drops), false)
-		g.set(gOverlimits, uint64(s.Overlimits), false)
-		g.set(gBacklog, uint64(s.Backlog), false)
-		g.set(gQlen, uint64(s.Qlen), false)
-	}
-	return g
 }
 
 // statValues are the values of a statistics table's fields in one sample.
@@ -371,11 +298,11 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 	}
 
 	a := &m.Attrs
-	cur.gen = genOf(a)
-	for i := range nGen {
-		if cur.gen.ok&(1<<i) != 0 {
-			b = appendKey(b, genKeys[i])
-			b = strconv.AppendUint(b, cur.gen.v[i], 10)
+	cur.gen = tckind.GenericStatsOf(a)
+	for s := range tckind.NumGenericStats {
+		if v, ok := cur.gen.Get(s); ok {
+			b = appendKey(b, s.Key())
+			b = strconv.AppendUint(b, v, 10)
 		}
 	}
 
@@ -487,10 +414,10 @@ func appendDeltas(b []byte, prev, cur *prevSample, secs float64) []byte {
 			b = appendFloat(b, float64(d)/secs)
 		}
 	}
-	for i := range nGen {
-		bit := uint32(1) << i
-		if genCounters&bit != 0 && cur.gen.ok&prev.gen.ok&bit != 0 {
-			put(genKeys[i], delta(prev.gen.v[i], cur.gen.v[i], cur.gen.wide&bit != 0))
+	for s := range tckind.NumGenericStats {
+		bit := uint32(1) << s
+		if s.Counter() && cur.gen.Present&prev.gen.Present&bit != 0 {
+			put(s.Key(), delta(prev.gen.Values[s], cur.gen.Values[s], cur.gen.Wide&bit != 0))
 		}
 	}
 	t := cur.table

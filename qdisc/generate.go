@@ -1,0 +1,3 @@
+package qdisc
+
+//go:generate go run ../codegen -spec ../specs/tc.yaml -stats -package qdisc -out stats_gen.go
