@@ -2,13 +2,23 @@ package apply
 
 import (
 	"context"
+	"iter"
 
 	"github.com/gotc/gotc/netlink"
 )
 
 // KernelConn is the Kernel of a netlink connection: the one file that knows
 // the connection's API.
-type KernelConn struct{ Conn *netlink.Conn }
+type KernelConn struct{ Conn Conn }
+
+// Conn is what KernelConn asks of a netlink connection: a *netlink.Conn,
+// or a fake of one in tests.
+type Conn interface {
+	LinkIndex(ctx context.Context, name string) (int32, error)
+	LinkNames(ctx context.Context) (map[int32]string, error)
+	Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFilter) iter.Seq2[*netlink.Msg, error]
+	Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error
+}
 
 // LinkIndex implements Kernel.
 func (k KernelConn) LinkIndex(ctx context.Context, name string) (int32, error) {

@@ -2,25 +2,45 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/gotc/gotc/netlink"
 )
 
-// Compute reads the kernel's state of every device the file names and
-// returns the plan that brings it to the file's. It sends no change.
+// Compute checks the file's words, then reads the kernel's state of
+// every device the file names and returns the plan that brings it to the
+// file's. It sends no change.
+//
+// Every kind, option, handle and class ID is read by the kind's own parser
+// and checked against its place in the tree before the kernel's state is
+// read; the faults found, and the devices this machine lacks, make the
+// error a *BadFile.
 func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 	r := &resolver{links: kernelLinks(ctx, k)}
-	plan := &Plan{}
+	var wants []*deviceState
 	for _, name := range sortedKeys(f.Devices) {
+		d := f.Devices[name]
+		if d == nil {
+			d = &Device{}
+		}
+		want := r.device(name, d)
 		idx, err := k.LinkIndex(ctx, name)
-		if err != nil {
+		if errors.Is(err, netlink.ErrNotFound) {
+			r.fault(d.at, "no device %q on this machine", name)
+		} else if err != nil {
 			return nil, fmt.Errorf("device %s: %w", name, err)
 		}
-		want, err := r.device(name, idx, f.Devices[name])
-		if err != nil {
-			return nil, err
-		}
-		have, err := readDevice(ctx, k, name, idx)
+		want.ifindex = idx
+		wants = append(wants, want)
+	}
+	if err := r.err(f.name); err != nil {
+		return nil, err
+	}
+	plan := &Plan{}
+	for _, want := range wants {
+		have, err := readDevice(ctx, k, want.name, want.ifindex)
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/apply"
-	"github.com/gotc/gotc/netlink"
 )
 
 const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
@@ -50,11 +49,11 @@ func (t *tc) applyCmd(args []string) error {
 			rest = append(rest, a)
 		}
 	}
-	k, err := t.applyKernel()
-	if err != nil {
-		return err
-	}
 	if fromKernel {
+		k, err := t.applyKernel()
+		if err != nil {
+			return err
+		}
 		f, err := apply.FromKernel(t.ctx, k, rest)
 		if err != nil {
 			fmt.Fprintf(t.stderr, "apply --from-kernel: %v\n", err)
@@ -66,15 +65,19 @@ func (t *tc) applyCmd(args []string) error {
 		fmt.Fprint(t.stderr, applyUsage)
 		return errStatus(exitUsage)
 	}
+	// The file's form is read before the kernel is dialed, its words
+	// (which may name devices) before anything is sent.
 	file, err := t.loadApplyFile(rest[0])
 	if err != nil {
-		fmt.Fprintf(t.stderr, "apply: %s: %v\n", rest[0], err)
-		return errStatus(exitBadOption)
+		return t.applyRefused(err)
+	}
+	k, err := t.applyKernel()
+	if err != nil {
+		return err
 	}
 	plan, err := apply.Compute(t.ctx, k, file)
 	if err != nil {
-		fmt.Fprintf(t.stderr, "apply: %v\n", err)
-		return errStatus(exitBadOption)
+		return t.applyRefused(err)
 	}
 	if diff {
 		for _, c := range plan.Commands() {
@@ -111,29 +114,47 @@ func (t *tc) applyCmd(args []string) error {
 	return nil
 }
 
+// applyRefused reports a file refused before anything was sent: every
+// fault of a bad file, one a line as FILE:LINE:COLUMN: MESSAGE, or why
+// the file or the kernel's state could not be read.
+func (t *tc) applyRefused(err error) error {
+	var bad *apply.BadFile
+	if errors.As(err, &bad) {
+		fmt.Fprintln(t.stderr, bad)
+		faults := "1 fault"
+		if len(bad.Faults) > 1 {
+			faults = fmt.Sprintf("%d faults", len(bad.Faults))
+		}
+		fmt.Fprintf(t.stderr, "apply: bad file %s (%s): nothing sent\n", bad.Name, faults)
+	} else {
+		fmt.Fprintf(t.stderr, "apply: %v: nothing sent\n", err)
+	}
+	return errStatus(exitBadOption)
+}
+
 // applyKernel is the connection as apply's Kernel.
 func (t *tc) applyKernel() (apply.Kernel, error) {
 	c, err := t.kernel()
 	if err != nil {
 		return nil, err
 	}
-	nc, ok := c.(*netlink.Conn)
+	ac, ok := c.(apply.Conn)
 	if !ok {
 		fmt.Fprintln(t.stderr, "apply: needs a netlink connection")
 		return nil, errStatus(exitBadOption)
 	}
-	return apply.KernelConn{Conn: nc}, nil
+	return apply.KernelConn{Conn: ac}, nil
 }
 
 // loadApplyFile reads the desired state, "-" from standard input.
 func (t *tc) loadApplyFile(name string) (*apply.File, error) {
 	if name == "-" {
-		return apply.Load(t.stdin)
+		return apply.Load("<stdin>", t.stdin)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return apply.Load(f)
+	return apply.Load(name, f)
 }

@@ -2,10 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/netlink"
 )
 
 func TestApplyExample(t *testing.T) {
@@ -17,5 +25,91 @@ func TestApplyExample(t *testing.T) {
 	out.Reset()
 	if status := run([]string{"gotc", "apply", "--frobnicate"}, nil, &out, &errOut, noKernel); status != exitUsage || !strings.Contains(errOut.String(), "Usage: gotc apply") {
 		t.Errorf("unknown option: status %d, stderr %q", status, errOut.String())
+	}
+}
+
+// applyConn is the fake kernel as apply reads it: its dumps as Msgs.
+type applyConn struct{ *fakeKernel }
+
+func (c applyConn) Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFilter) iter.Seq2[*netlink.Msg, error] {
+	return func(yield func(*netlink.Msg, error) bool) {
+		c.Dump(ctx, o, f, func(m *netlink.Msg, err error) error {
+			if !yield(m, err) {
+				return errors.New("stopped")
+			}
+			return nil
+		})
+	}
+}
+
+// gotcApply runs "gotc apply ARGS FILE" with the file's text against k.
+func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "tc.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	argv := append(append([]string{"gotc", "apply"}, args...), file)
+	status = run(argv, nil, &out, &errOut, func(int) (conn, error) { return applyConn{k}, nil })
+	return status, out.String(), strings.ReplaceAll(errOut.String(), file, "tc.yaml")
+}
+
+// TestApplyExitStatus runs gotc apply, --check and --diff on bad files,
+// which exit 1 and send nothing, and on good ones.
+func TestApplyExitStatus(t *testing.T) {
+	const good = "devices:\n  eth0:\n    root: fq_codel\n"
+	for _, tt := range []struct {
+		name, file string
+		args       []string
+		status     int
+		stderr     string // what stderr holds
+		requests   int
+	}{
+		{"misspelt key", "devices:\n  eth0:\n    rot: fq_codel\n", nil, exitBadOption,
+			"tc.yaml:3:5: unknown key \"rot\" in a device: did you mean \"root\"?\napply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"misspelt key, --check", "devices:\n  eth0:\n    rot: fq_codel\n", []string{"--check"}, exitBadOption,
+			"tc.yaml:3:5: unknown key \"rot\" in a device: did you mean \"root\"?\napply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"misspelt key, --diff", "devices:\n  eth0:\n    rot: fq_codel\n", []string{"--diff"}, exitBadOption,
+			"tc.yaml:3:5: unknown key \"rot\" in a device: did you mean \"root\"?\napply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"a number for a kind", "devices:\n  eth0:\n    root: 42\n  dummy0:\n    root: htbx\n", nil, exitBadOption,
+			"tc.yaml:3:11: unknown qdisc kind \"42\": known: ", 0},
+		{"a number for a kind, --check", "devices:\n  eth0:\n    root: 42\n  dummy0:\n    root: htbx\n", []string{"--check"}, exitBadOption,
+			"tc.yaml:5:11: unknown qdisc kind \"htbx\": did you mean \"htb\"?\napply: bad file tc.yaml (2 faults): nothing sent\n", 0},
+		{"a number for a kind, --diff", "devices:\n  eth0:\n    root: 42\n", []string{"--diff"}, exitBadOption,
+			"apply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"in sync", "devices:\n  eth0: {}\n", []string{"--check"}, exitOK, "", 0},
+		{"pending", good, []string{"--check"}, exitKernel, "apply: 1 changes pending\n", 0},
+		{"the plan", good, []string{"--diff"}, exitOK, "", 0},
+		{"applied", good, nil, exitOK, "", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := newFake()
+			status, _, stderr := gotcApply(t, k, tt.file, tt.args...)
+			if status != tt.status || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("status %d, stderr:\n%s\nwant %d and %q", status, stderr, tt.status, tt.stderr)
+			}
+			if len(k.requests) != tt.requests {
+				t.Errorf("%d requests sent, want %d", len(k.requests), tt.requests)
+			}
+		})
+	}
+	var stderr bytes.Buffer
+	noKernel := func(int) (conn, error) { t.Fatal("a file that does not open dialed the kernel"); return nil, nil }
+	const want = "apply: open /nonexistent/tc.yaml: no such file or directory: nothing sent\n"
+	if status := run([]string{"gotc", "apply", "--check", "/nonexistent/tc.yaml"}, nil, io.Discard, &stderr, noKernel); status != exitBadOption || stderr.String() != want {
+		t.Errorf("no such file: status %d, stderr %q, want %d and %q", status, stderr.String(), exitBadOption, want)
+	}
+}
+
+// TestApplyRefused: the kernel refuses the first request; nothing was
+// changed before it, and apply exits 2 as tc does.
+func TestApplyRefused(t *testing.T) {
+	k := newFake()
+	k.refuse = &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
+	status, _, stderr := gotcApply(t, k, "devices:\n  eth0:\n    root: fq_codel\n")
+	const want = "apply: qdisc replace dev eth0 root fq_codel: refused by the test; the 0 changes made before it were undone (0 requests)\napply: the state before the apply is restored\n"
+	if status != exitKernel || stderr != want {
+		t.Errorf("status %d, stderr:\n%s\nwant %d and\n%s", status, stderr, exitKernel, want)
 	}
 }
