@@ -25,6 +25,7 @@ type fakeKernel struct {
 	filters  []netlink.Msg
 	log      []string // "op object dev:handle" of every request
 	failAt   int      // the request (1-based) to refuse, 0 for none
+	warning  string   // the warning of every accepted request
 	requests int
 	nextAuto uint32
 }
@@ -82,19 +83,19 @@ func filterIf(ms []netlink.Msg, ifindex int32) []netlink.Msg {
 
 var errRefused = &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
 
-func (k *fakeKernel) Do(_ context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
+func (k *fakeKernel) Do(_ context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
 	k.requests++
 	k.log = append(k.log, fmt.Sprintf("%s %s %d:%x", op, obj, m.Header.Ifindex, m.Header.Handle))
 	if k.requests == k.failAt {
-		return errRefused
+		return "", errRefused
 	}
 	switch obj {
 	case netlink.Qdisc:
-		return k.doQdisc(op, *m)
+		return k.warning, k.doQdisc(op, *m)
 	case netlink.Class:
-		return k.doClass(op, *m)
+		return k.warning, k.doClass(op, *m)
 	}
-	return k.doFilter(op, *m)
+	return k.warning, k.doFilter(op, *m)
 }
 
 // qdiscAt finds the qdisc of a device at parent.
@@ -418,6 +419,32 @@ func TestUndo(t *testing.T) {
 	}
 	if after := [][]netlink.Msg{k.qdiscs, k.classes, k.filters}; !reflect.DeepEqual(after, before) {
 		t.Errorf("state not restored:\n%+v\nwant\n%+v", after, before)
+	}
+}
+
+// TestRunAnswers passes on each request sent and the kernel's answer: its
+// warning, its refusal, and the undo requests marked as such.
+func TestRunAnswers(t *testing.T) {
+	k := newFake("eth0", "ifb0")
+	if _, err := applyFile(t, k, htbFile); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.NewReplacer("rate 10mbit", "rate 11mbit", "rate 20mbit", "rate 21mbit").Replace(htbFile)
+	k.failAt, k.warning = k.requests+2, "quantum is big"
+	var got []string
+	_, err := plan(t, k, changed).Run(context.Background(), k, func(a Answer) {
+		got = append(got, fmt.Sprintf("undo=%v warning=%q err=%v: %s", a.Undo, a.Warning, a.Err, a.Request.Command))
+	})
+	if !errors.Is(err, errRefused) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{
+		`undo=false warning="quantum is big" err=<nil>: class change dev eth0 parent 1:1 classid 1:10 htb rate 11mbit ceil 100mbit`,
+		`undo=false warning="" err=refused by the test: class change dev eth0 parent 1:1 classid 1:20 htb rate 21mbit ceil 100mbit`,
+		`undo=true warning="quantum is big" err=<nil>: class change dev eth0 parent 1:1 classid 1:10 htb rate 10mbit ceil 100mbit burst 1600 cburst 1600`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -17,7 +17,7 @@ type Conn interface {
 	LinkIndex(ctx context.Context, name string) (int32, error)
 	LinkNames(ctx context.Context) (map[int32]string, error)
 	Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFilter) iter.Seq2[*netlink.Msg, error]
-	Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error
+	DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
 }
 
 // LinkIndex implements Kernel.
@@ -44,6 +44,6 @@ func (k KernelConn) Dump(ctx context.Context, obj netlink.Object, ifindex int32,
 }
 
 // Do implements Kernel.
-func (k KernelConn) Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
-	return k.Conn.Do(ctx, obj, op, m)
+func (k KernelConn) Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
+	return k.Conn.DoWarning(ctx, obj, op, m)
 }

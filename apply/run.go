@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/gotc/gotc/netlink"
 )
@@ -74,24 +73,40 @@ func (e *Error) Error() string {
 // Unwrap gives the kernel's answer to the failed request.
 func (e *Error) Unwrap() error { return e.Err }
 
+// Answer is a request Run sent and the kernel's answer to it.
+type Answer struct {
+	Request Request
+	// Undo is set for a request that undoes an earlier one after the
+	// kernel refused a later one.
+	Undo bool
+	// Warning is the warning the kernel's acknowledgement carried (its
+	// extended ack), "" for none.
+	Warning string
+	// Err is the kernel's refusal, nil when it accepted the request.
+	Err error
+}
+
 // Run sends the plan's requests in order and returns how many it sent
 // (the refused one and the undo requests included). When the kernel
 // refuses one, Run undoes those it accepted, latest first, and returns an
-// *Error; log, when not nil, gets a line per request sent
-// ("apply:" or "undo:" and its command line).
-func (p *Plan) Run(ctx context.Context, k Kernel, log io.Writer) (sent int, err error) {
-	if log == nil {
-		log = io.Discard
+// *Error. answered, when not nil, is called with each request sent and the
+// kernel's answer, as it comes.
+func (p *Plan) Run(ctx context.Context, k Kernel, answered func(Answer)) (sent int, err error) {
+	if answered == nil {
+		answered = func(Answer) {}
+	}
+	send := func(r Request, undo bool) error {
+		warning, err := k.Do(ctx, r.Object, r.Op, &r.Msg)
+		answered(Answer{Request: r, Undo: undo, Warning: warning, Err: err})
+		return err
 	}
 	for i, r := range p.Requests {
-		fmt.Fprintf(log, "apply: %s\n", r.Command)
-		if err := k.Do(ctx, r.Object, r.Op, &r.Msg); err != nil {
+		if err := send(r, false); err != nil {
 			e := &Error{Failed: r, Err: err, Sent: i}
 			for j := i - 1; j >= 0 && e.UndoErr == nil; j-- {
 				for _, u := range p.Requests[j].undo {
-					fmt.Fprintf(log, "undo: %s\n", u.Command)
 					e.Undone++
-					if uerr := k.Do(ctx, u.Object, u.Op, &u.Msg); uerr != nil {
+					if uerr := send(u, true); uerr != nil {
 						e.UndoErr = fmt.Errorf("%s: %w", u.Command, uerr)
 						break
 					}

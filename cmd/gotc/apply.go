@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/netlink"
 )
 
 const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
@@ -16,7 +17,7 @@ const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
   devices it names; gotc sends the fewest requests that reach it.
   --check        send nothing; exit 0 when in sync, 2 when changes are pending
   --diff         send nothing; print the plan as tc command lines
-  -v             print each request as it is sent
+  -v             print each request as it is sent and the kernel's answer
   --from-kernel  print the devices' present state as such a file
   --example      print a commented example file
 `
@@ -91,11 +92,7 @@ func (t *tc) applyCmd(args []string) error {
 		}
 		return nil
 	}
-	log := t.stdout
-	if !verbose {
-		log = nil
-	}
-	sent, err := plan.Run(t.ctx, k, log)
+	sent, err := plan.Run(t.ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
 	var perr *apply.Error
 	if errors.As(err, &perr) {
 		fmt.Fprintf(t.stderr, "apply: %v\n", err)
@@ -130,6 +127,36 @@ func (t *tc) applyRefused(err error) error {
 		fmt.Fprintf(t.stderr, "apply: %v: nothing sent\n", err)
 	}
 	return errStatus(exitBadOption)
+}
+
+// applyAnswered reports a request sent and the kernel's answer: with -v,
+// on standard output, the request ("apply:" or "undo:" and its command
+// line) and, indented below it, the answer ("kernel: ok", with the
+// warning the kernel added, or "kernel: refused: ..."); without, only
+// the kernel's warnings, on standard error as tc prints them.
+func (t *tc) applyAnswered(a apply.Answer, verbose bool) {
+	if !verbose {
+		if a.Warning != "" {
+			fmt.Fprintf(t.stderr, "apply: %s: Warning: %s\n", a.Request.Command, a.Warning)
+		}
+		return
+	}
+	what := "apply"
+	if a.Undo {
+		what = "undo"
+	}
+	fmt.Fprintf(t.stdout, "%s: %s\n", what, a.Request.Command)
+	var kerr *netlink.Error
+	switch {
+	case errors.As(a.Err, &kerr) && kerr.Message != "":
+		fmt.Fprintf(t.stdout, "  kernel: refused: %s (%v)\n", kerr.Message, kerr.Errno)
+	case a.Err != nil:
+		fmt.Fprintf(t.stdout, "  kernel: refused: %v\n", a.Err)
+	case a.Warning != "":
+		fmt.Fprintf(t.stdout, "  kernel: ok, warning: %s\n", a.Warning)
+	default:
+		fmt.Fprintln(t.stdout, "  kernel: ok")
+	}
 }
 
 // applyKernel is the connection as apply's Kernel.

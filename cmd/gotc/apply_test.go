@@ -28,8 +28,19 @@ func TestApplyExample(t *testing.T) {
 	}
 }
 
-// applyConn is the fake kernel as apply reads it: its dumps as Msgs.
-type applyConn struct{ *fakeKernel }
+// applyConn is the fake kernel as apply reads it: its dumps as Msgs, and
+// warning in the acknowledgement of each request it accepts.
+type applyConn struct {
+	*fakeKernel
+	warning string
+}
+
+func (c applyConn) DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
+	if err := c.Do(ctx, o, op, m); err != nil {
+		return "", err
+	}
+	return c.warning, nil
+}
 
 func (c applyConn) Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFilter) iter.Seq2[*netlink.Msg, error] {
 	return func(yield func(*netlink.Msg, error) bool) {
@@ -45,13 +56,19 @@ func (c applyConn) Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFil
 // gotcApply runs "gotc apply ARGS FILE" with the file's text against k.
 func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
+	return gotcApplyWarned(t, applyConn{fakeKernel: k}, text, args...)
+}
+
+// gotcApplyWarned is gotcApply against a kernel that may warn.
+func gotcApplyWarned(t *testing.T, k applyConn, text string, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "tc.yaml")
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
 	argv := append(append([]string{"gotc", "apply"}, args...), file)
-	status = run(argv, nil, &out, &errOut, func(int) (conn, error) { return applyConn{k}, nil })
+	status = run(argv, nil, &out, &errOut, func(int) (conn, error) { return k, nil })
 	return status, out.String(), strings.ReplaceAll(errOut.String(), file, "tc.yaml")
 }
 
@@ -111,5 +128,37 @@ func TestApplyRefused(t *testing.T) {
 	const want = "apply: qdisc replace dev eth0 root fq_codel: refused by the test; the 0 changes made before it were undone (0 requests)\napply: the state before the apply is restored\n"
 	if status != exitKernel || stderr != want {
 		t.Errorf("status %d, stderr:\n%s\nwant %d and\n%s", status, stderr, exitKernel, want)
+	}
+}
+
+// TestApplyVerbose lists each request sent and the kernel's answer, its
+// warnings included; without -v, the warnings alone go to stderr.
+func TestApplyVerbose(t *testing.T) {
+	const file = "devices:\n  eth0:\n    root: { qdisc: htb, handle: \"1:\", classes: { \"1:1\": { class: htb rate 1gbit } } }\n"
+	const warning = "sch_htb: quantum of class 10001 is big. Consider r2q change."
+	status, stdout, stderr := gotcApplyWarned(t, applyConn{newFake(), warning}, file, "-v")
+	want := "apply: qdisc replace dev eth0 root handle 1: htb\n" +
+		"  kernel: ok, warning: " + warning + "\n" +
+		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit\n" +
+		"  kernel: ok, warning: " + warning + "\n" +
+		"apply: 2 requests sent\n"
+	if status != exitOK || stdout != want || stderr != "" {
+		t.Errorf("-v: status %d, stdout:\n%s\nstderr:\n%s\nwant stdout:\n%s", status, stdout, stderr, want)
+	}
+
+	status, stdout, stderr = gotcApplyWarned(t, applyConn{newFake(), warning}, file)
+	wantErr := "apply: qdisc replace dev eth0 root handle 1: htb: Warning: " + warning + "\n" +
+		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: Warning: " + warning + "\n"
+	if status != exitOK || stdout != "apply: 2 requests sent\n" || stderr != wantErr {
+		t.Errorf("without -v: status %d, stdout:\n%s\nstderr:\n%s\nwant stderr:\n%s", status, stdout, stderr, wantErr)
+	}
+
+	k := newFake()
+	k.refuse = &netlink.Error{Errno: syscall.EINVAL, Message: "Specified qdisc kind is unknown"}
+	status, stdout, _ = gotcApply(t, k, file, "-v")
+	want = "apply: qdisc replace dev eth0 root handle 1: htb\n" +
+		"  kernel: refused: Specified qdisc kind is unknown (invalid argument)\n"
+	if status != exitKernel || stdout != want {
+		t.Errorf("refused, -v: status %d, stdout:\n%s\nwant:\n%s", status, stdout, want)
 	}
 }
