@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -537,5 +538,50 @@ func TestClasslessClasses(t *testing.T) {
 	}
 	if c := f.Devices["ifb0"].Root.Classes; c != nil {
 		t.Errorf("fq_codel's flow written as a class: %v", c)
+	}
+}
+
+// TestPlanChanges describes each request of a plan as --diff -j prints it:
+// where, what, in tc's words, and why.
+func TestPlanChanges(t *testing.T) {
+	const ingress = "    ingress:\n      qdisc: ingress\n      filters:\n        - protocol all pref 10 matchall action mirred egress redirect dev ifb0\n"
+	kernel := htbFile + ingress + "  ifb0:\n    root: cake bandwidth 500mbit\n"
+	k := newFake("eth0", "ifb0")
+	if _, err := applyFile(t, k, kernel); err != nil {
+		t.Fatal(err)
+	}
+	file := strings.NewReplacer(
+		"rate 20mbit", "rate 30mbit", // a class changed
+		`{ class: htb rate 10mbit ceil 100mbit, leaf: fq_codel }`, `{ class: htb rate 10mbit ceil 100mbit, classes: { "1:11": { class: htb rate 1mbit } } }`, // a leaf gone, a class added
+		"redirect dev ifb0", "mirror dev ifb0", // a filter changed
+		"cake bandwidth 500mbit", "fq_codel", // a kind replaced
+	).Replace(kernel)
+	var got []string
+	for _, c := range plan(t, k, file).Changes() {
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(b))
+	}
+	want := []string{
+		`{"op":"delete","object":"filter","device":"eth0","parent":"ingress","handle":"0x1","kind":"matchall","protocol":"all","pref":10,` +
+			`"command":"filter del dev eth0 ingress protocol all pref 10 handle 0x1 matchall",` +
+			`"reason":"the kernel's options differ: it has action mirred egress redirect dev ifb0; matchall changes no filter in place"}`,
+		`{"op":"add","object":"class","device":"eth0","parent":"1:10","handle":"1:11","kind":"htb","words":["rate","1mbit"],` +
+			`"command":"class add dev eth0 parent 1:10 classid 1:11 htb rate 1mbit","reason":"not in the kernel"}`,
+		`{"op":"change","object":"class","device":"eth0","parent":"1:1","handle":"1:20","kind":"htb","words":["rate","30mbit","ceil","100mbit"],` +
+			`"command":"class change dev eth0 parent 1:1 classid 1:20 htb rate 30mbit ceil 100mbit",` +
+			`"reason":"the kernel's options differ: it has rate 20mbit ceil 100mbit burst 1600 cburst 1600"}`,
+		`{"op":"add","object":"filter","device":"eth0","parent":"ingress","kind":"matchall","protocol":"all","pref":10,"words":["action","mirred","egress","mirror","dev","ifb0"],` +
+			`"command":"filter add dev eth0 ingress protocol all pref 10 matchall action mirred egress mirror dev ifb0",` +
+			`"reason":"the kernel's options differ: it has action mirred egress redirect dev ifb0; matchall changes no filter in place"}`,
+		`{"op":"delete","object":"qdisc","device":"eth0","parent":"1:10","handle":"8001:","kind":"fq_codel",` +
+			`"command":"qdisc del dev eth0 parent 1:10 handle 8001:","reason":"not in the file"}`,
+		`{"op":"replace","object":"qdisc","device":"ifb0","parent":"root","kind":"fq_codel",` +
+			`"command":"qdisc replace dev ifb0 root fq_codel","reason":"the kernel has cake here"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

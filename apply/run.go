@@ -118,6 +118,17 @@ func (p *Plan) Run(ctx context.Context, k Kernel, answered func(Answer)) (sent i
 	return len(p.Requests), nil
 }
 
+// Changes describes the plan's requests, one Change each, in order: what
+// "gotc apply --diff -j" prints. A plan with nothing to do has none (an
+// empty slice, "[]" in JSON).
+func (p *Plan) Changes() []Change {
+	out := make([]Change, len(p.Requests))
+	for i, r := range p.Requests {
+		out[i] = r.Change
+	}
+	return out
+}
+
 // Commands returns the plan as tc command lines, one per request.
 func (p *Plan) Commands() []string {
 	out := make([]string, len(p.Requests))

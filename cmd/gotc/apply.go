@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,14 +11,21 @@ import (
 	"github.com/gotc/gotc/netlink"
 )
 
-const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
+const applyUsage = `Usage: gotc apply [ --check ] [ --diff [ -j ] ] [ -v ] FILE
        gotc apply --from-kernel [ DEV... ]
        gotc apply --example
   FILE (YAML or JSON, "-" for standard input) is the desired state of the
-  devices it names; gotc sends the fewest requests that reach it.
+  devices it names; gotc sends the fewest requests that reach it. A file
+  with a fault (an unknown key or kind, a value of the wrong shape, a bad
+  option) is refused whole before anything is sent, each fault named as
+  FILE:LINE:COLUMN.
   --check        send nothing; exit 0 when in sync, 2 when changes are pending
   --diff         send nothing; print the plan as tc command lines
+  -j             with --diff, print the plan as JSON: an array of one object
+                 per request, with op, object, device, parent, handle, kind,
+                 protocol, pref, chain, words, command and reason
   -v             print each request as it is sent and the kernel's answer
+                 ("kernel: ok", its warning, or its refusal)
   --from-kernel  print the devices' present state as such a file
   --example      print a commented example file
 `
@@ -25,6 +33,7 @@ const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
 // applyCmd is "gotc apply": the desired state of a file brought about.
 func (t *tc) applyCmd(args []string) error {
 	var check, diff, verbose, fromKernel bool
+	asJSON := t.json
 	var rest []string
 	for _, a := range args {
 		switch a {
@@ -34,6 +43,8 @@ func (t *tc) applyCmd(args []string) error {
 			diff = true
 		case "-v", "--verbose":
 			verbose = true
+		case "-j", "--json", "-json":
+			asJSON = true
 		case "--from-kernel", "-from-kernel":
 			fromKernel = true
 		case "--example", "-example":
@@ -49,6 +60,10 @@ func (t *tc) applyCmd(args []string) error {
 			}
 			rest = append(rest, a)
 		}
+	}
+	if asJSON && !diff {
+		fmt.Fprintf(t.stderr, "apply: -j prints the plan of --diff\n%s", applyUsage)
+		return errStatus(exitUsage)
 	}
 	if fromKernel {
 		k, err := t.applyKernel()
@@ -81,8 +96,8 @@ func (t *tc) applyCmd(args []string) error {
 		return t.applyRefused(err)
 	}
 	if diff {
-		for _, c := range plan.Commands() {
-			fmt.Fprintln(t.stdout, c)
+		if err := t.printPlan(plan, asJSON); err != nil {
+			return err
 		}
 	}
 	if check || diff {
@@ -109,6 +124,23 @@ func (t *tc) applyCmd(args []string) error {
 	}
 	fmt.Fprintf(t.stdout, "apply: %d requests sent\n", sent)
 	return nil
+}
+
+// printPlan prints the plan of --diff: its tc command lines, or with -j
+// its changes as a JSON array (indented with -p).
+func (t *tc) printPlan(plan *apply.Plan, asJSON bool) error {
+	if !asJSON {
+		for _, c := range plan.Commands() {
+			fmt.Fprintln(t.stdout, c)
+		}
+		return nil
+	}
+	enc := json.NewEncoder(t.stdout)
+	enc.SetEscapeHTML(false) // tc's words as they are: "<", ">" and "&" too
+	if t.pretty {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(plan.Changes())
 }
 
 // applyRefused reports a file refused before anything was sent: every

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,14 +29,21 @@ func TestApplyExample(t *testing.T) {
 	}
 }
 
-// applyConn is the fake kernel as apply reads it: its dumps as Msgs, and
-// warning in the acknowledgement of each request it accepts.
+// applyConn is the fake kernel as apply reads it: its dumps as Msgs,
+// warning in the acknowledgement of each request it accepts, and with
+// refuseAt, the requests (counted from 1) it refuses with refused.
 type applyConn struct {
 	*fakeKernel
-	warning string
+	warning  string
+	refuseAt []int
+	refused  error
 }
 
 func (c applyConn) DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
+	if slices.Contains(c.refuseAt, len(c.requests)+1) {
+		c.refuse = c.refused
+		defer func() { c.refuse = nil }()
+	}
 	if err := c.Do(ctx, o, op, m); err != nil {
 		return "", err
 	}
@@ -119,15 +127,55 @@ func TestApplyExitStatus(t *testing.T) {
 	}
 }
 
-// TestApplyRefused: the kernel refuses the first request; nothing was
-// changed before it, and apply exits 2 as tc does.
+// TestApplyRefused: when the kernel refuses a request, apply undoes the
+// changes made before it and exits 2 as tc does.
 func TestApplyRefused(t *testing.T) {
-	k := newFake()
-	k.refuse = &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
-	status, _, stderr := gotcApply(t, k, "devices:\n  eth0:\n    root: fq_codel\n")
-	const want = "apply: qdisc replace dev eth0 root fq_codel: refused by the test; the 0 changes made before it were undone (0 requests)\napply: the state before the apply is restored\n"
-	if status != exitKernel || stderr != want {
-		t.Errorf("status %d, stderr:\n%s\nwant %d and\n%s", status, stderr, exitKernel, want)
+	const file = "devices:\n  eth0:\n    root: { qdisc: htb, handle: \"1:\", classes: { \"1:1\": { class: htb rate 1gbit } } }\n"
+	refused := &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
+	for _, tt := range []struct {
+		refuseAt []int
+		status   int
+		stderr   string
+	}{
+		{[]int{2}, exitKernel, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; the 1 changes made before it were undone (1 requests)\n" +
+			"apply: the state before the apply is restored\n"},
+		{[]int{2, 3}, exitKernel, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; restoring the 1 changes made before it failed too: qdisc del dev eth0 root handle 1:: refused by the test\n" +
+			"apply: the state is neither the file's nor the one before\n"},
+	} {
+		k := newFake()
+		status, _, stderr := gotcApplyWarned(t, applyConn{fakeKernel: k, refuseAt: tt.refuseAt, refused: refused}, file)
+		if status != tt.status || stderr != tt.stderr {
+			t.Errorf("refused at %v: status %d, stderr:\n%s\nwant %d and\n%s", tt.refuseAt, status, stderr, tt.status, tt.stderr)
+		}
+		if len(k.requests) != 3 { // the qdisc, the class refused, the qdisc's undo
+			t.Errorf("refused at %v: %d requests sent, want 3", tt.refuseAt, len(k.requests))
+		}
+	}
+}
+
+// TestApplyDiffJSON prints the plan as JSON with --diff and -j, and
+// refuses -j without --diff.
+func TestApplyDiffJSON(t *testing.T) {
+	const file = "devices:\n  eth0:\n    root: fq_codel limit 1000\n"
+	const want = `[{"op":"replace","object":"qdisc","device":"eth0","parent":"root","kind":"fq_codel","words":["limit","1000"],"command":"qdisc replace dev eth0 root fq_codel limit 1000","reason":"not in the kernel"}]` + "\n"
+	for _, args := range [][]string{{"--diff", "-j"}, {"-j", "--diff", "--check"}} {
+		k := newFake()
+		status, stdout, stderr := gotcApply(t, k, file, args...)
+		wantStatus := exitOK
+		if slices.Contains(args, "--check") {
+			wantStatus = exitKernel // pending
+		}
+		if status != wantStatus || stdout != want || len(k.requests) != 0 {
+			t.Errorf("%v: status %d, %d requests, stdout:\n%s\nstderr:\n%s\nwant %d and\n%s", args, status, len(k.requests), stdout, stderr, wantStatus, want)
+		}
+	}
+	status, stdout, _ := gotcApply(t, newFake(), "devices:\n  eth0: {}\n", "--diff", "-j")
+	if status != exitOK || stdout != "[]\n" {
+		t.Errorf("in sync: status %d, stdout %q, want 0 and []", status, stdout)
+	}
+	status, _, stderr := gotcApply(t, newFake(), file, "-j")
+	if status != exitUsage || !strings.HasPrefix(stderr, "apply: -j prints the plan of --diff\n") {
+		t.Errorf("-j without --diff: status %d, stderr %q", status, stderr)
 	}
 }
 
@@ -136,7 +184,7 @@ func TestApplyRefused(t *testing.T) {
 func TestApplyVerbose(t *testing.T) {
 	const file = "devices:\n  eth0:\n    root: { qdisc: htb, handle: \"1:\", classes: { \"1:1\": { class: htb rate 1gbit } } }\n"
 	const warning = "sch_htb: quantum of class 10001 is big. Consider r2q change."
-	status, stdout, stderr := gotcApplyWarned(t, applyConn{newFake(), warning}, file, "-v")
+	status, stdout, stderr := gotcApplyWarned(t, applyConn{fakeKernel: newFake(), warning: warning}, file, "-v")
 	want := "apply: qdisc replace dev eth0 root handle 1: htb\n" +
 		"  kernel: ok, warning: " + warning + "\n" +
 		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit\n" +
@@ -146,7 +194,7 @@ func TestApplyVerbose(t *testing.T) {
 		t.Errorf("-v: status %d, stdout:\n%s\nstderr:\n%s\nwant stdout:\n%s", status, stdout, stderr, want)
 	}
 
-	status, stdout, stderr = gotcApplyWarned(t, applyConn{newFake(), warning}, file)
+	status, stdout, stderr = gotcApplyWarned(t, applyConn{fakeKernel: newFake(), warning: warning}, file)
 	wantErr := "apply: qdisc replace dev eth0 root handle 1: htb: Warning: " + warning + "\n" +
 		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: Warning: " + warning + "\n"
 	if status != exitOK || stdout != "apply: 2 requests sent\n" || stderr != wantErr {
