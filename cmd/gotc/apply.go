@@ -28,6 +28,15 @@ const applyUsage = `Usage: gotc apply [ --check ] [ --diff [ -j ] ] [ -v ] FILE
                  ("kernel: ok", its warning, or its refusal)
   --from-kernel  print the devices' present state as such a file
   --example      print a commented example file
+Exit status:
+  0    applied; in sync (--check); the plan printed (--diff)
+  1    nothing sent: the file is bad, names a device this machine lacks or
+       cannot be read, or the kernel's state cannot be read
+  2    --check: changes are pending (nothing sent); otherwise the kernel
+       refused a request, and the changes made before it were undone
+  3    the kernel refused a request, and undoing the changes made before
+       it failed too: the state is neither the file's nor the one before
+  255  usage: an unknown option, no file or more than one
 `
 
 // applyCmd is "gotc apply": the desired state of a file brought about.
@@ -108,23 +117,24 @@ func (t *tc) applyCmd(args []string) error {
 		return nil
 	}
 	sent, err := plan.Run(t.ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
-	var perr *apply.Error
-	if errors.As(err, &perr) {
-		fmt.Fprintf(t.stderr, "apply: %v\n", err)
-		if perr.UndoErr != nil {
-			fmt.Fprintln(t.stderr, "apply: the state is neither the file's nor the one before")
-		} else {
-			fmt.Fprintln(t.stderr, "apply: the state before the apply is restored")
-		}
-		return errStatus(exitKernel)
-	}
 	if err != nil {
 		fmt.Fprintf(t.stderr, "apply: %v\n", err)
-		return errStatus(exitKernel)
+		var perr *apply.Error
+		if errors.As(err, &perr) && perr.UndoErr == nil {
+			fmt.Fprintln(t.stderr, "apply: the state before the apply is restored")
+			return errStatus(exitKernel)
+		}
+		fmt.Fprintln(t.stderr, "apply: the state is neither the file's nor the one before")
+		return errStatus(exitNotRestored)
 	}
 	fmt.Fprintf(t.stdout, "apply: %d requests sent\n", sent)
 	return nil
 }
+
+// exitNotRestored is apply's status when the kernel refused a request
+// and the changes made before it could not all be undone: a tool must
+// tell it from a refusal that left the state as it was (exitKernel).
+const exitNotRestored = 3
 
 // printPlan prints the plan of --diff: its tc command lines, or with -j
 // its changes as a JSON array (indented with -p).

@@ -128,7 +128,8 @@ func TestApplyExitStatus(t *testing.T) {
 }
 
 // TestApplyRefused: when the kernel refuses a request, apply undoes the
-// changes made before it and exits 2 as tc does.
+// changes made before it and exits 2 as tc does; 3 when it cannot undo
+// them, for the state is then neither the file's nor the one before.
 func TestApplyRefused(t *testing.T) {
 	const file = "devices:\n  eth0:\n    root: { qdisc: htb, handle: \"1:\", classes: { \"1:1\": { class: htb rate 1gbit } } }\n"
 	refused := &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
@@ -139,7 +140,7 @@ func TestApplyRefused(t *testing.T) {
 	}{
 		{[]int{2}, exitKernel, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; the 1 changes made before it were undone (1 requests)\n" +
 			"apply: the state before the apply is restored\n"},
-		{[]int{2, 3}, exitKernel, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; restoring the 1 changes made before it failed too: qdisc del dev eth0 root handle 1:: refused by the test\n" +
+		{[]int{2, 3}, exitNotRestored, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; restoring the 1 changes made before it failed too: qdisc del dev eth0 root handle 1:: refused by the test\n" +
 			"apply: the state is neither the file's nor the one before\n"},
 	} {
 		k := newFake()
