@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -25,6 +26,7 @@ type fakeKernel struct {
 	filters  []netlink.Msg
 	log      []string // "op object dev:handle" of every request
 	failAt   int      // the request (1-based) to refuse, 0 for none
+	warning  string   // the warning of every accepted request
 	requests int
 	nextAuto uint32
 }
@@ -82,19 +84,19 @@ func filterIf(ms []netlink.Msg, ifindex int32) []netlink.Msg {
 
 var errRefused = &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
 
-func (k *fakeKernel) Do(_ context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
+func (k *fakeKernel) Do(_ context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
 	k.requests++
 	k.log = append(k.log, fmt.Sprintf("%s %s %d:%x", op, obj, m.Header.Ifindex, m.Header.Handle))
 	if k.requests == k.failAt {
-		return errRefused
+		return "", errRefused
 	}
 	switch obj {
 	case netlink.Qdisc:
-		return k.doQdisc(op, *m)
+		return k.warning, k.doQdisc(op, *m)
 	case netlink.Class:
-		return k.doClass(op, *m)
+		return k.warning, k.doClass(op, *m)
 	}
-	return k.doFilter(op, *m)
+	return k.warning, k.doFilter(op, *m)
 }
 
 // qdiscAt finds the qdisc of a device at parent.
@@ -249,7 +251,7 @@ func (k *fakeKernel) doFilter(op netlink.Op, m netlink.Msg) error {
 // plan computes the plan of a file against k.
 func plan(t *testing.T, k Kernel, yaml string) *Plan {
 	t.Helper()
-	f, err := Load(strings.NewReader(yaml))
+	f, err := Load("test.yaml", strings.NewReader(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,11 +432,11 @@ devices:
 	if got, want := commands(t, k, strings.Replace(file, `"1:3": { leaf: fq_codel }`, `"1:2": {}`, 1)), []string{"qdisc del dev eth0 parent 1:3 handle 8001:"}; !slices.Equal(got, want) {
 		t.Errorf("plan %q, want %q", got, want)
 	}
-	words, err := Load(strings.NewReader(strings.Replace(file, `{ leaf: fq_codel }`, `{ class: ets quantum 5000 }`, 1)))
+	words, err := Load("ets.yaml", strings.NewReader(strings.Replace(file, `{ leaf: fq_codel }`, `{ class: ets quantum 5000 }`, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Compute(context.Background(), k, words); err == nil || !strings.Contains(err.Error(), "its qdisc makes it") {
+	if _, err := Compute(context.Background(), k, words); err == nil || !strings.Contains(err.Error(), "makes its classes itself") {
 		t.Errorf("words for a class ets makes: %v", err)
 	}
 }
@@ -480,6 +482,32 @@ func TestUndo(t *testing.T) {
 	}
 	if after := [][]netlink.Msg{k.qdiscs, k.classes, k.filters}; !reflect.DeepEqual(after, before) {
 		t.Errorf("state not restored:\n%+v\nwant\n%+v", after, before)
+	}
+}
+
+// TestRunAnswers passes on each request sent and the kernel's answer: its
+// warning, its refusal, and the undo requests marked as such.
+func TestRunAnswers(t *testing.T) {
+	k := newFake("eth0", "ifb0")
+	if _, err := applyFile(t, k, htbFile); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.NewReplacer("rate 10mbit", "rate 11mbit", "rate 20mbit", "rate 21mbit").Replace(htbFile)
+	k.failAt, k.warning = k.requests+2, "quantum is big"
+	var got []string
+	_, err := plan(t, k, changed).Run(context.Background(), k, func(a Answer) {
+		got = append(got, fmt.Sprintf("undo=%v warning=%q err=%v: %s", a.Undo, a.Warning, a.Err, a.Request.Command))
+	})
+	if !errors.Is(err, errRefused) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{
+		`undo=false warning="quantum is big" err=<nil>: class change dev eth0 parent 1:1 classid 1:10 htb rate 11mbit ceil 100mbit`,
+		`undo=false warning="" err=refused by the test: class change dev eth0 parent 1:1 classid 1:20 htb rate 21mbit ceil 100mbit`,
+		`undo=true warning="quantum is big" err=<nil>: class change dev eth0 parent 1:1 classid 1:10 htb rate 10mbit ceil 100mbit burst 1600 cburst 1600`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -544,31 +572,13 @@ devices:
 }
 
 func TestExampleLoads(t *testing.T) {
-	f, err := Load(strings.NewReader(Example))
+	f, err := Load("test.yaml", strings.NewReader(Example))
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := newFake("eth0", "eth1", "eth2", "eth3", "ifb0", "ifb1")
 	if _, err := Compute(context.Background(), k, f); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestLoadErrors(t *testing.T) {
-	for _, bad := range []string{
-		"devices:\n  eth0:\n    rot: cake\n",
-		"devices:\n  eth0:\n    root: {qdisc: htb, classes: {\"1:1\": {class: htb rate 1mbit}}}\n",
-		"devices:\n  eth0:\n    ingress: {qdisc: ingress, filters: [matchall action drop]}\n",
-		"devices:\n  eth0:\n    root: cake bandwith 1mbit\n",
-	} {
-		k := newFake("eth0")
-		f, err := Load(strings.NewReader(bad))
-		if err == nil {
-			_, err = Compute(context.Background(), k, f)
-		}
-		if err == nil {
-			t.Errorf("%q: no error", bad)
-		}
 	}
 }
 
@@ -599,26 +609,47 @@ func TestClasslessClasses(t *testing.T) {
 	}
 }
 
-// TestFilterLineErrors reads a filter line's words before its kind with
-// tc's grammar, and says what is wrong in tc's words.
-func TestFilterLineErrors(t *testing.T) {
-	for line, want := range map[string]string{
-		"protocol bogus pref 1 matchall":   `filter "protocol bogus pref 1 matchall": Error: argument "bogus" is wrong: invalid protocol`,
-		"pref 70000 matchall":              `filter "pref 70000 matchall": Error: argument "70000" is wrong: invalid priority value`,
-		"pref 1 pref 2 matchall":           `filter "pref 1 pref 2 matchall": Error: duplicate "priority": "2" is the second value.`,
-		"pref 1 chain x matchall":          `filter "pref 1 chain x matchall": Error: argument "x" is wrong: invalid chain index value`,
-		"pref 1 handle":                    `filter "pref 1 handle": Command line is not complete. Try option "help"`,
-		"pref 1 dev eth0 matchall":         `filter "pref 1 dev eth0 matchall": the device, block and parent are where the filter stands in the file`,
-		"egress pref 1 matchall":           `filter "egress pref 1 matchall": the device, block and parent are where the filter stands in the file`,
-		"pref 1 estimator 1s 8s matchall":  `filter "pref 1 estimator 1s 8s matchall": estimator: the kernel keeps no estimator of a filter`,
-		"protocol ip pref 1":               `filter "protocol ip pref 1": no filter kind`,
-		"protocol ip matchall action drop": `filter "protocol ip matchall action drop": pref is required`,
-		"pref 1 nosuchkind":                `filter "pref 1 nosuchkind": gotc does not support filter kind "nosuchkind"`,
-	} {
-		r := &resolver{links: kernelLinks(context.Background(), newFake("eth0"))}
-		_, err := r.filters([]string{line}, netlink.MakeHandle(1, 0))
-		if err == nil || err.Error() != want {
-			t.Errorf("%q: %v, want %s", line, err, want)
+// TestPlanChanges describes each request of a plan as --diff -j prints it:
+// where, what, in tc's words, and why.
+func TestPlanChanges(t *testing.T) {
+	const ingress = "    ingress:\n      qdisc: ingress\n      filters:\n        - protocol all pref 10 matchall action mirred egress redirect dev ifb0\n"
+	kernel := htbFile + ingress + "  ifb0:\n    root: cake bandwidth 500mbit\n"
+	k := newFake("eth0", "ifb0")
+	if _, err := applyFile(t, k, kernel); err != nil {
+		t.Fatal(err)
+	}
+	file := strings.NewReplacer(
+		"rate 20mbit", "rate 30mbit", // a class changed
+		`{ class: htb rate 10mbit ceil 100mbit, leaf: fq_codel }`, `{ class: htb rate 10mbit ceil 100mbit, classes: { "1:11": { class: htb rate 1mbit } } }`, // a leaf gone, a class added
+		"redirect dev ifb0", "mirror dev ifb0", // a filter changed
+		"cake bandwidth 500mbit", "fq_codel", // a kind replaced
+	).Replace(kernel)
+	var got []string
+	for _, c := range plan(t, k, file).Changes() {
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
 		}
+		got = append(got, string(b))
+	}
+	want := []string{
+		`{"op":"delete","object":"filter","device":"eth0","parent":"ingress","handle":"0x1","kind":"matchall","protocol":"all","pref":10,` +
+			`"command":"filter del dev eth0 ingress protocol all pref 10 handle 0x1 matchall",` +
+			`"reason":"the kernel's options differ: it has action mirred egress redirect dev ifb0; matchall changes no filter in place"}`,
+		`{"op":"add","object":"class","device":"eth0","parent":"1:10","handle":"1:11","kind":"htb","words":["rate","1mbit"],` +
+			`"command":"class add dev eth0 parent 1:10 classid 1:11 htb rate 1mbit","reason":"not in the kernel"}`,
+		`{"op":"change","object":"class","device":"eth0","parent":"1:1","handle":"1:20","kind":"htb","words":["rate","30mbit","ceil","100mbit"],` +
+			`"command":"class change dev eth0 parent 1:1 classid 1:20 htb rate 30mbit ceil 100mbit",` +
+			`"reason":"the kernel's options differ: it has rate 20mbit ceil 100mbit burst 1600 cburst 1600"}`,
+		`{"op":"add","object":"filter","device":"eth0","parent":"ingress","kind":"matchall","protocol":"all","pref":10,"words":["action","mirred","egress","mirror","dev","ifb0"],` +
+			`"command":"filter add dev eth0 ingress protocol all pref 10 matchall action mirred egress mirror dev ifb0",` +
+			`"reason":"the kernel's options differ: it has action mirred egress redirect dev ifb0; matchall changes no filter in place"}`,
+		`{"op":"delete","object":"qdisc","device":"eth0","parent":"1:10","handle":"8001:","kind":"fq_codel",` +
+			`"command":"qdisc del dev eth0 parent 1:10 handle 8001:","reason":"not in the file"}`,
+		`{"op":"replace","object":"qdisc","device":"ifb0","parent":"root","kind":"fq_codel",` +
+			`"command":"qdisc replace dev ifb0 root fq_codel","reason":"the kernel has cake here"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -18,8 +18,10 @@ type Kernel interface {
 	// Dump returns the qdiscs or classes of a device (parent 0), or the
 	// filters attached to parent. The messages are the caller's to keep.
 	Dump(ctx context.Context, obj netlink.Object, ifindex int32, parent uint32) ([]netlink.Msg, error)
-	// Do sends one change request and waits for the kernel's answer.
-	Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error
+	// Do sends one change request and waits for the kernel's answer: its
+	// refusal, or the warning its acknowledgement carried ("" for none),
+	// which tc prints as "Warning: ...".
+	Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (warning string, err error)
 }
 
 // kernelLinks names the devices of k for the kinds whose options refer to

@@ -2,13 +2,23 @@ package apply
 
 import (
 	"context"
+	"iter"
 
 	"github.com/gotc/gotc/netlink"
 )
 
 // KernelConn is the Kernel of a netlink connection: the one file that knows
 // the connection's API.
-type KernelConn struct{ Conn *netlink.Conn }
+type KernelConn struct{ Conn Conn }
+
+// Conn is what KernelConn asks of a netlink connection: a *netlink.Conn,
+// or a fake of one in tests.
+type Conn interface {
+	LinkIndex(ctx context.Context, name string) (int32, error)
+	LinkNames(ctx context.Context) (map[int32]string, error)
+	Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFilter) iter.Seq2[*netlink.Msg, error]
+	DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error)
+}
 
 // LinkIndex implements Kernel.
 func (k KernelConn) LinkIndex(ctx context.Context, name string) (int32, error) {
@@ -34,6 +44,6 @@ func (k KernelConn) Dump(ctx context.Context, obj netlink.Object, ifindex int32,
 }
 
 // Do implements Kernel.
-func (k KernelConn) Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) error {
-	return k.Conn.Do(ctx, obj, op, m)
+func (k KernelConn) Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
+	return k.Conn.DoWarning(ctx, obj, op, m)
 }

@@ -17,12 +17,57 @@ type Request struct {
 	Object netlink.Object
 	Op     netlink.Op
 	Msg    netlink.Msg
-	// Command is the request as a tc command line (without "tc").
-	Command string
+	// Change describes the request in tc's terms (its Command is the tc
+	// command line) and why the plan makes it. Its Op and Object are
+	// the words for the Request's own.
+	Change
 	// undo restores what the request changes, in order; nil when the
 	// request needs no undo of its own (an object added inside a subtree
 	// whose own undo removes it).
 	undo []Request
+}
+
+// Change is a request of a plan as "gotc apply --diff -j" prints it: a
+// JSON array of one object per request, in the plan's order, of these
+// fields, for instance
+//
+//	{"op": "change", "object": "class", "device": "eth0", "parent": "1:1",
+//	 "handle": "1:10", "kind": "htb", "words": ["rate", "30mbit"],
+//	 "command": "class change dev eth0 parent 1:1 classid 1:10 htb rate 30mbit",
+//	 "reason": "the kernel's options differ: it has rate 20Mbit burst 1600b cburst 1600b"}
+//
+// Fields may be added; none will change its meaning.
+type Change struct {
+	// Op is what the request does: add, change, replace or delete.
+	Op string `json:"op"`
+	// Object is what it does it to: qdisc, class or filter.
+	Object string `json:"object"`
+	// Device is the device's name.
+	Device string `json:"device"`
+	// Parent is where the object hangs, in tc's words: root or ingress
+	// (a qdisc), ingress or egress (the hooks of an ingress or clsact
+	// qdisc, for filters), or a qdisc handle or class ID ("1:", "1:10").
+	Parent string `json:"parent"`
+	// Handle is the qdisc's handle ("1:"), the class's ID ("1:10") or the
+	// filter's handle, as tc writes them; absent where the kernel picks
+	// it.
+	Handle string `json:"handle,omitempty"`
+	// Kind is the object's kind; absent only for the delete of a whole
+	// filter priority.
+	Kind string `json:"kind,omitempty"`
+	// Protocol, Pref and Chain place a filter (Protocol absent for the
+	// delete of a whole priority, Chain for chain 0).
+	Protocol string `json:"protocol,omitempty"`
+	Pref     uint32 `json:"pref,omitempty"`
+	Chain    uint32 `json:"chain,omitempty"`
+	// Words are the options after the kind, in tc's words; absent when
+	// there are none: a delete, a kind written alone, options known only
+	// as the kernel dumped them.
+	Words []string `json:"words,omitempty"`
+	// Command is the request as a tc command line, without "tc".
+	Command string `json:"command"`
+	// Reason says why the plan makes the request.
+	Reason string `json:"reason"`
 }
 
 // Plan is the requests that bring the kernel to a desired state, in the
@@ -66,11 +111,12 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 	switch {
 	case want == nil:
 		if have != nil {
-			p.deletes = append(p.deletes, p.deleteQdisc(have))
+			p.deletes = append(p.deletes, because(notInFile, p.deleteQdisc(have))...)
 		}
 		return
 	case have == nil || have.handle == 0 || have.kind != want.kind || (want.handle != 0 && want.handle != have.handle):
 		r := p.qdiscRequest(netlink.Replace, want)
+		r.Reason = replaceReason(want, have)
 		switch {
 		case have == nil || (have.handle == 0 && (parent == netlink.HandleRoot || parent == netlink.HandleIngress)):
 			// Deleting it brings the kernel's default back.
@@ -89,10 +135,10 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		// class, r2q): delete the qdisc and add it anew with all below.
 		w := *want
 		w.handle = have.handle
-		p.trees = append(p.trees, p.deleteQdisc(have))
+		reason := optionsDiffer(have.words) + "; " + want.kind + " changes none in place"
 		r := p.qdiscRequest(netlink.Add, &w)
 		r.undo = []Request{p.qdiscRequest(netlink.Delete, &w)}
-		p.trees = append(p.trees, r)
+		p.trees = append(p.trees, because(reason, p.deleteQdisc(have), r)...)
 		p.addBelow(&w)
 		return
 	}
@@ -100,6 +146,7 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		w := *want
 		w.handle = have.handle
 		r := p.qdiscRequest(netlink.Change, &w)
+		r.Reason = optionsDiffer(have.words)
 		old := *have
 		old.options = onlySet(have.options, want.options)
 		r.undo = []Request{p.qdiscRequest(netlink.Change, &old)}
@@ -134,11 +181,13 @@ func (p *planner) classes(want, have []*classNode, parent uint32) {
 		case w.made && h == nil:
 			// Nothing to graft onto: the plan would fail; say so at its
 			// place in the order, where the kernel refuses it.
-			p.trees = append(p.trees, p.addClassSubtree(w)...)
+			reason := "the kernel's qdisc has no class " + tcfmt.FormatClassID(w.id) + " to graft onto"
+			p.trees = append(p.trees, p.addClassSubtree(w, reason)...)
 			continue
 		case w.made:
 		case h == nil:
 			r := p.classRequest(netlink.Add, w)
+			r.Reason = notInKernel
 			r.undo = []Request{p.classRequest(netlink.Delete, w)}
 			p.trees = append(p.trees, r)
 			p.addClassBelow(w)
@@ -146,15 +195,17 @@ func (p *planner) classes(want, have []*classNode, parent uint32) {
 		case h.parent != w.parent:
 			// A class does not move: delete it with what is below it,
 			// then add it where the file puts it.
-			del := p.deleteClass(h)
-			p.trees = append(p.trees, del...)
+			reason := fmt.Sprintf("the kernel has it under %s, the file under %s", tcfmt.FormatClassID(h.parent), tcfmt.FormatClassID(w.parent))
+			p.trees = append(p.trees, because(reason, p.deleteClass(h)...)...)
 			r := p.classRequest(netlink.Add, w)
+			r.Reason = reason
 			r.undo = []Request{p.classRequest(netlink.Delete, w)}
 			p.trees = append(p.trees, r)
 			p.addClassBelow(w)
 			continue
 		case !tckind.Covers(w.options, h.options):
 			r := p.classRequest(netlink.Change, w)
+			r.Reason = optionsDiffer(h.words)
 			old := *h
 			old.options = onlySet(h.options, w.options)
 			r.undo = []Request{p.classRequest(netlink.Change, &old)}
@@ -171,11 +222,11 @@ func (p *planner) classes(want, have []*classNode, parent uint32) {
 			// A class its qdisc makes stays; what the file does not put
 			// below it goes.
 			if h.leaf != nil && h.leaf.handle != 0 {
-				p.deletes = append(p.deletes, p.deleteQdisc(h.leaf))
+				p.deletes = append(p.deletes, because(notInFile, p.deleteQdisc(h.leaf))...)
 			}
 			continue
 		}
-		p.deletes = append(p.deletes, p.deleteClass(h)...)
+		p.deletes = append(p.deletes, because(notInFile, p.deleteClass(h)...)...)
 	}
 }
 
@@ -198,13 +249,16 @@ func (p *planner) filters(want, have []*filterNode) {
 		add.undo = []Request{p.filterRequest(netlink.Delete, w)}
 		switch {
 		case h == nil:
+			add.Reason = notInKernel
 			p.filterAdds = append(p.filterAdds, add)
 			continue
 		case tckind.Covers(w.options, h.options):
 		case noFilterChange(w.kind):
 			// The kind changes no filter in place (matchall: the
 			// kernel answers EEXIST): delete it and add the new one.
+			reason := optionsDiffer(h.words) + "; " + w.kind + " changes no filter in place"
 			del := p.filterRequest(netlink.Delete, h)
+			del.Reason, add.Reason = reason, reason
 			del.undo = []Request{p.filterRequest(netlink.Add, h)}
 			p.filterDeletes = append(p.filterDeletes, del)
 			p.filterAdds = append(p.filterAdds, add)
@@ -212,6 +266,7 @@ func (p *planner) filters(want, have []*filterNode) {
 			nw := *w
 			nw.handle = h.handle
 			r := p.filterRequest(netlink.Replace, &nw)
+			r.Reason = optionsDiffer(h.words)
 			r.undo = []Request{p.filterRequest(netlink.Replace, h)}
 			p.filterAdds = append(p.filterAdds, r)
 		}
@@ -226,6 +281,7 @@ func (p *planner) filters(want, have []*filterNode) {
 		}
 		if keep[g] {
 			del := p.filterRequest(netlink.Delete, h)
+			del.Reason = notInFile
 			del.undo = []Request{p.filterRequest(netlink.Add, h)}
 			p.filterDeletes = append(p.filterDeletes, del)
 			continue
@@ -233,6 +289,7 @@ func (p *planner) filters(want, have []*filterNode) {
 		// Nothing of this priority stays: one request deletes it all.
 		deletedPrio[g] = true
 		del := p.filterRequest(netlink.Delete, &filterNode{parent: h.parent, prio: h.prio, chain: h.chain})
+		del.Reason = notInFile
 		for _, o := range have {
 			if o.chain == h.chain && o.prio == h.prio {
 				del.undo = append(del.undo, p.filterRequest(netlink.Add, o))
@@ -245,34 +302,35 @@ func (p *planner) filters(want, have []*filterNode) {
 // addBelow adds everything below a qdisc the plan creates.
 func (p *planner) addBelow(q *qdiscNode) {
 	for _, c := range q.classes {
-		p.trees = append(p.trees, p.addClassSubtree(c)...)
+		p.trees = append(p.trees, p.addClassSubtree(c, parentIsNew)...)
 	}
 	for _, f := range append(q.filters, q.egressFilters...) {
-		p.filterAdds = append(p.filterAdds, p.filterRequest(netlink.Add, f))
+		p.filterAdds = append(p.filterAdds, because(parentIsNew, p.filterRequest(netlink.Add, f))...)
 	}
 }
 
 // addClassBelow adds the leaf and the children of a class the plan creates.
 func (p *planner) addClassBelow(c *classNode) {
 	if c.leaf != nil {
-		p.trees = append(p.trees, p.qdiscRequest(netlink.Add, c.leaf))
+		p.trees = append(p.trees, because(parentIsNew, p.qdiscRequest(netlink.Add, c.leaf))...)
 		p.addBelow(c.leaf)
 	}
 	for _, ch := range c.children {
-		p.trees = append(p.trees, p.addClassSubtree(ch)...)
+		p.trees = append(p.trees, p.addClassSubtree(ch, parentIsNew)...)
 	}
 }
 
 // addClassSubtree is the requests that create a class (unless its qdisc
-// makes it), its leaf and its children, none with an undo of its own.
-func (p *planner) addClassSubtree(c *classNode) []Request {
+// makes it), for reason, its leaf and its children, none with an undo of
+// its own.
+func (p *planner) addClassSubtree(c *classNode, reason string) []Request {
 	saved := p.trees
 	p.trees = nil
 	if !c.made {
-		p.trees = append(p.trees, p.classRequest(netlink.Add, c))
+		p.trees = append(p.trees, because(reason, p.classRequest(netlink.Add, c))...)
 	} else if c.leaf != nil {
 		// Grafting onto the qdisc's own class replaces its default.
-		p.trees = append(p.trees, p.qdiscRequest(netlink.Replace, c.leaf))
+		p.trees = append(p.trees, because(reason, p.qdiscRequest(netlink.Replace, c.leaf))...)
 		p.addBelow(c.leaf)
 		out := p.trees
 		p.trees = saved
@@ -282,6 +340,43 @@ func (p *planner) addClassSubtree(c *classNode) []Request {
 	out := p.trees
 	p.trees = saved
 	return out
+}
+
+// The reasons of the plan's requests, for Change.Reason.
+const (
+	notInKernel = "not in the kernel"
+	notInFile   = "not in the file"
+	parentIsNew = "its parent is new"
+)
+
+// because gives requests the reason the plan makes them for.
+func because(reason string, rs ...Request) []Request {
+	for i := range rs {
+		rs[i].Reason = reason
+	}
+	return rs
+}
+
+// replaceReason says why a qdisc is replaced rather than changed.
+func replaceReason(want, have *qdiscNode) string {
+	switch {
+	case have == nil:
+		return notInKernel
+	case have.handle == 0:
+		return "the kernel has its default " + have.kind + " here"
+	case have.kind != want.kind:
+		return "the kernel has " + have.kind + " here"
+	}
+	return fmt.Sprintf("the kernel's %s has handle %s", have.kind, tcfmt.FormatQdiscHandle(have.handle))
+}
+
+// optionsDiffer says that an object's options are not the file's, and
+// what the kernel has where its words are known.
+func optionsDiffer(kernelWords []string) string {
+	if len(kernelWords) == 0 {
+		return "the kernel's options differ"
+	}
+	return "the kernel's options differ: it has " + strings.Join(kernelWords, " ")
 }
 
 // subtree is the requests that re-create what is below a kernel qdisc
@@ -344,21 +439,28 @@ func (p *planner) deleteClass(c *classNode) []Request {
 	return append(out, r)
 }
 
-// qdiscRequest builds a qdisc request and its tc command line.
+// qdiscRequest builds a qdisc request and its description.
 func (p *planner) qdiscRequest(op netlink.Op, q *qdiscNode) Request {
 	m := netlink.Msg{}
 	m.Header.Ifindex, m.Header.Parent, m.Header.Handle = p.ifindex, q.parent, q.handle
+	c := Change{Op: op.String(), Object: "qdisc", Device: p.dev, Kind: q.kind}
 	var cmd strings.Builder
 	fmt.Fprintf(&cmd, "qdisc %s dev %s", opWord(op), p.dev)
 	switch q.parent {
 	case netlink.HandleRoot:
+		c.Parent = "root"
 		cmd.WriteString(" root")
 	case netlink.HandleIngress:
+		c.Parent = "ingress" // the kind's word says it on the command line
 	default:
-		fmt.Fprintf(&cmd, " parent %s", tcfmt.FormatClassID(q.parent))
+		c.Parent = tcfmt.FormatClassID(q.parent)
+		cmd.WriteString(" parent " + c.Parent)
 	}
-	if q.handle != 0 && q.parent != netlink.HandleIngress {
-		fmt.Fprintf(&cmd, " handle %s", tcfmt.FormatQdiscHandle(q.handle))
+	if q.handle != 0 {
+		c.Handle = tcfmt.FormatQdiscHandle(q.handle)
+		if q.parent != netlink.HandleIngress {
+			cmd.WriteString(" handle " + c.Handle)
+		}
 	}
 	if op != netlink.Delete || q.parent == netlink.HandleIngress {
 		kind := q.kind
@@ -367,44 +469,55 @@ func (p *planner) qdiscRequest(op netlink.Op, q *qdiscNode) Request {
 	}
 	if op != netlink.Delete {
 		m.Attrs.Options = q.options
+		c.Words = q.words
 		writeWords(&cmd, q.words, q.options)
 	}
-	return Request{Object: netlink.Qdisc, Op: op, Msg: m, Command: cmd.String()}
+	c.Command = cmd.String()
+	return Request{Object: netlink.Qdisc, Op: op, Msg: m, Change: c}
 }
 
-// classRequest builds a class request and its command line.
-func (p *planner) classRequest(op netlink.Op, c *classNode) Request {
+// classRequest builds a class request and its description.
+func (p *planner) classRequest(op netlink.Op, cl *classNode) Request {
 	m := netlink.Msg{}
-	m.Header.Ifindex, m.Header.Parent, m.Header.Handle = p.ifindex, c.parent, c.id
+	m.Header.Ifindex, m.Header.Parent, m.Header.Handle = p.ifindex, cl.parent, cl.id
+	c := Change{Op: op.String(), Object: "class", Device: p.dev, Kind: cl.kind,
+		Parent: tcfmt.FormatClassID(cl.parent), Handle: tcfmt.FormatClassID(cl.id)}
 	var cmd strings.Builder
-	fmt.Fprintf(&cmd, "class %s dev %s parent %s classid %s", opWord(op), p.dev, tcfmt.FormatClassID(c.parent), tcfmt.FormatClassID(c.id))
+	fmt.Fprintf(&cmd, "class %s dev %s parent %s classid %s", opWord(op), p.dev, c.Parent, c.Handle)
 	if op != netlink.Delete {
-		kind := c.kind
-		m.Attrs.Kind, m.Attrs.Options = &kind, c.options
+		kind := cl.kind
+		m.Attrs.Kind, m.Attrs.Options = &kind, cl.options
+		c.Words = cl.words
 		cmd.WriteString(" " + kind)
-		writeWords(&cmd, c.words, c.options)
+		writeWords(&cmd, cl.words, cl.options)
 	}
-	return Request{Object: netlink.Class, Op: op, Msg: m, Command: cmd.String()}
+	c.Command = cmd.String()
+	return Request{Object: netlink.Class, Op: op, Msg: m, Change: c}
 }
 
-// filterRequest builds a filter request and its command line; a delete
+// filterRequest builds a filter request and its description; a delete
 // without a kind deletes the filter's whole priority.
 func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 	m := netlink.Msg{}
 	m.Header.Ifindex, m.Header.Parent = p.ifindex, f.parent
 	m.Header.Info = f.prio<<16 | uint32(ntohs(f.protocol))
+	c := Change{Op: op.String(), Object: "filter", Device: p.dev, Kind: f.kind, Pref: f.prio, Chain: f.chain}
 	var cmd strings.Builder
 	fmt.Fprintf(&cmd, "filter %s dev %s", opWord(op), p.dev)
 	switch f.parent {
 	case tcline.ParentIngress:
+		c.Parent = "ingress"
 		cmd.WriteString(" ingress")
 	case tcline.ParentEgress:
+		c.Parent = "egress"
 		cmd.WriteString(" egress")
 	default:
-		fmt.Fprintf(&cmd, " parent %s", tcfmt.FormatClassID(f.parent))
+		c.Parent = tcfmt.FormatClassID(f.parent)
+		cmd.WriteString(" parent " + c.Parent)
 	}
 	if f.kind != "" {
-		fmt.Fprintf(&cmd, " protocol %s", tckind.EthProtocolName(f.protocol))
+		c.Protocol = tckind.EthProtocolName(f.protocol)
+		cmd.WriteString(" protocol " + c.Protocol)
 	}
 	fmt.Fprintf(&cmd, " pref %d", f.prio)
 	if f.chain != 0 {
@@ -417,15 +530,18 @@ func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 		kind := f.kind
 		m.Attrs.Kind = &kind
 		if f.handle != 0 && (f.handleSet || op != netlink.Add) {
-			fmt.Fprintf(&cmd, " handle %s", tckind.FilterHandleWord(f.kind, f.handle, f.options))
+			c.Handle = tckind.FilterHandleWord(f.kind, f.handle, f.options)
+			cmd.WriteString(" handle " + c.Handle)
 		}
 		cmd.WriteString(" " + kind)
 		if op != netlink.Delete {
 			m.Attrs.Options = f.options
+			c.Words = f.words
 			writeWords(&cmd, f.words, f.options)
 		}
 	}
-	return Request{Object: netlink.Filter, Op: op, Msg: m, Command: cmd.String()}
+	c.Command = cmd.String()
+	return Request{Object: netlink.Filter, Op: op, Msg: m, Change: c}
 }
 
 // writeWords appends a node's option words to a command line: the file's,

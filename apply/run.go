@@ -2,25 +2,44 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
+
+	"github.com/gotc/gotc/netlink"
 )
 
-// Compute reads the kernel's state of every device the file names and
-// returns the plan that brings it to the file's. It sends no change.
+// Compute checks the file's words, then reads the kernel's state of
+// every device the file names and returns the plan that brings it to the
+// file's. It sends no change.
+//
+// Every kind, option, handle and class ID is read by the kind's own parser
+// and checked against its place in the tree before the kernel's state is
+// read; the faults found, and the devices this machine lacks, make the
+// error a *BadFile.
 func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 	r := &resolver{links: kernelLinks(ctx, k)}
-	plan := &Plan{}
+	var wants []*deviceState
 	for _, name := range sortedKeys(f.Devices) {
+		d := f.Devices[name]
+		if d == nil {
+			d = &Device{}
+		}
+		want := r.device(name, d)
 		idx, err := k.LinkIndex(ctx, name)
-		if err != nil {
+		if errors.Is(err, netlink.ErrNotFound) {
+			r.fault(d.at, "no device %q on this machine", name)
+		} else if err != nil {
 			return nil, fmt.Errorf("device %s: %w", name, err)
 		}
-		want, err := r.device(name, idx, f.Devices[name])
-		if err != nil {
-			return nil, err
-		}
-		have, err := readDevice(ctx, k, name, idx)
+		want.ifindex = idx
+		wants = append(wants, want)
+	}
+	if err := r.err(f.name); err != nil {
+		return nil, err
+	}
+	plan := &Plan{}
+	for _, want := range wants {
+		have, err := readDevice(ctx, k, want.name, want.ifindex)
 		if err != nil {
 			return nil, err
 		}
@@ -54,24 +73,40 @@ func (e *Error) Error() string {
 // Unwrap gives the kernel's answer to the failed request.
 func (e *Error) Unwrap() error { return e.Err }
 
+// Answer is a request Run sent and the kernel's answer to it.
+type Answer struct {
+	Request Request
+	// Undo is set for a request that undoes an earlier one after the
+	// kernel refused a later one.
+	Undo bool
+	// Warning is the warning the kernel's acknowledgement carried (its
+	// extended ack), "" for none.
+	Warning string
+	// Err is the kernel's refusal, nil when it accepted the request.
+	Err error
+}
+
 // Run sends the plan's requests in order and returns how many it sent
 // (the refused one and the undo requests included). When the kernel
 // refuses one, Run undoes those it accepted, latest first, and returns an
-// *Error; log, when not nil, gets a line per request sent
-// ("apply:" or "undo:" and its command line).
-func (p *Plan) Run(ctx context.Context, k Kernel, log io.Writer) (sent int, err error) {
-	if log == nil {
-		log = io.Discard
+// *Error. answered, when not nil, is called with each request sent and the
+// kernel's answer, as it comes.
+func (p *Plan) Run(ctx context.Context, k Kernel, answered func(Answer)) (sent int, err error) {
+	if answered == nil {
+		answered = func(Answer) {}
+	}
+	send := func(r Request, undo bool) error {
+		warning, err := k.Do(ctx, r.Object, r.Op, &r.Msg)
+		answered(Answer{Request: r, Undo: undo, Warning: warning, Err: err})
+		return err
 	}
 	for i, r := range p.Requests {
-		fmt.Fprintf(log, "apply: %s\n", r.Command)
-		if err := k.Do(ctx, r.Object, r.Op, &r.Msg); err != nil {
+		if err := send(r, false); err != nil {
 			e := &Error{Failed: r, Err: err, Sent: i}
 			for j := i - 1; j >= 0 && e.UndoErr == nil; j-- {
 				for _, u := range p.Requests[j].undo {
-					fmt.Fprintf(log, "undo: %s\n", u.Command)
 					e.Undone++
-					if uerr := k.Do(ctx, u.Object, u.Op, &u.Msg); uerr != nil {
+					if uerr := send(u, true); uerr != nil {
 						e.UndoErr = fmt.Errorf("%s: %w", u.Command, uerr)
 						break
 					}
@@ -81,6 +116,17 @@ func (p *Plan) Run(ctx context.Context, k Kernel, log io.Writer) (sent int, err 
 		}
 	}
 	return len(p.Requests), nil
+}
+
+// Changes describes the plan's requests, one Change each, in order: what
+// "gotc apply --diff -j" prints. A plan with nothing to do has none (an
+// empty slice, "[]" in JSON).
+func (p *Plan) Changes() []Change {
+	out := make([]Change, len(p.Requests))
+	for i, r := range p.Requests {
+		out[i] = r.Change
+	}
+	return out
 }
 
 // Commands returns the plan as tc command lines, one per request.

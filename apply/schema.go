@@ -40,10 +40,18 @@
 // filter of an owned device that the file does not describe is deleted
 // (the default qdiscs the kernel makes, handle 0:, are left alone), and a
 // device the file does not name is never touched.
+//
+// Because a file owns its devices, a file that says something else than
+// its author meant would delete what it leaves out: nothing is sent for a
+// file with a fault. Load refuses unknown keys (a misspelt "clases" at
+// any level), values of the wrong shape and keys given twice; Compute
+// then reads every kind's words with the kind's own parser and checks the
+// tree (class IDs of their qdisc, leaves only where the qdisc takes them,
+// every handle and class ID once) before it reads the kernel. Either
+// returns a *BadFile naming each fault as FILE:LINE:COLUMN.
 package apply
 
 import (
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -54,6 +62,9 @@ import (
 // File is a desired state: the trees of the devices it owns.
 type File struct {
 	Devices map[string]*Device `yaml:"devices" json:"devices"`
+	// name is the file's name in the messages about it ("" for a File
+	// made in Go).
+	name string
 }
 
 // Device is one device's desired trees; a nil tree is one the device must
@@ -61,6 +72,8 @@ type File struct {
 type Device struct {
 	Root    *Qdisc `yaml:"root,omitempty" json:"root,omitempty"`
 	Ingress *Qdisc `yaml:"ingress,omitempty" json:"ingress,omitempty"`
+	// at is where the device's name stands in the file.
+	at place
 }
 
 // Qdisc is a desired qdisc and what hangs below it.
@@ -77,6 +90,10 @@ type Qdisc struct {
 	Filters []string `yaml:"filters,omitempty" json:"filters,omitempty"`
 	// EgressFilters are clsact's egress hook's filters.
 	EgressFilters []string `yaml:"egress_filters,omitempty" json:"egress_filters,omitempty"`
+	// Where the qdisc and its parts stand in the file: the faults found
+	// in them name these places.
+	at, specAt, handleAt       place
+	filtersAt, egressFiltersAt []place
 }
 
 // Class is a desired class, its leaf qdisc and its child classes.
@@ -88,22 +105,8 @@ type Class struct {
 	Leaf *Qdisc `yaml:"leaf,omitempty" json:"leaf,omitempty"`
 	// Classes are the class's children, by class ID.
 	Classes map[string]*Class `yaml:"classes,omitempty" json:"classes,omitempty"`
-}
-
-// UnmarshalYAML takes a qdisc written as its tc words alone as well as the
-// full mapping.
-func (q *Qdisc) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		*q = Qdisc{Spec: n.Value}
-		return nil
-	}
-	type plain Qdisc // without this method
-	var p plain
-	if err := n.Decode(&p); err != nil {
-		return err
-	}
-	*q = Qdisc(p)
-	return nil
+	// Where the class's ID (its key) and its words stand in the file.
+	idAt, specAt place
 }
 
 // MarshalYAML writes a qdisc with nothing below it and no handle as its tc
@@ -114,29 +117,6 @@ func (q *Qdisc) MarshalYAML() (any, error) {
 	}
 	type plain Qdisc
 	return (*plain)(q), nil
-}
-
-// Load reads a desired state in YAML or JSON. Unknown keys are errors: a
-// misspelt "clases" must not silently mean "no classes".
-func Load(r io.Reader) (*File, error) {
-	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
-	var f File
-	if err := dec.Decode(&f); err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("empty file: no devices")
-		}
-		return nil, err
-	}
-	if len(f.Devices) == 0 {
-		return nil, fmt.Errorf("the file names no devices")
-	}
-	for name, d := range f.Devices {
-		if d == nil {
-			f.Devices[name] = &Device{}
-		}
-	}
-	return &f, nil
 }
 
 // Write writes f as YAML.

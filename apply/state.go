@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
@@ -60,9 +62,9 @@ type deviceState struct {
 	ingress *qdiscNode
 }
 
-// madeClasses reports whether a qdisc kind makes its own classes: mq's
-// queues and prio's bands, which have no class parser, and ets's bands,
-// whose quanta the qdisc's options say (Qdisc.MakesClasses).
+// madeClasses reports whether a qdisc kind's classes are its own, not a
+// file's to add (Qdisc.MakesClasses, and classless kinds that dump classes,
+// as cake its tins); mq, which tc has no module for, makes its queues.
 func madeClasses(kind string) bool {
 	k := tckind.LookupQdisc(kind)
 	return k == nil || k.ParseClass == nil || k.MakesClasses
@@ -77,76 +79,165 @@ func filterHooks(kind string) int {
 	return 0
 }
 
+// nestedClasses reports a qdisc kind that makes classes in two levels
+// (Qdisc.MakesNestedClasses).
+func nestedClasses(kind string) bool {
+	k := tckind.LookupQdisc(kind)
+	return k != nil && k.MakesNestedClasses
+}
+
+// kernelOnlyQdiscs are the qdisc kinds the kernel has that tc has no module
+// for, so gotc registers none: they take no options.
+var kernelOnlyQdiscs = []string{"mq"}
+
+// qdiscKindNames are the qdisc kinds a file may name, sorted.
+func qdiscKindNames() []string {
+	names := slices.Clone(kernelOnlyQdiscs)
+	for _, k := range tckind.Qdiscs() {
+		names = append(names, k.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// filterKindNames are the filter kinds a file may name, sorted.
+func filterKindNames() []string {
+	var names []string
+	for _, k := range tckind.Filters() {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
 // resolver turns a File into qdisc, class and filter nodes, parsing every
-// kind's words with gotc's parsers.
+// kind's words with gotc's parsers. It collects a fault, at its place in
+// the file, for everything the kernel would refuse or read otherwise than
+// the file means, and goes on past it, so that one run shows them all.
 type resolver struct {
 	links *netlink.Links
+	faults
+	// deviceName is the device being resolved, named in the faults of a
+	// File made in Go, which have no place.
+	deviceName string
+	// handles and classIDs are where the device's qdisc handles and class
+	// IDs were met: each names one object.
+	handles, classIDs map[uint32]place
 }
 
-func (r *resolver) device(name string, ifindex int32, d *Device) (*deviceState, error) {
-	ds := &deviceState{name: name, ifindex: ifindex}
-	var err error
+func (r *resolver) fault(at place, format string, args ...any) {
+	if at == (place{}) && r.deviceName != "" {
+		format = r.deviceName + ": " + format
+	}
+	r.add(at, format, args...)
+}
+
+// device resolves one device's trees; its ifindex is the caller's to fill.
+func (r *resolver) device(name string, d *Device) *deviceState {
+	r.deviceName, r.handles, r.classIDs = name, map[uint32]place{}, map[uint32]place{}
+	ds := &deviceState{name: name}
 	if d.Root != nil {
-		if ds.root, err = r.qdisc(d.Root, netlink.HandleRoot); err != nil {
-			return nil, fmt.Errorf("%s root: %w", name, err)
-		}
+		ds.root = r.qdisc(d.Root, netlink.HandleRoot)
 	}
 	if d.Ingress != nil {
-		if ds.ingress, err = r.qdisc(d.Ingress, netlink.HandleIngress); err != nil {
-			return nil, fmt.Errorf("%s ingress: %w", name, err)
-		}
-		if filterHooks(ds.ingress.kind) == 0 {
-			return nil, fmt.Errorf("%s ingress: the kind is %q, not one that opens filter hooks (ingress, clsact)", name, ds.ingress.kind)
-		}
+		ds.ingress = r.qdisc(d.Ingress, netlink.HandleIngress)
 	}
-	return ds, nil
+	return ds
 }
 
-func (r *resolver) qdisc(q *Qdisc, parent uint32) (*qdiscNode, error) {
+// qdisc resolves a qdisc at parent and what is below it; nil when it has
+// no kind.
+func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 	words, err := tcline.SplitWords(q.Spec)
 	if err != nil {
-		return nil, fmt.Errorf("%q: %w", q.Spec, err)
+		r.fault(q.specAt, "qdisc %q: %v", q.Spec, err)
+		return nil
 	}
 	if len(words) == 0 {
-		return nil, fmt.Errorf("a qdisc without its kind")
+		r.fault(q.specAt, "a qdisc needs its kind, the first of its tc words")
+		return nil
 	}
 	n := &qdiscNode{kind: words[0], parent: parent, words: words[1:]}
-	if parent == netlink.HandleIngress {
-		n.handle = netlink.MakeHandle(0xffff, 0)
-	}
-	if q.Handle != "" {
-		h, err := tcfmt.ParseQdiscHandle(q.Handle)
-		if err != nil || h == 0 {
-			return nil, fmt.Errorf("invalid handle %q", q.Handle)
+	kindKnown := r.qdiscKind(n, q.specAt)
+	if kindKnown {
+		var err error
+		if n.options, err = parseQdiscOptions(n.kind, n.words); err != nil {
+			r.fault(q.specAt, "qdisc %q: %s", q.Spec, kindMessage(err))
 		}
-		if parent == netlink.HandleIngress && h != n.handle {
-			return nil, fmt.Errorf("the %s qdisc has handle ffff:, not %s", n.kind, q.Handle)
-		}
-		n.handle = h
 	}
-	if n.options, err = parseQdiscOptions(n.kind, n.words); err != nil {
-		return nil, fmt.Errorf("%s: %w", q.Spec, err)
+	if !r.qdiscHandle(n, q) {
+		return n // what is below it hangs on the handle
 	}
 	if n.handle == 0 && (len(q.Classes) > 0 || len(q.Filters) > 0) {
-		return nil, fmt.Errorf("%s: a qdisc with classes or filters needs its handle", q.Spec)
+		r.fault(q.at, "qdisc %s has classes or filters, so it needs its handle (\"1:\")", n.kind)
+		return n
 	}
-	if len(q.EgressFilters) > 0 && filterHooks(n.kind) < 2 {
-		return nil, fmt.Errorf("%s: egress_filters are clsact's", q.Spec)
+	if len(q.EgressFilters) > 0 && kindKnown && filterHooks(n.kind) < 2 {
+		r.fault(q.egressFiltersAt[0], "egress_filters are clsact's, not %s's", n.kind)
 	}
-	if n.classes, err = r.classes(q.Classes, n.handle, n.handle, madeClasses(n.kind)); err != nil {
-		return nil, err
+	if len(q.Classes) > 0 && kindKnown {
+		if k := tckind.LookupQdisc(n.kind); k == nil || k.MakesClasses || k.ParseClass != nil {
+			n.classes = r.classes(q.Classes, n, n.handle)
+		} else {
+			first := q.Classes[sortedKeys(q.Classes)[0]]
+			r.fault(first.idAt, "qdisc %s is classless: it has no classes", n.kind)
+		}
 	}
 	filterParent := n.handle
 	if parent == netlink.HandleIngress {
 		filterParent = tcline.ParentIngress
 	}
-	if n.filters, err = r.filters(q.Filters, filterParent); err != nil {
-		return nil, err
+	n.filters = r.filters(q.Filters, q.filtersAt, filterParent)
+	n.egressFilters = r.filters(q.EgressFilters, q.egressFiltersAt, tcline.ParentEgress)
+	return n
+}
+
+// qdiscKind reports whether n's kind is one gotc knows, in a place the
+// kernel takes it; if not, it says so at the qdisc's words.
+func (r *resolver) qdiscKind(n *qdiscNode, at place) bool {
+	switch hooks := filterHooks(n.kind); {
+	case tckind.LookupQdisc(n.kind) == nil && !slices.Contains(kernelOnlyQdiscs, n.kind):
+		r.fault(at, "unknown qdisc kind %q: %s", n.kind, suggest(n.kind, qdiscKindNames()))
+		return false
+	case n.parent == netlink.HandleIngress && hooks == 0:
+		r.fault(at, "\"ingress\" holds an ingress or clsact qdisc, not %s", n.kind)
+		return false
+	case n.parent != netlink.HandleIngress && hooks > 0:
+		r.fault(at, "%s goes under \"ingress\", not in the root tree", n.kind)
+		return false
 	}
-	if n.egressFilters, err = r.filters(q.EgressFilters, tcline.ParentEgress); err != nil {
-		return nil, err
+	return true
+}
+
+// qdiscHandle reads the file's handle of a qdisc (ingress and clsact's is
+// ffff:) and checks that no other qdisc of the device has it; false when
+// the file's is no handle.
+func (r *resolver) qdiscHandle(n *qdiscNode, q *Qdisc) bool {
+	if n.parent == netlink.HandleIngress {
+		n.handle = netlink.MakeHandle(0xffff, 0)
 	}
-	return n, nil
+	at := q.at
+	if q.Handle != "" {
+		at = q.handleAt
+		h, err := tcfmt.ParseQdiscHandle(q.Handle)
+		switch {
+		case err != nil || h == 0:
+			r.fault(at, "handle %q is not a qdisc handle: a hex major number and a colon, from \"1:\" to \"ffff:\"", q.Handle)
+			return false
+		case n.parent == netlink.HandleIngress && h != n.handle:
+			r.fault(at, "the %s qdisc's handle is ffff:, not %s", n.kind, q.Handle)
+			return true // the qdisc's own handle serves what is below it
+		}
+		n.handle = h
+	}
+	if n.handle == 0 {
+		return true // the kernel picks one
+	}
+	if first, taken := r.handles[n.handle]; taken {
+		r.fault(at, "qdisc handle %s is given twice (first at line %d)", tcfmt.FormatQdiscHandle(n.handle), first.line)
+	} else {
+		r.handles[n.handle] = at
+	}
+	return true
 }
 
 // parseQdiscOptions parses a qdisc kind's words as "tc qdisc add" does; a
@@ -155,14 +246,32 @@ func parseQdiscOptions(kind string, words []string) (attrs.TCOptionsMsg, error) 
 	k := tckind.LookupQdisc(kind)
 	if k == nil || k.ParseQdisc == nil {
 		if len(words) > 0 {
-			return nil, fmt.Errorf("qdisc %q takes no options here", kind)
+			return nil, fmt.Errorf("%s takes no options", kind)
 		}
 		return nil, nil
 	}
 	return k.ParseQdisc(words, tckind.ParseEnv{})
 }
 
-func (r *resolver) classes(m map[string]*Class, qdiscHandle, parent uint32, made bool) ([]*classNode, error) {
+// kindMessage is a kind parser's error as a file's message: tc's own
+// words on one line, where "Command line is not complete" means that the
+// last word lacks its value.
+func kindMessage(err error) string {
+	msg := strings.TrimSpace(err.Error())
+	if msg == tcword.IncompleteCommand().Msg {
+		return "the last word needs a value after it"
+	}
+	lines := strings.Split(msg, "\n")
+	for i := range len(lines) - 1 {
+		lines[i] = strings.TrimSuffix(lines[i], ".")
+	}
+	return strings.Join(lines, "; ")
+}
+
+// classes resolves the classes of qdisc q below parent (q's handle or one
+// of its classes).
+func (r *resolver) classes(m map[string]*Class, q *qdiscNode, parent uint32) []*classNode {
+	made := madeClasses(q.kind)
 	var out []*classNode
 	for _, key := range sortedKeys(m) {
 		c := m[key]
@@ -170,51 +279,79 @@ func (r *resolver) classes(m map[string]*Class, qdiscHandle, parent uint32, made
 			c = &Class{}
 		}
 		id, err := tcfmt.ParseClassID(key)
-		if err != nil || id>>16 != qdiscHandle>>16 || id&0xffff == 0 {
-			return nil, fmt.Errorf("class %q: not a class ID of qdisc %s", key, tcfmt.FormatQdiscHandle(qdiscHandle))
+		if err != nil || id>>16 != q.handle>>16 || id&0xffff == 0 {
+			r.fault(c.idAt, "%q is not a class of qdisc %s: its class IDs are %sN, N a hex number from 1", key, tcfmt.FormatQdiscHandle(q.handle), tcfmt.FormatQdiscHandle(q.handle))
+			continue
 		}
+		if first, taken := r.classIDs[id]; taken {
+			r.fault(c.idAt, "class %s is given twice (first at line %d)", key, first.line)
+			continue
+		}
+		r.classIDs[id] = c.idAt
 		n := &classNode{parent: parent, id: id, made: made}
+		words, err := tcline.SplitWords(c.Spec)
+		if err != nil {
+			r.fault(c.specAt, "class %s %q: %v", key, c.Spec, err)
+			continue
+		}
 		switch {
-		case made && c.Spec != "":
-			return nil, fmt.Errorf("class %s: its qdisc makes it, so it takes no class words", key)
-		case !made && c.Spec == "":
-			return nil, fmt.Errorf("class %s: the class words are missing", key)
+		case made && len(words) > 0:
+			r.fault(c.specAt, "class %s: qdisc %s makes its classes itself, so \"class\" takes no words here", key, q.kind)
+		case !made && len(words) == 0:
+			r.fault(c.idAt, "class %s needs its \"class\" words: %s and its options", key, q.kind)
+		case !made && words[0] != q.kind:
+			r.fault(c.specAt, "class %s is a class of qdisc %s, so its words start with %q, not %q", key, q.kind, q.kind, words[0])
 		case !made:
-			words, err := tcline.SplitWords(c.Spec)
-			if err != nil {
-				return nil, fmt.Errorf("class %s: %q: %w", key, c.Spec, err)
-			}
 			n.kind, n.words = words[0], words[1:]
-			k := tckind.LookupQdisc(n.kind)
-			if n.options, err = k.ParseClass(n.words, tckind.ParseEnv{}); err != nil {
-				return nil, fmt.Errorf("class %s: %s: %w", key, c.Spec, err)
+			if n.options, err = tckind.LookupQdisc(n.kind).ParseClass(n.words, tckind.ParseEnv{}); err != nil {
+				r.fault(c.specAt, "class %s %q: %s", key, c.Spec, kindMessage(err))
 			}
 		}
 		if c.Leaf != nil {
-			if n.leaf, err = r.qdisc(c.Leaf, id); err != nil {
-				return nil, fmt.Errorf("class %s leaf: %w", key, err)
-			}
+			n.leaf = r.qdisc(c.Leaf, id)
+		}
+		if len(c.Classes) > 0 && made && !nestedClasses(q.kind) {
+			r.fault(c.idAt, "class %s: qdisc %s makes its classes itself, without child classes", key, q.kind)
+			continue
 		}
 		// The children of a class its qdisc makes are the qdisc's too
 		// (mqprio's queues below its traffic classes).
-		if n.children, err = r.classes(c.Classes, qdiscHandle, id, made); err != nil {
-			return nil, err
-		}
+		n.children = r.classes(c.Classes, q, id)
 		out = append(out, n)
 	}
-	return sortClasses(out), nil
+	return sortClasses(out)
 }
 
-func (r *resolver) filters(lines []string, parent uint32) ([]*filterNode, error) {
+// filters resolves the filter lines of one parent, and checks that the
+// filters of one priority share their kind and protocol, as the kernel
+// requires.
+func (r *resolver) filters(lines []string, at []place, parent uint32) []*filterNode {
 	var out []*filterNode
-	for _, line := range lines {
+	type prio struct{ chain, prio uint32 }
+	type first struct {
+		f  *filterNode
+		at place
+	}
+	firsts := map[prio]first{}
+	for i, line := range lines {
+		var where place
+		if i < len(at) {
+			where = at[i]
+		}
 		f, err := r.filter(line, parent)
 		if err != nil {
-			return nil, fmt.Errorf("filter %q: %w", line, err)
+			r.fault(where, "filter %q: %s", line, kindMessage(err))
+			continue
+		}
+		p := prio{f.chain, f.prio}
+		if fst, ok := firsts[p]; !ok {
+			firsts[p] = first{f, where}
+		} else if fst.f.kind != f.kind || fst.f.protocol != f.protocol {
+			r.fault(where, "filter %q: pref %d holds %s filters of protocol %s (line %d): the filters of one pref share their kind and protocol", line, f.prio, fst.f.kind, tckind.EthProtocolName(fst.f.protocol), fst.at.line)
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out
 }
 
 // filter parses the words after "tc filter add dev D parent P" with tc's
@@ -246,7 +383,7 @@ func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
 	}
 	k := tckind.LookupFilter(f.kind)
 	if k == nil {
-		return nil, fmt.Errorf("gotc does not support filter kind %q", f.kind)
+		return nil, fmt.Errorf("unknown filter kind %q: %s", f.kind, suggest(f.kind, filterKindNames()))
 	}
 	f.options, f.handle, err = k.Parse(f.words, tckind.FilterEnv{Handle: w.Handle, Protocol: f.protocol, Parent: parent, ActionEnv: tckind.ActionEnv{Links: r.links}})
 	if err != nil {

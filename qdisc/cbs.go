@@ -22,8 +22,9 @@ const cbsUsage = "Usage: ... cbs hicredit BYTES locredit BYTES sendslope BPS idl
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "cbs",
-		Usage: cbsUsage,
+		Name:         "cbs",
+		MakesClasses: true,
+		Usage:        cbsUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseCBS(args)
 		},

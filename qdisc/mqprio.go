@@ -73,9 +73,12 @@ var mqprioDefault = attrs.TCMQPrioQopt{
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:     "mqprio",
-		NoChange: true,
-		Usage:    mqprioUsage,
+		Name:         "mqprio",
+		MakesClasses: true,
+		// A traffic class is 1:ffe0 and up, its queues below it.
+		MakesNestedClasses: true,
+		NoChange:           true,
+		Usage:              mqprioUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseMQPrio(args)
 		},

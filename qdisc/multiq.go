@@ -22,6 +22,7 @@ const multiqUsage = "Usage: ... multiq [help]"
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:         "multiq",
+		MakesClasses: true,
 		Usage:        multiqUsage,
 		ParseQdisc:   parseMultiq,
 		PrintOptions: printMultiq,

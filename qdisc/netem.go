@@ -93,8 +93,9 @@ func netemLibDir() string {
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "netem",
-		Usage: netemUsage,
+		Name:         "netem",
+		MakesClasses: true,
+		Usage:        netemUsage,
 		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseNetem(args, env)
 		},

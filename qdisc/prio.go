@@ -42,8 +42,9 @@ var prioDefault = attrs.TCPrioQopt{
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "prio",
-		Usage: prioUsage,
+		Name:         "prio",
+		MakesClasses: true,
+		Usage:        prioUsage,
 		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParsePrio(args, env)
 		},

@@ -30,9 +30,10 @@ const redSupportedFlags = redFlagECN | redFlagHarddrop | redFlagAdaptive | redFl
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "red",
-		Usage:      redUsage,
-		ParseQdisc: tckind.TypedParser(ParseRED),
+		Name:         "red",
+		MakesClasses: true,
+		Usage:        redUsage,
+		ParseQdisc:   tckind.TypedParser(ParseRED),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.REDAttrs); ok {
 				PrintREDOptions(p, o)

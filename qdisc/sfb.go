@@ -30,8 +30,9 @@ const sfbUsage = "Usage: ... sfb [ rehash SECS ] [ db SECS ]\n" +
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "sfb",
-		Usage: sfbUsage,
+		Name:         "sfb",
+		MakesClasses: true,
+		Usage:        sfbUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseSFB(args)
 			if err != nil {

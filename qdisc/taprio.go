@@ -49,8 +49,9 @@ var taprioCommands = [...]string{"S", "H", "R"}
 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "taprio",
-		Usage: taprioUsage,
+		Name:         "taprio",
+		MakesClasses: true,
+		Usage:        taprioUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			return ParseTAPrio(args)
 		},

@@ -36,6 +36,7 @@ const tbfUsage = `Usage: ... tbf limit BYTES | latency TIME  burst BYTES[/CELL] 
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:         "tbf",
+		MakesClasses: true,
 		Usage:        tbfUsage,
 		ParseQdisc:   func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
 		PrintOptions: printTBF,

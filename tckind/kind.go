@@ -69,13 +69,19 @@ type Qdisc struct {
 	// of classes, at ffff: (ingress 1, clsact 2: ingress and egress); 0
 	// for a qdisc in the tree, which may hold classes and children.
 	FilterHooks int
-	// MakesClasses says the qdisc makes its classes itself, and its own
-	// options say theirs (ets's bands and their quanta), though tc can
-	// change a class (ParseClass): a file names such a class only for
-	// what is below it, and apply never adds, changes or deletes one. A
-	// kind without ParseClass makes its classes too (mq's queues, prio's
-	// bands).
+	// MakesClasses says the qdisc makes its classes itself, each
+	// holding a leaf qdisc that can be grafted (prio's bands, mqprio's
+	// queues, tbf's one child, ets's bands, whose quanta the qdisc's own
+	// options say, though tc can change an ets class): a file names such
+	// a class only for what is below it, and apply never adds, changes or
+	// deletes one. A kind with neither this nor ParseClass is classless:
+	// a file gives it no classes, though the kernel may dump some
+	// (cake's tins).
 	MakesClasses bool
+	// MakesNestedClasses says the classes the qdisc makes stand in two
+	// levels (mqprio's traffic classes over their queues), so that a file
+	// names the queues below their traffic class.
+	MakesNestedClasses bool
 }
 
 // ParseEnv is what a kind's parser knows of the command beyond its keywords.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,21 +11,38 @@ import (
 	"github.com/gotc/gotc/netlink"
 )
 
-const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
+const applyUsage = `Usage: gotc apply [ --check ] [ --diff [ -j ] ] [ -v ] FILE
        gotc apply --from-kernel [ DEV... ]
        gotc apply --example
   FILE (YAML or JSON, "-" for standard input) is the desired state of the
-  devices it names; gotc sends the fewest requests that reach it.
+  devices it names; gotc sends the fewest requests that reach it. A file
+  with a fault (an unknown key or kind, a value of the wrong shape, a bad
+  option) is refused whole before anything is sent, each fault named as
+  FILE:LINE:COLUMN.
   --check        send nothing; exit 0 when in sync, 2 when changes are pending
   --diff         send nothing; print the plan as tc command lines
-  -v             print each request as it is sent
+  -j             with --diff, print the plan as JSON: an array of one object
+                 per request, with op, object, device, parent, handle, kind,
+                 protocol, pref, chain, words, command and reason
+  -v             print each request as it is sent and the kernel's answer
+                 ("kernel: ok", its warning, or its refusal)
   --from-kernel  print the devices' present state as such a file
   --example      print a commented example file
+Exit status:
+  0    applied; in sync (--check); the plan printed (--diff)
+  1    nothing sent: the file is bad, names a device this machine lacks or
+       cannot be read, or the kernel's state cannot be read
+  2    --check: changes are pending (nothing sent); otherwise the kernel
+       refused a request, and the changes made before it were undone
+  3    the kernel refused a request, and undoing the changes made before
+       it failed too: the state is neither the file's nor the one before
+  255  usage: an unknown option, no file or more than one
 `
 
 // applyCmd is "gotc apply": the desired state of a file brought about.
 func (t *tc) applyCmd(args []string) error {
 	var check, diff, verbose, fromKernel bool
+	asJSON := t.json
 	var rest []string
 	for _, a := range args {
 		switch a {
@@ -34,6 +52,8 @@ func (t *tc) applyCmd(args []string) error {
 			diff = true
 		case "-v", "--verbose":
 			verbose = true
+		case "-j", "--json", "-json":
+			asJSON = true
 		case "--from-kernel", "-from-kernel":
 			fromKernel = true
 		case "--example", "-example":
@@ -50,11 +70,15 @@ func (t *tc) applyCmd(args []string) error {
 			rest = append(rest, a)
 		}
 	}
-	k, err := t.applyKernel()
-	if err != nil {
-		return err
+	if asJSON && !diff {
+		fmt.Fprintf(t.stderr, "apply: -j prints the plan of --diff\n%s", applyUsage)
+		return errStatus(exitUsage)
 	}
 	if fromKernel {
+		k, err := t.applyKernel()
+		if err != nil {
+			return err
+		}
 		f, err := apply.FromKernel(t.ctx, k, rest)
 		if err != nil {
 			fmt.Fprintf(t.stderr, "apply --from-kernel: %v\n", err)
@@ -66,19 +90,23 @@ func (t *tc) applyCmd(args []string) error {
 		fmt.Fprint(t.stderr, applyUsage)
 		return errStatus(exitUsage)
 	}
+	// The file's form is read before the kernel is dialed, its words
+	// (which may name devices) before anything is sent.
 	file, err := t.loadApplyFile(rest[0])
 	if err != nil {
-		fmt.Fprintf(t.stderr, "apply: %s: %v\n", rest[0], err)
-		return errStatus(exitBadOption)
+		return t.applyRefused(err)
+	}
+	k, err := t.applyKernel()
+	if err != nil {
+		return err
 	}
 	plan, err := apply.Compute(t.ctx, k, file)
 	if err != nil {
-		fmt.Fprintf(t.stderr, "apply: %v\n", err)
-		return errStatus(exitBadOption)
+		return t.applyRefused(err)
 	}
 	if diff {
-		for _, c := range plan.Commands() {
-			fmt.Fprintln(t.stdout, c)
+		if err := t.printPlan(plan, asJSON); err != nil {
+			return err
 		}
 	}
 	if check || diff {
@@ -88,27 +116,89 @@ func (t *tc) applyCmd(args []string) error {
 		}
 		return nil
 	}
-	log := t.stdout
-	if !verbose {
-		log = nil
-	}
-	sent, err := plan.Run(t.ctx, k, log)
-	var perr *apply.Error
-	if errors.As(err, &perr) {
-		fmt.Fprintf(t.stderr, "apply: %v\n", err)
-		if perr.UndoErr != nil {
-			fmt.Fprintln(t.stderr, "apply: the state is neither the file's nor the one before")
-		} else {
-			fmt.Fprintln(t.stderr, "apply: the state before the apply is restored")
-		}
-		return errStatus(exitKernel)
-	}
+	sent, err := plan.Run(t.ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
 	if err != nil {
 		fmt.Fprintf(t.stderr, "apply: %v\n", err)
-		return errStatus(exitKernel)
+		var perr *apply.Error
+		if errors.As(err, &perr) && perr.UndoErr == nil {
+			fmt.Fprintln(t.stderr, "apply: the state before the apply is restored")
+			return errStatus(exitKernel)
+		}
+		fmt.Fprintln(t.stderr, "apply: the state is neither the file's nor the one before")
+		return errStatus(exitNotRestored)
 	}
 	fmt.Fprintf(t.stdout, "apply: %d requests sent\n", sent)
 	return nil
+}
+
+// exitNotRestored is apply's status when the kernel refused a request
+// and the changes made before it could not all be undone: a tool must
+// tell it from a refusal that left the state as it was (exitKernel).
+const exitNotRestored = 3
+
+// printPlan prints the plan of --diff: its tc command lines, or with -j
+// its changes as a JSON array (indented with -p).
+func (t *tc) printPlan(plan *apply.Plan, asJSON bool) error {
+	if !asJSON {
+		for _, c := range plan.Commands() {
+			fmt.Fprintln(t.stdout, c)
+		}
+		return nil
+	}
+	enc := json.NewEncoder(t.stdout)
+	enc.SetEscapeHTML(false) // tc's words as they are: "<", ">" and "&" too
+	if t.pretty {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(plan.Changes())
+}
+
+// applyRefused reports a file refused before anything was sent: every
+// fault of a bad file, one a line as FILE:LINE:COLUMN: MESSAGE, or why
+// the file or the kernel's state could not be read.
+func (t *tc) applyRefused(err error) error {
+	var bad *apply.BadFile
+	if errors.As(err, &bad) {
+		fmt.Fprintln(t.stderr, bad)
+		faults := "1 fault"
+		if len(bad.Faults) > 1 {
+			faults = fmt.Sprintf("%d faults", len(bad.Faults))
+		}
+		fmt.Fprintf(t.stderr, "apply: bad file %s (%s): nothing sent\n", bad.Name, faults)
+	} else {
+		fmt.Fprintf(t.stderr, "apply: %v: nothing sent\n", err)
+	}
+	return errStatus(exitBadOption)
+}
+
+// applyAnswered reports a request sent and the kernel's answer: with -v,
+// on standard output, the request ("apply:" or "undo:" and its command
+// line) and, indented below it, the answer ("kernel: ok", with the
+// warning the kernel added, or "kernel: refused: ..."); without, only
+// the kernel's warnings, on standard error as tc prints them.
+func (t *tc) applyAnswered(a apply.Answer, verbose bool) {
+	if !verbose {
+		if a.Warning != "" {
+			fmt.Fprintf(t.stderr, "apply: %s: Warning: %s\n", a.Request.Command, a.Warning)
+		}
+		return
+	}
+	what := "apply"
+	if a.Undo {
+		what = "undo"
+	}
+	fmt.Fprintf(t.stdout, "%s: %s\n", what, a.Request.Command)
+	var kerr *netlink.Error
+	switch {
+	case errors.As(a.Err, &kerr) && kerr.Message != "":
+		fmt.Fprintf(t.stdout, "  kernel: refused: %s (%v)\n", kerr.Message, kerr.Errno)
+	case a.Err != nil:
+		fmt.Fprintf(t.stdout, "  kernel: refused: %v\n", a.Err)
+	case a.Warning != "":
+		fmt.Fprintf(t.stdout, "  kernel: ok, warning: %s\n", a.Warning)
+	default:
+		fmt.Fprintln(t.stdout, "  kernel: ok")
+	}
 }
 
 // applyKernel is the connection as apply's Kernel.
@@ -117,23 +207,23 @@ func (t *tc) applyKernel() (apply.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	nc, ok := c.(*netlink.Conn)
+	ac, ok := c.(apply.Conn)
 	if !ok {
 		fmt.Fprintln(t.stderr, "apply: needs a netlink connection")
 		return nil, errStatus(exitBadOption)
 	}
-	return apply.KernelConn{Conn: nc}, nil
+	return apply.KernelConn{Conn: ac}, nil
 }
 
 // loadApplyFile reads the desired state, "-" from standard input.
 func (t *tc) loadApplyFile(name string) (*apply.File, error) {
 	if name == "-" {
-		return apply.Load(t.stdin)
+		return apply.Load("<stdin>", t.stdin)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return apply.Load(f)
+	return apply.Load(name, f)
 }

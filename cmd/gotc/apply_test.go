@@ -2,10 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/netlink"
 )
 
 func TestApplyExample(t *testing.T) {
@@ -17,5 +26,188 @@ func TestApplyExample(t *testing.T) {
 	out.Reset()
 	if status := run([]string{"gotc", "apply", "--frobnicate"}, nil, &out, &errOut, noKernel); status != exitUsage || !strings.Contains(errOut.String(), "Usage: gotc apply") {
 		t.Errorf("unknown option: status %d, stderr %q", status, errOut.String())
+	}
+}
+
+// applyConn is the fake kernel as apply reads it: its dumps as Msgs,
+// warning in the acknowledgement of each request it accepts, and with
+// refuseAt, the requests (counted from 1) it refuses with refused.
+type applyConn struct {
+	*fakeKernel
+	warning  string
+	refuseAt []int
+	refused  error
+}
+
+func (c applyConn) DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
+	if slices.Contains(c.refuseAt, len(c.requests)+1) {
+		c.refuse = c.refused
+		defer func() { c.refuse = nil }()
+	}
+	if err := c.Do(ctx, o, op, m); err != nil {
+		return "", err
+	}
+	return c.warning, nil
+}
+
+func (c applyConn) Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFilter) iter.Seq2[*netlink.Msg, error] {
+	return func(yield func(*netlink.Msg, error) bool) {
+		c.Dump(ctx, o, f, func(m *netlink.Msg, err error) error {
+			if !yield(m, err) {
+				return errors.New("stopped")
+			}
+			return nil
+		})
+	}
+}
+
+// gotcApply runs "gotc apply ARGS FILE" with the file's text against k.
+func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	return gotcApplyWarned(t, applyConn{fakeKernel: k}, text, args...)
+}
+
+// gotcApplyWarned is gotcApply against a kernel that may warn.
+func gotcApplyWarned(t *testing.T, k applyConn, text string, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "tc.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	argv := append(append([]string{"gotc", "apply"}, args...), file)
+	status = run(argv, nil, &out, &errOut, func(int) (conn, error) { return k, nil })
+	return status, out.String(), strings.ReplaceAll(errOut.String(), file, "tc.yaml")
+}
+
+// TestApplyExitStatus runs gotc apply, --check and --diff on bad files,
+// which exit 1 and send nothing, and on good ones.
+func TestApplyExitStatus(t *testing.T) {
+	const good = "devices:\n  eth0:\n    root: fq_codel\n"
+	for _, tt := range []struct {
+		name, file string
+		args       []string
+		status     int
+		stderr     string // what stderr holds
+		requests   int
+	}{
+		{"misspelt key", "devices:\n  eth0:\n    rot: fq_codel\n", nil, exitBadOption,
+			"tc.yaml:3:5: unknown key \"rot\" in a device: did you mean \"root\"?\napply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"misspelt key, --check", "devices:\n  eth0:\n    rot: fq_codel\n", []string{"--check"}, exitBadOption,
+			"tc.yaml:3:5: unknown key \"rot\" in a device: did you mean \"root\"?\napply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"misspelt key, --diff", "devices:\n  eth0:\n    rot: fq_codel\n", []string{"--diff"}, exitBadOption,
+			"tc.yaml:3:5: unknown key \"rot\" in a device: did you mean \"root\"?\napply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"a number for a kind", "devices:\n  eth0:\n    root: 42\n  dummy0:\n    root: htbx\n", nil, exitBadOption,
+			"tc.yaml:3:11: unknown qdisc kind \"42\": known: ", 0},
+		{"a number for a kind, --check", "devices:\n  eth0:\n    root: 42\n  dummy0:\n    root: htbx\n", []string{"--check"}, exitBadOption,
+			"tc.yaml:5:11: unknown qdisc kind \"htbx\": did you mean \"htb\"?\napply: bad file tc.yaml (2 faults): nothing sent\n", 0},
+		{"a number for a kind, --diff", "devices:\n  eth0:\n    root: 42\n", []string{"--diff"}, exitBadOption,
+			"apply: bad file tc.yaml (1 fault): nothing sent\n", 0},
+		{"in sync", "devices:\n  eth0: {}\n", []string{"--check"}, exitOK, "", 0},
+		{"pending", good, []string{"--check"}, exitKernel, "apply: 1 changes pending\n", 0},
+		{"the plan", good, []string{"--diff"}, exitOK, "", 0},
+		{"applied", good, nil, exitOK, "", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := newFake()
+			status, _, stderr := gotcApply(t, k, tt.file, tt.args...)
+			if status != tt.status || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("status %d, stderr:\n%s\nwant %d and %q", status, stderr, tt.status, tt.stderr)
+			}
+			if len(k.requests) != tt.requests {
+				t.Errorf("%d requests sent, want %d", len(k.requests), tt.requests)
+			}
+		})
+	}
+	var stderr bytes.Buffer
+	noKernel := func(int) (conn, error) { t.Fatal("a file that does not open dialed the kernel"); return nil, nil }
+	const want = "apply: open /nonexistent/tc.yaml: no such file or directory: nothing sent\n"
+	if status := run([]string{"gotc", "apply", "--check", "/nonexistent/tc.yaml"}, nil, io.Discard, &stderr, noKernel); status != exitBadOption || stderr.String() != want {
+		t.Errorf("no such file: status %d, stderr %q, want %d and %q", status, stderr.String(), exitBadOption, want)
+	}
+}
+
+// TestApplyRefused: when the kernel refuses a request, apply undoes the
+// changes made before it and exits 2 as tc does; 3 when it cannot undo
+// them, for the state is then neither the file's nor the one before.
+func TestApplyRefused(t *testing.T) {
+	const file = "devices:\n  eth0:\n    root: { qdisc: htb, handle: \"1:\", classes: { \"1:1\": { class: htb rate 1gbit } } }\n"
+	refused := &netlink.Error{Errno: syscall.EINVAL, Message: "refused by the test"}
+	for _, tt := range []struct {
+		refuseAt []int
+		status   int
+		stderr   string
+	}{
+		{[]int{2}, exitKernel, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; the 1 changes made before it were undone (1 requests)\n" +
+			"apply: the state before the apply is restored\n"},
+		{[]int{2, 3}, exitNotRestored, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; restoring the 1 changes made before it failed too: qdisc del dev eth0 root handle 1:: refused by the test\n" +
+			"apply: the state is neither the file's nor the one before\n"},
+	} {
+		k := newFake()
+		status, _, stderr := gotcApplyWarned(t, applyConn{fakeKernel: k, refuseAt: tt.refuseAt, refused: refused}, file)
+		if status != tt.status || stderr != tt.stderr {
+			t.Errorf("refused at %v: status %d, stderr:\n%s\nwant %d and\n%s", tt.refuseAt, status, stderr, tt.status, tt.stderr)
+		}
+		if len(k.requests) != 3 { // the qdisc, the class refused, the qdisc's undo
+			t.Errorf("refused at %v: %d requests sent, want 3", tt.refuseAt, len(k.requests))
+		}
+	}
+}
+
+// TestApplyDiffJSON prints the plan as JSON with --diff and -j, and
+// refuses -j without --diff.
+func TestApplyDiffJSON(t *testing.T) {
+	const file = "devices:\n  eth0:\n    root: fq_codel limit 1000\n"
+	const want = `[{"op":"replace","object":"qdisc","device":"eth0","parent":"root","kind":"fq_codel","words":["limit","1000"],"command":"qdisc replace dev eth0 root fq_codel limit 1000","reason":"not in the kernel"}]` + "\n"
+	for _, args := range [][]string{{"--diff", "-j"}, {"-j", "--diff", "--check"}} {
+		k := newFake()
+		status, stdout, stderr := gotcApply(t, k, file, args...)
+		wantStatus := exitOK
+		if slices.Contains(args, "--check") {
+			wantStatus = exitKernel // pending
+		}
+		if status != wantStatus || stdout != want || len(k.requests) != 0 {
+			t.Errorf("%v: status %d, %d requests, stdout:\n%s\nstderr:\n%s\nwant %d and\n%s", args, status, len(k.requests), stdout, stderr, wantStatus, want)
+		}
+	}
+	status, stdout, _ := gotcApply(t, newFake(), "devices:\n  eth0: {}\n", "--diff", "-j")
+	if status != exitOK || stdout != "[]\n" {
+		t.Errorf("in sync: status %d, stdout %q, want 0 and []", status, stdout)
+	}
+	status, _, stderr := gotcApply(t, newFake(), file, "-j")
+	if status != exitUsage || !strings.HasPrefix(stderr, "apply: -j prints the plan of --diff\n") {
+		t.Errorf("-j without --diff: status %d, stderr %q", status, stderr)
+	}
+}
+
+// TestApplyVerbose lists each request sent and the kernel's answer, its
+// warnings included; without -v, the warnings alone go to stderr.
+func TestApplyVerbose(t *testing.T) {
+	const file = "devices:\n  eth0:\n    root: { qdisc: htb, handle: \"1:\", classes: { \"1:1\": { class: htb rate 1gbit } } }\n"
+	const warning = "sch_htb: quantum of class 10001 is big. Consider r2q change."
+	status, stdout, stderr := gotcApplyWarned(t, applyConn{fakeKernel: newFake(), warning: warning}, file, "-v")
+	want := "apply: qdisc replace dev eth0 root handle 1: htb\n" +
+		"  kernel: ok, warning: " + warning + "\n" +
+		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit\n" +
+		"  kernel: ok, warning: " + warning + "\n" +
+		"apply: 2 requests sent\n"
+	if status != exitOK || stdout != want || stderr != "" {
+		t.Errorf("-v: status %d, stdout:\n%s\nstderr:\n%s\nwant stdout:\n%s", status, stdout, stderr, want)
+	}
+
+	status, stdout, stderr = gotcApplyWarned(t, applyConn{fakeKernel: newFake(), warning: warning}, file)
+	wantErr := "apply: qdisc replace dev eth0 root handle 1: htb: Warning: " + warning + "\n" +
+		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: Warning: " + warning + "\n"
+	if status != exitOK || stdout != "apply: 2 requests sent\n" || stderr != wantErr {
+		t.Errorf("without -v: status %d, stdout:\n%s\nstderr:\n%s\nwant stderr:\n%s", status, stdout, stderr, wantErr)
+	}
+
+	k := newFake()
+	k.refuse = &netlink.Error{Errno: syscall.EINVAL, Message: "Specified qdisc kind is unknown"}
+	status, stdout, _ = gotcApply(t, k, file, "-v")
+	want = "apply: qdisc replace dev eth0 root handle 1: htb\n" +
+		"  kernel: refused: Specified qdisc kind is unknown (invalid argument)\n"
+	if status != exitKernel || stdout != want {
+		t.Errorf("refused, -v: status %d, stdout:\n%s\nwant:\n%s", status, stdout, want)
 	}
 }

@@ -13,6 +13,8 @@
 //
 // Exit status, as tc's: 0 on success, 1 for a bad option (nothing is sent to
 // the kernel), 2 when the kernel refuses a request, 255 for usage errors.
+// gotc apply adds 3, for a refused request whose undoing failed too; its
+// statuses are listed by "gotc apply help".
 package main
 
 import (

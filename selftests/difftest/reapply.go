@@ -97,7 +97,7 @@ func (c *reapplyCheck) problems(dev string, parents []uint32) []string {
 	if err := file.Write(&written); err != nil {
 		return []string{fmt.Sprintf("reapply: writing the file of --from-kernel: %v", err)}
 	}
-	loaded, err := apply.Load(bytes.NewReader(written.Bytes()))
+	loaded, err := apply.Load("--from-kernel of "+dev, bytes.NewReader(written.Bytes()))
 	if err != nil {
 		return []string{fmt.Sprintf("reapply: --from-kernel wrote a file apply refuses: %v\n%s", err, indent(written.String()))}
 	}
@@ -149,7 +149,7 @@ func (c *reapplyCheck) wipe(ctx context.Context, ifindex int32) error {
 	for _, q := range qdiscs {
 		if q.Header.Parent == netlink.HandleRoot && q.Header.Handle != 0 || q.Header.Parent == netlink.HandleIngress {
 			m := &netlink.Msg{Header: q.Header}
-			if err := c.k.Do(ctx, netlink.Qdisc, netlink.Delete, m); err != nil {
+			if _, err := c.k.Do(ctx, netlink.Qdisc, netlink.Delete, m); err != nil {
 				return fmt.Errorf("qdisc %s %s: %w", q.Kind(), tcfmt.FormatQdiscHandle(q.Header.Handle), err)
 			}
 		}
