@@ -53,7 +53,7 @@ func init() {
 		},
 		Keywords: func(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
 			o, _ := opts.(*attrs.ActPoliceAttrs)
-			return PoliceKeywords(o)
+			return policeKeywords(o)
 		},
 	})
 }
@@ -461,12 +461,12 @@ func printPolice(p *tcfmt.Printer, o *attrs.ActPoliceAttrs) {
 	p.Int(tcfmt.Any, "bind", "bind %d ", int64(q.Bindcnt))
 }
 
-// PoliceKeywords writes a police action's dumped options (a filter's
+// policeKeywords writes a police action's dumped options (a filter's
 // police nest, or the action's) back as the words after "police": rates
 // exact in bits, the buckets in bytes as the rates' times give them back,
 // the MTU the kernel keeps (its own when none was asked for), and the
 // verdicts.
-func PoliceKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
+func policeKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
 	if o == nil || o.TBF == nil {
 		return nil, tckind.NoKeywords("police without parameters")
 	}
@@ -537,7 +537,7 @@ func PoliceKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
 // too: the kernel keeps the one it was given, and gives the filter the
 // action that already has it.
 func FilterPoliceKeywords(o *attrs.ActPoliceAttrs) ([]string, error) {
-	w, err := PoliceKeywords(o)
+	w, err := policeKeywords(o)
 	if err != nil {
 		return nil, err
 	}

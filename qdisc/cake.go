@@ -18,15 +18,15 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(CakeKind("cake"))
-	tckind.MustRegisterQdisc(CakeKind("cake_mq"))
+	tckind.MustRegisterQdisc(cakeKind("cake"))
+	tckind.MustRegisterQdisc(cakeKind("cake_mq"))
 }
 
-// CakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only
+// cakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only
 // in name). Its ParseQdisc returns typed options, which the generated encoder
 // writes in tc's order, and its printers accept the options and statistics in
 // every form a dump can bring them (decoded, raw, or in TCA_XSTATS only).
-func CakeKind(name string) *tckind.Qdisc {
+func cakeKind(name string) *tckind.Qdisc {
 	k := &tckind.Qdisc{
 		Name:             name,
 		Usage:            cakeUsage,
@@ -67,10 +67,10 @@ func parseCakeQdisc(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error
 func printCakeOptionsMsg(p *tcfmt.Printer, m attrs.TCOptionsMsg) {
 	switch v := m.(type) {
 	case *attrs.CakeAttrs:
-		PrintCakeOptions(p, v)
+		printCakeOptions(p, v)
 	case attrs.TCOptionsMsgRaw:
 		if o, ok := attrs.DecodeTCOptionsMsg("cake", v).(*attrs.CakeAttrs); ok {
-			PrintCakeOptions(p, o)
+			printCakeOptions(p, o)
 		}
 	}
 }
@@ -79,7 +79,7 @@ func printCakeOptionsMsg(p *tcfmt.Printer, m attrs.TCOptionsMsg) {
 // TCA_XSTATS, where the kernel puts a copy of the same nest for old tools.
 func printCakeXstatsMsg(p *tcfmt.Printer, x tckind.Xstats) {
 	if s := cakeStatsOf(x); s != nil {
-		PrintCakeXstats(p, s)
+		printCakeXstats(p, s)
 	}
 }
 
@@ -478,7 +478,7 @@ func cakePrintMode(p *tcfmt.Printer, key tcfmt.Name, name string, named bool) {
 	p.String(tcfmt.FP, "", "(?%s?)", string(key))
 }
 
-// PrintCakeOptions prints a cake or cake_mq qdisc's options as tc does:
+// printCakeOptions prints a cake or cake_mq qdisc's options as tc does:
 // in text the part after "refcnt N " (each token followed by a blank), in
 // JSON the members of the "options" object, which the caller opens and
 // closes. tc prints the same with and without -d.
@@ -489,7 +489,7 @@ func cakePrintMode(p *tcfmt.Printer, key tcfmt.Name, name string, named bool) {
 // rtt in text only when non-zero; raw when present; the framing as "atm" or
 // "ptm", or "noatm" unless raw; overhead always; mpu, memlimit and fwmark in
 // text only when non-zero (JSON always has rtt, raw and fwmark).
-func PrintCakeOptions(p *tcfmt.Printer, o *attrs.CakeAttrs) {
+func printCakeOptions(p *tcfmt.Printer, o *attrs.CakeAttrs) {
 	if o == nil {
 		return
 	}
@@ -593,7 +593,7 @@ func PrintCakeOptions(p *tcfmt.Printer, o *attrs.CakeAttrs) {
 	p.Hex0x(tcfmt.JSON, "fwmark", "", uint64(fwmark))
 }
 
-// PrintCakeXstats prints CAKE's statistics (the TCA_STATS_APP nest) as tc
+// printCakeXstats prints CAKE's statistics (the TCA_STATS_APP nest) as tc
 // does after "-s": for a qdisc the memory, capacity, size and offset lines
 // and the per-tin table (a "tins" array in JSON); for a class (one flow,
 // from "class show") the deficit, COBALT and BLUE state. tc uses one routine
@@ -603,7 +603,7 @@ func PrintCakeOptions(p *tcfmt.Printer, o *attrs.CakeAttrs) {
 // The table's columns are named Bulk, Best Effort, Voice for three tins,
 // Bulk, Best Effort, Video, Voice for four, and "Tin N" otherwise (besteffort,
 // diffserv8, precedence). A row is printed when the first tin has its value.
-func PrintCakeXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
+func printCakeXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
 	if s == nil {
 		return
 	}
@@ -669,11 +669,11 @@ func PrintCakeXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
 	}
 }
 
-// PrintCakeClassXstats prints the statistics of a cake class (one flow) as
+// printCakeClassXstats prints the statistics of a cake class (one flow) as
 // tc's "class show -s" does. tc uses the qdisc routine for classes too, so
 // this is PrintCakeXstats; it exists to name the use.
-func PrintCakeClassXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
-	PrintCakeXstats(p, s)
+func printCakeClassXstats(p *tcfmt.Printer, s *attrs.CakeStatsAttrs) {
+	printCakeXstats(p, s)
 }
 
 // cakeStatsTable is CAKE's statistics for package watch and package
@@ -690,7 +690,7 @@ var cakeStatsTable = &tckind.StatsTable{
 		Key:       "tins",
 		Label:     "tin",
 		NameLabel: "tin_name",
-		Name:      CakeTinName,
+		Name:      cakeTinName,
 		Len:       func(s any) int { return len(s.(*attrs.CakeStatsAttrs).TinStats) },
 		Record:    func(s any, i int) any { return &s.(*attrs.CakeStatsAttrs).TinStats[i] },
 		// tc's JSON members of a tin, each with its row of tc's text
@@ -771,11 +771,11 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 	p.Text(b.String())
 }
 
-// CakeTinName names CAKE tin i of a qdisc with n tins as tc's statistics table
+// cakeTinName names CAKE tin i of a qdisc with n tins as tc's statistics table
 // heads its columns: Bulk, Best Effort, Voice for diffserv3; Bulk, Best
 // Effort, Video, Voice for diffserv4; "Tin i" otherwise (besteffort,
 // diffserv8, precedence).
-func CakeTinName(n, i int) string {
+func cakeTinName(n, i int) string {
 	switch {
 	case n == 3 && i < 3:
 		return [...]string{"Bulk", "Best Effort", "Voice"}[i]

@@ -274,7 +274,7 @@ func TestCakeUsageListsEveryKeyword(t *testing.T) {
 func renderOptions(o tcfmt.Options, a *attrs.CakeAttrs) string {
 	return kindtest.Render(o, func(p *tcfmt.Printer) {
 		p.OpenObject("options")
-		PrintCakeOptions(p, a)
+		printCakeOptions(p, a)
 		p.CloseObject()
 	})
 }
@@ -485,18 +485,18 @@ func TestPrintCakeXstatsText(t *testing.T) {
 		"  un_flows            0            0            0            0\n" +
 		"  max_len             0            0            0            0\n" +
 		"  quantum           300         1514         1514          762\n"
-	if got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
+	if got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeXstats(p, s) }); got != want {
 		t.Errorf("diffserv4:\n got %q\nwant %q", got, want)
 	}
 
 	// Three tins and one tin: the header depends on the count only.
 	s3 := cakeStats(cakeTin(0, 0, 5000, 100000, 0, 1514), cakeTin(0, 0, 5000, 100000, 0, 1514), cakeTin(0, 0, 5000, 100000, 0, 1514))
-	got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s3) })
+	got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeXstats(p, s3) })
 	if !strings.Contains(got, "\n\n                   Bulk  Best Effort        Voice\n  thresh           0bit         0bit         0bit\n") {
 		t.Errorf("diffserv3 header:\n%s", got)
 	}
 	s1 := cakeStats(cakeTin(0, 1234567, 5000, 100000, 42, 1514))
-	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s1) })
+	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeXstats(p, s1) })
 	if !strings.Contains(got, "\n\n                  Tin 0\n  thresh           0bit\n") ||
 		!strings.Contains(got, "\n  pkts               42\n  bytes         1234567\n") {
 		t.Errorf("besteffort:\n%s", got)
@@ -505,17 +505,17 @@ func TestPrintCakeXstatsText(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		eight = append(eight, cakeTin(0, 0, 5000, 100000, 0, 1514))
 	}
-	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats(eight...)) })
+	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeXstats(p, cakeStats(eight...)) })
 	if !strings.Contains(got, "\n\n                  Tin 0        Tin 1        Tin 2        Tin 3        Tin 4        Tin 5        Tin 6        Tin 7\n") {
 		t.Errorf("diffserv8 header:\n%s", got)
 	}
 	// -oneline: the 3/4-tin headers keep "\n", the others use the separator.
-	got = kindtest.Render(tcfmt.Options{Oneline: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s1) })
+	got = kindtest.Render(tcfmt.Options{Oneline: true}, func(p *tcfmt.Printer) { printCakeXstats(p, s1) })
 	if !strings.Contains(got, "\n\n                  Tin 0\\  thresh           0bit\\") {
 		t.Errorf("oneline:\n%s", got)
 	}
 	// No tins: nothing after the offset line.
-	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats()) })
+	got = kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeXstats(p, cakeStats()) })
 	if !strings.HasSuffix(got, "offset:            0\n\n") {
 		t.Errorf("no tins:\n%q", got)
 	}
@@ -524,7 +524,7 @@ func TestPrintCakeXstatsText(t *testing.T) {
 func TestPrintCakeXstatsJSON(t *testing.T) {
 	s := cakeStats(cakeTin(12500000, 98, 5000, 100000, 1, 1514))
 	want := `[{"memory_used":0,"memory_limit":4194304,"capacity_estimate":12500000,"min_network_size":65535,"max_network_size":0,"min_adj_size":65535,"max_adj_size":0,"active_queues":0,"avg_hdr_offset":0,"tins":[{"threshold_rate":12500000,"sent_bytes":98,"backlog_bytes":0,"target_us":5000,"interval_us":100000,"peak_delay_us":0,"avg_delay_us":0,"base_delay_us":0,"sent_packets":1,"way_indirect_hits":0,"way_misses":1,"way_collisions":0,"drops":0,"ecn_mark":0,"ack_drops":0,"sparse_flows":0,"bulk_flows":0,"unresponsive_flows":0,"max_pkt_len":0,"flow_quantum":1514}]}]` + "\n"
-	if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
+	if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printCakeXstats(p, s) }); got != want {
 		t.Errorf("compact:\n got %s\nwant %s", got, want)
 	}
 	s = cakeStats(cakeTin(1, 2, 3, 4, 5, 6), cakeTin(7, 8, 9, 10, 11, 12))
@@ -583,7 +583,7 @@ func TestPrintCakeXstatsJSON(t *testing.T) {
             } ]
     } ]
 `
-	if got := kindtest.Render(tcfmt.Options{JSON: true, Pretty: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, s) }); got != want {
+	if got := kindtest.Render(tcfmt.Options{JSON: true, Pretty: true}, func(p *tcfmt.Printer) { printCakeXstats(p, s) }); got != want {
 		t.Errorf("pretty:\n got %s\nwant %s", got, want)
 	}
 }
@@ -613,10 +613,10 @@ func TestPrintCakeClassXstats(t *testing.T) {
 			"  deficit 0 count 0 blue_prob 1 blue_timer -4.29e+03s",
 			`[{"deficit":0,"count":0,"blue_prob":1}]`},
 	} {
-		if got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeClassXstats(p, c.s) }); got != c.text {
+		if got := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeClassXstats(p, c.s) }); got != c.text {
 			t.Errorf("%s text:\n got %q\nwant %q", c.name, got, c.text)
 		}
-		if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeClassXstats(p, c.s) }); got != c.json+"\n" {
+		if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printCakeClassXstats(p, c.s) }); got != c.json+"\n" {
 			t.Errorf("%s json:\n got %s\nwant %s", c.name, got, c.json)
 		}
 	}
@@ -661,7 +661,7 @@ func FuzzParseCake(f *testing.F) {
 // CakeKind's entry sends tc's bytes and prints what the kernel dumps.
 func TestCakeKinds(t *testing.T) {
 	for _, name := range []string{"cake", "cake_mq"} {
-		k := CakeKind(name)
+		k := cakeKind(name)
 		if k.Name != name || k.ParseQdisc == nil || k.PrintOptions == nil || k.PrintXstats == nil || k.PrintClassXstats == nil {
 			t.Fatalf("%s: not registered fully: %+v", name, k)
 		}
@@ -693,7 +693,7 @@ func TestCakeKinds(t *testing.T) {
 		}
 		var st attrs.Encoder
 		cakeStats(cakeTin(1, 2, 3, 4, 5, 6)).Encode(&st)
-		want2 := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, cakeStats(cakeTin(1, 2, 3, 4, 5, 6))) })
+		want2 := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeXstats(p, cakeStats(cakeTin(1, 2, 3, 4, 5, 6))) })
 		for _, x := range []tckind.Xstats{
 			{App: attrs.DecodeStatsAppMsg(name, st.Bytes())},
 			{Legacy: attrs.DecodeTCXstatsMsg(name, st.Bytes())},
@@ -990,7 +990,7 @@ func TestCakeReference(t *testing.T) {
 				end = strings.LastIndex(raw[:end], "}")
 			}
 			want := "[{" + raw[i:end] + "}]\n"
-			if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCakeXstats(p, st) }); got != want {
+			if got := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printCakeXstats(p, st) }); got != want {
 				t.Errorf("%s #%d xstats JSON:\n got %s\nwant %s", s.name, n, got, want)
 			}
 			textStart := " memory used:"
@@ -1008,7 +1008,7 @@ func TestCakeReference(t *testing.T) {
 			if isClass {
 				wantText = strings.TrimSuffix(wantText, "\n")
 			}
-			gotText := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCakeXstats(p, st) })
+			gotText := kindtest.Render(tcfmt.Options{}, func(p *tcfmt.Printer) { printCakeXstats(p, st) })
 			if gotText != wantText {
 				t.Errorf("%s #%d xstats text:\n got %q\nwant %q", s.name, n, gotText, wantText)
 			}
@@ -1065,7 +1065,7 @@ func checkCakePretty(t *testing.T, secs []refSection) int {
 				if isClass {
 					p.OpenObject("stats")
 				}
-				PrintCakeXstats(p, st)
+				printCakeXstats(p, st)
 				if isClass {
 					p.CloseObject()
 				}
@@ -1092,7 +1092,7 @@ func TestCakeCakeTinName(t *testing.T) {
 	}{
 		{1, 0, "Tin 0"}, {3, 0, "Bulk"}, {3, 2, "Voice"}, {4, 2, "Video"}, {4, 3, "Voice"}, {8, 7, "Tin 7"}, {9, 8, "Tin 8"},
 	} {
-		if got := CakeTinName(tc.n, tc.i); got != tc.want {
+		if got := cakeTinName(tc.n, tc.i); got != tc.want {
 			t.Errorf("CakeTinName(%d, %d) = %q, want %q", tc.n, tc.i, got, tc.want)
 		}
 	}

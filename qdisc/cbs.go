@@ -26,7 +26,7 @@ func init() {
 		MakesClasses: true,
 		Usage:        cbsUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return ParseCBS(args)
+			return parseCBS(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.CBSAttrs); ok && o.Parms != nil {
@@ -37,8 +37,8 @@ func init() {
 	})
 }
 
-// ParseCBS reads cbs's keywords into the options tc sends.
-func ParseCBS(args []string) (*attrs.CBSAttrs, error) {
+// parseCBS reads cbs's keywords into the options tc sends.
+func parseCBS(args []string) (*attrs.CBSAttrs, error) {
 	var o attrs.TCCBSQopt
 	// tc's order of tests, which decides what a prefix means.
 	credits := []struct {

@@ -26,10 +26,10 @@ func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "choke",
 		Usage:      chokeUsage,
-		ParseQdisc: tckind.TypedParser(ParseChoke),
+		ParseQdisc: tckind.TypedParser(parseChoke),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.ChokeAttrs); ok {
-				PrintChokeOptions(p, o)
+				printChokeOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printChokeXstats(p, chokeStatsOf(x)) },
@@ -43,9 +43,9 @@ func init() {
 	})
 }
 
-// ParseChoke turns the words after "choke" into the qdisc's options as tc
+// parseChoke turns the words after "choke" into the qdisc's options as tc
 // 7.x does; errors as ParseRED's.
-func ParseChoke(args []string, env tckind.ParseEnv) (*attrs.ChokeAttrs, error) {
+func parseChoke(args []string, env tckind.ParseEnv) (*attrs.ChokeAttrs, error) {
 	var (
 		limit, qmin, qmax uint32
 		ecn               bool
@@ -122,12 +122,12 @@ func ParseChoke(args []string, env tckind.ParseEnv) (*attrs.ChokeAttrs, error) {
 	return &attrs.ChokeAttrs{Parms: redQoptFrom(limit, qmin, qmax, d, flags), Stab: d.stab, MaxP: &maxP}, nil
 }
 
-// PrintChokeOptions prints a choke qdisc's options as tc does:
+// printChokeOptions prints a choke qdisc's options as tc does:
 //
 //	limit 1000p min 83p max 250p [ecn] [ewma 3 probability 0.02 Scell_log 13]
 //
 // the bracketed part with -d.
-func PrintChokeOptions(p *tcfmt.Printer, o *attrs.ChokeAttrs) {
+func printChokeOptions(p *tcfmt.Printer, o *attrs.ChokeAttrs) {
 	if o == nil || o.Parms == nil {
 		return
 	}

@@ -34,7 +34,7 @@ func init() {
 		Name:  "codel",
 		Usage: codelUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseCodel(args)
+			o, err := parseCodel(args)
 			if err != nil {
 				return nil, err
 			}
@@ -42,11 +42,11 @@ func init() {
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.CodelAttrs); ok {
-				PrintCodelOptions(p, o)
+				printCodelOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			PrintCodelXstats(p, codelStatsOf(x))
+			printCodelXstats(p, codelStatsOf(x))
 		},
 		ChangeAccepted: codelChangeAccepted,
 		Stats:          codelStatsTable,
@@ -58,12 +58,12 @@ func init() {
 	})
 }
 
-// ParseCodel turns the words after "codel" into the qdisc's options as tc
+// parseCodel turns the words after "codel" into the qdisc's options as tc
 // 7.x does. Only what the user named is set, so that "change" keeps the
 // rest; the result is never nil on success (tc always sends the nest).
 // Errors are *ParseError: exit 1, with the usage after an unknown keyword
 // and for "help"; a keyword missing its value exits 255.
-func ParseCodel(args []string) (*attrs.CodelAttrs, error) {
+func parseCodel(args []string) (*attrs.CodelAttrs, error) {
 	w := newCodelWords()
 	if err := tcword.ParseWords(args, w.word); err != nil {
 		return nil, err
@@ -126,13 +126,13 @@ func nonZero(v uint32) *uint32 {
 	return &v
 }
 
-// PrintCodelOptions prints a codel qdisc's options as tc does; the kernel's
+// printCodelOptions prints a codel qdisc's options as tc does; the kernel's
 // defaults read:
 //
 //	limit 1000p target 5ms interval 100ms
 //
 // Times are raw microseconds in JSON; ecn is printed only when on.
-func PrintCodelOptions(p *tcfmt.Printer, o *attrs.CodelAttrs) {
+func printCodelOptions(p *tcfmt.Printer, o *attrs.CodelAttrs) {
 	if o == nil {
 		return
 	}
@@ -204,7 +204,7 @@ func codelStatsOf(x tckind.Xstats) *attrs.TCCodelXstats {
 	return tckind.FixedXstats[attrs.TCCodelXstats](x, attrs.TCCodelXstatsLen)
 }
 
-// PrintCodelXstats prints codel's xstats (-s) as tc does:
+// printCodelXstats prints codel's xstats (-s) as tc does:
 //
 //	count 0 lastcount 0 ldelay 0us drop_next 0us
 //	maxpacket 0 ecn_mark 0 drop_overlimit 0
@@ -212,7 +212,7 @@ func codelStatsOf(x tckind.Xstats) *attrs.TCCodelXstats {
 // with " dropping" before drop_next while in the dropping state and
 // " ce_mark N" at the end when non-zero. In JSON the members sit in the
 // qdisc's object, under the keys of the text, times in microseconds.
-func PrintCodelXstats(p *tcfmt.Printer, x *attrs.TCCodelXstats) {
+func printCodelXstats(p *tcfmt.Printer, x *attrs.TCCodelXstats) {
 	if x == nil {
 		return
 	}

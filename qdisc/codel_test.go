@@ -37,7 +37,7 @@ func TestParseCodelBytes(t *testing.T) {
 			tcU32(attrs.TCACodelTarget, 3000), tcU32(attrs.TCACodelECN, 1),
 			tcU32(attrs.TCACodelCEThreshold, 1000))},
 	} {
-		o, err := ParseCodel(strings.Fields(tc.args))
+		o, err := parseCodel(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -53,7 +53,7 @@ func TestParseCodelBytes(t *testing.T) {
 // TestCodelNestFlag checks that the empty nest goes out without
 // NLA_F_NESTED, as tc's addattr_nest sends it.
 func TestCodelNestFlag(t *testing.T) {
-	o, err := ParseCodel(nil)
+	o, err := parseCodel(nil)
 	if err != nil || o == nil {
 		t.Fatalf("no options: %v %v", o, err)
 	}
@@ -81,7 +81,7 @@ func TestParseCodelErrors(t *testing.T) {
 		{"lim 10", `What is "lim"?`, true, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseCodel(strings.Fields(tc.args))
+		_, err := parseCodel(strings.Fields(tc.args))
 		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
@@ -96,16 +96,16 @@ func TestParseCodelErrors(t *testing.T) {
 func TestPrintCodelOptions(t *testing.T) {
 	u := func(v uint32) *uint32 { return &v }
 	def := &attrs.CodelAttrs{Target: u(5000), Limit: u(1000), Interval: u(100000), ECN: u(0)}
-	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCodelOptions(p, def) }),
+	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { printCodelOptions(p, def) }),
 		"limit 1000p target 5ms interval 100ms "; got != want {
 		t.Errorf("defaults: got %q, want %q", got, want)
 	}
 	all := &attrs.CodelAttrs{Target: u(3000), Limit: u(500), Interval: u(50000), ECN: u(1), CEThreshold: u(1000)}
-	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintCodelOptions(p, all) }),
+	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { printCodelOptions(p, all) }),
 		"limit 500p target 3ms ce_threshold 1ms interval 50ms ecn "; got != want {
 		t.Errorf("all: got %q, want %q", got, want)
 	}
-	if got, want := printWith(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintCodelOptions(p, all) }),
+	if got, want := printWith(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printCodelOptions(p, all) }),
 		`{"limit":500,"target":3000,"ce_threshold":1000,"interval":50000,"ecn":true}`+"\n"; got != want {
 		t.Errorf("all, JSON: got %q, want %q", got, want)
 	}

@@ -49,7 +49,7 @@ const (
 func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:  "dualpi2",
-		Usage: DualPI2Usage(),
+		Usage: dualPI2Usage(),
 		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
 			o, err := ParseDualPI2(args, env.Stderr)
 			if err != nil {
@@ -114,10 +114,10 @@ const dualpi2Usage = `Usage: ... dualpi2 [ limit PACKETS ] [ memlimit BYTES ]
   precedence over them; either one alone implies the other (ratio 6).
 `
 
-// DualPI2Usage returns the usage text that gotc prints for "dualpi2 help" and
+// dualPI2Usage returns the usage text that gotc prints for "dualpi2 help" and
 // after an unknown DualPI2 keyword (ending with a newline). The text is gotc's
 // own; the keywords are tc's.
-func DualPI2Usage() string { return dualpi2Usage }
+func dualPI2Usage() string { return dualpi2Usage }
 
 // ParseDualPI2 turns the words after "dualpi2" into the qdisc's options as tc
 // 7.x does. Only the options the user named are set (nil fields are absent),

@@ -369,7 +369,7 @@ var dualpi2Keywords = strings.Fields(`limit memlimit target tupdate alpha beta
 	no_split_gso max_rtt typical_rtt help`)
 
 func TestDualPI2Usage(t *testing.T) {
-	u := DualPI2Usage()
+	u := dualPI2Usage()
 	if !strings.HasSuffix(u, "\n") {
 		t.Errorf("usage does not end with a newline")
 	}

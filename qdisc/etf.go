@@ -36,7 +36,7 @@ func init() {
 		NoChange: true,
 		Usage:    etfUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return ParseETF(args)
+			return parseETF(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.ETFAttrs); ok && o.Parms != nil {
@@ -47,8 +47,8 @@ func init() {
 	})
 }
 
-// ParseETF reads etf's keywords into the options tc sends.
-func ParseETF(args []string) (*attrs.ETFAttrs, error) {
+// parseETF reads etf's keywords into the options tc sends.
+func parseETF(args []string) (*attrs.ETFAttrs, error) {
 	o := attrs.TCETFQopt{Clockid: tcword.ClockidInvalid}
 	flag := func(bit uint32, keyword string) error {
 		if o.Flags&bit != 0 {

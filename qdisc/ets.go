@@ -44,7 +44,7 @@ func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:              "ets",
 		Usage:             etsUsage,
-		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return ParseETS(args) },
+		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETS(args) },
 		ParseClass:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETSClass(args) },
 		PrintOptions:      printETS,
 		PrintClassOptions: printETSClass,
@@ -79,9 +79,9 @@ func etsBands(arg, what string) (uint8, error) {
 	return uint8(v), nil
 }
 
-// ParseETS turns the words after "ets" in a qdisc command into its
+// parseETS turns the words after "ets" in a qdisc command into its
 // options, as tc's ets_parse_opt does.
-func ParseETS(args []string) (*attrs.ETSAttrs, error) {
+func parseETS(args []string) (*attrs.ETSAttrs, error) {
 	var (
 		nbands, nstrict uint8
 		quanta          []uint32

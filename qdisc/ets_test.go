@@ -35,7 +35,7 @@ func TestParseETS(t *testing.T) {
 		{"priomap 0 quanta 5 bands 4", cat(tcU8(attrs.TCAETSNbands, 4),
 			tcNest(attrs.TCAETSQuanta, tcU32(attrs.TCAETSQuantaBand, 5)), tcNest(attrs.TCAETSPriomap, tcU8(attrs.TCAETSPriomapBand, 0)))},
 	} {
-		o, err := ParseETS(strings.Fields(tc.args))
+		o, err := parseETS(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -89,7 +89,7 @@ func TestParseETSErrors(t *testing.T) {
 		if tc.class {
 			_, err = parseETSClass(strings.Fields(tc.args))
 		} else {
-			_, err = ParseETS(strings.Fields(tc.args))
+			_, err = parseETS(strings.Fields(tc.args))
 		}
 		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
@@ -137,7 +137,7 @@ func TestETSMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded ets qdiscs and %d classes", len(qdiscs), len(classes))
 	}
 	for _, c := range qdiscs {
-		o, err := ParseETS(c.args)
+		o, err := parseETS(c.args)
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue

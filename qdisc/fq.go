@@ -56,14 +56,14 @@ func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "fq",
 		Usage:      fqUsage,
-		ParseQdisc: tckind.TypedParser(ParseFQ),
+		ParseQdisc: tckind.TypedParser(parseFQ),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.FQAttrs); ok {
-				PrintFQOptions(p, o)
+				printFQOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			PrintFQXstats(p, fqStatsOf(x))
+			printFQXstats(p, fqStatsOf(x))
 		},
 		ChangeAccepted: fqChangeAccepted,
 		Stats:          fqStatsTable,
@@ -128,13 +128,13 @@ func fqKeywords(o *attrs.FQAttrs) ([]string, error) {
 // fqRateWord writes one of fq's 32-bit rates (bytes/s) in bits.
 func fqRateWord(r uint32) string { return tcword.RateWord(uint64(r)) }
 
-// ParseFQ turns the words after "fq" into the qdisc's options as tc 7.x
+// parseFQ turns the words after "fq" into the qdisc's options as tc 7.x
 // does; env gives the device for rates in percent. Only what the user
 // named is set, so that "change" keeps the rest; the result is never nil
 // on success (tc always sends the nest). Errors are *ParseError: exit 1,
 // with the usage after an unknown keyword and for "help"; a keyword
 // missing its value exits 255.
-func ParseFQ(args []string, env tckind.ParseEnv) (*attrs.FQAttrs, error) {
+func parseFQ(args []string, env tckind.ParseEnv) (*attrs.FQAttrs, error) {
 	o := &attrs.FQAttrs{}
 	var buckets uint32
 	pacing := tcword.SwitchUnset
@@ -315,7 +315,7 @@ func parseFQWeights(value tcword.ValueFunc) ([]int32, error) {
 	return w, nil
 }
 
-// PrintFQOptions prints an fq qdisc's options as tc does; the kernel's
+// printFQOptions prints an fq qdisc's options as tc does; the kernel's
 // defaults on a dummy device read:
 //
 //	limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 weights 589824 196608 65536 quantum 3028b initial_quantum 15140b low_rate_threshold 550Kbit refill_delay 40ms timer_slack 10us horizon 10s horizon_drop
@@ -325,7 +325,7 @@ func parseFQWeights(value tcword.ValueFunc) ([]int32, error) {
 // timer_slack ns) and sizes and rates bytes in JSON; the priomap and
 // weights are arrays under tc's keys "priomap " and "weights ", their
 // trailing blank included.
-func PrintFQOptions(p *tcfmt.Printer, o *attrs.FQAttrs) {
+func printFQOptions(p *tcfmt.Printer, o *attrs.FQAttrs) {
 	if o == nil {
 		return
 	}
@@ -466,7 +466,7 @@ func fqStatsOf(x tckind.Xstats) *attrs.TCFQQdStats {
 	return tckind.FixedXstats[attrs.TCFQQdStats](x, attrs.TCFQQdStatsLen)
 }
 
-// PrintFQXstats prints fq's xstats (-s) as tc does:
+// printFQXstats prints fq's xstats (-s) as tc does:
 //
 //	flows 0 (inactive 0 throttled 0) band0_pkts 0 band1_pkts 0 band2_pkts 0
 //	gc 0 highprio 0 throttled 0
@@ -476,7 +476,7 @@ func fqStatsOf(x tckind.Xstats) *attrs.TCFQQdStats {
 // not zero, and a third line of the drop counters that are not zero. In
 // JSON the members sit in the qdisc's object, the times in nanoseconds;
 // "throttled" is there twice, the flows then the counter, as tc prints it.
-func PrintFQXstats(p *tcfmt.Printer, x *attrs.TCFQQdStats) {
+func printFQXstats(p *tcfmt.Printer, x *attrs.TCFQQdStats) {
 	if x == nil {
 		return
 	}

@@ -50,7 +50,7 @@ func init() {
 		Name:  "fq_codel",
 		Usage: fqCodelUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseFQCodel(args)
+			o, err := parseFQCodel(args)
 			if err != nil {
 				return nil, err
 			}
@@ -58,7 +58,7 @@ func init() {
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.FQCodelAttrs); ok {
-				PrintFQCodelOptions(p, o)
+				printFQCodelOptions(p, o)
 			}
 		},
 		// Both dumps carry the same struct; its type says which half of
@@ -75,12 +75,12 @@ func init() {
 	})
 }
 
-// ParseFQCodel turns the words after "fq_codel" into the qdisc's options as
+// parseFQCodel turns the words after "fq_codel" into the qdisc's options as
 // tc 7.x does. Only what the user named is set, so that "change" keeps the
 // rest; the result is never nil on success (tc always sends the nest).
 // Errors are *ParseError: exit 1, with the usage after an unknown keyword
 // and for "help"; a keyword missing its value exits 255.
-func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
+func parseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 	w := newCodelWords()
 	var (
 		flows, quantum, dropBatch uint32
@@ -143,7 +143,7 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 	return o, nil
 }
 
-// PrintFQCodelOptions prints an fq_codel qdisc's options as tc does; the
+// printFQCodelOptions prints an fq_codel qdisc's options as tc does; the
 // kernel's defaults read:
 //
 //	limit 10240p flows 1024 quantum 1514 target 5ms interval 100ms memory_limit 32Mb ecn drop_batch 64
@@ -151,7 +151,7 @@ func ParseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 // Times are raw microseconds and memory_limit bytes in JSON; ecn is printed
 // only when on and drop_batch only when non-zero; ce_threshold_selector
 // (text "%#x/%#x") when the selector or its mask is non-zero.
-func PrintFQCodelOptions(p *tcfmt.Printer, o *attrs.FQCodelAttrs) {
+func printFQCodelOptions(p *tcfmt.Printer, o *attrs.FQCodelAttrs) {
 	if o == nil {
 		return
 	}

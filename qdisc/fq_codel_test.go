@@ -78,7 +78,7 @@ func TestParseFQCodelBytes(t *testing.T) {
 				tcAttr(attrs.TCAFQCodelCEThresholdSelector, []byte{2}), tcU32(attrs.TCAFQCodelMemoryLimit, 1<<20),
 				tcU32(attrs.TCAFQCodelDropBatchSize, 64))},
 	} {
-		o, err := ParseFQCodel(strings.Fields(tc.args))
+		o, err := parseFQCodel(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -92,7 +92,7 @@ func TestParseFQCodelBytes(t *testing.T) {
 // TestFQCodelNestFlag checks that the nest goes out without NLA_F_NESTED,
 // as tc's addattr_nest sends it, and is sent even when empty.
 func TestFQCodelNestFlag(t *testing.T) {
-	o, err := ParseFQCodel(nil)
+	o, err := parseFQCodel(nil)
 	if err != nil || o == nil {
 		t.Fatalf("no options: %v %v", o, err)
 	}
@@ -130,7 +130,7 @@ func TestParseFQCodelErrors(t *testing.T) {
 		{"ECN", `What is "ECN"?`, true, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseFQCodel(strings.Fields(tc.args))
+		_, err := parseFQCodel(strings.Fields(tc.args))
 		var pe *tcword.ParseError
 		if !errors.As(err, &pe) {
 			t.Errorf("%q: error %v, want a ParseError", tc.args, err)
@@ -193,7 +193,7 @@ func TestPrintFQCodelOptions(t *testing.T) {
 		{"nothing", attrs.FQCodelAttrs{}, "", "{}\n"},
 	} {
 		o := tc.o
-		print := func(p *tcfmt.Printer) { PrintFQCodelOptions(p, &o) }
+		print := func(p *tcfmt.Printer) { printFQCodelOptions(p, &o) }
 		if got := printWith(tcfmt.Options{}, print); got != tc.text {
 			t.Errorf("%s: text\n got %q\nwant %q", tc.name, got, tc.text)
 		}

@@ -28,7 +28,7 @@ func init() {
 		Name:  "fq_pie",
 		Usage: fqPIEUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseFQPIE(args)
+			o, err := parseFQPIE(args)
 			if err != nil {
 				return nil, err
 			}
@@ -36,11 +36,11 @@ func init() {
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.FQPIEAttrs); ok {
-				PrintFQPIEOptions(p, o)
+				printFQPIEOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			PrintFQPIEXstats(p, fqPIEStatsOf(x))
+			printFQPIEXstats(p, fqPIEStatsOf(x))
 		},
 		ChangeAccepted: fqPIEChangeAccepted,
 		Stats:          fqPIEStatsTable,
@@ -65,12 +65,12 @@ func fqPIEKeywords(o *attrs.FQPIEAttrs) ([]string, error) {
 	return w, nil
 }
 
-// ParseFQPIE turns the words after "fq_pie" into the qdisc's options as tc
+// parseFQPIE turns the words after "fq_pie" into the qdisc's options as tc
 // 7.x does. Only what the user named is set, so that "change" keeps the
 // rest; the result is never nil on success (tc always sends the nest).
 // Errors are *ParseError: exit 1, with the usage after an unknown keyword
 // and for "help"; a keyword missing its value exits 255.
-func ParseFQPIE(args []string) (*attrs.FQPIEAttrs, error) {
+func parseFQPIE(args []string) (*attrs.FQPIEAttrs, error) {
 	w := newPIEWords()
 	var flows, quantum, memory, ecnProb uint32
 	err := tcword.ParseWords(args, func(kw string, value tcword.ValueFunc) (ok bool, err error) {
@@ -103,13 +103,13 @@ func ParseFQPIE(args []string) (*attrs.FQPIEAttrs, error) {
 		ECNProb: nonZero(ecnProb), ECN: p.ECN, Bytemode: p.Bytemode, DQRateEstimator: p.DQRateEstimator}, nil
 }
 
-// PrintFQPIEOptions prints an fq_pie qdisc's options as tc does; the
+// printFQPIEOptions prints an fq_pie qdisc's options as tc does; the
 // kernel's defaults read:
 //
 //	limit 10240p flows 1024 target 15ms tupdate 15ms alpha 2 beta 20 quantum 1514b memory_limit 32Mb ecn_prob 10
 //
 // Times are raw microseconds and sizes bytes in JSON.
-func PrintFQPIEOptions(p *tcfmt.Printer, o *attrs.FQPIEAttrs) {
+func printFQPIEOptions(p *tcfmt.Printer, o *attrs.FQPIEAttrs) {
 	if o == nil {
 		return
 	}
@@ -168,11 +168,11 @@ func fqPIEStatsOf(x tckind.Xstats) *attrs.TCFQPIEXstats {
 	return tckind.FixedXstats[attrs.TCFQPIEXstats](x, attrs.TCFQPIEXstatsLen)
 }
 
-// PrintFQPIEXstats prints fq_pie's xstats (-s) as tc does:
+// printFQPIEXstats prints fq_pie's xstats (-s) as tc does:
 //
 //	pkts_in 0 overlimit 0 overmemory 0 dropped 0 ecn_mark 0
 //	new_flow_count 0 new_flows_len 0 old_flows_len 0 memory_used 0
-func PrintFQPIEXstats(p *tcfmt.Printer, x *attrs.TCFQPIEXstats) {
+func printFQPIEXstats(p *tcfmt.Printer, x *attrs.TCFQPIEXstats) {
 	if x == nil {
 		return
 	}

@@ -42,7 +42,7 @@ func TestParseFQBytes(t *testing.T) {
 		{"initial_quantum 15000 flow_limit 0x10 limit 100", cat(tcU32(attrs.TCAFQPlimit, 100),
 			tcU32(attrs.TCAFQFlowPlimit, 16), tcU32(attrs.TCAFQInitialQuantum, 15000))},
 	} {
-		o, err := ParseFQ(strings.Fields(tc.args), tckind.ParseEnv{})
+		o, err := parseFQ(strings.Fields(tc.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -83,7 +83,7 @@ func TestParseFQErrors(t *testing.T) {
 		{"limt 1", `What is "limt"?`, true, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseFQ(strings.Fields(tc.args), tckind.ParseEnv{})
+		_, err := parseFQ(strings.Fields(tc.args), tckind.ParseEnv{})
 		wantParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
 }
@@ -97,13 +97,13 @@ func TestPrintFQOptions(t *testing.T) {
 		Horizon: u(10000000), HorizonDrop: &drop, OffloadHorizon: u(0),
 		Priomap: &attrs.TCPrioQopt{Bands: 3, Priomap: [16]byte{1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}},
 		Weights: []int32{589824, 196608, 65536}}
-	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintFQOptions(p, o) }),
+	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { printFQOptions(p, o) }),
 		"limit 10000p flow_limit 100p buckets 1024 orphan_mask 1023 nopacing bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 "+
 			"weights 589824 196608 65536 quantum 3028b initial_quantum 15140b low_rate_threshold 550Kbit refill_delay 40ms "+
 			"timer_slack 10us horizon 10s horizon_drop offload_horizon 0us "; got != want {
 		t.Errorf("text: got %q\nwant %q", got, want)
 	}
-	if got, want := printWith(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintFQOptions(p, o) }),
+	if got, want := printWith(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printFQOptions(p, o) }),
 		`{"limit":10000,"flow_limit":100,"buckets":1024,"orphan_mask":1023,"pacing":false,"bands":3,`+
 			`"priomap ":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1],"weights ":[589824,196608,65536],"quantum":3028,`+
 			`"initial_quantum":15140,"low_rate_threshold":68750,"refill_delay":40000,"timer_slack":10000,`+
@@ -192,7 +192,7 @@ func TestFQChangeAccepted(t *testing.T) {
 		"initial_quantum 2000000": false,
 		"offload_horizon 0":       false,
 	} {
-		o, err := ParseFQ(strings.Fields(args), tckind.ParseEnv{})
+		o, err := parseFQ(strings.Fields(args), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatal(err)
 		}

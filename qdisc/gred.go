@@ -37,10 +37,10 @@ func init() {
 	tckind.MustRegisterQdisc(&tckind.Qdisc{
 		Name:       "gred",
 		Usage:      gredUsage,
-		ParseQdisc: tckind.TypedParser(ParseGRED),
+		ParseQdisc: tckind.TypedParser(parseGRED),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.GREDAttrs); ok {
-				PrintGREDOptions(p, o)
+				printGREDOptions(p, o)
 			}
 		},
 		// A setup request (the table, TCA_GRED_DPS) is sent with
@@ -58,11 +58,11 @@ func init() {
 	})
 }
 
-// ParseGRED turns the words after "gred" into the qdisc's options as tc
+// parseGRED turns the words after "gred" into the qdisc's options as tc
 // 7.x does. Errors are *ParseError: exit 1, with the usage after an
 // unknown keyword, for "help" and for no queue parameter at all; a
 // keyword missing its value exits 255.
-func ParseGRED(args []string, env tckind.ParseEnv) (*attrs.GREDAttrs, error) {
+func parseGRED(args []string, env tckind.ParseEnv) (*attrs.GREDAttrs, error) {
 	var (
 		q     = attrs.TCGREDQopt{DP: gredMaxDPs}
 		flags uint32
@@ -283,14 +283,14 @@ func gredVQs(l *attrs.TCAGREDVqListAttrs) *[gredMaxDPs]gredVQStats {
 	return &vqs
 }
 
-// PrintGREDOptions prints a gred qdisc's options as tc does:
+// printGREDOptions prints a gred qdisc's options as tc does:
 //
 //	vqs 10 default 1 limit 1000b
 //	 vq 1 prio 8 limit 60Kb min 15Kb max 25Kb
 //
 // with each queue's ewma, probability and Scell_log for -d and its
 // statistics on three more lines for -s; JSON has the queues in "vqs".
-func PrintGREDOptions(p *tcfmt.Printer, o *attrs.GREDAttrs) {
+func printGREDOptions(p *tcfmt.Printer, o *attrs.GREDAttrs) {
 	if o == nil || o.Parms == nil {
 		return
 	}

@@ -64,7 +64,7 @@ func init() {
 		Name:              "hfsc",
 		Usage:             hfscUsage,
 		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSC(args) },
-		ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return ParseHFSCClass(args, env) },
+		ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSCClass(args, env) },
 		PrintOptions:      printHFSC,
 		PrintClassOptions: printHFSCClass,
 		PrintXstats:       printHFSCXstats,
@@ -143,11 +143,11 @@ func hfscClassError(usage bool, lines ...string) *tcword.ParseError {
 	return &tcword.ParseError{Msg: msg}
 }
 
-// ParseHFSCClass turns the words after "hfsc" in a class command into the
+// parseHFSCClass turns the words after "hfsc" in a class command into the
 // class's curves, as tc's hfsc_parse_class_opt does. env.Dev is the device
 // that rates given as a percentage refer to; tc's notes about those go to
 // env.Stderr.
-func ParseHFSCClass(args []string, env tckind.ParseEnv) (*attrs.HFSCAttrs, error) {
+func parseHFSCClass(args []string, env tckind.ParseEnv) (*attrs.HFSCAttrs, error) {
 	o := &attrs.HFSCAttrs{}
 	for i := 0; i < len(args); i++ {
 		kw := args[i]

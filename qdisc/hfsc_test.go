@@ -47,7 +47,7 @@ func cat(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
 
 func TestParseHFSCClass(t *testing.T) {
 	for _, tc := range hfscClassCases {
-		o, err := ParseHFSCClass(strings.Fields(tc.args), tckind.ParseEnv{})
+		o, err := parseHFSCClass(strings.Fields(tc.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -113,7 +113,7 @@ func TestParseHFSCErrors(t *testing.T) {
 		env := tckind.ParseEnv{Stderr: &notes}
 		var err error
 		if tc.class {
-			_, err = ParseHFSCClass(strings.Fields(tc.args), env)
+			_, err = parseHFSCClass(strings.Fields(tc.args), env)
 		} else {
 			_, err = parseHFSC(strings.Fields(tc.args))
 		}
@@ -170,7 +170,7 @@ func FuzzParseHFSCClass(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		o, err := ParseHFSCClass(strings.Split(s, " "), tckind.ParseEnv{})
+		o, err := parseHFSCClass(strings.Split(s, " "), tckind.ParseEnv{})
 		if err != nil {
 			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {
@@ -211,7 +211,7 @@ func TestHFSCClassMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded hfsc classes", len(cases))
 	}
 	for _, c := range cases {
-		o, err := ParseHFSCClass(c.args, tckind.ParseEnv{})
+		o, err := parseHFSCClass(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue

@@ -31,7 +31,7 @@ func init() {
 		Name:  "hhf",
 		Usage: hhfUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseHHF(args)
+			o, err := parseHHF(args)
 			if err != nil {
 				return nil, err
 			}
@@ -39,11 +39,11 @@ func init() {
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.HHFAttrs); ok {
-				PrintHHFOptions(p, o)
+				printHHFOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			PrintHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
+			printHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
 		},
 		ChangeAccepted: hhfChangeAccepted,
 		Stats:          hhfStatsTable,
@@ -75,12 +75,12 @@ func hhfKeywords(o *attrs.HHFAttrs) ([]string, error) {
 	return w, nil
 }
 
-// ParseHHF turns the words after "hhf" into the qdisc's options as tc 7.x
+// parseHHF turns the words after "hhf" into the qdisc's options as tc 7.x
 // does. Only what the user named is set, so that "change" keeps the rest;
 // the result is never nil on success (tc always sends the nest). Errors
 // are *ParseError: exit 1, with the usage after an unknown keyword and for
 // "help"; a keyword missing its value exits 255.
-func ParseHHF(args []string) (*attrs.HHFAttrs, error) {
+func parseHHF(args []string) (*attrs.HHFAttrs, error) {
 	var limit, quantum, hhLimit, reset, admit, evict, weight uint32
 	err := tcword.ParseWords(args, func(kw string, value tcword.ValueFunc) (ok bool, err error) {
 		switch kw {
@@ -111,13 +111,13 @@ func ParseHHF(args []string) (*attrs.HHFAttrs, error) {
 		EvictTimeout: nonZero(evict), NonHHWeight: nonZero(weight)}, nil
 }
 
-// PrintHHFOptions prints an hhf qdisc's options as tc does; the kernel's
+// printHHFOptions prints an hhf qdisc's options as tc does; the kernel's
 // defaults read:
 //
 //	limit 1000p quantum 1514b hh_limit 2048 reset_timeout 40ms admit_bytes 128Kb evict_timeout 1s non_hh_weight 2
 //
 // Times are raw microseconds and sizes bytes in JSON.
-func PrintHHFOptions(p *tcfmt.Printer, o *attrs.HHFAttrs) {
+func printHHFOptions(p *tcfmt.Printer, o *attrs.HHFAttrs) {
 	if o == nil {
 		return
 	}
@@ -166,10 +166,10 @@ var hhfStatsTable = &tckind.StatsTable{
 	Fields: tcHHFXstatsFields,
 }
 
-// PrintHHFXstats prints hhf's xstats (-s) as tc does:
+// printHHFXstats prints hhf's xstats (-s) as tc does:
 //
 //	drop_overlimit 0 hh_overlimit 0 tot_hh 0 cur_hh 0
-func PrintHHFXstats(p *tcfmt.Printer, x *attrs.TCHHFXstats) {
+func printHHFXstats(p *tcfmt.Printer, x *attrs.TCHHFXstats) {
 	if x == nil {
 		return
 	}

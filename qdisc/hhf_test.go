@@ -23,7 +23,7 @@ func TestParseHHF(t *testing.T) {
 				tcU32(attrs.TCAHHFResetTimeout, 40000), tcU32(attrs.TCAHHFAdmitBytes, 128),
 				tcU32(attrs.TCAHHFEvictTimeout, 1000000), tcU32(attrs.TCAHHFNonHHWeight, 3))},
 	} {
-		o, err := ParseHHF(strings.Fields(tc.args))
+		o, err := parseHHF(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -43,7 +43,7 @@ func TestParseHHF(t *testing.T) {
 		{"lim 1", `What is "lim"?`, true, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseHHF(strings.Fields(tc.args))
+		_, err := parseHHF(strings.Fields(tc.args))
 		wantParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
 }
@@ -52,7 +52,7 @@ func TestPrintHHF(t *testing.T) {
 	u := func(v uint32) *uint32 { return &v }
 	def := &attrs.HHFAttrs{BacklogLimit: u(1000), Quantum: u(1514), HHFlowsLimit: u(2048), ResetTimeout: u(40000),
 		AdmitBytes: u(131072), EvictTimeout: u(1000000), NonHHWeight: u(2)}
-	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintHHFOptions(p, def) }),
+	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { printHHFOptions(p, def) }),
 		"limit 1000p quantum 1514b hh_limit 2048 reset_timeout 40ms admit_bytes 128Kb evict_timeout 1s non_hh_weight 2 "; got != want {
 		t.Errorf("defaults: got %q, want %q", got, want)
 	}
@@ -77,7 +77,7 @@ func TestHHFChangeAccepted(t *testing.T) {
 		"quantum 1048576 non_hh_weight 4096": false,
 		"hh_limit 2049":                      false,
 	} {
-		o, err := ParseHHF(strings.Fields(args))
+		o, err := parseHHF(strings.Fields(args))
 		if err != nil {
 			t.Fatal(err)
 		}

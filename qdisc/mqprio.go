@@ -80,7 +80,7 @@ func init() {
 		NoChange:           true,
 		Usage:              mqprioUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return ParseMQPrio(args)
+			return parseMQPrio(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.TCOptionsMsgMQPrio); ok {
@@ -189,8 +189,8 @@ func (l *tcLists) fpList(args []string, i int) int {
 	return i
 }
 
-// ParseMQPrio reads mqprio's keywords into the options tc sends.
-func ParseMQPrio(args []string) (*attrs.TCOptionsMsgMQPrio, error) {
+// parseMQPrio reads mqprio's keywords into the options tc sends.
+func parseMQPrio(args []string) (*attrs.TCOptionsMsgMQPrio, error) {
 	opt := mqprioDefault
 	var (
 		lists            tcLists

@@ -60,7 +60,7 @@ func TestParseMQPrio(t *testing.T) {
 			}
 		}},
 	} {
-		got, err := ParseMQPrio(strings.Fields(tc.args))
+		got, err := parseMQPrio(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -95,7 +95,7 @@ func TestParseMQPrioErrors(t *testing.T) {
 		{"num_tc 2 queues 1@0 1@1 queues 1@0", "queues count/offset pair count 3 can not be higher than given num_tc 2", false, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseMQPrio(strings.Fields(tc.args))
+		_, err := parseMQPrio(strings.Fields(tc.args))
 		checkParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
 }
@@ -103,7 +103,7 @@ func TestParseMQPrioErrors(t *testing.T) {
 // TestMQPrioRequestLayout: the attributes start after the struct padded
 // to 4 bytes, as the kernel reads them (NLA_ALIGN).
 func TestMQPrioRequestLayout(t *testing.T) {
-	o, err := ParseMQPrio(strings.Fields("fp P"))
+	o, err := parseMQPrio(strings.Fields("fp P"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestParseTAPrio(t *testing.T) {
 			}
 		}},
 	} {
-		got, err := ParseTAPrio(strings.Fields(tc.args))
+		got, err := parseTAPrio(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -185,7 +185,7 @@ func TestParseTAPrioErrors(t *testing.T) {
 		{"bogus", "Unknown argument", false, 1},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseTAPrio(strings.Fields(tc.args))
+		_, err := parseTAPrio(strings.Fields(tc.args))
 		checkParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
 }
@@ -228,7 +228,7 @@ func TestParseETF(t *testing.T) {
 		{"o c CLOCK_TAI d", attrs.TCETFQopt{Clockid: 11, Flags: 3}},
 		{"delta 0 delta -3", attrs.TCETFQopt{Delta: -3, Clockid: -1}},
 	} {
-		got, err := ParseETF(strings.Fields(tc.args))
+		got, err := parseETF(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 		} else if *got.Parms != tc.want {
@@ -246,7 +246,7 @@ func TestParseETF(t *testing.T) {
 		{"skip", `etf: unknown parameter "skip"`, true, 1},
 		{"clockid", `Command line is not complete. Try option "help"`, false, 255},
 	} {
-		_, err := ParseETF(strings.Fields(tc.args))
+		_, err := parseETF(strings.Fields(tc.args))
 		checkParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
 }
@@ -260,7 +260,7 @@ func TestParseCBS(t *testing.T) {
 		{"h 30 l -1470 s -980000 i 20000 o 0x0", attrs.TCCBSQopt{Hicredit: 30, Locredit: -1470, Sendslope: -980000, Idleslope: 20000}},
 		{"hicredit 0 hicredit 010 offload 1", attrs.TCCBSQopt{Hicredit: 8, Offload: 1}},
 	} {
-		got, err := ParseCBS(strings.Fields(tc.args))
+		got, err := parseCBS(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 		} else if *got.Parms != tc.want {
@@ -279,7 +279,7 @@ func TestParseCBS(t *testing.T) {
 		{"sendslope", `Command line is not complete. Try option "help"`, false, 255},
 		{"help", "", true, 1},
 	} {
-		_, err := ParseCBS(strings.Fields(tc.args))
+		_, err := parseCBS(strings.Fields(tc.args))
 		checkParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
 }
@@ -297,7 +297,7 @@ func FuzzParseTAPrio(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		args := strings.Split(s, "\x00")
-		o, err := ParseTAPrio(args)
+		o, err := parseTAPrio(args)
 		if err != nil {
 			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {

@@ -97,14 +97,14 @@ func init() {
 		MakesClasses: true,
 		Usage:        netemUsage,
 		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return ParseNetem(args, env)
+			return parseNetem(args, env)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.TCOptionsMsgNetem); ok {
-				PrintNetemOptions(p, o)
+				printNetemOptions(p, o)
 			}
 		},
-		PrintXstats:    func(p *tcfmt.Printer, x tckind.Xstats) { PrintNetemXstats(p, netemStatsOf(x)) },
+		PrintXstats:    func(p *tcfmt.Printer, x tckind.Xstats) { printNetemXstats(p, netemStatsOf(x)) },
 		ChangeAccepted: netemChangeAccepted,
 		Stats:          netemStatsTable,
 		Keywords:       tckind.KeywordsOf("netem", netemKeywords),
@@ -241,11 +241,11 @@ func (n *netemParser) percentWithCorr(p, corr *uint32, what, corrWhat string, se
 	return err
 }
 
-// ParseNetem reads netem's keywords into the options tc sends. Errors are
+// parseNetem reads netem's keywords into the options tc sends. Errors are
 // *ParseError: exit 1 (with the usage after an unknown word, for "help"
 // and for the combinations tc refuses), 255 for a keyword missing its
 // value.
-func ParseNetem(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgNetem, error) {
+func parseNetem(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgNetem, error) {
 	n := &netemParser{args: args, env: env}
 	n.opt.Limit = netemDefaultLimit
 	for ; n.i < len(args); n.i++ {
@@ -706,7 +706,7 @@ func printNetemInt(p *tcfmt.Printer, key tcfmt.Name, v int32) {
 	}
 }
 
-// PrintNetemOptions prints netem's options as tc does, for example
+// printNetemOptions prints netem's options as tc does, for example
 //
 //	limit 1000 delay 10ms  2ms 25% loss 1% duplicate 2% reorder 5% 10%
 //	corrupt 1% rate 1Mbit slot 1ms 2ms seed 7 ecn  gap 3
@@ -714,7 +714,7 @@ func printNetemInt(p *tcfmt.Printer, key tcfmt.Name, v int32) {
 // each impairment in JSON an object of its own ("delay", "loss-random",
 // "loss-state", "loss-gemodel", "duplicate", "reorder", "corrupt", "rate",
 // "slot") with its probabilities as fractions and its times in seconds.
-func PrintNetemOptions(p *tcfmt.Printer, o *attrs.TCOptionsMsgNetem) {
+func printNetemOptions(p *tcfmt.Printer, o *attrs.TCOptionsMsgNetem) {
 	q, a := &o.Header, &o.Attrs
 	p.Uint(tcfmt.Any, "limit", "limit %d", uint64(q.Limit))
 	var latency, jitter uint64
@@ -853,13 +853,13 @@ func netemStatsOf(x tckind.Xstats) *attrs.TCNetemXstats {
 	return tckind.FixedXstats[attrs.TCNetemXstats](x, attrs.TCNetemXstatsLen)
 }
 
-// PrintNetemXstats prints netem's statistics (-s) as tc does:
+// printNetemXstats prints netem's statistics (-s) as tc does:
 //
 //	delayed 0 dropped 0 corrupted 0 duplicated 0 reordered 0 ecn_marked 0
 //
 // with alloc_errors after them when not zero; in JSON the members sit in
 // the qdisc's object.
-func PrintNetemXstats(p *tcfmt.Printer, x *attrs.TCNetemXstats) {
+func printNetemXstats(p *tcfmt.Printer, x *attrs.TCNetemXstats) {
 	if x == nil {
 		return
 	}

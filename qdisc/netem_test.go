@@ -149,7 +149,7 @@ var netemParseCases = []struct {
 func TestParseNetem(t *testing.T) {
 	netemDistDir(t, map[string]string{"t": "# a table\n1 -2\n\n0x3 junk 4\n"})
 	for _, c := range netemParseCases {
-		got, err := ParseNetem(strings.Fields(c.args), tckind.ParseEnv{})
+		got, err := parseNetem(strings.Fields(c.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -213,12 +213,12 @@ var netemErrorCases = []struct {
 func TestNetemErrors(t *testing.T) {
 	netemDistDir(t, map[string]string{"t": "1 2 3\n", "empty": "# nothing\n\nx 1\n"})
 	for _, c := range netemErrorCases {
-		_, err := ParseNetem(strings.Fields(c.args), tckind.ParseEnv{})
+		_, err := parseNetem(strings.Fields(c.args), tckind.ParseEnv{})
 		msg := c.msg
 		if strings.Contains(msg, "No device") {
 			// The percentage's own message goes to stderr before the error.
 			var stderr bytes.Buffer
-			_, err = ParseNetem(strings.Fields(c.args), tckind.ParseEnv{Stderr: &stderr})
+			_, err = parseNetem(strings.Fields(c.args), tckind.ParseEnv{Stderr: &stderr})
 			msg = strings.TrimPrefix(msg, stderr.String())
 		}
 		var pe *tcword.ParseError
@@ -251,7 +251,7 @@ func TestNetemDistribution(t *testing.T) {
 		t.Errorf("nosuch: %v", err)
 	}
 	// A table of the most entries fits tc's reading but not its request.
-	_, err = ParseNetem(strings.Fields("delay 1ms 1ms distribution full"), tckind.ParseEnv{})
+	_, err = parseNetem(strings.Fields("delay 1ms 1ms distribution full"), tckind.ParseEnv{})
 	if err == nil || err.Error() != "addattr_l ERROR: message exceeded bound of 32768" {
 		t.Errorf("full: %v", err)
 	}
@@ -287,7 +287,7 @@ func printNetem(o *attrs.TCOptionsMsgNetem, opts tcfmt.Options) string {
 	if opts.JSON {
 		p.OpenObject("")
 	}
-	PrintNetemOptions(p, o)
+	printNetemOptions(p, o)
 	if opts.JSON {
 		p.CloseObject()
 	}
@@ -313,7 +313,7 @@ func TestNetemPrint(t *testing.T) {
 	var b bytes.Buffer
 	p := tcfmt.NewPrinter(&b, tcfmt.Options{})
 	p.StartPlain()
-	PrintNetemXstats(p, x)
+	printNetemXstats(p, x)
 	p.Finish()
 	if got, want := b.String(), "  delayed 1 dropped 0 corrupted 0 duplicated 0 reordered 0 ecn_marked 0 alloc_errors 2"; got != want {
 		t.Errorf("xstats %q, want %q", got, want)
@@ -329,7 +329,7 @@ func TestNetemMatchesKernelDumps(t *testing.T) {
 		t.Fatalf("only %d recorded netem qdiscs", len(cases))
 	}
 	for _, c := range cases {
-		o, err := ParseNetem(c.args, tckind.ParseEnv{})
+		o, err := parseNetem(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -376,7 +376,7 @@ func FuzzParseNetem(f *testing.F) {
 	}
 	f.Setenv("TC_LIB_DIR", dir)
 	f.Fuzz(func(t *testing.T, s string) {
-		o, err := ParseNetem(strings.Split(s, " "), tckind.ParseEnv{})
+		o, err := parseNetem(strings.Split(s, " "), tckind.ParseEnv{})
 		if err != nil {
 			var pe *tcword.ParseError
 			if !errors.As(err, &pe) {
@@ -411,7 +411,7 @@ func TestNetemChangeAccepted(t *testing.T) {
 		{"slot 1ms packets -1", false},
 		{"slot 1ms bytes 3g", false},
 	} {
-		o, err := ParseNetem(strings.Fields(c.args), tckind.ParseEnv{})
+		o, err := parseNetem(strings.Fields(c.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatalf("%q: %v", c.args, err)
 		}

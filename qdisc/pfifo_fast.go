@@ -30,7 +30,7 @@ func init() {
 			// Options too short for the struct stay raw; tc then prints
 			// nothing of them.
 			if o, ok := opts.(*attrs.TCPrioQopt); ok {
-				PrintPrioOptions(p, o, nil)
+				printPrioOptions(p, o, nil)
 			}
 		},
 	})

@@ -31,7 +31,7 @@ func init() {
 		Name:  "pie",
 		Usage: pieUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParsePIE(args)
+			o, err := parsePIE(args)
 			if err != nil {
 				return nil, err
 			}
@@ -39,11 +39,11 @@ func init() {
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.PIEAttrs); ok {
-				PrintPIEOptions(p, o)
+				printPIEOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			PrintPIEXstats(p, pieStatsOf(x))
+			printPIEXstats(p, pieStatsOf(x))
 		},
 		// pie_change refuses nothing the policy (every attribute a u32)
 		// lets through.
@@ -60,12 +60,12 @@ func init() {
 	})
 }
 
-// ParsePIE turns the words after "pie" into the qdisc's options as tc 7.x
+// parsePIE turns the words after "pie" into the qdisc's options as tc 7.x
 // does. Only what the user named is set, so that "change" keeps the rest;
 // the result is never nil on success (tc always sends the nest). Errors
 // are *ParseError: exit 1, with the usage after an unknown keyword and for
 // "help"; a keyword missing its value exits 255.
-func ParsePIE(args []string) (*attrs.PIEAttrs, error) {
+func parsePIE(args []string) (*attrs.PIEAttrs, error) {
 	w := newPIEWords()
 	if err := tcword.ParseWords(args, w.word); err != nil {
 		return nil, err
@@ -75,13 +75,13 @@ func ParsePIE(args []string) (*attrs.PIEAttrs, error) {
 		Beta: p.Beta, ECN: p.ECN, Bytemode: p.Bytemode, DQRateEstimator: p.DQRateEstimator}, nil
 }
 
-// PrintPIEOptions prints a pie qdisc's options as tc does; the kernel's
+// printPIEOptions prints a pie qdisc's options as tc does; the kernel's
 // defaults read:
 //
 //	limit 1000p target 15ms tupdate 15ms alpha 2 beta 20
 //
 // Times are raw microseconds in JSON.
-func PrintPIEOptions(p *tcfmt.Printer, o *attrs.PIEAttrs) {
+func printPIEOptions(p *tcfmt.Printer, o *attrs.PIEAttrs) {
 	if o == nil {
 		return
 	}
@@ -127,7 +127,7 @@ func pieStatsOf(x tckind.Xstats) *attrs.TCPIEXstats {
 	return wholeXstats[attrs.TCPIEXstats](x)
 }
 
-// PrintPIEXstats prints pie's xstats (-s) as tc does:
+// printPIEXstats prints pie's xstats (-s) as tc does:
 //
 //	prob 0 delay 0us
 //	pkts_in 0 overlimit 0 dropped 0 maxq 0 ecn_mark 0
@@ -135,7 +135,7 @@ func pieStatsOf(x tckind.Xstats) *attrs.TCPIEXstats {
 // with " avg_dq_rate N" after the delay while the dequeue rate estimator
 // is on. prob is the fraction of 2^64 ("%lg"; a number in JSON), the delay
 // raw microseconds in JSON.
-func PrintPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
+func printPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
 	if x == nil {
 		return
 	}

@@ -54,7 +54,7 @@ func TestParsePIEBytes(t *testing.T) {
 		{"ecn noecn ecn", tcU32(attrs.TCAPIEECN, 1)},
 		{"dq_rate_estimator limit 5", cat(tcU32(attrs.TCAPIELimit, 5), tcU32(attrs.TCAPIEDQRateEstimator, 1))},
 	} {
-		o, err := ParsePIE(strings.Fields(tc.args))
+		o, err := parsePIE(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -78,7 +78,7 @@ func TestParseFQPIEBytes(t *testing.T) {
 			tcU32(attrs.TCAFQPIEFlows, 256), tcU32(attrs.TCAFQPIETarget, 1000), tcU32(attrs.TCAFQPIEECNProb, 99),
 			tcU32(attrs.TCAFQPIEECN, 1), tcU32(attrs.TCAFQPIEBytemode, 1))},
 	} {
-		o, err := ParseFQPIE(strings.Fields(tc.args))
+		o, err := parseFQPIE(strings.Fields(tc.args))
 		if err != nil {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
@@ -112,9 +112,9 @@ func TestParsePIEErrors(t *testing.T) {
 	} {
 		var err error
 		if tc.fqPIE {
-			_, err = ParseFQPIE(strings.Fields(tc.args))
+			_, err = parseFQPIE(strings.Fields(tc.args))
 		} else {
-			_, err = ParsePIE(strings.Fields(tc.args))
+			_, err = parsePIE(strings.Fields(tc.args))
 		}
 		wantParseError(t, tc.args, err, tc.msg, tc.usage, tc.code)
 	}
@@ -124,19 +124,19 @@ func TestPrintPIEOptions(t *testing.T) {
 	u := func(v uint32) *uint32 { return &v }
 	def := &attrs.PIEAttrs{Target: u(15000), Limit: u(1000), Tupdate: u(15000), Alpha: u(2), Beta: u(20),
 		ECN: u(0), Bytemode: u(0), DQRateEstimator: u(0)}
-	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintPIEOptions(p, def) }),
+	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { printPIEOptions(p, def) }),
 		"limit 1000p target 15ms tupdate 15ms alpha 2 beta 20 "; got != want {
 		t.Errorf("defaults: got %q, want %q", got, want)
 	}
 	def.ECN, def.DQRateEstimator = u(1), u(1)
-	if got, want := printWith(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { PrintPIEOptions(p, def) }),
+	if got, want := printWith(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { printPIEOptions(p, def) }),
 		`{"limit":1000,"target":15000,"tupdate":15000,"alpha":2,"beta":20,"ecn":true,"dq_rate_estimator":true}`+"\n"; got != want {
 		t.Errorf("JSON: got %q, want %q", got, want)
 	}
 	fq := &attrs.FQPIEAttrs{Limit: u(10240), Flows: u(1024), Target: u(15000), Tupdate: u(15000), Alpha: u(2),
 		Beta: u(20), Quantum: u(1514), MemoryLimit: u(32 << 20), ECNProb: u(10), ECN: u(0), Bytemode: u(1),
 		DQRateEstimator: u(0)}
-	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { PrintFQPIEOptions(p, fq) }),
+	if got, want := printWith(tcfmt.Options{}, func(p *tcfmt.Printer) { printFQPIEOptions(p, fq) }),
 		"limit 10240p flows 1024 target 15ms tupdate 15ms alpha 2 beta 20 quantum 1514b memory_limit 32Mb ecn_prob 10 bytemode "; got != want {
 		t.Errorf("fq_pie: got %q, want %q", got, want)
 	}

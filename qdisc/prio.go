@@ -46,11 +46,11 @@ func init() {
 		MakesClasses: true,
 		Usage:        prioUsage,
 		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return ParsePrio(args, env)
+			return parsePrio(args, env)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.TCOptionsMsgPrio); ok {
-				PrintPrioOptions(p, &o.Header, o.Attrs.Options)
+				printPrioOptions(p, &o.Header, o.Attrs.Options)
 			}
 		},
 		Keywords: tckind.KeywordsOf("prio", prioKeywords),
@@ -61,8 +61,8 @@ func init() {
 	})
 }
 
-// ParsePrio reads prio's keywords into the options tc sends.
-func ParsePrio(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgPrio, error) {
+// parsePrio reads prio's keywords into the options tc sends.
+func parsePrio(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgPrio, error) {
 	opt := prioDefault
 	inner := &attrs.PrioAttrs{}
 	mapping, idx := false, 0
@@ -115,7 +115,7 @@ func ParsePrio(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgPrio, err
 	return &attrs.TCOptionsMsgPrio{Header: opt, Attrs: attrs.PrioCompatAttrs{Options: inner}}, nil
 }
 
-// PrintPrioOptions prints a struct tc_prio_qopt as tc's prio printer does
+// printPrioOptions prints a struct tc_prio_qopt as tc's prio printer does
 // (pfifo_fast's too, which has no attributes: extra nil):
 //
 //	bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
@@ -123,7 +123,7 @@ func ParsePrio(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgPrio, err
 // (no blank after the last band), in JSON "bands", the "priomap" array and
 // "multiqueue". The kernel never dumps TCA_PRIO_MQ; were it there, tc
 // would print " multiqueue: on" after the map.
-func PrintPrioOptions(p *tcfmt.Printer, o *attrs.TCPrioQopt, extra *attrs.PrioAttrs) {
+func printPrioOptions(p *tcfmt.Printer, o *attrs.TCPrioQopt, extra *attrs.PrioAttrs) {
 	if o == nil {
 		return
 	}

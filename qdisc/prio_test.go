@@ -44,7 +44,7 @@ func TestParsePrioBytes(t *testing.T) {
 		// Map entries are bytes: 300 of 1024 bands goes out as 44.
 		{"bands 1024 priomap 300", prioRequest(1024, [16]byte{44, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1}, nil)},
 	} {
-		o, err := ParsePrio(strings.Fields(c.args), tckind.ParseEnv{})
+		o, err := parsePrio(strings.Fields(c.args), tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -61,7 +61,7 @@ func TestParsePrioBytes(t *testing.T) {
 // TestParsePrioNotes: "bands" after "priomap" prints the usage and goes on.
 func TestParsePrioNotes(t *testing.T) {
 	var notes bytes.Buffer
-	o, err := ParsePrio(strings.Fields("priomap 1 bands 4 3"), tckind.ParseEnv{Stderr: &notes})
+	o, err := parsePrio(strings.Fields("priomap 1 bands 4 3"), tckind.ParseEnv{Stderr: &notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestParsePrioErrors(t *testing.T) {
 		{"band 3", `What is "band"?`, true, 1},
 		{"help", ``, true, 1},
 	} {
-		_, err := ParsePrio(strings.Fields(c.args), tckind.ParseEnv{})
+		_, err := parsePrio(strings.Fields(c.args), tckind.ParseEnv{})
 		var pe *tcword.ParseError
 		if !errors.As(err, &pe) || pe.Msg != c.msg || pe.ShowUsage != c.usage || pe.ExitCode() != c.code {
 			t.Errorf("%q: %#v, want %q usage %v exit %d", c.args, err, c.msg, c.usage, c.code)
@@ -116,7 +116,7 @@ func TestPrintPrioOptions(t *testing.T) {
 			"bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 multiqueue: on ",
 			`{"bands":3,"priomap":[1,2,2,2,1,2,0,0,1,1,1,1,1,1,1,1],"multiqueue":true}` + "\n"},
 	} {
-		print := func(p *tcfmt.Printer) { PrintPrioOptions(p, &o, c.extra) }
+		print := func(p *tcfmt.Printer) { printPrioOptions(p, &o, c.extra) }
 		if got := printWith(tcfmt.Options{}, print); got != c.text {
 			t.Errorf("%s: text\n got %q\nwant %q", c.name, got, c.text)
 		}

@@ -33,10 +33,10 @@ func init() {
 		Name:         "red",
 		MakesClasses: true,
 		Usage:        redUsage,
-		ParseQdisc:   tckind.TypedParser(ParseRED),
+		ParseQdisc:   tckind.TypedParser(parseRED),
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.REDAttrs); ok {
-				PrintREDOptions(p, o)
+				printREDOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printREDXstats(p, redStatsOf(x)) },
@@ -47,10 +47,10 @@ func init() {
 	})
 }
 
-// ParseRED turns the words after "red" into the qdisc's options as tc 7.x
+// parseRED turns the words after "red" into the qdisc's options as tc 7.x
 // does. Errors are *ParseError: exit 1, with the usage after an unknown
 // keyword and for "help"; a keyword missing its value exits 255.
-func ParseRED(args []string, env tckind.ParseEnv) (*attrs.REDAttrs, error) {
+func parseRED(args []string, env tckind.ParseEnv) (*attrs.REDAttrs, error) {
 	var (
 		limit, qmin, qmax uint32
 		flags             uint32
@@ -188,12 +188,12 @@ func parseQevent(args []string, blocks map[string]*uint32) (int, error) {
 	return n, nil
 }
 
-// PrintREDOptions prints a red qdisc's options as tc does:
+// printREDOptions prints a red qdisc's options as tc does:
 //
 //	limit 1Mb min 100Kb max 300Kb ecn [ewma 5 probability 0.02 Scell_log 13]
 //
 // the bracketed part with -d, then the qevents' blocks.
-func PrintREDOptions(p *tcfmt.Printer, o *attrs.REDAttrs) {
+func printREDOptions(p *tcfmt.Printer, o *attrs.REDAttrs) {
 	if o == nil || o.Parms == nil {
 		return
 	}

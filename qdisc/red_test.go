@@ -78,7 +78,7 @@ func TestREDKindsMatchKernelDumps(t *testing.T) {
 	useClock(t, testbedClock)
 	n := 0
 	for _, c := range goldenSetups(t, "red", "qdisc") {
-		o, err := ParseRED(c.args, tckind.ParseEnv{})
+		o, err := parseRED(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("red %q: %v", c.args, err)
 			continue
@@ -94,7 +94,7 @@ func TestREDKindsMatchKernelDumps(t *testing.T) {
 		n++
 	}
 	for _, c := range goldenSetups(t, "choke", "qdisc") {
-		o, err := ParseChoke(c.args, tckind.ParseEnv{})
+		o, err := parseChoke(c.args, tckind.ParseEnv{})
 		if err != nil {
 			t.Errorf("choke %q: %v", c.args, err)
 			continue
@@ -106,7 +106,7 @@ func TestREDKindsMatchKernelDumps(t *testing.T) {
 		n++
 	}
 	for _, c := range goldenSetups(t, "sfb", "qdisc") {
-		o, err := ParseSFB(c.args)
+		o, err := parseSFB(c.args)
 		if err != nil {
 			t.Errorf("sfb %q: %v", c.args, err)
 			continue
@@ -200,7 +200,7 @@ func TestREDFamilyParseErrors(t *testing.T) {
 func TestREDFamilyNotes(t *testing.T) {
 	useClock(t, testbedClock)
 	var notes bytes.Buffer
-	o, err := ParseRED(strings.Fields("limit 400000 avpkt 1000"), tckind.ParseEnv{Stderr: &notes})
+	o, err := parseRED(strings.Fields("limit 400000 avpkt 1000"), tckind.ParseEnv{Stderr: &notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestREDFamilyNotes(t *testing.T) {
 		t.Errorf("red flags %v, table of %d", *o.Flags, len(o.Stab))
 	}
 	notes.Reset()
-	g, err := ParseGRED(strings.Fields("vq 1 limit 60KB min 15K max 25K avpkt 1500"), tckind.ParseEnv{Stderr: &notes})
+	g, err := parseGRED(strings.Fields("vq 1 limit 60KB min 15K max 25K avpkt 1500"), tckind.ParseEnv{Stderr: &notes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestREDFamilyNotes(t *testing.T) {
 	if s != nil || err != nil {
 		t.Errorf("sfq without keywords: %v %v, want no options", s, err)
 	}
-	b, err := ParseSFB(nil)
+	b, err := parseSFB(nil)
 	if err != nil || b.Parms.Max != 25 || b.Parms.BinSize != 20 || b.Parms.Increment != 33 || b.Parms.Decrement != 3 {
 		t.Errorf("sfb defaults: %+v %v", b.Parms, err)
 	}

@@ -34,7 +34,7 @@ func init() {
 		MakesClasses: true,
 		Usage:        sfbUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseSFB(args)
+			o, err := parseSFB(args)
 			if err != nil {
 				return nil, err
 			}
@@ -42,7 +42,7 @@ func init() {
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.SFBAttrs); ok {
-				PrintSFBOptions(p, o)
+				printSFBOptions(p, o)
 			}
 		},
 		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printSFBXstats(p, sfbStatsOf(x)) },
@@ -82,10 +82,10 @@ func sfbKeywords(o *attrs.SFBAttrs) ([]string, error) {
 	return w, nil
 }
 
-// ParseSFB turns the words after "sfb" into the qdisc's options as tc 7.x
+// parseSFB turns the words after "sfb" into the qdisc's options as tc 7.x
 // does. Errors are *ParseError: exit 1, with the usage after an unknown
 // keyword; a keyword missing its value exits 255.
-func ParseSFB(args []string) (*attrs.SFBAttrs, error) {
+func parseSFB(args []string) (*attrs.SFBAttrs, error) {
 	q := &attrs.TCSFBQopt{
 		RehashInterval: 600 * 1000,
 		WarmupTime:     60 * 1000,
@@ -151,13 +151,13 @@ func sfbProb(arg string) (uint32, bool) {
 	return tcfmt.CUint32(d*tckind.SfbMaxProb + 0.5), true
 }
 
-// PrintSFBOptions prints an sfb qdisc's options as tc does; the defaults
+// printSFBOptions prints an sfb qdisc's options as tc does; the defaults
 // read:
 //
 //	rehash 600s db 60s limit 0p max 25p target 20p increment 0.00050354 decrement 4.57771e-05 penalty_rate 10pps penalty_burst 20p
 //
 // rehash and db are microseconds in JSON.
-func PrintSFBOptions(p *tcfmt.Printer, o *attrs.SFBAttrs) {
+func printSFBOptions(p *tcfmt.Printer, o *attrs.SFBAttrs) {
 	if o == nil || o.Parms == nil {
 		return
 	}

@@ -40,7 +40,7 @@ func init() {
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			// Options too short for the struct stay raw, and print nothing.
 			if o, ok := opts.(*attrs.TCSFQQoptV1); ok {
-				PrintSFQOptions(p, o)
+				printSFQOptions(p, o)
 			}
 		},
 		PrintXstats:      printSFQXstats,
@@ -190,14 +190,14 @@ func ParseSFQ(args []string, env tckind.ParseEnv) (*attrs.TCSFQQoptV1, error) {
 	return &o, nil
 }
 
-// PrintSFQOptions prints an sfq qdisc's options as tc does; the kernel's
+// printSFQOptions prints an sfq qdisc's options as tc does; the kernel's
 // defaults read:
 //
 //	limit 127p quantum 1514b depth 127 divisor 1024
 //
 // with flows after depth for -d, and in RED mode ewma, min, max,
 // probability and the flags, then with -s RED's statistics on two lines.
-func PrintSFQOptions(p *tcfmt.Printer, o *attrs.TCSFQQoptV1) {
+func printSFQOptions(p *tcfmt.Printer, o *attrs.TCSFQQoptV1) {
 	if o == nil {
 		return
 	}

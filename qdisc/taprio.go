@@ -53,7 +53,7 @@ func init() {
 		MakesClasses: true,
 		Usage:        taprioUsage,
 		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return ParseTAPrio(args)
+			return parseTAPrio(args)
 		},
 		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 			if o, ok := opts.(*attrs.TAPrioAttrs); ok {
@@ -71,8 +71,8 @@ func init() {
 	})
 }
 
-// ParseTAPrio reads taprio's keywords into the options tc sends.
-func ParseTAPrio(args []string) (*attrs.TAPrioAttrs, error) {
+// parseTAPrio reads taprio's keywords into the options tc sends.
+func parseTAPrio(args []string) (*attrs.TAPrioAttrs, error) {
 	var (
 		opt       attrs.TCMQPrioQopt
 		lists     tcLists

@@ -138,8 +138,8 @@ func FormatSize(sz uint64) string {
 // Special tc handles (include/uapi/linux/pkt_sched.h).
 const (
 	HandleRoot    uint32 = 0xFFFFFFFF // TC_H_ROOT
-	HandleUnspec  uint32 = 0          // TC_H_UNSPEC
-	HandleIngress uint32 = 0xFFFFFFF1 // TC_H_INGRESS (also clsact's parent)
+	handleUnspec  uint32 = 0          // TC_H_UNSPEC
+	handleIngress uint32 = 0xFFFFFFF1 // TC_H_INGRESS (also clsact's parent)
 )
 
 // AppendClassID appends a handle or class id as tc's print_tc_classid
@@ -150,7 +150,7 @@ func AppendClassID(dst []byte, h uint32) []byte {
 	switch {
 	case h == HandleRoot:
 		return append(dst, "root"...)
-	case h == HandleUnspec:
+	case h == handleUnspec:
 		return append(dst, "none"...)
 	case h>>16 == 0:
 		dst = append(dst, ':')
@@ -212,7 +212,7 @@ func ParseClassID(s string) (uint32, error) {
 	case "root":
 		return HandleRoot, nil
 	case "none":
-		return HandleUnspec, nil
+		return handleUnspec, nil
 	}
 	maj, n, _ := Strtoul(s, 16)
 	if n == 0 {

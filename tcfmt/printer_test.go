@@ -235,7 +235,7 @@ func TestQdiscHead(t *testing.T) {
 		{QdiscHeader{Kind: "dualpi2", Handle: 0x100000, Parent: 0x10001, Info: 1, Dev: "eth0", ShowDev: true},
 			"qdisc dualpi2 10: dev eth0 parent 1:1 ",
 			`{"kind":"dualpi2","handle":"10:","dev":"eth0","parent":"1:1"`},
-		{QdiscHeader{Kind: "ingress", Handle: 0xffff0000, Parent: HandleIngress, Info: 1},
+		{QdiscHeader{Kind: "ingress", Handle: 0xffff0000, Parent: handleIngress, Info: 1},
 			"qdisc ingress ffff: parent ffff:fff1 ",
 			`{"kind":"ingress","handle":"ffff:","parent":"ffff:fff1"`},
 		{QdiscHeader{Kind: "noqueue", Handle: 0, Parent: HandleRoot, Info: 2, Dev: "lo", ShowDev: true},

@@ -88,18 +88,11 @@ func EthProtocolWord(p uint16) string { return ethProtocols.Word(p) }
 // EthProtocolName is what tc prints for a protocol (ll_proto_n2a).
 func EthProtocolName(p uint16) string { return ethProtocols.N2a(p) }
 
+// Ethernet protocols (linux/if_ether.h) that kinds other than the one
+// that names them ask about: VLAN tags and MPLS labels.
 const (
-	EthP8021Q = 0x8100
-)
-
-const (
-	EthP8021AD = 0x88a8
-)
-
-const (
-	EthPMPLSUC = 0x8847
-)
-
-const (
-	EthPMPLSMC = 0x8848
+	EthP8021Q  = 0x8100 // ETH_P_8021Q: an 802.1Q VLAN tag
+	EthP8021AD = 0x88a8 // ETH_P_8021AD: an 802.1ad (QinQ) service tag
+	EthPMPLSUC = 0x8847 // ETH_P_MPLS_UC: MPLS unicast
+	EthPMPLSMC = 0x8848 // ETH_P_MPLS_MC: MPLS multicast
 )

@@ -67,13 +67,13 @@ func (r *registry[K]) sorted() []*K {
 	return ks
 }
 
-// RegisterQdisc adds a qdisc kind to the registry, for Lookup and Kinds. It fails
+// registerQdisc adds a qdisc kind to the registry, for Lookup and Kinds. It fails
 // when the name is empty, when a kind of that name is registered already
 // (the error names both registrants), or when k.Stats is invalid.
 //
 // gotc's own kinds register in init; a program adding its own does the same.
 // Registration is not safe while another goroutine looks kinds up.
-func RegisterQdisc(k *Qdisc) error {
+func registerQdisc(k *Qdisc) error {
 	return register(k, registrant(1))
 }
 
@@ -94,9 +94,9 @@ func register(k *Qdisc, by caller) error {
 	return kinds.add(k, by)
 }
 
-// RegisterFilter adds a filter kind to the registry, for LookupFilter and
+// registerFilter adds a filter kind to the registry, for LookupFilter and
 // FilterKinds, with Register's rules for names.
-func RegisterFilter(k *Filter) error {
+func registerFilter(k *Filter) error {
 	return filterKinds.add(k, registrant(1))
 }
 
@@ -107,9 +107,9 @@ func MustRegisterFilter(k *Filter) {
 	}
 }
 
-// RegisterAction adds an action kind to the registry, for LookupAction and
+// registerAction adds an action kind to the registry, for LookupAction and
 // ActionKinds, with Register's rules for names.
-func RegisterAction(k *Action) error {
+func registerAction(k *Action) error {
 	return actionKinds.add(k, registrant(1))
 }
 

@@ -12,11 +12,11 @@ func unregister(name string) { kinds.remove(name) }
 func TestRegisterRefusesADuplicate(t *testing.T) {
 	const name = "gotc_test_kind"
 	defer unregister(name)
-	if err := RegisterQdisc(&Qdisc{Name: name}); err != nil {
+	if err := registerQdisc(&Qdisc{Name: name}); err != nil {
 		t.Fatal(err)
 	}
 	first := LookupQdisc(name)
-	err := RegisterQdisc(&Qdisc{Name: name, Usage: "second"})
+	err := registerQdisc(&Qdisc{Name: name, Usage: "second"})
 	if err == nil {
 		t.Fatal("a second kind of the same name was registered")
 	}
@@ -27,7 +27,7 @@ func TestRegisterRefusesADuplicate(t *testing.T) {
 	if LookupQdisc(name) != first {
 		t.Error("the duplicate replaced the first kind")
 	}
-	if err := RegisterQdisc(&Qdisc{}); err == nil {
+	if err := registerQdisc(&Qdisc{}); err == nil {
 		t.Error("a kind without a name was registered")
 	}
 }
@@ -57,7 +57,7 @@ func TestRegisterFilterRefusesADuplicate(t *testing.T) {
 	defer filterKinds.remove(name)
 	MustRegisterFilter(&Filter{Name: name})
 	first := LookupFilter(name)
-	err := RegisterFilter(&Filter{Name: name})
+	err := registerFilter(&Filter{Name: name})
 	if err == nil || !strings.Contains(err.Error(), `filter kind "gotc_test_filter" registered twice: by tckind/registry_test.go:`) {
 		t.Errorf("err %v", err)
 	}
@@ -79,11 +79,11 @@ func TestRegisterChecksTheStatsTable(t *testing.T) {
 	bad := &StatsTable{Of: func(Xstats) any { return nil }, Fields: []Stat{
 		{Key: "a", Get: get}, {Key: "a", Get: get},
 	}}
-	if err := RegisterQdisc(&Qdisc{Name: name, Stats: bad}); err == nil || !strings.Contains(err.Error(), `"a" listed twice`) {
+	if err := registerQdisc(&Qdisc{Name: name, Stats: bad}); err == nil || !strings.Contains(err.Error(), `"a" listed twice`) {
 		t.Errorf("duplicate key: %v", err)
 	}
 	bad.Fields = []Stat{{Key: "a", Get: get, Metric: "gotc_test_a", Help: "A.", Counter: true}}
-	if err := RegisterQdisc(&Qdisc{Name: name, Stats: bad}); err == nil {
+	if err := registerQdisc(&Qdisc{Name: name, Stats: bad}); err == nil {
 		t.Error("a counter whose metric does not end in _total was registered")
 	}
 }
@@ -91,11 +91,11 @@ func TestRegisterChecksTheStatsTable(t *testing.T) {
 func TestRegisterActionRefusesADuplicate(t *testing.T) {
 	const name = "gotc_test_action"
 	defer actionKinds.remove(name)
-	if err := RegisterAction(&Action{Name: name}); err != nil {
+	if err := registerAction(&Action{Name: name}); err != nil {
 		t.Fatal(err)
 	}
 	first := LookupAction(name)
-	err := RegisterAction(&Action{Name: name})
+	err := registerAction(&Action{Name: name})
 	if err == nil {
 		t.Fatal("a second action kind of the same name was registered")
 	}
@@ -106,7 +106,7 @@ func TestRegisterActionRefusesADuplicate(t *testing.T) {
 	if LookupAction(name) != first {
 		t.Error("the duplicate replaced the first action kind")
 	}
-	if err := RegisterAction(&Action{}); err == nil {
+	if err := registerAction(&Action{}); err == nil {
 		t.Error("an action kind without a name was registered")
 	}
 	if !slices.ContainsFunc(Actions(), func(k *Action) bool { return k.Name == name }) {

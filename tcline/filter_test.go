@@ -135,7 +135,7 @@ func TestKindList(t *testing.T) {
 	// The first line counts "QDISC_KIND := " before the brace.
 	want := "{ basic | bpf | cgroup | flow | flower | fw | matchall | route |\n" +
 		"               u32 | aaaaaaaaaa | bbbbbbbbbb | cccccccccc }"
-	if got := KindList(names); got != want {
+	if got := kindList(names); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -26,7 +26,7 @@ func QdiscUsage(obj netlink.Object) string {
 
        tc qdisc { show | list } [ dev STRING ] [ root | ingress | clsact | parent CLASSID | handle QHANDLE ] [ invisible ]
 Where:
-QDISC_KIND := ` + KindList(names) + `
+QDISC_KIND := ` + kindList(names) + `
 OPTIONS := ... try tc qdisc add <desired QDISC_KIND> help
 `
 }
@@ -58,16 +58,16 @@ func FilterUsage() string {
        tc filter show [ dev STRING ] [ root | ingress | egress | parent CLASSID ]
        tc filter show [ block BLOCK_INDEX ]
 Where:
-FILTER_TYPE := ` + KindList(names) + `
+FILTER_TYPE := ` + kindList(names) + `
 FILTERID := ... format depends on classifier, see there
 OPTIONS := ... try tc filter add <desired FILTER_KIND> help
 `
 }
 
-// KindList writes names as a usage text's "{ a | b | ... }", wrapped
+// kindList writes names as a usage text's "{ a | b | ... }", wrapped
 // before 80 columns with the continuation lines indented past the brace
 // (as "QDISC_KIND := { " and "FILTER_TYPE := " line them up).
-func KindList(names []string) string {
+func kindList(names []string) string {
 	const indent = "               "
 	var b strings.Builder
 	b.WriteString("{ ")

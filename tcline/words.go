@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// MaxWords is one more than the most words tc (7.3, measured) takes in one
+// maxWords is one more than the most words tc (7.3, measured) takes in one
 // command of a batch.
-const MaxWords = 512
+const maxWords = 512
 
 // SplitWords splits a command line into words as tc's makeargs does for
 // its batch files: blanks (space, tab, CR, LF) separate words; a word that
@@ -23,7 +23,7 @@ func SplitWords(line string) ([]string, error) {
 		if i == len(line) {
 			return args, nil
 		}
-		if len(args) >= MaxWords-1 {
+		if len(args) >= maxWords-1 {
 			return nil, errors.New("Too many arguments to command") //lint:ignore ST1005 tc's message, printed as it is
 		}
 		if q := line[i]; q == '"' || q == '\'' {

@@ -24,14 +24,14 @@ func TestSplitWords(t *testing.T) {
 	for line, want := range map[string]string{
 		`qdisc "open`:                  "Unterminated quoted string",
 		"'a":                           "Unterminated quoted string",
-		strings.Repeat("w ", MaxWords): "Too many arguments to command",
+		strings.Repeat("w ", maxWords): "Too many arguments to command",
 	} {
 		if _, err := SplitWords(line); err == nil || err.Error() != want {
 			t.Errorf("SplitWords(%.20q): %v, want %q", line, err, want)
 		}
 	}
-	if got, err := SplitWords(strings.Repeat("w ", MaxWords-1)); err != nil || len(got) != MaxWords-1 {
-		t.Errorf("%d words: %d, %v", MaxWords-1, len(got), err)
+	if got, err := SplitWords(strings.Repeat("w ", maxWords-1)); err != nil || len(got) != maxWords-1 {
+		t.Errorf("%d words: %d, %v", maxWords-1, len(got), err)
 	}
 }
 
