@@ -59,7 +59,7 @@ func TestUsage(t *testing.T) {
 		{"-- -netns x", 255, "What is \"-netns\"? Try \"gotc exporter help\".\n"},
 		{"-netns", 255, "Command line is not complete. Try option \"help\"\n"},
 		{"dev", 255, "Command line is not complete. Try option \"help\"\n"},
-		{"-netns /nonexistent/ns", 255, "Cannot open network namespace \"/nonexistent/ns\": no such file or directory\n"},
+		{"-netns /nonexistent/ns", 255, "Cannot open network namespace \"/nonexistent/ns\": No such file or directory\n"},
 		{"-n /proc/self/ns/net dev nosuch", 1, "Cannot find device \"nosuch\"\n"},
 	} {
 		var stderr bytes.Buffer

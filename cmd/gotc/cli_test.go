@@ -271,6 +271,17 @@ func TestUnknownDevice(t *testing.T) {
 	}
 }
 
+// TestMissingNetnsOnce: a namespace that cannot be opened is said once, as
+// tc says it, though the command asks for it again to name the device.
+func TestMissingNetnsOnce(t *testing.T) {
+	for _, line := range []string{"qdisc show", "qdisc show dev eth0", "-s class show dev eth0", "filter show dev eth0", "stats dev eth0 count 1"} {
+		status, _, stderr := gotc(newFake(), "-n gotc-test-no-such-ns "+line)
+		if want := "Cannot open network namespace \"gotc-test-no-such-ns\": No such file or directory\n"; status != exitUsage || stderr != want {
+			t.Errorf("%q: status %d, stderr %q; want 255, %q", line, status, stderr, want)
+		}
+	}
+}
+
 func TestKernelRefusalPrintsExtack(t *testing.T) {
 	k := newFake()
 	k.refuse = &netlink.Error{Errno: 22, Message: "Dualpi2 options are required"}

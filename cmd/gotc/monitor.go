@@ -130,7 +130,7 @@ func (t *tc) monitorCmd(args []string) error {
 			return nil
 		case errors.Is(err, netlink.ErrEventsLost):
 			// tc goes on after a receive buffer overrun, saying so.
-			fmt.Fprintf(t.stderr, "netlink receive error %s (%d)\n", capitalize(syscall.ENOBUFS.Error()), int(syscall.ENOBUFS))
+			fmt.Fprintf(t.stderr, "netlink receive error %s (%d)\n", cmdline.Strerror(syscall.ENOBUFS), int(syscall.ENOBUFS))
 			continue
 		case err != nil && ev.Msg == nil && ev.Action == nil:
 			fmt.Fprintf(t.stderr, "netlink receive error %v\n", err)

@@ -44,6 +44,7 @@ type tc struct {
 
 	conn      conn
 	netnsFile *os.File       // the -netns namespace, open while the command runs
+	netnsErr  error          // why it could not be opened, already printed
 	devices   *netlink.Links // see links
 }
 
@@ -63,14 +64,19 @@ func (e errStatus) Error() string { return fmt.Sprintf("exit status %d", int(e))
 func (e errStatus) ExitCode() int { return int(e) }
 
 // netnsFD opens the -netns namespace once and returns its descriptor, 0 for
-// the process's own namespace.
+// the process's own namespace. A failure is printed once: a command asks
+// again when it names a device after failing to connect.
 func (t *tc) netnsFD() (int, error) {
 	if t.netns == "" {
 		return 0, nil
 	}
+	if t.netnsErr != nil {
+		return 0, t.netnsErr
+	}
 	if t.netnsFile == nil {
 		f, err := cmdline.OpenNetNS(t.netns, t.stderr)
 		if err != nil {
+			t.netnsErr = err
 			return 0, err
 		}
 		t.netnsFile = f
@@ -248,20 +254,12 @@ func (t *tc) kernelRefused(err error) error {
 			}
 			fmt.Fprintf(t.stderr, "Error: %s\n", msg)
 		} else {
-			fmt.Fprintf(t.stderr, "RTNETLINK answers: %s\n", capitalize(kerr.Errno.Error()))
+			fmt.Fprintf(t.stderr, "RTNETLINK answers: %s\n", cmdline.Strerror(kerr.Errno))
 		}
 		return errStatus(exitKernel)
 	}
 	fmt.Fprintf(t.stderr, "%v\n", err)
 	return errStatus(exitKernel)
-}
-
-// capitalize gives Go's lower-case errno texts the capital strerror(3) has.
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // needArg is tc's NEXT_ARG: a keyword that needs a value ended the line.

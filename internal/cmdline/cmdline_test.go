@@ -46,7 +46,7 @@ func TestOpenNetNS(t *testing.T) {
 	}
 	f.Close()
 	_, err = OpenNetNS("gotc-test-no-such-ns", &stderr)
-	if want := "Cannot open network namespace \"gotc-test-no-such-ns\": no such file or directory\n"; err != Status(ExitUsage) || stderr.String() != want {
+	if want := "Cannot open network namespace \"gotc-test-no-such-ns\": No such file or directory\n"; err != Status(ExitUsage) || stderr.String() != want {
 		t.Errorf("missing namespace: %v, stderr %q; want 255, %q", err, stderr.String(), want)
 	}
 }
