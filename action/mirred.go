@@ -186,10 +186,7 @@ loop:
 				if dev != "" {
 					return nil, args, &tcword.ParseError{Msg: "Error: duplicate \"dev\": \"" + args[0] + "\" is the second value.", Code: 255}
 				}
-				dev = args[0]
-				if len(dev) > 15 {
-					dev = dev[:15]
-				}
+				dev = tcword.DevName(args[0])
 				args = args[1:]
 			}
 			break loop

@@ -282,6 +282,26 @@ func TestMissingNetnsOnce(t *testing.T) {
 	}
 }
 
+// TestLongDeviceNameCut: tc copies the word after "dev" into IFNAMSIZ
+// bytes, so it looks up, and names in its message, the first 15 characters.
+func TestLongDeviceNameCut(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	for _, line := range []string{"qdisc show dev ", "qdisc add dev %s root cake", "class show dev ", "filter show dev ", "chain show dev ", "stats count 1 dev "} {
+		if !strings.Contains(line, "%s") {
+			line += "%s"
+		}
+		status, _, stderr := gotc(newFake(), fmt.Sprintf(line, long))
+		if want := "Cannot find device \"aaaaaaaaaaaaaaa\"\n"; status != exitBadOption || stderr != want {
+			t.Errorf("%q: status %d, stderr %q; want 1, %q", line, status, stderr, want)
+		}
+	}
+	k := newFake()
+	k.links["abcdefghijklmno"] = 7
+	if status, _, stderr := gotc(k, "qdisc add dev abcdefghijklmnopqrst root cake"); status != exitOK || len(k.requests) != 1 || !strings.Contains(k.requests[0], "Ifindex=7") {
+		t.Errorf("a long name of a device with its first 15 characters: status %d, stderr %q, requests %q", status, stderr, k.requests)
+	}
+}
+
 func TestKernelRefusalPrintsExtack(t *testing.T) {
 	k := newFake()
 	k.refuse = &netlink.Error{Errno: 22, Message: "Dualpi2 options are required"}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/internal/cmdline"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tcline"
@@ -102,8 +103,10 @@ func (t *tc) kernel() (conn, error) {
 	return c, nil
 }
 
-// ifindex resolves a device name as tc does, printing tc's message if unknown.
+// ifindex resolves a device name as tc does, printing tc's message if
+// unknown: a name longer than a device's can be is cut as tc cuts it.
 func (t *tc) ifindex(name string) (int32, error) {
+	name = tcword.DevName(name)
 	// The connection's failure has its own message.
 	if _, err := t.kernel(); err != nil {
 		return 0, err

@@ -3,6 +3,8 @@ package cmdline
 import (
 	"fmt"
 	"io"
+
+	"github.com/gotc/gotc/internal/tcword"
 )
 
 // ExporterUsage is what "gotc exporter help" prints (to standard error).
@@ -40,7 +42,7 @@ func ParseExporterArgs(args []string, stderr io.Writer) (ExporterArgs, error) {
 				return a, err
 			}
 			if word == "dev" {
-				a.Dev = args[1]
+				a.Dev = tcword.DevName(args[1])
 			} else {
 				a.Listen = args[1]
 			}
