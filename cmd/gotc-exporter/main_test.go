@@ -75,14 +75,16 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestBadListenAddress: an address the exporter cannot listen on is refused
+// before it says it is serving, with the listener's error alone.
 func TestBadListenAddress(t *testing.T) {
-	var stderr bytes.Buffer
 	dial := func(int) (source, error) { return &fakeKernel{}, nil }
-	signals := func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }
-	status := run([]string{"listen", "256.0.0.1:1"}, &stderr, dial, signals)
-	lines := strings.Split(stderr.String(), "\n")
-	if status != 1 || lines[0] != "gotc exporter: serving http://256.0.0.1:1/metrics" || !strings.HasPrefix(lines[1], "gotc exporter: listen tcp") {
-		t.Fatalf("status %d, stderr %q", status, stderr.String())
+	for _, addr := range []string{"256.0.0.1:1", "127.0.0.1:99999", "nocolon"} {
+		var stderr bytes.Buffer
+		status := run([]string{"listen", addr}, &stderr, dial, noSignals)
+		if out := stderr.String(); status != 1 || !strings.HasPrefix(out, "gotc exporter: listen tcp") || strings.Count(out, "\n") != 1 {
+			t.Errorf("listen %s: status %d, stderr %q; want 1 and the listener's error alone", addr, status, out)
+		}
 	}
 }
 
