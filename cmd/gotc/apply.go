@@ -76,17 +76,8 @@ func (t *tc) applyCmd(args []string) error {
 		fmt.Fprintf(t.stderr, "apply: %v\n", err)
 		return errStatus(exitBadOption)
 	}
-	if diff {
-		for _, c := range plan.Commands() {
-			fmt.Fprintln(t.stdout, c)
-		}
-	}
 	if check || diff {
-		if check && len(plan.Requests) > 0 {
-			fmt.Fprintf(t.stderr, "apply: %d changes pending\n", len(plan.Requests))
-			return errStatus(exitKernel)
-		}
-		return nil
+		return t.reportPlan(plan, check, diff)
 	}
 	log := t.stdout
 	if !verbose {
@@ -108,6 +99,30 @@ func (t *tc) applyCmd(args []string) error {
 		return errStatus(exitKernel)
 	}
 	fmt.Fprintf(t.stdout, "apply: %d requests sent\n", sent)
+	return nil
+}
+
+// reportPlan is --check and --diff: the plan's command lines on stdout
+// (--diff), then how many changes are pending on a line of its own on
+// stderr, so that the plan stays a script and a terminal that shows both
+// shows the count apart. --check exits 2 when changes are pending.
+func (t *tc) reportPlan(plan *apply.Plan, check, diff bool) error {
+	if diff {
+		for _, c := range plan.Commands() {
+			fmt.Fprintln(t.stdout, c)
+		}
+	}
+	n := len(plan.Requests)
+	if n == 0 {
+		if diff {
+			fmt.Fprintln(t.stderr, "apply: in sync, nothing to change")
+		}
+		return nil
+	}
+	fmt.Fprintf(t.stderr, "apply: %d changes pending\n", n)
+	if check {
+		return errStatus(exitKernel)
+	}
 	return nil
 }
 
