@@ -430,3 +430,14 @@ func TestReadCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestQdiscHelpListsKinds: the qdisc usage lists the kinds of the
+// registry, mq (which apply --example uses) among them.
+func TestQdiscHelpListsKinds(t *testing.T) {
+	_, _, stderr := gotc(newFake(), "qdisc help")
+	for _, kind := range []string{"mq", "cake", "htb", "teql0"} {
+		if !strings.Contains(stderr, " "+kind+" ") {
+			t.Errorf("qdisc help does not list %s:\n%s", kind, stderr)
+		}
+	}
+}
