@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/netlink"
 )
 
@@ -53,8 +54,12 @@ func TestUsage(t *testing.T) {
 		status int
 		stderr string
 	}{
-		{"help", 0, "Usage: gotc exporter [ listen ADDR ] [ dev STRING ]\n"},
-		{"-netns ns1 -- listen :1 help", 0, "Usage: gotc exporter [ listen ADDR ] [ dev STRING ]\n"},
+		{"help", 0, manual.Exporter.Help()},
+		{"-h", 0, manual.Exporter.Help()},
+		{"-help", 0, manual.Exporter.Help()},
+		{"--help", 0, manual.Exporter.Help()},
+		{"-netns ns1 -- listen :1 help", 0, manual.Exporter.Help()},
+		{"dev eth0 --help", 0, manual.Exporter.Help()},
 		{"bogus", 255, "What is \"bogus\"? Try \"gotc exporter help\".\n"},
 		{"-- -netns x", 255, "What is \"-netns\"? Try \"gotc exporter help\".\n"},
 		{"-netns", 255, "Command line is not complete. Try option \"help\"\n"},

@@ -7,26 +7,19 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/netlink"
 )
-
-const applyUsage = `Usage: gotc apply [ --check ] [ --diff ] [ -v ] FILE
-       gotc apply --from-kernel [ DEV... ]
-       gotc apply --example
-  FILE (YAML or JSON, "-" for standard input) is the desired state of the
-  devices it names; gotc sends the fewest requests that reach it.
-  --check        send nothing; exit 0 when in sync, 2 when changes are pending
-  --diff         send nothing; print the plan as tc command lines
-  -v             print each request as it is sent
-  --from-kernel  print the devices' present state as such a file
-  --example      print a commented example file
-`
 
 // applyCmd is "gotc apply": the desired state of a file brought about.
 func (t *tc) applyCmd(args []string) error {
 	var check, diff, verbose, fromKernel bool
 	var rest []string
 	for _, a := range args {
+		if manual.IsHelp(a) {
+			fmt.Fprint(t.stderr, manual.Apply.Help())
+			return nil
+		}
 		switch a {
 		case "--check", "-check":
 			check = true
@@ -39,12 +32,9 @@ func (t *tc) applyCmd(args []string) error {
 		case "--example", "-example":
 			fmt.Fprint(t.stdout, apply.Example)
 			return nil
-		case "help", "--help", "-h":
-			fmt.Fprint(t.stderr, applyUsage)
-			return nil
 		default:
 			if strings.HasPrefix(a, "-") && a != "-" {
-				fmt.Fprintf(t.stderr, "apply: unknown option %q\n%s", a, applyUsage)
+				fmt.Fprintf(t.stderr, "apply: unknown option %q\n%s", a, manual.Apply.Help())
 				return errStatus(exitUsage)
 			}
 			rest = append(rest, a)
@@ -63,7 +53,7 @@ func (t *tc) applyCmd(args []string) error {
 		return f.Write(t.stdout)
 	}
 	if len(rest) != 1 {
-		fmt.Fprint(t.stderr, applyUsage)
+		fmt.Fprint(t.stderr, manual.Apply.Help())
 		return errStatus(exitUsage)
 	}
 	file, err := t.loadApplyFile(rest[0])

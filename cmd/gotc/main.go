@@ -25,6 +25,8 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+
+	"github.com/gotc/gotc/internal/manual"
 )
 
 // version is what -V prints; the release process may override it with -ldflags.
@@ -199,7 +201,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 			fmt.Fprintf(stdout, "tc utility, %s\n", version)
 			return exitOK
 		case "help":
-			fmt.Fprint(stderr, usageText)
+			fmt.Fprint(stderr, manual.Gotc.Help())
 			return exitOK
 		}
 		// The rest (-graph, -names, -cf, -timestamp, -tshort) are accepted
@@ -210,18 +212,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 	}
 	return t.do(args[i:])
 }
-
-const usageText = `Usage:	tc [ OPTIONS ] OBJECT { COMMAND | help }
-	tc [-force] -batch filename
-       gotc stats [ dev DEV ] [ interval TIME ] [ count N ] [ deltas ] [ rates ]
-       gotc exporter [ listen ADDR ] [ dev DEV ]
-       gotc apply [ --check ] [ --diff ] [ -v ] FILE | --from-kernel [ DEV... ] | --example
-where  OBJECT := { qdisc | class | filter }
-       OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] | -r[aw] |
-		    -o[neline] | -j[son] | -p[retty] | -iec |
-		    -b[atch] [filename] | -n[etns] name | -force }
-The qdisc kinds gotc knows are listed by "gotc qdisc help".
-`
 
 // exitCoder is an error that carries the status tc exits with.
 type exitCoder interface{ ExitCode() int }

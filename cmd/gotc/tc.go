@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/internal/cmdline"
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
@@ -207,11 +208,17 @@ func (t *tc) printer() *tcfmt.Printer {
 // do runs one command line (without the global options) and returns its status.
 func (t *tc) do(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(t.stderr, usageText)
+		fmt.Fprint(t.stderr, manual.Gotc.Help())
 		return exitUsage
 	}
+	obj, rest := args[0], args[1:]
+	if len(rest) > 0 && manual.IsHelp(rest[0]) {
+		// tc knows only "help" there; -h, -help and --help answer as it
+		// does, with its usage of the object and its exit status.
+		rest = append([]string{"help"}, rest[1:]...)
+	}
 	var err error
-	switch obj, rest := args[0], args[1:]; {
+	switch {
 	case tcfmt.Matches(obj, "qdisc"):
 		err = t.qdiscCmd(rest)
 	case tcfmt.Matches(obj, "class"):
@@ -225,7 +232,11 @@ func (t *tc) do(args []string) int {
 	case tcfmt.Matches(obj, "monitor"):
 		err = t.monitorCmd(rest)
 	case tcfmt.Matches(obj, "help"):
-		fmt.Fprint(t.stderr, usageText)
+		if len(rest) > 0 && !tcfmt.Matches(rest[0], "help") {
+			// "gotc help OBJECT" is "gotc OBJECT help".
+			return t.do([]string{rest[0], "help"})
+		}
+		fmt.Fprint(t.stderr, manual.Gotc.Help())
 		return exitOK
 	case obj == "stats":
 		err = t.statsCmd(rest)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/gotc/gotc/internal/manual"
 )
 
 func TestParseExporterArgs(t *testing.T) {
@@ -17,7 +19,7 @@ func TestParseExporterArgs(t *testing.T) {
 		{"listen :1 dev eth0", ExporterArgs{Listen: ":1", Dev: "eth0"}, 0, ""},
 		{"dev eth0 --listen [::1]:2 dev eth1", ExporterArgs{Listen: "[::1]:2", Dev: "eth1"}, 0, ""},
 		{"dev abcdefghijklmnopqrstuvwxyz", ExporterArgs{Listen: DefaultListen, Dev: "abcdefghijklmno"}, 0, ""},
-		{"dev eth0 help bogus", ExporterArgs{Listen: DefaultListen, Dev: "eth0", Help: true}, 0, ExporterUsage},
+		{"dev eth0 help bogus", ExporterArgs{Listen: DefaultListen, Dev: "eth0", Help: true}, 0, manual.Exporter.Help()},
 		{"listen", ExporterArgs{}, ExitUsage, "Command line is not complete. Try option \"help\"\n"},
 		{"listen :1 -listen :2", ExporterArgs{}, ExitUsage, "What is \"-listen\"? Try \"gotc exporter help\".\n"},
 	} {
