@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -342,9 +343,9 @@ func TestOptionsInTcsOrder(t *testing.T) {
 		status         int
 		stdout, stderr string
 	}{
-		{"-V -x", exitOK, "tc utility, " + version + "\n", ""},
+		{"-V -x", exitOK, versionLine(debug.ReadBuildInfo()) + "\n", ""},
 		{"-x -V", exitUsage, "", `Option "-x" is unknown, try "tc -help".` + "\n"},
-		{"-s -Version", exitOK, "tc utility, " + version + "\n", ""},
+		{"-s -Version", exitOK, versionLine(debug.ReadBuildInfo()) + "\n", ""},
 		{"-batch", exitUsage, "", `Error: argument "batch file" is required` + "\n"},
 		{"-netns", exitUsage, "", `Command line is not complete. Try option "help"` + "\n"},
 		{"-- -s", exitUsage, "", `Object "-s" is unknown, try "tc help".` + "\n"},

@@ -29,9 +29,6 @@ import (
 	"github.com/gotc/gotc/internal/manual"
 )
 
-// version is what -V prints; the release process may override it with -ldflags.
-var version = "gotc-0.1"
-
 // Exit statuses, as tc's.
 const (
 	exitOK        = 0
@@ -198,7 +195,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 		case "batch":
 			batch, batchSet = value, true
 		case "Version":
-			fmt.Fprintf(stdout, "tc utility, %s\n", version)
+			fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
 			return exitOK
 		case "help":
 			fmt.Fprint(stderr, manual.Gotc.Help())
