@@ -246,6 +246,8 @@ func (t *tc) do(args []string) int {
 		err = t.modelCmd(rest)
 	case obj == "apply":
 		err = t.applyCmd(rest)
+	case obj == completeCommand:
+		err = t.complete(rest)
 	default:
 		fmt.Fprintf(t.stderr, "Object %q is unknown, try \"tc help\".\n", obj)
 		return exitUsage

@@ -150,6 +150,14 @@ executable and then in PATH: gotc-exporter(8), which serves "gotc
 exporter" (so that gotc itself does not link an HTTP server), and
 gotc-bpf(8), which loads the eBPF ELF objects of "bpf obj FILE".
 
+# Completion
+
+bash, zsh and fish complete gotc's command lines: objects and commands,
+tc's words, the kinds gotc knows and their keywords, and the kernel's
+devices. The package installs the scripts; from the source, run
+"source completion/gotc.bash". They ask "gotc __complete WORDS", which
+prints the words that may come next.
+
 # Environment
 
 GOGC and GOMEMLIMIT, when set, replace gotc's own settings of the Go
