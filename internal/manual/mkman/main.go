@@ -3,7 +3,8 @@
 //
 //	go run ./internal/manual/mkman -o DIR [-root DIR] [-date YYYY-MM-DD] [-source "gotc VERSION"]
 //
-// writes DIR/gotc.8, DIR/gotc-apply.8, DIR/gotc-apply.5 and the others. A
+// writes DIR/man8/gotc.8, DIR/man8/gotc-apply.8, DIR/man5/gotc-apply.5 and
+// the others, DIR laid out as /usr/share/man (MANPATH finds them there). A
 // page whose description is a package's documentation (gotc-apply(5) is
 // package apply's) reads it from the source under -root, the module's
 // root (the working directory by default). The packaging script runs it.
@@ -23,7 +24,7 @@ import (
 )
 
 func main() {
-	out := flag.String("o", ".", "directory to write the pages to")
+	out := flag.String("o", ".", "directory to write the pages to, in manN/ folders")
 	root := flag.String("root", ".", "the module's root, for the pages that are a package's documentation")
 	date := flag.String("date", time.Now().UTC().Format("2006-01-02"), "the date on the pages' title lines")
 	source := flag.String("source", "gotc", "the source on the pages' title lines, with its version")
@@ -34,14 +35,18 @@ func main() {
 	}
 }
 
-// write renders every page into dir.
+// write renders every page into dir's manN folders.
 func write(dir, root, date, source string) error {
 	for _, p := range manual.Pages {
 		page, err := resolve(p, root)
 		if err != nil {
 			return err
 		}
-		name := filepath.Join(dir, page.Name+"."+page.Section)
+		section := filepath.Join(dir, "man"+page.Section)
+		if err := os.MkdirAll(section, 0o755); err != nil {
+			return err
+		}
+		name := filepath.Join(section, page.Name+"."+page.Section)
 		if err := os.WriteFile(name, []byte(page.Roff(date, source)), 0o644); err != nil {
 			return err
 		}

@@ -28,7 +28,7 @@ func TestPagesRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range manual.Pages {
-		file := filepath.Join(dir, p.Name+"."+p.Section)
+		file := filepath.Join(dir, "man"+p.Section, p.Name+"."+p.Section)
 		cmd := exec.Command("man", "--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z", file)
 		cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "MANROFFSEQ=", "MANWIDTH=80")
 		var stderr bytes.Buffer
