@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of gotc, from a clean clone on a fresh machine (as root):
-# static checks, generated-code drift, unit tests, a short fuzzing round, and
-# the real-kernel suite in the test bed's VM (built on first use, ~10 min).
+# static checks, generated-code drift, unit tests, bash completion and the
+# Debian package on the host, a short fuzzing round, and the real-kernel
+# suite in the test bed's VM (built on first use, ~10 min).
 # It never skips the real-kernel tests: without a kernel it fails and says why.
 # Host packages it lacks are installed on first use (as root; otherwise it
 # prints the apt-get line); Go itself must be on PATH.
@@ -18,6 +19,8 @@ command -v go >/dev/null || die "go is not on PATH: install Go $(sed -n 's/^go /
 # git ls-files below; the Go module proxy is reached over HTTPS.
 need git:git
 need_file /etc/ssl/certs/ca-certificates.crt:ca-certificates
+# The man pages' test (internal/manual/mkman) formats them with man(1).
+need man:man-db
 
 section "static checks: gofmt, go vet (Linux and macOS), staticcheck"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
@@ -47,6 +50,14 @@ export GOTC_KERNEL_UAPI="$LINUX_SRC/include/uapi" GOTC_TC_TESTING="$TC_TESTING"
 
 section "unit tests"
 go test -count=1 ./...
+
+# On the host, in namespaces of their own, about a minute: bash in tmux
+# completes gotc's lines; the .deb is built, linted, installed into a
+# throwaway overlay of /, run and removed.
+section "bash completion in a real shell (tmux)"
+selftests/completion-test.sh
+section "Debian package: build, lintian, install, run, remove"
+selftests/deb-test.sh
 
 # A count, not a duration: with -fuzztime 5s, go1.26's fuzzing coordinator
 # sometimes reports "context deadline exceeded" as a failure when the time is
