@@ -73,20 +73,24 @@ func resolve(p *manual.Page, root string) (*manual.Page, error) {
 // paragraph, which speaks of "Package NAME" to Go programmers and which
 // the man page's NAME line says to the reader.
 func packageDoc(dir string) (string, error) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.PackageClauseOnly|parser.ParseComments)
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return "", err
 	}
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			if f.Doc != nil {
-				doc := f.Doc.Text()
-				if strings.HasPrefix(doc, "Package ") {
-					_, doc, _ = strings.Cut(doc, "\n\n")
-				}
-				return doc, nil
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			return "", err
+		}
+		if f.Doc != nil {
+			doc := f.Doc.Text()
+			if strings.HasPrefix(doc, "Package ") {
+				_, doc, _ = strings.Cut(doc, "\n\n")
 			}
+			return doc, nil
 		}
 	}
 	return "", fmt.Errorf("no package documentation in %s", dir)
