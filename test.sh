@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of gotc, from a clean clone on a fresh machine (as root):
-# static checks, generated-code drift, unit tests, bash completion and the
-# Debian package on the host, a short fuzzing round, and the real-kernel
-# suite in the test bed's VM (built on first use, ~10 min).
+# static checks, generated-code drift, unit tests, the README's commands,
+# bash completion and the Debian package on the host, a short fuzzing round,
+# and the real-kernel suite in the test bed's VM (built on first use, ~10 min).
 # It never skips the real-kernel tests: without a kernel it fails and says why.
 # Host packages it lacks are installed on first use (as root; otherwise it
 # prints the apt-get line); Go itself must be on PATH.
@@ -51,9 +51,12 @@ export GOTC_KERNEL_UAPI="$LINUX_SRC/include/uapi" GOTC_TC_TESTING="$TC_TESTING"
 section "unit tests"
 go test -count=1 ./...
 
-# On the host, in namespaces of their own, about a minute: bash in tmux
-# completes gotc's lines; the .deb is built, linted, installed into a
-# throwaway overlay of /, run and removed.
+# On the host, in namespaces of their own, about a minute: the README's
+# quick start and one-line commands run as pasted; bash in tmux completes
+# gotc's lines; the .deb is built, linted, installed into a throwaway
+# overlay of /, run and removed.
+section "the README's quick start and one-line commands"
+selftests/readme-test.sh
 section "bash completion in a real shell (tmux)"
 selftests/completion-test.sh
 section "Debian package: build, lintian, install, run, remove"
