@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test of gotc, from a clean clone on a fresh machine (as root):
 # static checks, generated-code drift, unit tests, the README's commands,
 # bash completion and the Debian package on the host, a short fuzzing round,
@@ -22,9 +23,12 @@ need_file /etc/ssl/certs/ca-certificates.crt:ca-certificates
 # The man pages' test (internal/manual/mkman) formats them with man(1).
 need man:man-db
 
-section "static checks: gofmt, go vet (Linux and macOS), staticcheck"
+section "static checks: gofmt, SPDX headers, go vet (Linux and macOS), staticcheck"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 [ -z "$unformatted" ] || { echo "not gofmt-formatted:"; echo "$unformatted"; exit 1; }
+# Every source file says its license (LICENSE, Apache-2.0) in its first lines.
+unlicensed=$(git ls-files '*.go' '*.sh' | grep -v testdata/ | xargs grep -L -m1 'SPDX-License-Identifier: ' || true)
+[ -z "$unlicensed" ] || { echo "no SPDX-License-Identifier line:"; echo "$unlicensed"; exit 1; }
 go vet ./...
 # The examples that need a kernel with CAKE, with the tag that runs them
 # (they run in the VM below).

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The mirred action (net/sched/act_mirred.c): mirror or redirect a packet

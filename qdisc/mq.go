@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // mq (net/sched/sch_mq.c): one class per transmit queue of a multiqueue

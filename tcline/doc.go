@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tcline is tc's command lines as requests, and dumped messages as
 // tc's lines: the grammar of the words tc reads before a kind (which
 // device, block, parent, priority, protocol, chain and handle a filter

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gotc-bpf loads the program of an eBPF ELF object for gotc's bpf
 // filter and action ("bpf obj FILE"), so that gotc itself links no ELF
 // loader: gotc runs it as

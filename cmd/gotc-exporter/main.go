@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gotc-exporter serves the statistics of the kernel's qdiscs as
 // Prometheus metrics: it is "gotc exporter" in a binary of its own, so that
 // gotc does not link, and initialise at every start, the Prometheus client,

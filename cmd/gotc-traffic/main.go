@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gotc-traffic sends a traffic plan through a device's qdisc and
 // captures what arrives on its veth peer (see package traffic for the plan
 // and trace formats; its usage is manual.Traffic, gotc-traffic(8)).

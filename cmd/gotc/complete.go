@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // Shell completion. The scripts in completion/ (bash, zsh, fish) hand the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gotc is a drop-in replacement for iproute2's tc for the CAKE,
 // cake_mq and DualPI2 qdiscs: the same command syntax, exit codes and output
 // (text, -s, -d, -j, -p), spoken over rtnetlink from Go.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cmdline holds the parts of gotc's command line that cmd/gotc and
 // cmd/gotc-exporter share: tc's exit statuses, the -netns namespace, stopping
 // on a signal, and the arguments of "gotc exporter". It imports nothing of

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package manual is the one source of the help that gotc's commands print
 // and of their man pages: each Page is what "gotc COMMAND help" prints
 // (Help) and what man gotc-COMMAND(8) says (Roff, written by

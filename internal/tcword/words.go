@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package tcword
 
 // The option loop most of tc's qdisc parsers share, and the readers of the

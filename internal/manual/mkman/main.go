@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command mkman writes gotc's man pages, from the pages of package manual
 // (the source of the commands' help too):
 //
