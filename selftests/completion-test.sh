@@ -23,7 +23,7 @@ touch "$tmp/gotc-test-state.yaml"
 unshare --net -- sh -c '
 	ip link add gotc-cmpl0 type veth peer name gotc-cmpl1
 	exec tmux -L "$1" -f /dev/null new-session -d -x 200 -y 50 -c "$2" \
-		env -i PATH="$2/bin:/usr/sbin:/usr/bin:/sbin:/bin" HOME="$2" TERM=xterm bash --norc --noprofile
+		env -i PATH="$2/bin:/usr/sbin:/usr/bin:/sbin:/bin" HOME="$2" HISTFILE=/dev/null TERM=xterm bash --norc --noprofile
 ' sh "$sock" "$tmp"
 
 pass=0 fail=0
