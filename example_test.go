@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package gotc_test
 
 // These examples change a kernel's traffic control: they need CAKE, ifb,

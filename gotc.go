@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package gotc is the kernel's traffic control as a Go library: what a tc
 // user does, one call each. Add, change, replace and delete qdiscs, classes,
 // filters and standalone actions, with typed options (*attrs.CakeAttrs,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test of gotc, from a clean clone on a fresh machine (as root):
-# static checks, generated-code drift, unit tests, a short fuzzing round, and
-# the real-kernel suite in the test bed's VM (built on first use, ~10 min).
+# static checks, generated-code drift, unit tests, the README's commands,
+# bash completion and the Debian package on the host, a short fuzzing round,
+# and the real-kernel suite in the test bed's VM (built on first use, ~10 min).
 # It never skips the real-kernel tests: without a kernel it fails and says why.
 # Host packages it lacks are installed on first use (as root; otherwise it
 # prints the apt-get line); Go itself must be on PATH.
@@ -18,10 +20,15 @@ command -v go >/dev/null || die "go is not on PATH: install Go $(sed -n 's/^go /
 # git ls-files below; the Go module proxy is reached over HTTPS.
 need git:git
 need_file /etc/ssl/certs/ca-certificates.crt:ca-certificates
+# The man pages' test (internal/manual/mkman) formats them with man(1).
+need man:man-db
 
-section "static checks: gofmt, go vet (Linux and macOS), staticcheck"
+section "static checks: gofmt, SPDX headers, go vet (Linux and macOS), staticcheck"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 [ -z "$unformatted" ] || { echo "not gofmt-formatted:"; echo "$unformatted"; exit 1; }
+# Every source file says its license (LICENSE, Apache-2.0) in its first lines.
+unlicensed=$(git ls-files '*.go' '*.sh' | grep -v testdata/ | xargs grep -L -m1 'SPDX-License-Identifier: ' || true)
+[ -z "$unlicensed" ] || { echo "no SPDX-License-Identifier line:"; echo "$unlicensed"; exit 1; }
 go vet ./...
 # The examples that need a kernel with CAKE, with the tag that runs them
 # (they run in the VM below).
@@ -50,6 +57,17 @@ export GOTC_KERNEL_UAPI="$LINUX_SRC/include/uapi" GOTC_TC_TESTING="$TC_TESTING"
 
 section "unit tests"
 go test -count=1 ./...
+
+# On the host, in namespaces of their own, about a minute: the README's
+# quick start and one-line commands run as pasted; bash in tmux completes
+# gotc's lines; the .deb is built, linted, installed into a throwaway
+# overlay of /, run and removed.
+section "the README's quick start and one-line commands"
+selftests/readme-test.sh
+section "bash completion in a real shell (tmux)"
+selftests/completion-test.sh
+section "Debian package: build, lintian, install, run, remove"
+selftests/deb-test.sh
 
 # A count, not a duration: with -fuzztime 5s, go1.26's fuzzing coordinator
 # sometimes reports "context deadline exceeded" as a failure when the time is

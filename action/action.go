@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // Action kinds and tc's action list (tc/m_action.c): the registry, the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The connmark action (net/sched/act_connmark.c): copies the mark of a

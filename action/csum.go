@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The csum action (net/sched/act_csum.c): recomputes the IPv4 header's and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The ct action (net/sched/act_ct.c): sends a packet through conntrack,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The ctinfo action (net/sched/act_ctinfo.c): restores a packet's DSCP or

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The generic action (net/sched/act_gact.c): a fixed verdict, or with

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The gate action (net/sched/act_gate.c, IEEE 802.1Qci stream gating): a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The ife action (net/sched/act_ife.c, the Inter-FE encapsulation of RFC

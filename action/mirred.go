@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The mirred action (net/sched/act_mirred.c): mirror or redirect a packet
@@ -186,10 +188,7 @@ loop:
 				if dev != "" {
 					return nil, args, &tcword.ParseError{Msg: "Error: duplicate \"dev\": \"" + args[0] + "\" is the second value.", Code: 255}
 				}
-				dev = args[0]
-				if len(dev) > 15 {
-					dev = dev[:15]
-				}
+				dev = tcword.DevName(args[0])
 				args = args[1:]
 			}
 			break loop

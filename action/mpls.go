@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The mpls action (net/sched/act_mpls.c): pop, push (before or after the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The stateless nat action (net/sched/act_nat.c): rewrite the addresses

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The packet editor action (net/sched/act_pedit.c), as tc 7.3's m_pedit.c

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The police action (net/sched/act_police.c): a token bucket on bytes (rate

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The sample action (net/sched/act_sample.c): one packet in RATE is handed,

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The simple action (net/sched/act_simple.c): logs its string for every

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The skbedit action (net/sched/act_skbedit.c): sets a packet's transmit

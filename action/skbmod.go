@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The skbmod action (net/sched/act_skbmod.c): set a packet's destination

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The tunnel_key action (net/sched/act_tunnel_key.c): set the metadata a

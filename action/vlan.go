@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package action
 
 // The vlan action (net/sched/act_vlan.c): pop, push or modify an 802.1Q or

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package allkinds registers every kind gotc speaks: import it for its
 // side effect, as the CLI, apply, watch and the exporter do, before looking
 // kinds up by name in package tckind.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package apply
 
 // Example is a commented desired state, what "gotc apply --example" prints.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package apply brings the traffic control of a set of devices to a desired
 // state written in a file, with the fewest kernel requests: "gotc apply".
 //

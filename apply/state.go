@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package apply
 
 import (
@@ -64,7 +66,7 @@ type deviceState struct {
 
 // madeClasses reports whether a qdisc kind's classes are its own, not a
 // file's to add (Qdisc.MakesClasses, and classless kinds that dump classes,
-// as cake its tins); mq, which tc has no module for, makes its queues.
+// as cake its tins).
 func madeClasses(kind string) bool {
 	k := tckind.LookupQdisc(kind)
 	return k == nil || k.ParseClass == nil || k.MakesClasses
@@ -86,13 +88,9 @@ func nestedClasses(kind string) bool {
 	return k != nil && k.MakesNestedClasses
 }
 
-// kernelOnlyQdiscs are the qdisc kinds the kernel has that tc has no module
-// for, so gotc registers none: they take no options.
-var kernelOnlyQdiscs = []string{"mq"}
-
 // qdiscKindNames are the qdisc kinds a file may name, sorted.
 func qdiscKindNames() []string {
-	names := slices.Clone(kernelOnlyQdiscs)
+	var names []string
 	for _, k := range tckind.Qdiscs() {
 		names = append(names, k.Name)
 	}
@@ -195,7 +193,7 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 // kernel takes it; if not, it says so at the qdisc's words.
 func (r *resolver) qdiscKind(n *qdiscNode, at place) bool {
 	switch hooks := filterHooks(n.kind); {
-	case tckind.LookupQdisc(n.kind) == nil && !slices.Contains(kernelOnlyQdiscs, n.kind):
+	case tckind.LookupQdisc(n.kind) == nil:
 		r.fault(at, "unknown qdisc kind %q: %s", n.kind, suggest(n.kind, qdiscKindNames()))
 		return false
 	case n.parent == netlink.HandleIngress && hooks == 0:

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package attrs holds typed Go forms of the traffic-control netlink attributes
 // described by specs/tc.yaml.
 //

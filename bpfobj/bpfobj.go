@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package bpfobj loads the program of an eBPF ELF object file for the bpf
 // filter and action ("bpf obj FILE [sec SECTION] [prog NAME]"), through
 // github.com/cilium/ebpf, with the messages tc prints when it cannot.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command codegen turns a YNL netlink-raw spec (specs/tc.yaml) into the Go types of
 // package attrs: one struct per attribute set with presence for every optional
 // attribute, named enums, fixed structs, indexed arrays of nests and sub-messages

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package ematch
 
 // Extended matches (net/sched/ematch.c): the "match EXPR" of the basic and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package ematch
 
 // The cmp, u32, nbyte and canid extended matches (net/sched/em_*.c), as

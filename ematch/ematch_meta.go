@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package ematch
 
 // The meta extended match (net/sched/em_meta.c): a comparison of two

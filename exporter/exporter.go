@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package exporter exports the statistics of traffic-control qdiscs (generic
 // counters for every kind; CAKE's per-tin and DualPI2's own statistics in
 // full) as Prometheus/OpenMetrics metrics.

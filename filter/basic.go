@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The basic filter (net/sched/cls_basic.c): packets that pass its extended

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The cgroup filter (net/sched/cls_cgroup.c): a packet whose socket is in

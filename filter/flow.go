@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The flow filter (net/sched/cls_flow.c): the class of a packet is

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The flower filter (net/sched/cls_flower.c): packets whose dissected flow

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The fw filter (net/sched/cls_fw.c): a packet whose mark (skb->mark),

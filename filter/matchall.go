@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The matchall filter (net/sched/cls_matchall.c): every packet matches; it

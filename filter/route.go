@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The route filter (net/sched/cls_route.c): packets are classified by the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package filter
 
 // The u32 filter (net/sched/cls_u32.c): a selector of 32-bit keys, each a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package netlink sends traffic-control requests (qdiscs, classes, filters,
 // chains, actions) to the kernel over rtnetlink and decodes its replies,
 // dumps and announcements into the types of package attrs.

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // CAKE and cake_mq: tc's keywords to TCA_CAKE_* attributes, and the

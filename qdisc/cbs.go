@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // cbs (net/sched/sch_cbs.c): the credit-based shaper of IEEE 802.1Q, as

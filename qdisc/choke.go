@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // choke (net/sched/sch_choke.c): tc's keywords to netlink attributes, and

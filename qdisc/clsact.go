@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // clsact (net/sched/sch_ingress.c): the hooks for filters on received

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // codel (net/sched/sch_codel.c): tc's keywords to netlink attributes, and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // drr (net/sched/sch_drr.c): deficit round robin among classes. The qdisc

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // DualPI2 (RFC 9332, net/sched/sch_dualpi2.c): tc's keywords to netlink

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // etf (net/sched/sch_etf.c): earliest txtime first, which releases each

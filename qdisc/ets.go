@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // ETS (net/sched/sch_ets.c): enhanced transmission selection (802.1Qaz).

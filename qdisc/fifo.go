@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // The FIFO qdiscs (net/sched/sch_fifo.c): pfifo and pfifo_head_drop count

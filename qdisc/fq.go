@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // fq (net/sched/sch_fq.c, Fair Queue with pacing): tc's keywords to

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // fq_codel (net/sched/sch_fq_codel.c): tc's keywords to netlink attributes,

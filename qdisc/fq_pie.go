@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // fq_pie (net/sched/sch_fq_pie.c): pie's keywords (pieWords) and a flow

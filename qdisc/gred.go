@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // gred (net/sched/sch_gred.c): tc's keywords to netlink attributes, and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // HFSC (net/sched/sch_hfsc.c): hierarchical fair service curves. The qdisc

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // hhf (net/sched/sch_hhf.c, Heavy-Hitter Filter): tc's keywords to netlink

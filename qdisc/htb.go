@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // HTB (net/sched/sch_htb.c): the qdisc's and the classes' tc keywords to

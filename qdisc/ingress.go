@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // ingress (net/sched/sch_ingress.c): the hook for filters on received

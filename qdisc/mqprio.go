@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // mqprio (net/sched/sch_mqprio.c): a multiqueue root that maps priorities

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // multiq (net/sched/sch_multiq.c): one band for each transmit queue of a

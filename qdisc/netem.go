@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // netem (net/sched/sch_netem.c): delay, jitter, loss, duplication,

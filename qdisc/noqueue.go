@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // noqueue (net/sched/sch_generic.c and sch_api.c): no queue at all, the

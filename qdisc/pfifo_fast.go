@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // pfifo_fast (net/sched/sch_generic.c), the default qdisc of a device's

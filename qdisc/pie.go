@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // pie (net/sched/sch_pie.c): tc's keywords to netlink attributes, and the

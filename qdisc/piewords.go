@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // The part of pie's options that fq_pie has too (tc's q_pie.c and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // plug (net/sched/sch_plug.c) holds packets until told to let them go: each

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // prio (net/sched/sch_prio.c): bands chosen by a packet's priority through

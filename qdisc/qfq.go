@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // QFQ (net/sched/sch_qfq.c): the qdisc takes no options; its classes take a

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // red (net/sched/sch_red.c): tc's keywords to netlink attributes, and the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // The RED arithmetic that tc does for red, choke, gred and sfq (iproute2's

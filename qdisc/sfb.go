@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // sfb (net/sched/sch_sfb.c): tc's keywords to netlink attributes, and the

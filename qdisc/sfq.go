@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // sfq (net/sched/sch_sfq.c): tc's keywords to its options, and the

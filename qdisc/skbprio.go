@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // skbprio (net/sched/sch_skbprio.c): a qdisc of 64 priority queues that

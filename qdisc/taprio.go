@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // taprio (net/sched/sch_taprio.c): IEEE 802.1Qbv time-aware scheduling, a

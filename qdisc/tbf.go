@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package qdisc
 
 // TBF (net/sched/sch_tbf.c): tc's keywords to netlink attributes and the

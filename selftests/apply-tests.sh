@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gotc apply on the real kernel (inside the test bed's VM, which has CAKE and
 # DualPI2), for three beds: a router (CAKE on a veth's egress, ingress
 # redirected through an ifb to CAKE), an ISP tree (mq over 4 tx queues, htb

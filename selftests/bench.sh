@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Benchmark gotc against iproute2's tc in the real-kernel test bed (qemu VM):
 # batch apply, -s -j dump, one-shot processes, 100 Hz sampling, and the ISP
 # scenario (issue 14: mq + htb per queue + 20,000 subscriber classes with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Record output goldens from the reference tc on the test bed's kernel:
 # testdata/golden/scenarios.txt in, one testdata/golden/NAME.txt per scenario out.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The library against the VM's kernel: its examples (add CAKE, change a
 # bandwidth, read statistics, an ingress redirect through an ifb, watch
 # events; package gotc's example_test.go, whose outputs the test binary

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The real-kernel suite, run inside the test bed's VM by ../test.sh, in two
 # halves that ../test.sh boots as two VMs side by side (the host has two CPUs
 # and each VM one):

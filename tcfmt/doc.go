@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tcfmt holds what gotc and its importers need to read and write numbers and output
 // exactly as iproute2's tc 7.x does, with no dependency on the rest of gotc.
 //

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package tcfmt
 
 // QdiscHeader holds what the first line of a qdisc listing is made of: the

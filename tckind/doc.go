@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tckind is what every kind gotc speaks is: the contract of a
 // qdisc kind (Qdisc, with its classes), a filter kind (Filter), an action
 // kind (Action), the environments their parsers read, the devices they

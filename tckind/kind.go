@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package tckind
 
 import (
@@ -62,7 +64,7 @@ type Qdisc struct {
 	// what the kernel does not keep).
 	Restoring func(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg
 	// NoChange says the kernel has no change operation for the kind's
-	// qdisc options (Linux 7.2: htb, ingress, clsact, mqprio, etf, teql):
+	// qdisc options (Linux 7.2: htb, ingress, clsact, mq, mqprio, etf, teql):
 	// other options take a new qdisc, replacing this one.
 	NoChange bool
 	// FilterHooks is the number of filter hooks the qdisc opens in place

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tcline is tc's command lines as requests, and dumped messages
 // and announcements as tc's lines:
 //   - the grammar of the words tc reads before a kind, with tc's messages

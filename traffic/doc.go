@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package traffic sends a described packet trace through a real kernel's
 // qdisc on a veth device, records exactly what it offered the qdisc, and
 // captures what arrives on the veth peer, so that the trace can be

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package watch samples the statistics of traffic-control qdiscs at an
 // interval and writes them as JSON lines: one line per qdisc per sample, each
 // a self-contained JSON object, so that a consumer (jq, a log shipper, a

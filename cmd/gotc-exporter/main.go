@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gotc-exporter serves the statistics of the kernel's qdiscs as
 // Prometheus metrics: it is "gotc exporter" in a binary of its own, so that
 // gotc does not link, and initialise at every start, the Prometheus client,
@@ -26,6 +28,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 
 	"github.com/gotc/gotc/exporter"
@@ -116,10 +119,18 @@ func serve(a cmdline.ExporterArgs, netns string, stderr io.Writer, dial dialFunc
 		Dial:   func() (exporter.Source, error) { return dial(fd) },
 	})
 	defer collector.Close()
+	// Listen before saying "serving", so that an address that cannot be
+	// used is the only thing said of it; the address printed is the one
+	// listened on (port 0 picks one).
+	ln, err := net.Listen("tcp", a.Listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "gotc exporter: %v\n", err)
+		return cmdline.Status(cmdline.ExitBadOption)
+	}
 	ctx, stop := signals()
 	defer stop()
-	fmt.Fprintf(stderr, "gotc exporter: serving http://%s%s\n", a.Listen, exporter.MetricsPath)
-	if err := exporter.Serve(ctx, a.Listen, collector); err != nil {
+	fmt.Fprintf(stderr, "gotc exporter: serving http://%s%s\n", ln.Addr(), exporter.MetricsPath)
+	if err := exporter.ServeListener(ctx, ln, collector); err != nil {
 		fmt.Fprintf(stderr, "gotc exporter: %v\n", err)
 		return cmdline.Status(cmdline.ExitBadOption)
 	}

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/netlink"
 )
 
@@ -53,13 +56,17 @@ func TestUsage(t *testing.T) {
 		status int
 		stderr string
 	}{
-		{"help", 0, "Usage: gotc exporter [ listen ADDR ] [ dev STRING ]\n"},
-		{"-netns ns1 -- listen :1 help", 0, "Usage: gotc exporter [ listen ADDR ] [ dev STRING ]\n"},
+		{"help", 0, manual.Exporter.Help()},
+		{"-h", 0, manual.Exporter.Help()},
+		{"-help", 0, manual.Exporter.Help()},
+		{"--help", 0, manual.Exporter.Help()},
+		{"-netns ns1 -- listen :1 help", 0, manual.Exporter.Help()},
+		{"dev eth0 --help", 0, manual.Exporter.Help()},
 		{"bogus", 255, "What is \"bogus\"? Try \"gotc exporter help\".\n"},
 		{"-- -netns x", 255, "What is \"-netns\"? Try \"gotc exporter help\".\n"},
 		{"-netns", 255, "Command line is not complete. Try option \"help\"\n"},
 		{"dev", 255, "Command line is not complete. Try option \"help\"\n"},
-		{"-netns /nonexistent/ns", 255, "Cannot open network namespace \"/nonexistent/ns\": no such file or directory\n"},
+		{"-netns /nonexistent/ns", 255, "Cannot open network namespace \"/nonexistent/ns\": No such file or directory\n"},
 		{"-n /proc/self/ns/net dev nosuch", 1, "Cannot find device \"nosuch\"\n"},
 	} {
 		var stderr bytes.Buffer
@@ -75,14 +82,16 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestBadListenAddress: an address the exporter cannot listen on is refused
+// before it says it is serving, with the listener's error alone.
 func TestBadListenAddress(t *testing.T) {
-	var stderr bytes.Buffer
 	dial := func(int) (source, error) { return &fakeKernel{}, nil }
-	signals := func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }
-	status := run([]string{"listen", "256.0.0.1:1"}, &stderr, dial, signals)
-	lines := strings.Split(stderr.String(), "\n")
-	if status != 1 || lines[0] != "gotc exporter: serving http://256.0.0.1:1/metrics" || !strings.HasPrefix(lines[1], "gotc exporter: listen tcp") {
-		t.Fatalf("status %d, stderr %q", status, stderr.String())
+	for _, addr := range []string{"256.0.0.1:1", "127.0.0.1:99999", "nocolon"} {
+		var stderr bytes.Buffer
+		status := run([]string{"listen", addr}, &stderr, dial, noSignals)
+		if out := stderr.String(); status != 1 || !strings.HasPrefix(out, "gotc exporter: listen tcp") || strings.Count(out, "\n") != 1 {
+			t.Errorf("listen %s: status %d, stderr %q; want 1 and the listener's error alone", addr, status, out)
+		}
 	}
 }
 

@@ -1,15 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gotc-traffic sends a traffic plan through a device's qdisc and
 // captures what arrives on its veth peer (see package traffic for the plan
-// and trace formats).
+// and trace formats; its usage is manual.Traffic, gotc-traffic(8)).
 //
 //	gotc-traffic send -plan FILE.json [-trace OUT.jsonl]
 //	gotc-traffic recv -dev v1 [-netns NS] [-count N] [-timeout D] [-linger D] [-udp-sink PORTS] [-out FILE]
 //	gotc-traffic run  -plan FILE.json [-trace OUT.jsonl] [-capture OUT.jsonl] [-timeout D] [-exact]
 //
 // send and run print a JSON summary on stdout; recv writes the capture
-// (JSONL) to -out or stdout and its summary to stderr. Exit status: 0 on
-// success, 1 on an error, 2 on bad usage, 3 when run -exact finds that the
-// capture differs from what was sent.
+// (JSONL) to -out or stdout and its summary to stderr. help, -h and
+// --help, alone or after a command, print the usage on stdout. Exit
+// status: 0 on success, 1 on an error, 2 on bad usage, 3 when run -exact
+// finds that the capture differs from what was sent.
 package main
 
 import (
@@ -23,17 +26,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/traffic"
 )
 
-const usage = `usage:
-  gotc-traffic send -plan FILE.json [-trace OUT.jsonl]
-  gotc-traffic recv -dev DEV [-netns NS] [-count N] [-timeout D] [-linger D] [-udp-sink PORT,...] [-out FILE]
-  gotc-traffic run  -plan FILE.json [-trace OUT.jsonl] [-capture OUT.jsonl] [-timeout D] [-exact]
-`
-
 // errUsage marks errors that are the caller's (exit status 2).
 var errUsage = errors.New("usage")
+
+// errHelp is a request for the usage, which is no failure.
+var errHelp = errors.New("help")
 
 // errNotExact is run -exact's failure (exit status 3).
 var errNotExact = errors.New("capture differs from the trace")
@@ -43,7 +44,7 @@ func main() {
 	switch {
 	case err == nil:
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(os.Stderr, "gotc-traffic: %v\n%s", err, usage)
+		fmt.Fprintf(os.Stderr, "gotc-traffic: %v\n%s", err, manual.Traffic.Usage)
 		os.Exit(2)
 	case errors.Is(err, errNotExact):
 		fmt.Fprintf(os.Stderr, "gotc-traffic: %v\n", err)
@@ -54,9 +55,24 @@ func main() {
 	}
 }
 
+// run is main without the process; a request for help prints the usage
+// on stdout and is no error.
 func run(args []string, stdout, stderr io.Writer) error {
+	err := command(args, stdout, stderr)
+	if errors.Is(err, errHelp) {
+		fmt.Fprint(stdout, manual.Traffic.Help())
+		return nil
+	}
+	return err
+}
+
+// command runs the command args name.
+func command(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command", errUsage)
+	}
+	if manual.IsHelp(args[0]) {
+		return errHelp
 	}
 	switch args[0] {
 	case "send":
@@ -65,9 +81,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdRecv(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(args[1:], stdout)
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return nil
 	}
 	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }
@@ -78,9 +91,16 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// parse reads a command's flags; -h, -help and --help (which the flag
+// package knows) and a "help" after the flags ask for the usage.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	} else if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 && manual.IsHelp(fs.Arg(0)) {
+		return errHelp
 	}
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/traffic"
 )
 
@@ -41,9 +44,12 @@ func TestUsage(t *testing.T) {
 			t.Errorf("%v: error %v, want usage=%v containing %q", tc.args, err, tc.usage, tc.want)
 		}
 	}
-	var out bytes.Buffer
-	if err := run([]string{"help"}, &out, &out); err != nil || !strings.Contains(out.String(), "gotc-traffic run") {
-		t.Errorf("help: %v %q", err, out.String())
+	// Help, alone or after a command, is the usage on stdout and no error.
+	for _, args := range [][]string{{"help"}, {"-h"}, {"-help"}, {"--help"}, {"send", "-h"}, {"recv", "--help"}, {"run", "-plan", "x", "help"}} {
+		var out, errw bytes.Buffer
+		if err := run(args, &out, &errw); err != nil || out.String() != manual.Traffic.Help() || errw.Len() != 0 {
+			t.Errorf("%q: %v, stdout %.60q, stderr %q; want the help on stdout", args, err, out.String(), errw.String())
+		}
 	}
 	if p, err := parsePorts("5000,v6:5001,"); err != nil || len(p) != 2 || p[1] != (traffic.SinkPort{Port: 5001}) {
 		t.Errorf("parsePorts: %v %v", p, err)

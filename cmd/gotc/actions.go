@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // "tc actions": standalone actions, as tc/m_action.c's do_action handles

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -8,36 +10,9 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/netlink"
 )
-
-const applyUsage = `Usage: gotc apply [ --check ] [ --diff [ -j ] ] [ -v ] FILE
-       gotc apply --from-kernel [ DEV... ]
-       gotc apply --example
-  FILE (YAML or JSON, "-" for standard input) is the desired state of the
-  devices it names; gotc sends the fewest requests that reach it. A file
-  with a fault (an unknown key or kind, a value of the wrong shape, a bad
-  option) is refused whole before anything is sent, each fault named as
-  FILE:LINE:COLUMN.
-  --check        send nothing; exit 0 when in sync, 2 when changes are pending
-  --diff         send nothing; print the plan as tc command lines
-  -j             with --diff, print the plan as JSON: an array of one object
-                 per request, with op, object, device, parent, handle, kind,
-                 protocol, pref, chain, words, command and reason
-  -v             print each request as it is sent and the kernel's answer
-                 ("kernel: ok", its warning, or its refusal)
-  --from-kernel  print the devices' present state as such a file
-  --example      print a commented example file
-Exit status:
-  0    applied; in sync (--check); the plan printed (--diff)
-  1    nothing sent: the file is bad, names a device this machine lacks or
-       cannot be read, or the kernel's state cannot be read
-  2    --check: changes are pending (nothing sent); otherwise the kernel
-       refused a request, and the changes made before it were undone
-  3    the kernel refused a request, and undoing the changes made before
-       it failed too: the state is neither the file's nor the one before
-  255  usage: an unknown option, no file or more than one
-`
 
 // applyCmd is "gotc apply": the desired state of a file brought about.
 func (t *tc) applyCmd(args []string) error {
@@ -45,6 +20,10 @@ func (t *tc) applyCmd(args []string) error {
 	asJSON := t.json
 	var rest []string
 	for _, a := range args {
+		if manual.IsHelp(a) {
+			fmt.Fprint(t.stderr, manual.Apply.Help())
+			return nil
+		}
 		switch a {
 		case "--check", "-check":
 			check = true
@@ -59,19 +38,16 @@ func (t *tc) applyCmd(args []string) error {
 		case "--example", "-example":
 			fmt.Fprint(t.stdout, apply.Example)
 			return nil
-		case "help", "--help", "-h":
-			fmt.Fprint(t.stderr, applyUsage)
-			return nil
 		default:
 			if strings.HasPrefix(a, "-") && a != "-" {
-				fmt.Fprintf(t.stderr, "apply: unknown option %q\n%s", a, applyUsage)
+				fmt.Fprintf(t.stderr, "apply: unknown option %q\n%s", a, manual.Apply.Help())
 				return errStatus(exitUsage)
 			}
 			rest = append(rest, a)
 		}
 	}
 	if asJSON && !diff {
-		fmt.Fprintf(t.stderr, "apply: -j prints the plan of --diff\n%s", applyUsage)
+		fmt.Fprintf(t.stderr, "apply: -j prints the plan of --diff\n%s", manual.Apply.Help())
 		return errStatus(exitUsage)
 	}
 	if fromKernel {
@@ -87,7 +63,7 @@ func (t *tc) applyCmd(args []string) error {
 		return f.Write(t.stdout)
 	}
 	if len(rest) != 1 {
-		fmt.Fprint(t.stderr, applyUsage)
+		fmt.Fprint(t.stderr, manual.Apply.Help())
 		return errStatus(exitUsage)
 	}
 	// The file's form is read before the kernel is dialed, its words
@@ -104,17 +80,8 @@ func (t *tc) applyCmd(args []string) error {
 	if err != nil {
 		return t.applyRefused(err)
 	}
-	if diff {
-		if err := t.printPlan(plan, asJSON); err != nil {
-			return err
-		}
-	}
 	if check || diff {
-		if check && len(plan.Requests) > 0 {
-			fmt.Fprintf(t.stderr, "apply: %d changes pending\n", len(plan.Requests))
-			return errStatus(exitKernel)
-		}
-		return nil
+		return t.reportPlan(plan, check, diff, asJSON)
 	}
 	sent, err := plan.Run(t.ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
 	if err != nil {
@@ -136,21 +103,39 @@ func (t *tc) applyCmd(args []string) error {
 // tell it from a refusal that left the state as it was (exitKernel).
 const exitNotRestored = 3
 
-// printPlan prints the plan of --diff: its tc command lines, or with -j
-// its changes as a JSON array (indented with -p).
-func (t *tc) printPlan(plan *apply.Plan, asJSON bool) error {
-	if !asJSON {
+// reportPlan is --check and --diff: with --diff the plan on stdout (tc
+// command lines, or with -j its changes as a JSON array, indented with
+// -p), then how many changes are pending on a line of its own on stderr,
+// so that the plan stays a script and a terminal that shows both shows
+// the count apart. --check exits 2 when changes are pending.
+func (t *tc) reportPlan(plan *apply.Plan, check, diff, asJSON bool) error {
+	switch {
+	case diff && asJSON:
+		enc := json.NewEncoder(t.stdout)
+		enc.SetEscapeHTML(false) // tc's words as they are: "<", ">" and "&" too
+		if t.pretty {
+			enc.SetIndent("", "  ")
+		}
+		if err := enc.Encode(plan.Changes()); err != nil {
+			return err
+		}
+	case diff:
 		for _, c := range plan.Commands() {
 			fmt.Fprintln(t.stdout, c)
 		}
+	}
+	n := len(plan.Requests)
+	if n == 0 {
+		if diff {
+			fmt.Fprintln(t.stderr, "apply: in sync, nothing to change")
+		}
 		return nil
 	}
-	enc := json.NewEncoder(t.stdout)
-	enc.SetEscapeHTML(false) // tc's words as they are: "<", ">" and "&" too
-	if t.pretty {
-		enc.SetIndent("", "  ")
+	fmt.Fprintf(t.stderr, "apply: %d changes pending\n", n)
+	if check {
+		return errStatus(exitKernel)
 	}
-	return enc.Encode(plan.Changes())
+	return nil
 }
 
 // applyRefused reports a file refused before anything was sent: every

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // "tc chain": the filter chains of a qdisc or shared block, as tc's

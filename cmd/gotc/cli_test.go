@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -270,6 +273,37 @@ func TestUnknownDevice(t *testing.T) {
 	}
 }
 
+// TestMissingNetnsOnce: a namespace that cannot be opened is said once, as
+// tc says it, though the command asks for it again to name the device.
+func TestMissingNetnsOnce(t *testing.T) {
+	for _, line := range []string{"qdisc show", "qdisc show dev eth0", "-s class show dev eth0", "filter show dev eth0", "stats dev eth0 count 1"} {
+		status, _, stderr := gotc(newFake(), "-n gotc-test-no-such-ns "+line)
+		if want := "Cannot open network namespace \"gotc-test-no-such-ns\": No such file or directory\n"; status != exitUsage || stderr != want {
+			t.Errorf("%q: status %d, stderr %q; want 255, %q", line, status, stderr, want)
+		}
+	}
+}
+
+// TestLongDeviceNameCut: tc copies the word after "dev" into IFNAMSIZ
+// bytes, so it looks up, and names in its message, the first 15 characters.
+func TestLongDeviceNameCut(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	for _, line := range []string{"qdisc show dev ", "qdisc add dev %s root cake", "class show dev ", "filter show dev ", "chain show dev ", "stats count 1 dev "} {
+		if !strings.Contains(line, "%s") {
+			line += "%s"
+		}
+		status, _, stderr := gotc(newFake(), fmt.Sprintf(line, long))
+		if want := "Cannot find device \"aaaaaaaaaaaaaaa\"\n"; status != exitBadOption || stderr != want {
+			t.Errorf("%q: status %d, stderr %q; want 1, %q", line, status, stderr, want)
+		}
+	}
+	k := newFake()
+	k.links["abcdefghijklmno"] = 7
+	if status, _, stderr := gotc(k, "qdisc add dev abcdefghijklmnopqrst root cake"); status != exitOK || len(k.requests) != 1 || !strings.Contains(k.requests[0], "Ifindex=7") {
+		t.Errorf("a long name of a device with its first 15 characters: status %d, stderr %q, requests %q", status, stderr, k.requests)
+	}
+}
+
 func TestKernelRefusalPrintsExtack(t *testing.T) {
 	k := newFake()
 	k.refuse = &netlink.Error{Errno: 22, Message: "Dualpi2 options are required"}
@@ -310,9 +344,9 @@ func TestOptionsInTcsOrder(t *testing.T) {
 		status         int
 		stdout, stderr string
 	}{
-		{"-V -x", exitOK, "tc utility, " + version + "\n", ""},
+		{"-V -x", exitOK, versionLine(debug.ReadBuildInfo()) + "\n", ""},
 		{"-x -V", exitUsage, "", `Option "-x" is unknown, try "tc -help".` + "\n"},
-		{"-s -Version", exitOK, "tc utility, " + version + "\n", ""},
+		{"-s -Version", exitOK, versionLine(debug.ReadBuildInfo()) + "\n", ""},
 		{"-batch", exitUsage, "", `Error: argument "batch file" is required` + "\n"},
 		{"-netns", exitUsage, "", `Command line is not complete. Try option "help"` + "\n"},
 		{"-- -s", exitUsage, "", `Object "-s" is unknown, try "tc help".` + "\n"},
@@ -366,6 +400,17 @@ func TestReadCommand(t *testing.T) {
 		cmd, lines, err := readCommand(in)
 		if cmd != want.cmd || lines != want.lines || err != want.err {
 			t.Errorf("readCommand: %q, %d lines, %v; want %q, %d, %v", cmd, lines, err, want.cmd, want.lines, want.err)
+		}
+	}
+}
+
+// TestQdiscHelpListsKinds: the qdisc usage lists the kinds of the
+// registry, mq (which apply --example uses) among them.
+func TestQdiscHelpListsKinds(t *testing.T) {
+	_, _, stderr := gotc(newFake(), "qdisc help")
+	for _, kind := range []string{"mq", "cake", "htb", "teql0"} {
+		if !strings.Contains(stderr, " "+kind+" ") {
+			t.Errorf("qdisc help does not list %s:\n%s", kind, stderr)
 		}
 	}
 }

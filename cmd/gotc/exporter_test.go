@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -14,14 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// The usage "gotc exporter help" has always printed.
-const wantExporterUsage = `Usage: gotc exporter [ listen ADDR ] [ dev STRING ]
-       Serves the statistics of every qdisc (or of one device's) as Prometheus
-       metrics at http://ADDR/metrics (OpenMetrics on request). ADDR defaults
-       to localhost:9978.
-`
+	"github.com/gotc/gotc/internal/manual"
+)
 
 // fakeExporter replaces finding and executing gotc-exporter for one test and
 // records the exec; exec itself fails with execErr, as a real one returns only
@@ -49,8 +46,8 @@ func TestExporterHelpAndUsageErrors(t *testing.T) {
 		status int
 		stderr string
 	}{
-		{"exporter help", exitOK, wantExporterUsage},
-		{"exporter listen :1 help", exitOK, wantExporterUsage},
+		{"exporter help", exitOK, manual.Exporter.Help()},
+		{"exporter listen :1 help", exitOK, manual.Exporter.Help()},
 		{"exporter bogus help", exitUsage, "What is \"bogus\"? Try \"gotc exporter help\".\n"},
 		{"exporter listen", exitUsage, "Command line is not complete. Try option \"help\"\n"},
 		{"exporter dev eth0 --listen", exitUsage, "Command line is not complete. Try option \"help\"\n"},

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command gotc is a drop-in replacement for iproute2's tc for the CAKE,
 // cake_mq and DualPI2 qdiscs: the same command syntax, exit codes and output
 // (text, -s, -d, -j, -p), spoken over rtnetlink from Go.
@@ -27,10 +29,9 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-)
 
-// version is what -V prints; the release process may override it with -ldflags.
-var version = "gotc-0.1"
+	"github.com/gotc/gotc/internal/manual"
+)
 
 // Exit statuses, as tc's.
 const (
@@ -198,10 +199,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 		case "batch":
 			batch, batchSet = value, true
 		case "Version":
-			fmt.Fprintf(stdout, "tc utility, %s\n", version)
+			fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
 			return exitOK
 		case "help":
-			fmt.Fprint(stderr, usageText)
+			fmt.Fprint(stderr, manual.Gotc.Help())
 			return exitOK
 		}
 		// The rest (-graph, -names, -cf, -timestamp, -tshort) are accepted
@@ -212,18 +213,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 	}
 	return t.do(args[i:])
 }
-
-const usageText = `Usage:	tc [ OPTIONS ] OBJECT { COMMAND | help }
-	tc [-force] -batch filename
-       gotc stats [ dev DEV ] [ interval TIME ] [ count N ] [ deltas ] [ rates ]
-       gotc exporter [ listen ADDR ] [ dev DEV ]
-       gotc apply [ --check ] [ --diff ] [ -v ] FILE | --from-kernel [ DEV... ] | --example
-where  OBJECT := { qdisc | class | filter }
-       OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] | -r[aw] |
-		    -o[neline] | -j[son] | -p[retty] | -iec |
-		    -b[atch] [filename] | -n[etns] name | -force }
-The qdisc kinds gotc knows are listed by "gotc qdisc help".
-`
 
 // exitCoder is an error that carries the status tc exits with.
 type exitCoder interface{ ExitCode() int }

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -6,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/model/predict"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
@@ -14,19 +17,6 @@ import (
 	"github.com/gotc/gotc/traffic"
 )
 
-const modelUsage = `Usage: gotc [ -s ] [ -j ] model { KIND [ OPTIONS ] | dev DEV }
-                  { trace FILE | plan FILE } [ MODEL-OPTIONS ]
-Where:
-KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
-dev DEV                       take kind, options and handle from DEV's root qdisc
-trace FILE                    a send trace (JSONL) recorded by gotc-traffic
-plan FILE                     a traffic plan, sent exactly on time (dry run)
-MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
-                 [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
-Prints the statistics the model predicts as "tc qdisc show" prints a live
-qdisc (the root of a veth), and the model's timing margins on stderr.
-`
-
 // modelWords are the keywords that end KIND's options.
 var modelWords = map[string]bool{"trace": true, "plan": true}
 
@@ -34,8 +24,12 @@ var modelWords = map[string]bool{"trace": true, "plan": true}
 // or a traffic plan and prints the predicted qdisc as "qdisc show" prints
 // the kernel's, so that a user can put the two side by side.
 func (t *tc) modelCmd(args []string) error {
-	if len(args) == 0 || args[0] == "help" {
-		fmt.Fprint(t.stderr, modelUsage)
+	if len(args) > 0 && args[0] == "help" {
+		fmt.Fprint(t.stderr, manual.Model.Help())
+		return nil
+	}
+	if len(args) == 0 {
+		fmt.Fprint(t.stderr, manual.Model.Help())
 		return errStatus(exitUsage)
 	}
 	// The qdisc's own words come first; they end at "trace" or "plan",
@@ -65,7 +59,7 @@ func (t *tc) modelCmd(args []string) error {
 		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
 	} else {
 		if len(head) == 0 {
-			fmt.Fprint(t.stderr, modelUsage)
+			fmt.Fprint(t.stderr, manual.Model.Help())
 			return errStatus(exitUsage)
 		}
 		opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.stderr})

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -13,18 +15,12 @@ import (
 	"time"
 
 	"github.com/gotc/gotc/internal/cmdline"
+	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tcline"
 	"github.com/gotc/gotc/watch"
 )
-
-const statsUsage = `Usage: gotc stats [ dev STRING ] [ interval TIME ] [ count N ] [ deltas ] [ rates ]
-       One JSON line per qdisc per sample, from one netlink socket kept open:
-       tc's -s -j statistics (CAKE per tin, DualPI2 xstats), optionally with the
-       counters' increase since the previous sample and their rate per second.
-       interval defaults to 1s; count 0 (the default) samples until interrupted.
-`
 
 // statsCmd is "gotc stats": continuous statistics as JSON lines.
 func (t *tc) statsCmd(args []string) error {
@@ -62,7 +58,7 @@ func (t *tc) statsCmd(args []string) error {
 			opts.Rates = true
 			args = args[1:]
 		case "help":
-			fmt.Fprint(t.stderr, statsUsage)
+			fmt.Fprint(t.stderr, manual.Stats.Help())
 			return nil
 		default:
 			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc stats help\".\n", word)
@@ -129,7 +125,7 @@ func (t *tc) monitorCmd(args []string) error {
 			return nil
 		case errors.Is(err, netlink.ErrEventsLost):
 			// tc goes on after a receive buffer overrun, saying so.
-			fmt.Fprintf(t.stderr, "netlink receive error %s (%d)\n", capitalize(syscall.ENOBUFS.Error()), int(syscall.ENOBUFS))
+			fmt.Fprintf(t.stderr, "netlink receive error %s (%d)\n", cmdline.Strerror(syscall.ENOBUFS), int(syscall.ENOBUFS))
 			continue
 		case err != nil && ev.Msg == nil && ev.Action == nil:
 			fmt.Fprintf(t.stderr, "netlink receive error %v\n", err)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 import (
@@ -9,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/internal/cmdline"
+	"github.com/gotc/gotc/internal/manual"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tcline"
@@ -44,6 +48,7 @@ type tc struct {
 
 	conn      conn
 	netnsFile *os.File       // the -netns namespace, open while the command runs
+	netnsErr  error          // why it could not be opened, already printed
 	devices   *netlink.Links // see links
 }
 
@@ -63,14 +68,19 @@ func (e errStatus) Error() string { return fmt.Sprintf("exit status %d", int(e))
 func (e errStatus) ExitCode() int { return int(e) }
 
 // netnsFD opens the -netns namespace once and returns its descriptor, 0 for
-// the process's own namespace.
+// the process's own namespace. A failure is printed once: a command asks
+// again when it names a device after failing to connect.
 func (t *tc) netnsFD() (int, error) {
 	if t.netns == "" {
 		return 0, nil
 	}
+	if t.netnsErr != nil {
+		return 0, t.netnsErr
+	}
 	if t.netnsFile == nil {
 		f, err := cmdline.OpenNetNS(t.netns, t.stderr)
 		if err != nil {
+			t.netnsErr = err
 			return 0, err
 		}
 		t.netnsFile = f
@@ -96,8 +106,10 @@ func (t *tc) kernel() (conn, error) {
 	return c, nil
 }
 
-// ifindex resolves a device name as tc does, printing tc's message if unknown.
+// ifindex resolves a device name as tc does, printing tc's message if
+// unknown: a name longer than a device's can be is cut as tc cuts it.
 func (t *tc) ifindex(name string) (int32, error) {
+	name = tcword.DevName(name)
 	// The connection's failure has its own message.
 	if _, err := t.kernel(); err != nil {
 		return 0, err
@@ -198,11 +210,17 @@ func (t *tc) printer() *tcfmt.Printer {
 // do runs one command line (without the global options) and returns its status.
 func (t *tc) do(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprint(t.stderr, usageText)
+		fmt.Fprint(t.stderr, manual.Gotc.Help())
 		return exitUsage
 	}
+	obj, rest := args[0], args[1:]
+	if len(rest) > 0 && manual.IsHelp(rest[0]) {
+		// tc knows only "help" there; -h, -help and --help answer as it
+		// does, with its usage of the object and its exit status.
+		rest = append([]string{"help"}, rest[1:]...)
+	}
 	var err error
-	switch obj, rest := args[0], args[1:]; {
+	switch {
 	case tcfmt.Matches(obj, "qdisc"):
 		err = t.qdiscCmd(netlink.Qdisc, rest)
 	case tcfmt.Matches(obj, "class"):
@@ -216,7 +234,11 @@ func (t *tc) do(args []string) int {
 	case tcfmt.Matches(obj, "monitor"):
 		err = t.monitorCmd(rest)
 	case tcfmt.Matches(obj, "help"):
-		fmt.Fprint(t.stderr, usageText)
+		if len(rest) > 0 && !tcfmt.Matches(rest[0], "help") {
+			// "gotc help OBJECT" is "gotc OBJECT help".
+			return t.do([]string{rest[0], "help"})
+		}
+		fmt.Fprint(t.stderr, manual.Gotc.Help())
 		return exitOK
 	case obj == "stats":
 		err = t.statsCmd(rest)
@@ -226,6 +248,8 @@ func (t *tc) do(args []string) int {
 		err = t.modelCmd(rest)
 	case obj == "apply":
 		err = t.applyCmd(rest)
+	case obj == completeCommand:
+		err = t.complete(rest)
 	default:
 		fmt.Fprintf(t.stderr, "Object %q is unknown, try \"tc help\".\n", obj)
 		return exitUsage
@@ -248,20 +272,12 @@ func (t *tc) kernelRefused(err error) error {
 			}
 			fmt.Fprintf(t.stderr, "Error: %s\n", msg)
 		} else {
-			fmt.Fprintf(t.stderr, "RTNETLINK answers: %s\n", capitalize(kerr.Errno.Error()))
+			fmt.Fprintf(t.stderr, "RTNETLINK answers: %s\n", cmdline.Strerror(kerr.Errno))
 		}
 		return errStatus(exitKernel)
 	}
 	fmt.Fprintf(t.stderr, "%v\n", err)
 	return errStatus(exitKernel)
-}
-
-// capitalize gives Go's lower-case errno texts the capital strerror(3) has.
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // needArg is tc's NEXT_ARG: a keyword that needs a value ended the line.

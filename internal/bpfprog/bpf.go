@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package bpfprog
 
 // The bpf filter (net/sched/cls_bpf.c) and the bpf action

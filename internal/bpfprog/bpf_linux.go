@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package bpfprog
 
 // The bpf(2) calls tc makes for the bpf filter and action: opening a

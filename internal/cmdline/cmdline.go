@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cmdline holds the parts of gotc's command line that cmd/gotc and
 // cmd/gotc-exporter share: tc's exit statuses, the -netns namespace, stopping
 // on a signal, and the arguments of "gotc exporter". It imports nothing of
@@ -61,10 +63,20 @@ func NetNSPath(name string) string {
 func OpenNetNS(name string, stderr io.Writer) (*os.File, error) {
 	f, err := os.Open(NetNSPath(name))
 	if err != nil {
-		fmt.Fprintf(stderr, "Cannot open network namespace %q: %v\n", name, errors.Unwrap(err))
+		fmt.Fprintf(stderr, "Cannot open network namespace %q: %s\n", name, Strerror(errors.Unwrap(err)))
 		return nil, Status(ExitUsage)
 	}
 	return f, nil
+}
+
+// Strerror is err's text as strerror(3) words it, which tc prints: Go's
+// errno texts are strerror's in lower case.
+func Strerror(err error) string {
+	s := err.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // SignalContext is cancelled by SIGINT or SIGTERM, so that long-running

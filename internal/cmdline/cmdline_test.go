@@ -1,9 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package cmdline
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/gotc/gotc/internal/manual"
 )
 
 func TestParseExporterArgs(t *testing.T) {
@@ -16,7 +20,8 @@ func TestParseExporterArgs(t *testing.T) {
 		{"", ExporterArgs{Listen: DefaultListen}, 0, ""},
 		{"listen :1 dev eth0", ExporterArgs{Listen: ":1", Dev: "eth0"}, 0, ""},
 		{"dev eth0 --listen [::1]:2 dev eth1", ExporterArgs{Listen: "[::1]:2", Dev: "eth1"}, 0, ""},
-		{"dev eth0 help bogus", ExporterArgs{Listen: DefaultListen, Dev: "eth0", Help: true}, 0, ExporterUsage},
+		{"dev abcdefghijklmnopqrstuvwxyz", ExporterArgs{Listen: DefaultListen, Dev: "abcdefghijklmno"}, 0, ""},
+		{"dev eth0 help bogus", ExporterArgs{Listen: DefaultListen, Dev: "eth0", Help: true}, 0, manual.Exporter.Help()},
 		{"listen", ExporterArgs{}, ExitUsage, "Command line is not complete. Try option \"help\"\n"},
 		{"listen :1 -listen :2", ExporterArgs{}, ExitUsage, "What is \"-listen\"? Try \"gotc exporter help\".\n"},
 	} {
@@ -46,7 +51,7 @@ func TestOpenNetNS(t *testing.T) {
 	}
 	f.Close()
 	_, err = OpenNetNS("gotc-test-no-such-ns", &stderr)
-	if want := "Cannot open network namespace \"gotc-test-no-such-ns\": no such file or directory\n"; err != Status(ExitUsage) || stderr.String() != want {
+	if want := "Cannot open network namespace \"gotc-test-no-such-ns\": No such file or directory\n"; err != Status(ExitUsage) || stderr.String() != want {
 		t.Errorf("missing namespace: %v, stderr %q; want 255, %q", err, stderr.String(), want)
 	}
 }

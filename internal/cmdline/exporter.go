@@ -1,16 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package cmdline
 
 import (
 	"fmt"
 	"io"
-)
 
-// ExporterUsage is what "gotc exporter help" prints (to standard error).
-const ExporterUsage = `Usage: gotc exporter [ listen ADDR ] [ dev STRING ]
-       Serves the statistics of every qdisc (or of one device's) as Prometheus
-       metrics at http://ADDR/metrics (OpenMetrics on request). ADDR defaults
-       to localhost:9978.
-`
+	"github.com/gotc/gotc/internal/manual"
+	"github.com/gotc/gotc/internal/tcword"
+)
 
 // DefaultListen is the address "gotc exporter" serves on unless told another.
 const DefaultListen = "localhost:9978"
@@ -27,26 +25,27 @@ type ExporterArgs struct {
 }
 
 // ParseExporterArgs parses the words after "gotc exporter": "listen ADDR"
-// (or "--listen ADDR"), "dev DEV" and "help", in any order, a later word
-// overriding an earlier one. On "help" it prints ExporterUsage to stderr and
-// returns with Help set, ignoring the words after it; on a usage error it
-// prints tc's message to stderr and returns Status(ExitUsage).
+// (or "--listen ADDR"), "dev DEV" and "help" (or -h, -help, --help), in
+// any order, a later word overriding an earlier one. On help it prints
+// manual.Exporter's help to stderr and returns with Help set, ignoring the
+// words after it; on a usage error it prints tc's message to stderr and
+// returns Status(ExitUsage).
 func ParseExporterArgs(args []string, stderr io.Writer) (ExporterArgs, error) {
 	a := ExporterArgs{Listen: DefaultListen}
 	for len(args) > 0 {
-		switch word := args[0]; word {
-		case "listen", "--listen", "dev":
+		switch word := args[0]; {
+		case word == "listen" || word == "--listen" || word == "dev":
 			if err := NeedArg(args, stderr); err != nil {
 				return a, err
 			}
 			if word == "dev" {
-				a.Dev = args[1]
+				a.Dev = tcword.DevName(args[1])
 			} else {
 				a.Listen = args[1]
 			}
 			args = args[2:]
-		case "help":
-			fmt.Fprint(stderr, ExporterUsage)
+		case manual.IsHelp(word):
+			fmt.Fprint(stderr, manual.Exporter.Help())
 			a.Help = true
 			return a, nil
 		default:

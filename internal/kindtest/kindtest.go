@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package kindtest holds what the tests of more than one family of kinds
 // share.
 package kindtest

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package nlabi holds the netlink and rtnetlink ABI constants gotc uses, with
 // the kernel's names (include/uapi/linux/{netlink,rtnetlink,if_link,pkt_sched}.h).
 // golang.org/x/sys/unix defines them only for Linux; from here, the message

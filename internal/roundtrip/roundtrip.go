@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package roundtrip checks the contract every kind keeps with the kernel,
 // on a dumped object: its kind writes it back as keywords, its kind's
 // parser reads them, and they must ask for what the kernel dumped, no

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tcword holds what every family of kinds shares to read tc's words
 // and write them back: the parse error and tc's messages, keyword loops,
 // numbers, rates and rate tables, times, sizes, addresses, clock ids, and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package tcword
 
 // Rates given as a share of the device's speed ("rate 10%"), as iproute2's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package tcword
 
 // The arithmetic tc shares among its rate-based qdiscs (htb, tbf, hfsc): the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package tcword
 
 // The option loop most of tc's qdisc parsers share, and the readers of the
@@ -99,3 +101,14 @@ func (s SwitchArg) Attr() *uint32 {
 
 // PtrTo returns a pointer to a copy of v.
 func PtrTo[T any](v T) *T { return &v }
+
+// DevName is the device name tc looks up for the word after "dev": tc
+// copies it into a buffer of IFNAMSIZ bytes, so a longer word is cut to
+// its first 15 characters, as the kernel's names are.
+func DevName(word string) string {
+	const maxLen = 15 // IFNAMSIZ less the NUL
+	if len(word) > maxLen {
+		return word[:maxLen]
+	}
+	return word
+}

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package tcword
 
 // Writers of dumped values as the words tc reads them back, for the kinds'

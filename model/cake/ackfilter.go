@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package cake
 
 // The ACK filter (cake_ack_filter and its helpers), run after each

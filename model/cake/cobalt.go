@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package cake
 
 // COBALT (CoDel + BLUE) as in sch_cake.c: cobalt_should_drop,

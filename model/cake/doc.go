@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package cake is a userspace reference model of the Linux CAKE qdisc
 // (net/sched/sch_cake.c, read at 6.18, whose CAKE code matches the latest
 // torvalds/linux revision available to us): given a configuration and a

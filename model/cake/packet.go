@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package cake
 
 // L3 is the network protocol of a packet as skb_protocol() reports it.

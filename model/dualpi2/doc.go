@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package dualpi2 is a userspace reference model of the Linux dualpi2 qdisc
 // (net/sched/sch_dualpi2.c, read from a 6.18 stable tree; RFC 9332). Given a
 // configuration (attrs.DualPI2Attrs, as the CLI sends it or a dump returns

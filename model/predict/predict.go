@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package predict runs a reference model (model/cake, model/dualpi2) on a
 // recorded send trace (package traffic's format) and returns what a kernel
 // dump of the qdisc would hold: an attrs.TCAttrs with the kind, the options

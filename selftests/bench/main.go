@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command bench compares gotc with iproute2's tc on the test bed's kernel:
 // both tools in one run, alternating, with each ratio reported as the median
 // (and the range) of the per-pair ratios gotc/tc, and "N passed, M failed"

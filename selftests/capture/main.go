@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command capture records output goldens on a real kernel: for every scenario
 // of a scenario file it configures a dummy device with the reference tc, saves
 // the kernel's raw qdisc and class dump messages, and saves what the reference

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command crossdecode checks gotc's decoding of CAKE options against a second,
 // independent decoder, florianl/go-tc, on a real kernel: it creates CAKE
 // qdiscs with gotc's library, dumps them with both libraries and compares the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // etf's and cbs's keywords, as the root of a dummy device (their offload

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // csum actions: every target, the joining words, verdicts, indexes; the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // Extended matches in basic filters: every kind gotc builds (cmp, u32,

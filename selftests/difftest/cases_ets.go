@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // etsClass changes one of the classes an ets qdisc made (they cannot be

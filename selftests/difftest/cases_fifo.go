@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // The FIFO qdiscs share tc's parser: limit in tc's size units for all three

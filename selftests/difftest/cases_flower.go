@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // flower filters: the frame (handles, classes, hw_tc, flags, indev,

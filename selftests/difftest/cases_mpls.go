@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // mpls actions, in filters and standalone: every action and field of the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // mqprio's and taprio's keywords, on the 4-queue devices both need (the

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // multiq takes no option; it runs on a multiqueue device, as the kernel

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // netem's cases. The kernel picks a random seed for a qdisc created without

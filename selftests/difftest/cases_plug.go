@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // plug takes one command per request; the kernel never dumps it, so only

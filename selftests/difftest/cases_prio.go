@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // prio's keywords. prio's classes exist with the qdisc: "class show" makes

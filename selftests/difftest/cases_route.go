@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // route filters: to and from realms (numbers and tc's built-in name),

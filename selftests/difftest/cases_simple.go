@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // simple actions: strings, verdicts, indexes; and what tc refuses.

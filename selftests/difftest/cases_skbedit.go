@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // skbedit actions: every field, masks, packet types, verdicts; and what tc

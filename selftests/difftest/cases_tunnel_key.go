@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 package main
 
 // tunnel_key actions, in filters and standalone: set with every keyword

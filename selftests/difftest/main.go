@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command difftest compares gotc with the reference tc on a real kernel: for
 // each option combination of each kind it applies the qdisc with both tools
 // (each on its own dummy device), then checks that

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command exporter-check tests "gotc exporter" end to end on the test bed's
 // kernel: it sets up CAKE, DualPI2, fq_codel and a kind gotc does not know
 // (sfq) on dummy devices, starts "gotc exporter listen 127.0.0.1:PORT" (gotc

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Measures skb->truesize of gotc-traffic sends in the test VM: one send per fresh
 # qdisc, then memory_used (cake) or max-memory-used (dualpi2). The output is
 # model/predict/testdata/truesize-7.2.13.txt, which KernelTruesize is checked against.

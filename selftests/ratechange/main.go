@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command ratechange measures what an autorate daemon pays per bandwidth
 // change: one in-process request on a kept gotc.Client against forking
 // tc for "tc qdisc change dev DEV root KIND ...". Both change the same

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command tdc runs test cases in the JSON format of the kernel's tc-testing
 // suite (tools/testing/selftests/tc-testing), reproducing the verdicts of
 // the kernel's tdc.py with its nsPlugin: each test gets a fresh network

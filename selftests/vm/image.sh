@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build (once) the VM's base initramfs and print its path: busybox-static with all
 # applets in /bin, Debian unstable's iproute2 and python3.14 (with scapy) under /ref
 # (run through their own loader by wrappers in /ref/bin), netem's distribution

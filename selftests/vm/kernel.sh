@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Build (once) a small x86_64 kernel with CAKE, DualPI2 & co. built in, from the
 # newest linux-source-* of Debian unstable. Cached by source version + config hash.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers of the real-kernel test bed; sourced by kernel.sh, image.sh, run.
 # Everything downloaded or built lives under $CACHE, never in the repository.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs inside the VM: the kernel's tdc.py on the files named, with the tc given
 # (/gotc/bin/gotc in the suite), and checks each file's result against the
 # reference tc's, measured once and kept in selftests/tdc-expected.txt.

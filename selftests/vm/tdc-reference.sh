@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs inside the VM: the kernel's own tdc.py on CAKE, DualPI2 and cake_mq tests
 # (or the files named) with the tc binary given (/ref/bin/tc or /gotc/bin/gotc).
 #

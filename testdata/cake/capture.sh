@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Capture the reference tc's CAKE output on a real kernel. Runs inside the test
 # bed VM (busybox sh); from the repository root:
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs inside the test VM (selftests/vm/run) and prints a transcript of the
 # reference tc (Debian unstable's iproute2, /ref/bin/tc) driving DualPI2 on a
 # dummy device: for each command, its exit status, stdout and stderr.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # In the test VM (selftests/vm/run): one UDP packet per DSCP value through a
 # CAKE diffserv3 qdisc on a veth must count 2/57/5 packets in the Bulk, Best
 # Effort and Voice tins, and the peer must receive exactly those 64 packets.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # In the test VM (selftests/vm/run): UDP with each ECN codepoint, a GSO
 # burst of ECT(1) and crafted pure ACKs through a default DualPI2 on a veth.
 # ECT(1) and CE go to the L queue, ECT(0) and not-ECT to C; GSO is split

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Command hello is a Go hello-world: the floor of a Go process's start, which
 // the benchmark sets beside gotc's one-shot processes.
 package main

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package tdc reads and runs test cases in the JSON format of the kernel's
 // tc-testing suite ("tdc", tools/testing/selftests/tc-testing in the kernel
 // tree), reproducing the verdicts of the kernel's tdc.py and its nsPlugin.

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// Package manual is the one source of the help that gotc's commands print
+// and of their man pages: each Page is what "gotc COMMAND help" prints
+// (Help) and what man gotc-COMMAND(8) says (Roff, written by
+// internal/manual/mkman). The objects gotc shares with tc (qdisc, class,
+// filter, chain, actions, monitor) keep tc's own help texts, in cmd/gotc
+// and package tcline; gotc(8) points to tc's pages for them.
+//
+// The pages are plain data, so that gotc pays nothing at start for them.
+package manual
+
+import "strings"
+
+// Page is one command's (or one file format's) help and man page.
+type Page struct {
+	// Name is the man page's name: "gotc", "gotc-apply".
+	Name string
+	// Section is the manual's section: "8" for commands, "5" for files.
+	Section string
+	// Summary is the man page's NAME line after the dash.
+	Summary string
+	// Usage is the synopsis, as help prints it first: "Usage: " and the
+	// command lines, in tc's notation.
+	Usage string
+	// About is help's lines between the usage and the options: what the
+	// command does, and whether it is tc's or gotc's own.
+	About string
+	// Options are help's lines after the usage, one term a line followed by
+	// its text, a text going on on lines indented further: the man page's
+	// OPTIONS.
+	Options string
+	// Example is one or more command lines, each with a "#" comment after
+	// it when it needs one, that help prints under "Example:".
+	Example string
+	// Description is the man page's DESCRIPTION in Go's doc-comment
+	// syntax: paragraphs, code indented by a tab, "- " lists and "# "
+	// headings. Empty for a page whose description is a package's doc
+	// (DocOf).
+	Description string
+	// DocOf names the package (relative to the module's root) whose doc
+	// comment is the page's description: gotc-apply(5) is package apply's.
+	DocOf string
+	// ExitStatus is the man page's EXIT STATUS, a paragraph.
+	ExitStatus string
+	// SeeAlso names related pages, as "tc(8)".
+	SeeAlso []string
+}
+
+// Help is what the command prints for "help", -h and --help: its usage, its
+// options, one example and where to read more.
+func (p *Page) Help() string {
+	var b strings.Builder
+	b.WriteString(p.Usage)
+	b.WriteString(p.About)
+	b.WriteString(p.Options)
+	if p.Example != "" {
+		b.WriteString("Example:\n")
+		for _, line := range strings.Split(strings.TrimSuffix(p.Example, "\n"), "\n") {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	b.WriteString("More in " + p.Ref() + ".\n")
+	return b.String()
+}
+
+// Ref is how other pages name this one: "gotc-apply(8)".
+func (p *Page) Ref() string { return p.Name + "(" + p.Section + ")" }
+
+// IsHelp reports whether a word asks for help where a command or its
+// first argument is expected: "help" as tc spells it, and the -h, -help
+// and --help a newcomer tries first.
+func IsHelp(word string) bool {
+	switch word {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// Pages are every page, gotc(8) first.
+var Pages = []*Page{&Gotc, &Apply, &Stats, &Model, &Exporter, &ApplyFile, &Traffic, &BPF}
+
+// The exit statuses gotc shares with tc.
+const tcExitStatus = `0 on success; 1 for a bad option (nothing is sent to the kernel) or
+a failure to reach it; 2 when the kernel refuses a request ("Error:" and
+the kernel's message on standard error); 255 for a usage error.`
+
+// Gotc is gotc(8): the top level, which names every object and command.
+var Gotc = Page{
+	Name:    "gotc",
+	Section: "8",
+	Summary: "show and manipulate traffic control settings, as tc does",
+	Usage: `Usage:	gotc [ OPTIONS ] OBJECT { COMMAND | help }
+	gotc [ OPTIONS ] { apply | stats | model | exporter } [ ARGS ]
+	gotc [ -force ] -batch FILE
+where  OBJECT := { qdisc | class | filter | chain | actions | monitor }
+       OPTIONS := { -V[ersion] | -s[tatistics] | -d[etails] | -r[aw] |
+		    -o[neline] | -j[son] | -p[retty] | -iec |
+		    -b[atch] [filename] | -n[etns] name | -force }
+`,
+	Options: `  qdisc class filter chain actions monitor
+                 tc's objects, with tc's words, output and exit status (tc(8))
+  apply          gotc's own: bring devices to the state a file describes
+  stats          gotc's own: sample statistics as JSON lines
+  model          gotc's own: predict a qdisc's statistics for a packet trace
+  exporter       gotc's own: serve statistics to Prometheus
+  help           this text; "gotc OBJECT help" and "gotc COMMAND help" (or
+                 -h, --help) say more, "gotc qdisc help" lists the qdisc kinds
+  -V[ersion]     print gotc's version and commit
+  -s[tatistics]  show statistics
+  -d[etails]     show details (tc's -d)
+  -r[aw]         show raw values where tc does (tc's -r)
+  -o[neline]     print each object on one line
+  -j[son]        print JSON, as tc's -j
+  -p[retty]      indent the JSON
+  -iec           print rates and sizes in IEC units (Kibit, MiB)
+  -b[atch] FILE  run the commands of FILE ("-": standard input), one a line;
+                 stop at the first that fails
+  -force         in a batch, go on after a failing line
+  -n[etns] NAME  run in the network namespace NAME (ip netns's, or a path)
+`,
+	Example: `gotc -s qdisc show dev lo`,
+	Description: `gotc is a replacement for iproute2's tc, written in Go over rtnetlink.
+For the objects tc knows (qdisc, class, filter, chain, actions and
+monitor) it takes tc's command lines and prints tc's output (text, -s,
+-d, -j, -p) with tc's exit status, so that scripts, and the kernel's own
+tests, can run gotc in tc's place: tc(8) and its pages for each kind
+(tc-cake(8), tc-htb(8), ...) describe them.
+
+gotc adds commands of its own, each with a page:
+
+- gotc apply: the traffic control of a set of devices brought to the
+  state a file describes, with the fewest requests (gotc-apply(8), and
+  gotc-apply(5) for the file);
+- gotc stats: statistics sampled at an interval as JSON lines
+  (gotc-stats(8));
+- gotc model: the statistics a reference model of CAKE or DualPI2
+  predicts for a recorded packet trace (gotc-model(8));
+- gotc exporter: the statistics of every qdisc served as Prometheus
+  metrics (gotc-exporter(8)).
+
+"gotc OBJECT help" prints tc's usage of an object ("gotc qdisc help"
+lists the qdisc kinds gotc knows), "gotc qdisc add dev D root KIND help"
+a kind's options, and "gotc COMMAND help" a command's usage; -h, -help
+and --help are the same as help.
+
+# Helpers
+
+gotc runs two programs of its own, which it looks for beside its own
+executable and then in PATH: gotc-exporter(8), which serves "gotc
+exporter" (so that gotc itself does not link an HTTP server), and
+gotc-bpf(8), which loads the eBPF ELF objects of "bpf obj FILE".
+
+# Completion
+
+bash, zsh and fish complete gotc's command lines: objects and commands,
+tc's words, the kinds gotc knows and their keywords, and the kernel's
+devices. The package installs the scripts; from the source, run
+"source completion/gotc.bash". They ask "gotc __complete WORDS", which
+prints the words that may come next.
+
+# Environment
+
+GOGC and GOMEMLIMIT, when set, replace gotc's own settings of the Go
+garbage collector (none for a short command, Go's defaults for stats
+and batches). GOTC_CPUPROFILE=FILE writes a CPU profile of the command
+to FILE.`,
+	ExitStatus: tcExitStatus,
+	SeeAlso:    []string{"tc(8)", "gotc-apply(8)", "gotc-apply(5)", "gotc-stats(8)", "gotc-model(8)", "gotc-exporter(8)", "ip-netns(8)"},
+}
+
+// Apply is gotc-apply(8).
+var Apply = Page{
+	Name:    "gotc-apply",
+	Section: "8",
+	Summary: "bring traffic control to the state a file describes",
+	Usage: `Usage: gotc apply [ --check ] [ --diff [ -j ] ] [ -v ] FILE
+       gotc apply --from-kernel [ DEV... ]
+       gotc apply --example
+`,
+	About: `gotc's own command (tc has none): it sends the fewest requests that bring
+the devices FILE names to the state FILE describes (gotc-apply(5)).
+`,
+	Options: `  FILE           the desired state (YAML or JSON, "-" for standard input)
+                 of the devices it names; gotc sends the fewest requests
+                 that reach it. A file with a fault (an unknown key or
+                 kind, a value of the wrong shape, a bad option) is refused
+                 whole before anything is sent, each fault named as
+                 FILE:LINE:COLUMN
+  --check        send nothing; exit 0 when in sync, 2 when changes are pending
+  --diff         send nothing; print the plan as tc command lines
+  -j             with --diff, print the plan as JSON: an array of one object
+                 per request, with op, object, device, parent, handle, kind,
+                 protocol, pref, chain, words, command and reason
+  -v             print each request as it is sent and the kernel's answer
+                 ("kernel: ok", its warning, or its refusal)
+  --from-kernel  print the devices' present state as such a file
+  --example      print a commented example file
+`,
+	Example: `gotc apply --example > tc.yaml   # then edit it
+gotc apply --diff tc.yaml        # the plan; nothing is sent`,
+	Description: `gotc apply is gotc's own command; tc has none like it. It reads a file
+that describes the traffic control of some devices (gotc-apply(5)),
+reads the present state of those devices from the kernel, and sends the
+fewest requests that bring the one to the other: a change in place where
+a qdisc or class of the same kind is already there (its counters kept),
+a replacement where not, deletions of what the file leaves out.
+
+The file owns every device it names and nothing else: on those devices
+what it does not describe is deleted (the kernel's default qdiscs
+excepted), and a device it does not name is never touched. A request
+sets what the file names; an option the file stops naming is not reset
+to its default.
+
+When the kernel refuses a request, gotc undoes the requests it had
+already sent, in reverse order, and says so ("the state before the apply
+is restored"); if an undo fails too it says that the state is neither.
+
+With --diff or --check nothing is sent: --diff prints the plan as tc
+command lines on standard output and, on standard error, how many
+changes are pending; --check only says how many, and its exit status
+tells whether the devices are in sync, for a monitoring check or a
+deployment's dry run.
+
+--from-kernel writes the present state of the devices named (every
+device when none is) as a file that apply reads back: a starting point,
+and a backup.`,
+	ExitStatus: `0 when the devices are in the file's state (or, with --check, already
+were; with --diff, the plan is printed); 1 when nothing was sent because
+the file is bad, names a device this machine lacks or cannot be read, or
+the kernel's state cannot be read; 2 with --check when changes are
+pending, otherwise when the kernel refused a request and the changes
+made before it were undone; 3 when the kernel refused a request and
+undoing the changes made before it failed too, so that the state is
+neither the file's nor the one before; 255 for a usage error.`,
+	SeeAlso: []string{"gotc-apply(5)", "gotc(8)", "tc(8)"},
+}
+
+// ApplyFile is gotc-apply(5), the file format: package apply's doc.
+var ApplyFile = Page{
+	Name:    "gotc-apply",
+	Section: "5",
+	Summary: "the desired state of traffic control that gotc apply reads",
+	DocOf:   "apply",
+	SeeAlso: []string{"gotc-apply(8)", "gotc(8)", "tc(8)"},
+}
+
+// Stats is gotc-stats(8).
+var Stats = Page{
+	Name:    "gotc-stats",
+	Section: "8",
+	Summary: "sample traffic control statistics as JSON lines",
+	Usage: `Usage: gotc stats [ dev STRING ] [ interval TIME ] [ count N ]
+                  [ deltas ] [ rates ]
+`,
+	About: `gotc's own command (tc has none): one JSON line per qdisc per sample,
+tc's -s -j statistics, from one netlink socket kept open.
+`,
+	Options: `  dev STRING     only the qdiscs of this device (all devices by default)
+  interval TIME  time between samples, in tc's units (1s by default)
+  count N        stop after N samples (0, the default: until interrupted)
+  deltas         add each counter's increase since the previous sample
+  rates          add each counter's rate per second
+`,
+	Example: `gotc stats dev lo interval 100ms count 3 deltas`,
+	Description: `gotc stats is gotc's own command; tc has none like it. It prints one
+JSON line per qdisc per sample, from one netlink socket kept open: the
+statistics "tc -s -j qdisc show" prints (CAKE's per tin, DualPI2's
+extended statistics), and with deltas and rates the counters' increase
+and rate since the previous sample. Sampling a hundred qdiscs ten times
+a second costs a fraction of running "tc -s -j" as often.
+
+It runs until interrupted (SIGINT or SIGTERM) or until count samples
+are printed.`,
+	ExitStatus: `0 when stopped by a signal or after count samples; 1 when the kernel
+cannot be read; 255 for a usage error.`,
+	SeeAlso: []string{"gotc(8)", "gotc-exporter(8)", "tc(8)"},
+}
+
+// Model is gotc-model(8).
+var Model = Page{
+	Name:    "gotc-model",
+	Section: "8",
+	Summary: "predict a qdisc's statistics for a packet trace",
+	Usage: `Usage: gotc [ -s ] [ -j ] model { KIND [ OPTIONS ] | dev DEV }
+                  { trace FILE | plan FILE } [ MODEL-OPTIONS ]
+Where:
+KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
+MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
+                 [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
+`,
+	About: `gotc's own command (tc has none): it prints the qdisc a reference model
+predicts for a trace, as "tc qdisc show" prints a live one, and the model's
+timing margins on stderr.
+`,
+	Options: `  dev DEV            take kind, options and handle from DEV's root qdisc
+  trace FILE         a send trace (JSON lines) recorded by gotc-traffic
+  plan FILE          a traffic plan, sent exactly on time (a dry run)
+  truesize BYTES     each packet's skb->truesize (the kernel's, by default)
+  handle QHANDLE     the qdisc's handle (8001:)
+  mtu BYTES          the device's MTU and hard header (1514, a veth's)
+  enqueue start|end  a packet enters the qdisc when its send starts, or ends
+  start NS           when a DualPI2 qdisc was made, in trace time (1s before
+                     the first send)
+  at NS              when to take the dump, in trace time (when it drained)
+  seed N             the seed of the models' random draws
+`,
+	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl`,
+	Description: `gotc model is gotc's own command; tc has none like it. It runs a
+userspace reference model of CAKE or DualPI2 over a recorded trace of
+sent packets, or over a traffic plan sent exactly on time, and prints
+the qdisc the model predicts as "tc qdisc show" prints a live one (with
+-s its statistics, with -j as JSON), so that the two can be put side by
+side. The model's timing margins go to standard error: a counter that
+depends on timing is predicted exactly only when the margin is wide.
+
+Traces to try it on are in the source's traffic/testdata and in the
+package's /usr/share/doc/gotc/examples: cake-diffserv3.trace.jsonl (64
+packets, one per DSCP, through "cake bandwidth 10mbit diffserv3") and
+dualpi2-ecn.trace.jsonl. gotc-traffic(8) records new ones.`,
+	ExitStatus: `0 on success; 1 for a trace or plan that cannot be read or a
+qdisc the model cannot run; 255 for a usage error.`,
+	SeeAlso: []string{"gotc(8)", "gotc-traffic(8)", "tc-cake(8)", "tc(8)"},
+}
+
+// Exporter is gotc-exporter(8); "gotc exporter" and gotc-exporter print
+// its help.
+var Exporter = Page{
+	Name:    "gotc-exporter",
+	Section: "8",
+	Summary: "serve traffic control statistics as Prometheus metrics",
+	Usage: `Usage: gotc exporter [ listen ADDR ] [ dev STRING ]
+       gotc-exporter [ -netns NAME ] [ -- ] [ listen ADDR ] [ dev STRING ]
+`,
+	About: `gotc's own command (tc has none): it serves the statistics of every qdisc
+(or of one device's) as Prometheus metrics at http://ADDR/metrics.
+`,
+	Options: `  listen ADDR    the address to serve on, host:port (localhost:9978)
+  dev STRING     only the qdiscs of this device (all devices by default)
+  -netns NAME    (gotc-exporter) the namespace to read, as gotc's -netns
+`,
+	Example: `gotc exporter listen localhost:9978 dev lo   # then GET /metrics`,
+	Description: `gotc exporter is gotc's own command; tc has none like it. It serves the
+statistics of every qdisc (or of one device's) as Prometheus metrics at
+http://ADDR/metrics, in the text format or OpenMetrics as the client
+asks, reading the kernel at each scrape over one netlink socket. It
+runs until SIGINT or SIGTERM.
+
+"gotc exporter" checks its words and hands over to gotc-exporter, a
+program of its own so that gotc does not link an HTTP server; gotc
+finds it beside its own executable or in PATH. The package's
+gotc-exporter.service runs it as a service.`,
+	ExitStatus: `0 when stopped by a signal; 1 when it cannot serve (an unknown
+device, an address it cannot listen on); 255 for a usage error or a
+namespace it cannot open.`,
+	SeeAlso: []string{"gotc(8)", "gotc-stats(8)"},
+}
+
+// Traffic is gotc-traffic(8), the sender and receiver of traffic plans.
+var Traffic = Page{
+	Name:    "gotc-traffic",
+	Section: "8",
+	Summary: "send a traffic plan through a qdisc and record what arrives",
+	Usage: `Usage: gotc-traffic send -plan FILE.json [ -trace OUT.jsonl ]
+       gotc-traffic recv -dev DEV [ -netns NS ] [ -count N ] [ -timeout D ]
+                    [ -linger D ] [ -udp-sink PORT,... ] [ -out FILE ]
+       gotc-traffic run  -plan FILE.json [ -trace OUT.jsonl ]
+                    [ -capture OUT.jsonl ] [ -timeout D ] [ -exact ]
+`,
+	About: `Sends a traffic plan's packets through a device's qdisc and records when
+each left (the trace gotc model reads) and what arrived.
+`,
+	Options: `  send           send the plan's packets, recording when each left
+  recv           capture what arrives on DEV (a veth's far end)
+  run            send and capture together, over the plan's veth pair
+  -plan FILE     the traffic plan (JSON)
+  -trace FILE    write the send trace (JSON lines) here: gotc model reads it
+  -capture FILE  write the capture (JSON lines) here (recv: -out FILE)
+  -exact         exit 3 unless the capture is exactly the trace, in order
+`,
+	Example: `gotc-traffic run -plan plan.json -trace out.trace.jsonl`,
+	Description: `gotc-traffic sends the packets of a traffic plan (flows of UDP packets
+with their sizes, DSCP and ECN marks, counts and intervals) through a
+device's qdisc, records when each was sent (the trace gotc-model(8)
+reads), and captures what arrives on the far end of a veth pair. It is
+gotc's tool for testing qdiscs with real packets; it needs root (raw
+sockets, network namespaces). A plan to start from is
+/usr/share/doc/gotc/examples/mixed-plan.json.`,
+	ExitStatus: `0 on success; 1 on an error; 2 for a usage error; 3 when run -exact
+finds that the capture differs from what was sent.`,
+	SeeAlso: []string{"gotc-model(8)", "gotc(8)"},
+}
+
+// BPF is gotc-bpf(8), the loader of eBPF objects that gotc runs.
+var BPF = Page{
+	Name:    "gotc-bpf",
+	Section: "8",
+	Summary: "load an eBPF ELF object for gotc's bpf filter and action",
+	Usage: `Usage: gotc-bpf FILE SECTION PROG { cls | act }
+`,
+	About: `Loads the program of an eBPF ELF object for gotc's "bpf obj FILE" and
+passes it to gotc over descriptor 3: gotc runs it, not you.
+`,
+	Options: `  FILE           the ELF object
+  SECTION, PROG  the program's section and name, as "bpf obj FILE sec S"
+  cls | act      load it for a classifier or for an action
+`,
+	Example: `gotc filter add dev eth0 ingress bpf da obj prog.o sec classifier`,
+	Description: `gotc-bpf is run by gotc, not by hand: for "bpf obj FILE" in a filter or
+an action, gotc runs it with a Unix socket as descriptor 3, and gotc-bpf
+loads the program and sends its descriptor back over the socket. It is
+a program of its own so that gotc does not link and initialise an ELF
+loader at every start. gotc finds it beside its own executable or in
+PATH.`,
+	ExitStatus: `0 when the program was passed to gotc; 1 when the object cannot be
+loaded (tc's message on standard error); 2 for a bad invocation.`,
+	SeeAlso: []string{"gotc(8)", "tc-bpf(8)"},
+}
