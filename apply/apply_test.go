@@ -655,3 +655,46 @@ func TestPlanChanges(t *testing.T) {
 		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestSizeTable: a qdisc's "stab" words before its kind are sent with it,
+// compared with the base the kernel dumps (a change without one takes it
+// away), and written back by --from-kernel.
+func TestSizeTable(t *testing.T) {
+	const file = `
+devices:
+  eth0:
+    root: { qdisc: stab overhead 18 linklayer atm tbf rate 1mbit burst 10k latency 10ms, handle: "1:" }
+`
+	k := newFake("eth0")
+	want := []string{"qdisc replace dev eth0 root handle 1: stab overhead 18 linklayer atm tbf rate 1mbit burst 10k latency 10ms"}
+	if got := commands(t, k, file); !slices.Equal(got, want) {
+		t.Fatalf("plan %q, want %q", got, want)
+	}
+	if _, err := applyFile(t, k, file); err != nil {
+		t.Fatal(err)
+	}
+	if st := k.qdiscs[0].Attrs.Stab; st == nil || st.Base == nil || st.Base.Overhead != 18 || len(st.Data) == 0 {
+		t.Fatalf("the request's size table: %+v", st)
+	}
+	if again := commands(t, k, file); len(again) != 0 {
+		t.Errorf("applied twice, the second plan is %q", again)
+	}
+	f, err := FromKernel(context.Background(), k, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "stab mtu 2047 tsize 512 overhead 18 linklayer atm tbf") {
+		t.Errorf("--from-kernel wrote no size table:\n%s", b.String())
+	}
+	if again := commands(t, k, b.String()); len(again) != 0 {
+		t.Errorf("--from-kernel's file plans %q", again)
+	}
+	without := strings.Replace(file, "stab overhead 18 linklayer atm ", "", 1)
+	if got, want := commands(t, k, without), []string{"qdisc change dev eth0 root handle 1: tbf rate 1mbit burst 10k latency 10ms"}; !slices.Equal(got, want) {
+		t.Errorf("without the size table: plan %q, want %q", got, want)
+	}
+}

@@ -146,7 +146,11 @@ func fileQdisc(n *qdiscNode) *Qdisc {
 	if n == nil || n.handle == 0 {
 		return nil
 	}
-	q := &Qdisc{Spec: tcline.JoinWords(append([]string{n.kind}, n.words...))}
+	var words []string
+	if n.stab != nil {
+		words = tckind.SizeTableKeywords(*n.stab)
+	}
+	q := &Qdisc{Spec: tcline.JoinWords(append(append(words, n.kind), n.words...))}
 	if n.parent != netlink.HandleIngress {
 		q.Handle = tcfmt.FormatQdiscHandle(n.handle)
 	}

@@ -131,7 +131,9 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		p.addBelow(want)
 		return
 	}
-	inSync := tckind.Covers(tckind.Dumped(want.kind, want.options), have.dumped)
+	// A change without a size table takes the qdisc's away, so a table
+	// that differs is a change like its options.
+	inSync := tckind.Covers(tckind.Dumped(want.kind, want.options), have.dumped) && tckind.SameSizeTable(want.stab, have.stab)
 	if !inSync && !changesInPlace(want.kind) {
 		// The kernel cannot change this kind's options (htb's default
 		// class, r2q): delete the qdisc and add it anew with all below.
@@ -441,6 +443,10 @@ func (p *planner) deleteClass(c *classNode) []Request {
 	return append(out, r)
 }
 
+// stabRoom is the bytes a size table's slots may take in a request: a
+// netlink message has room for any tc asks for.
+const stabRoom = 1 << 16
+
 // qdiscRequest builds a qdisc request and its description.
 func (p *planner) qdiscRequest(op netlink.Op, q *qdiscNode) Request {
 	m := netlink.Msg{}
@@ -463,6 +469,11 @@ func (p *planner) qdiscRequest(op netlink.Op, q *qdiscNode) Request {
 		if q.parent != netlink.HandleIngress {
 			cmd.WriteString(" handle " + c.Handle)
 		}
+	}
+	if op != netlink.Delete && q.stab != nil {
+		// The kernel keeps no slots of its own: the table goes whole.
+		m.Attrs.Stab, _ = tckind.SizeTable(*q.stab, stabRoom)
+		cmd.WriteString(" " + tcline.JoinWords(tckind.SizeTableKeywords(*q.stab)))
 	}
 	if op != netlink.Delete || q.parent == netlink.HandleIngress {
 		kind := q.kind

@@ -24,10 +24,13 @@ type qdiscNode struct {
 	parent, handle uint32             // handle 0: the kernel's to choose (desired) or a default qdisc (kernel)
 	options        attrs.TCOptionsMsg // what a request of it sends
 	dumped         attrs.TCOptionsMsg // the kernel's: its options as dumped
-	words          []string           // the options in tc's words (nil for the kernel's where none print)
-	classes        []*classNode
-	filters        []*filterNode // attached to the qdisc (ingress hook for ingress/clsact)
-	egressFilters  []*filterNode // clsact's egress hook
+	// stab is its size table (tc's "stab" words before the kind; the
+	// kernel's: the base it dumps), nil for none.
+	stab          *attrs.TCSizespec
+	words         []string // the options in tc's words (nil for the kernel's where none print)
+	classes       []*classNode
+	filters       []*filterNode // attached to the qdisc (ingress hook for ingress/clsact)
+	egressFilters []*filterNode // clsact's egress hook
 }
 
 // classNode is a class, its leaf qdisc and its children.
@@ -150,11 +153,21 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 		r.fault(q.specAt, "qdisc %q: %v", q.Spec, err)
 		return nil
 	}
+	// A size table comes before the kind, as in tc's command.
+	var stab *attrs.TCSizespec
+	for len(words) > 0 && tcfmt.Matches(words[0], "stab") {
+		spec, rest, err := tckind.ParseSizeTable(words[1:])
+		if err != nil {
+			r.fault(q.specAt, "qdisc %q: stab: %s", q.Spec, kindMessage(err))
+			return nil
+		}
+		stab, words = &spec, rest
+	}
 	if len(words) == 0 {
 		r.fault(q.specAt, "a qdisc needs its kind, the first of its tc words")
 		return nil
 	}
-	n := &qdiscNode{kind: words[0], parent: parent, words: words[1:]}
+	n := &qdiscNode{kind: words[0], parent: parent, words: words[1:], stab: stab}
 	kindKnown := r.qdiscKind(n, q.specAt)
 	if kindKnown {
 		var err error
@@ -408,6 +421,9 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 			continue
 		}
 		n := &qdiscNode{kind: m.Kind(), parent: m.Header.Parent, handle: m.Header.Handle, dumped: m.Attrs.Options, options: tckind.Restoring(m.Kind(), m.Attrs.Options)}
+		if m.Attrs.Stab != nil {
+			n.stab = m.Attrs.Stab.Base
+		}
 		byParent[n.parent] = append(byParent[n.parent], n)
 	}
 	var all []*classNode

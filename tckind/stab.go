@@ -3,6 +3,8 @@
 package tckind
 
 import (
+	"strconv"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
@@ -104,6 +106,38 @@ func ParseSizeTable(args []string) (attrs.TCSizespec, []string, error) {
 		return s, nil, &tcword.ParseError{Code: 255}
 	}
 	return s, args, nil
+}
+
+// SizeTableKeywords writes a dumped size table's base back as the words
+// of tc's "stab" that ask for it again, "stab" included.
+func SizeTableKeywords(base attrs.TCSizespec) []string {
+	w := []string{"stab"}
+	for _, f := range []struct {
+		word string
+		v    uint32
+	}{{"mtu", base.Mtu}, {"tsize", base.Tsize}, {"mpu", base.MPU}} {
+		if f.v != 0 {
+			w = append(w, f.word, tcword.UintWord(f.v))
+		}
+	}
+	if base.Overhead != 0 {
+		w = append(w, "overhead", strconv.Itoa(int(base.Overhead)))
+	}
+	if base.Linklayer != tcword.LinklayerUnspec {
+		w = append(w, "linklayer", tcword.LinklayerName(uint8(base.Linklayer)))
+	}
+	return w
+}
+
+// SameSizeTable reports whether a size table asked for (a parsed spec, or
+// a dumped base sent again) is the one whose base the kernel dumped: the
+// base SizeTable makes of it (the kernel dumps no slots).
+func SameSizeTable(asked, dumped *attrs.TCSizespec) bool {
+	if asked == nil || dumped == nil {
+		return asked == nil && dumped == nil
+	}
+	st, _ := SizeTable(*asked, 0)
+	return *st.Base == *dumped
 }
 
 // sizeTableWanted is tc's test of whether a size table is worth sending.

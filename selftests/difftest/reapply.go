@@ -44,10 +44,7 @@ type reapplyCheck struct {
 // mismatches are counted, not failed; a listed kind whose every case came
 // back the same in a run fails it, to be taken off.
 var reapplyUnmodelled = map[string]string{
-	"stab":          "the file has no size tables",
-	"stab-tbf":      "the file has no size tables",
-	"stab-fq_codel": "the file has no size tables",
-	"taprio":        "the traffic-class entries the kernel fills in are written as max-sdu and fp, which the kernel then does not dump",
+	"taprio": "the traffic-class entries the kernel fills in are written as max-sdu and fp, which the kernel then does not dump",
 }
 
 // newReapplyCheck connects to the kernel the cases run on.
