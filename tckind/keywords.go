@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/gotc/gotc/attrs"
@@ -112,10 +113,12 @@ func actionKeywords(a attrs.ActAttrs, links Links) ([]string, error) {
 		return nil, err
 	}
 	w = append([]string{kind}, w...)
-	if index := actionIndex(a.Options); index != 0 {
+	if index := actionIndex(a.Options); index != 0 && !slices.Contains(w, "index") {
 		// The kernel numbers an action that was given no index; a file
 		// written from a dump names it, so that the state made again
-		// is the one dumped (tc -d shows the index).
+		// is the one dumped (tc -d shows the index). Most kinds read it
+		// after their verdict; one that reads it among its own words
+		// (ct) writes it there itself.
 		w = append(w, "index", strconv.FormatUint(uint64(index), 10))
 	}
 	if len(a.Cookie) > 0 {
