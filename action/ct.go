@@ -649,11 +649,6 @@ func ctKeywords(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
 		}
 		w = append(w, "helper", h)
 	}
-	if o.Parms.Index != 0 {
-		// tc's ct reads its index among its own words, not after the
-		// verdict as the other kinds do.
-		w = append(w, "index", tcword.UintWord(o.Parms.Index))
-	}
 	// tc reads a word after "nat" and after a NAT range, which the
 	// verdict gives when nothing else follows them.
 	if len(w) > 0 && (w[len(w)-1] == "nat" || action&ctActNAT != 0 && o.Zone == nil && o.Mark == nil && o.Labels == nil && o.HelperName == nil) {

@@ -44,8 +44,6 @@ func TestKeywordsRoundTrip(t *testing.T) {
 		"ct nat zone 7",
 		"ct nat pipe",
 		"ct commit mark 5 continue",
-		"ct nat zone 7 index 3 continue",
-		"ct clear index 5 goto chain 2",
 		"gact pass",
 		"gact drop random determ pass 10",
 		"gact pipe random netrand goto chain 4 5000",

@@ -6,9 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
-	"strconv"
 
 	"github.com/gotc/gotc/attrs"
 )
@@ -113,14 +110,6 @@ func actionKeywords(a attrs.ActAttrs, links Links) ([]string, error) {
 		return nil, err
 	}
 	w = append([]string{kind}, w...)
-	if index := actionIndex(a.Options); index != 0 && !slices.Contains(w, "index") {
-		// The kernel numbers an action that was given no index; a file
-		// written from a dump names it, so that the state made again
-		// is the one dumped (tc -d shows the index). Most kinds read it
-		// after their verdict; one that reads it among its own words
-		// (ct) writes it there itself.
-		w = append(w, "index", strconv.FormatUint(uint64(index), 10))
-	}
 	if len(a.Cookie) > 0 {
 		w = append(w, "cookie", hex.EncodeToString(a.Cookie))
 	}
@@ -151,32 +140,6 @@ func actionKeywords(a attrs.ActAttrs, links Links) ([]string, error) {
 		}
 	}
 	return w, nil
-}
-
-// actionIndex is the index in an action's options: the Index of the
-// struct that starts with struct tc_gen's members (index, capab, action,
-// refcnt, bindcnt), which every action's parameters begin with, whatever
-// the kind calls that struct. 0 when the options have none.
-func actionIndex(opts attrs.ActOptionsMsg) uint32 {
-	v := reflect.ValueOf(opts)
-	for v.Kind() == reflect.Pointer && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return 0
-	}
-	for i := range v.NumField() {
-		f := v.Field(i)
-		if f.Kind() != reflect.Pointer || f.IsNil() || f.Elem().Kind() != reflect.Struct {
-			continue
-		}
-		s := f.Elem()
-		index, bindcnt := s.FieldByName("Index"), s.FieldByName("Bindcnt")
-		if index.IsValid() && bindcnt.IsValid() && index.Kind() == reflect.Uint32 {
-			return uint32(index.Uint())
-		}
-	}
-	return 0
 }
 
 // TCA_ACT_FLAGS_* (linux/pkt_cls.h) that tc's action list has words for.

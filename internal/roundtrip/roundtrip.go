@@ -188,10 +188,9 @@ func WithoutZeroLeftOut[T any](dumped, asked T) T {
 
 // actionFilled names the fields of an action (of its TCA_ACT_* nest, its
 // options, and the parms struct in them) that the kernel fills and no
-// words ask for: its counts, its times and statistics. Its index is
-// asked for: the state a file written from a dump makes again names it.
+// words ask for: its index and counts, its times and statistics.
 var actionFilled = map[string]bool{
-	"Refcnt": true, "Bindcnt": true, "Capab": true,
+	"Index": true, "Refcnt": true, "Bindcnt": true, "Capab": true,
 	"Tm": true, "Stats": true, "InHWCount": true, "UsedHWStats": true,
 	"StatsDscpSet": true, "StatsDscpError": true, "StatsCpmarkSet": true,
 }
