@@ -12,6 +12,8 @@
 //     ParseClassShow);
 //   - the usage texts that list the registered kinds (QdiscUsage,
 //     FilterUsage);
+//   - the splitting of a line into words as tc's batch files are split,
+//     quotes included, and its inverse (SplitWords, JoinWords);
 //   - the printing of dumped qdiscs, classes, filters and chains as tc's
 //     print_qdisc, print_class and print_filter do (PrintQdisc,
 //     PrintClass, PrintFilter), of "tc actions" answers (PrintActionMsg),
