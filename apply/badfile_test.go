@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gotc/gotc/tckind"
 )
 
 // htbTree is a small tree whose parts the malformed files below misspell,
@@ -117,7 +119,7 @@ var badFiles = []struct {
 	{"an unknown kind", "devices:\n  eth0:\n    root: htbx default 20\n",
 		`tc.yaml:3:11: unknown qdisc kind "htbx": did you mean "htb"?`},
 	{"a number for a kind", "devices:\n  eth0:\n    root: 42\n",
-		`tc.yaml:3:11: unknown qdisc kind "42": known: ` + strings.Join(qdiscKindNames(), ", ")},
+		`tc.yaml:3:11: unknown qdisc kind "42": known: ` + strings.Join(tckind.QdiscNames(), ", ")},
 	{"an unknown kind of leaf", strings.Replace(htbTree, "qdisc: fq_codel,", "qdisc: fq_codle,", 1),
 		`tc.yaml:12:30: unknown qdisc kind "fq_codle": did you mean "fq_codel"?`},
 	{"no kind", strings.Replace(htbTree, "      qdisc: ingress\n", "", 1),

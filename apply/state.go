@@ -91,25 +91,6 @@ func nestedClasses(kind string) bool {
 	return k != nil && k.MakesNestedClasses
 }
 
-// qdiscKindNames are the qdisc kinds a file may name, sorted.
-func qdiscKindNames() []string {
-	var names []string
-	for _, k := range tckind.Qdiscs() {
-		names = append(names, k.Name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// filterKindNames are the filter kinds a file may name, sorted.
-func filterKindNames() []string {
-	var names []string
-	for _, k := range tckind.Filters() {
-		names = append(names, k.Name)
-	}
-	return names
-}
-
 // resolver turns a File into qdisc, class and filter nodes, parsing every
 // kind's words with gotc's parsers. It collects a fault, at its place in
 // the file, for everything the kernel would refuse or read otherwise than
@@ -207,7 +188,7 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 func (r *resolver) qdiscKind(n *qdiscNode, at place) bool {
 	switch hooks := filterHooks(n.kind); {
 	case tckind.LookupQdisc(n.kind) == nil:
-		r.fault(at, "unknown qdisc kind %q: %s", n.kind, suggest(n.kind, qdiscKindNames()))
+		r.fault(at, "unknown qdisc kind %q: %s", n.kind, suggest(n.kind, tckind.QdiscNames()))
 		return false
 	case n.parent == netlink.HandleIngress && hooks == 0:
 		r.fault(at, "\"ingress\" holds an ingress or clsact qdisc, not %s", n.kind)
@@ -394,7 +375,7 @@ func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
 	}
 	k := tckind.LookupFilter(f.kind)
 	if k == nil {
-		return nil, fmt.Errorf("unknown filter kind %q: %s", f.kind, suggest(f.kind, filterKindNames()))
+		return nil, fmt.Errorf("unknown filter kind %q: %s", f.kind, suggest(f.kind, tckind.FilterNames()))
 	}
 	f.options, f.handle, err = k.Parse(f.words, tckind.FilterEnv{Handle: w.Handle, Protocol: f.protocol, Parent: parent, ActionEnv: tckind.ActionEnv{Links: r.links}})
 	if err != nil {

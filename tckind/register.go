@@ -4,6 +4,7 @@ package tckind
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -67,6 +68,11 @@ func (r *registry[K]) sorted() []*K {
 	}
 	slices.SortFunc(ks, func(a, b *K) int { return strings.Compare(r.name(a), r.name(b)) })
 	return ks
+}
+
+// names returns every kind's name, sorted.
+func (r *registry[K]) names() []string {
+	return slices.Sorted(maps.Keys(r.byName))
 }
 
 // registerQdisc adds a qdisc kind to the registry, for Lookup and Kinds. It fails
@@ -160,14 +166,24 @@ func LookupQdisc(name string) *Qdisc { return kinds.lookup(name) }
 // and for consumers of the kinds' statistics tables.
 func Qdiscs() []*Qdisc { return kinds.sorted() }
 
+// QdiscNames returns the name of every registered qdisc kind, sorted: for
+// usage texts, completion and messages that list them.
+func QdiscNames() []string { return kinds.names() }
+
 // LookupFilter returns what gotc knows of a filter kind, or nil.
 func LookupFilter(name string) *Filter { return filterKinds.lookup(name) }
 
 // Filters returns every registered filter kind, sorted by name.
 func Filters() []*Filter { return filterKinds.sorted() }
 
+// FilterNames returns the name of every registered filter kind, sorted.
+func FilterNames() []string { return filterKinds.names() }
+
 // LookupAction returns what gotc knows of an action kind, or nil.
 func LookupAction(name string) *Action { return actionKinds.lookup(name) }
 
 // Actions returns every registered action kind, sorted by name.
 func Actions() []*Action { return actionKinds.sorted() }
+
+// ActionNames returns the name of every registered action kind, sorted.
+func ActionNames() []string { return actionKinds.names() }

@@ -17,10 +17,6 @@ func QdiscUsage(obj netlink.Object) string {
 	if obj == netlink.Class {
 		return classUsage
 	}
-	var names []string
-	for _, k := range tckind.Qdiscs() {
-		names = append(names, k.Name)
-	}
 	return `Usage: tc qdisc [ add | del | replace | change | link | show ] dev STRING
        [ handle QHANDLE ] [ root | ingress | clsact | parent CLASSID ]
        [ ingress_block BLOCK_INDEX ] [ egress_block BLOCK_INDEX ]
@@ -28,7 +24,7 @@ func QdiscUsage(obj netlink.Object) string {
 
        tc qdisc { show | list } [ dev STRING ] [ root | ingress | clsact | parent CLASSID | handle QHANDLE ] [ invisible ]
 Where:
-QDISC_KIND := ` + kindList(names) + `
+QDISC_KIND := ` + kindList(tckind.QdiscNames()) + `
 OPTIONS := ... try tc qdisc add <desired QDISC_KIND> help
 `
 }
@@ -44,10 +40,6 @@ const classUsage = `Usage: tc class [ add | del | change | replace | show ] dev 
 // registry holds. It is built on each call: kinds register in their
 // packages' init, after this package's variables are set.
 func FilterUsage() string {
-	var names []string
-	for _, k := range tckind.Filters() {
-		names = append(names, k.Name)
-	}
 	return `Usage: tc filter [ add | del | change | replace | show ] [ dev STRING ]
        tc filter [ add | del | change | replace | show ] [ block BLOCK_INDEX ]
        tc filter get dev STRING parent CLASSID protocol PROTO handle FILTERID pref PRIO FILTER_TYPE
@@ -60,7 +52,7 @@ func FilterUsage() string {
        tc filter show [ dev STRING ] [ root | ingress | egress | parent CLASSID ]
        tc filter show [ block BLOCK_INDEX ]
 Where:
-FILTER_TYPE := ` + kindList(names) + `
+FILTER_TYPE := ` + kindList(tckind.FilterNames()) + `
 FILTERID := ... format depends on classifier, see there
 OPTIONS := ... try tc filter add <desired FILTER_KIND> help
 `

@@ -233,11 +233,7 @@ func filterCandidates(words []string) []string {
 			}, words[i+1:], "action")
 		}
 	}
-	out := slices.Clone(filterWords)
-	for _, k := range tckind.Filters() {
-		out = append(out, k.Name)
-	}
-	return out
+	return append(slices.Clone(filterWords), tckind.FilterNames()...)
 }
 
 // isActionWord is the word that starts an action in a list.
@@ -251,11 +247,7 @@ func actionCandidates(words []string) []string {
 	}
 	last := len(words) - 1
 	if isActionWord(words[last]) {
-		var out []string
-		for _, k := range tckind.Actions() {
-			out = append(out, k.Name)
-		}
-		return out
+		return tckind.ActionNames()
 	}
 	for i := last; i >= 0; i-- {
 		if k := tckind.LookupAction(words[i]); k != nil && i > 0 && isActionWord(words[i-1]) {
