@@ -94,16 +94,23 @@ selftests/vm/image.sh "$TC_TESTING" >/dev/null
 # otherwise both find qemu missing on a fresh machine and race for apt.
 need qemu-system-x86_64:qemu-system-x86 timeout:coreutils cpio:cpio gzip:gzip
 vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic --test . --build ./selftests/ratechange)
-kernellog=$(mktemp) && trap 'rm -rf "$before" "$fuzzlog" "$kernellog"' EXIT
+kernellog=$(mktemp) runnerlog=$(mktemp) && trap 'rm -rf "$before" "$fuzzlog" "$kernellog" "$runnerlog"' EXIT
 suite_start=$(date +%s)
 selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh kernel >"$kernellog" 2>&1 &
 kernel_half=$!
 runner_status=0
-selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh runner || runner_status=$?
+selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh runner 2>&1 | tee "$runnerlog" || runner_status=$?
 kernel_status=0
 wait $kernel_half || kernel_status=$?
 echo
 echo "=== the kernel half (tdc.py on qdiscs, model tests), which ran alongside"
 cat "$kernellog"
+# The failing halves' "not ok" lines again, each with its indented
+# detail, where a reader of the log's tail finds them. tdc.py's lines
+# among them may be ones the reference tc fails too (tdc-match's verdict
+# above says which count).
+failures() { awk '/^not ok/ { on = 1; print; next } on && /^[ \t]/ { print; next } { on = 0 }' "$@"; }
+[ "$runner_status" = 0 ] || { echo "=== runner half: not ok, with detail"; failures "$runnerlog"; }
+[ "$kernel_status" = 0 ] || { echo "=== kernel half: not ok, with detail"; failures "$kernellog"; }
 echo "real-kernel suite: $(($(date +%s) - suite_start)) s; runner half status $runner_status, kernel half status $kernel_status"
 [ "$runner_status" = 0 ] && [ "$kernel_status" = 0 ]
