@@ -70,6 +70,7 @@ func init() {
 		ChangeAccepted: fqChangeAccepted,
 		Stats:          fqStatsTable,
 		Keywords:       tckind.KeywordsOf("fq", fqKeywords),
+		Dumped:         fqDumped,
 	})
 }
 
@@ -539,4 +540,20 @@ func fqChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 		return false
 	}
 	return o.BucketsLog == nil || *o.BucketsLog >= 1 && *o.BucketsLog <= 18
+}
+
+// fqDumped is Kind.Dumped for fq: a quantum clamped to 256 bytes .. 1 MiB,
+// the refill delay kept in jiffies of the running kernel, and defrate,
+// which the kernel has not used for years, not kept. There is nothing for
+// a Restoring to undo.
+func fqDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.FQAttrs)
+	if !ok || o == nil {
+		return opts
+	}
+	c := *o
+	c.Quantum = tcword.MapPtr(c.Quantum, func(q uint32) uint32 { return min(max(q, 256), 1<<20) })
+	c.FlowRefillDelay = tcword.MapPtr(c.FlowRefillDelay, tcword.JiffiesKept)
+	c.FlowDefaultRate = nil
+	return &c
 }

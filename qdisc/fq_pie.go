@@ -47,6 +47,8 @@ func init() {
 		ChangeAccepted: fqPIEChangeAccepted,
 		Stats:          fqPIEStatsTable,
 		Keywords:       tckind.KeywordsOf("fq_pie", fqPIEKeywords),
+		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, true) },
+		Restoring:      func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, false) },
 	})
 }
 
@@ -194,4 +196,20 @@ func printFQPIEXstats(p *tcfmt.Printer, x *attrs.TCFQPIEXstats) {
 func fqPIEChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	o, ok := opts.(*attrs.FQPIEAttrs)
 	return ok && len(o.Unknown) == 0 && o.Flows == nil && o.Validate() == nil
+}
+
+// fqPIEKept is fq_pie's Dumped (dumped true) and Restoring: pie's times
+// (pieTimes), and a quantum raised to at least 256 bytes, which a dump
+// cannot undo.
+func fqPIEKept(opts attrs.TCOptionsMsg, dumped bool) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.FQPIEAttrs)
+	if !ok || o == nil {
+		return opts
+	}
+	c := *o
+	pieTimes(&c.Target, &c.Tupdate, dumped)
+	if dumped {
+		c.Quantum = tcword.MapPtr(c.Quantum, func(q uint32) uint32 { return max(q, 256) })
+	}
+	return &c
 }

@@ -50,6 +50,7 @@ func init() {
 		ChangeAccepted: hhfChangeAccepted,
 		Stats:          hhfStatsTable,
 		Keywords:       tckind.KeywordsOf("hhf", hhfKeywords),
+		Dumped:         hhfDumped,
 	})
 }
 
@@ -199,4 +200,20 @@ func hhfChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	}
 	q := uint64(max(*o.Quantum, 256)) * uint64(*o.NonHHWeight)
 	return q != 0 && q <= math.MaxInt32
+}
+
+// hhfDumped is Kind.Dumped for hhf: a quantum raised to at least 256
+// bytes, and the timeouts kept in jiffies of the running kernel. There is
+// nothing for a Restoring to undo: a dumped timeout is whole jiffies, kept
+// as it is, and a dumped quantum is at least 256.
+func hhfDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.HHFAttrs)
+	if !ok || o == nil {
+		return opts
+	}
+	c := *o
+	c.Quantum = tcword.MapPtr(c.Quantum, func(q uint32) uint32 { return max(q, 256) })
+	c.ResetTimeout = tcword.MapPtr(c.ResetTimeout, tcword.JiffiesKept)
+	c.EvictTimeout = tcword.MapPtr(c.EvictTimeout, tcword.JiffiesKept)
+	return &c
 }

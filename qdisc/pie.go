@@ -53,7 +53,9 @@ func init() {
 			o, ok := opts.(*attrs.PIEAttrs)
 			return ok && len(o.Unknown) == 0
 		},
-		Stats: pieStatsTable,
+		Stats:     pieStatsTable,
+		Dumped:    func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, true) },
+		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, false) },
 		Keywords: tckind.KeywordsOf("pie", func(o *attrs.PIEAttrs) ([]string, error) {
 			v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
 				Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
@@ -176,4 +178,16 @@ func wholeXstats[T any](x tckind.Xstats) *T {
 	}
 	s, _ := m.(*T)
 	return s
+}
+
+// pieKept is pie's Dumped (dumped true) and Restoring: its target and
+// tupdate as the kernel keeps them (pieTimes).
+func pieKept(opts attrs.TCOptionsMsg, dumped bool) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.PIEAttrs)
+	if !ok || o == nil {
+		return opts
+	}
+	c := *o
+	pieTimes(&c.Target, &c.Tupdate, dumped)
+	return &c
 }

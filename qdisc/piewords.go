@@ -132,3 +132,23 @@ func (v *pieParams) keywords() []string {
 	w = tcword.OnOff(w, v.Bytemode, "bytemode", "nobytemode")
 	return tcword.OnOff(w, v.DQRateEstimator, "dq_rate_estimator", "no_dq_rate_estimator")
 }
+
+// pieTargetDumped is a pie family's target in µs as the kernel keeps it
+// (psched ticks of 64 ns, PSCHED_SHIFT 6) and dumps it back through a u32
+// of ns, which wraps above 4.29 s.
+func pieTargetDumped(us uint32) uint32 {
+	ticks := uint64(us) * 1000 >> 6
+	return uint32(ticks<<6) / 1000
+}
+
+// pieTimes converts a pie family's target and tupdate in place: by the
+// kernel's rounding for Dumped, by its inverse for Restoring (a tupdate
+// dumped is whole jiffies, which the kernel keeps as they are).
+func pieTimes(target, tupdate **uint32, dumped bool) {
+	if dumped {
+		convertTimes(pieTargetDumped, target)
+		convertTimes(tcword.JiffiesKept, tupdate)
+		return
+	}
+	convertTimes(tcword.SmallestDumpedAs(pieTargetDumped), target)
+}

@@ -36,14 +36,15 @@ import (
 //     bytes a kind registered (RegisterBytesCovers) by what they mean;
 //   - of a classifier's flags only skip_hw and skip_sw are compared (the
 //     kernel adds in_hw or not_in_hw);
-//   - the kinds that keep a value rounded (fq_codel's times, dualpi2's
-//     alpha and beta) are compared as the kernel will dump the request
-//     (Dumped), by the caller.
+//   - the kinds that keep a value rounded or clamped (codel's and
+//     fq_codel's times, pie's, fq_pie's, hhf's and fq's times in jiffies
+//     and their quanta, dualpi2's alpha and beta) are compared as the
+//     kernel will dump the request (Dumped), by the caller.
 //
 // Limits: the rule cannot tell a setting the kernel refused to keep from
-// one it rounded in a way Dumped does not know (other kinds' times:
-// pie, fq_pie, hhf), which then shows as a change pending on every run; and
-// a fixed struct's field the request means as 0 is not compared.
+// one it rounded in a way Dumped does not know (ets's quanta and priomap,
+// taprio's schedule), which then shows as a change pending on every run;
+// and a fixed struct's field the request means as 0 is not compared.
 func Covers(want, have any) bool {
 	if want == nil {
 		return true

@@ -143,11 +143,7 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 // found it. Their cases' mismatches are counted, not failed; a listed
 // kind whose every case matched in a run fails it, to be taken off.
 var dumpedUnmodelled = map[string]string{
-	"ets":    "quanta clamped to 256..1 MiB, a band without one given the device's MTU, the priomap's rest filled with the last band",
-	"fq":     "quantum clamped to 256..1 MiB; refill_delay kept in jiffies (the kernel's HZ); defrate not kept",
-	"fq_pie": "quantum clamped; tupdate kept in jiffies (the kernel's HZ)",
-	"pie":    "tupdate kept in jiffies (the kernel's HZ)",
-	"hhf":    "quantum clamped; timeouts kept in jiffies (the kernel's HZ)",
+	"ets":    "a sharing band without a quantum given the device's MTU",
 	"taprio": "16 traffic-class entries dumped whatever the request names; base time and cycle time filled in",
 }
 
