@@ -52,6 +52,7 @@ func init() {
 		PrintClassOptions: printETSClass,
 		Keywords:          tckind.KeywordsOf("ets", etsKeywords),
 		ClassKeywords:     tckind.KeywordsOf("ets class", etsClassKeywords),
+		Dumped:            etsDumped,
 		MakesClasses:      true,
 	})
 }
@@ -272,4 +273,39 @@ func etsClassKeywords(o *attrs.ETSAttrs) ([]string, error) {
 		return []string{"quantum", tcword.UintWord(o.QuantaBand[0])}, nil
 	}
 	return nil, tckind.NoKeywords("ets class with more than one quantum")
+}
+
+// etsDumped is Kind.Dumped for ets (ets_qdisc_change and ets_qdisc_dump):
+// quanta clamped to 256 bytes .. 1 MiB, a priomap of all 16 priorities
+// whose entries the request leaves out go to the last band, and no strict
+// count when it is 0. Not modelled: a sharing band the request gives no
+// quantum gets the device's MTU (plus its link header), which the options
+// alone do not say, so a request that names some quanta but not all has
+// fewer than its dump.
+func etsDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.ETSAttrs)
+	if !ok || o == nil || o.Nbands == nil {
+		return opts
+	}
+	c := *o
+	if c.Nstrict != nil && *c.Nstrict == 0 {
+		c.Nstrict = nil
+	}
+	if o.Quanta != nil {
+		q := *o.Quanta
+		q.QuantaBand = make([]uint32, len(o.Quanta.QuantaBand))
+		for i, v := range o.Quanta.QuantaBand {
+			q.QuantaBand[i] = min(max(v, 256), 1<<20)
+		}
+		c.Quanta = &q
+	}
+	priomap := make([]uint8, etsMaxPrio+1)
+	for i := range priomap {
+		priomap[i] = *o.Nbands - 1
+	}
+	if o.Priomap != nil {
+		copy(priomap, o.Priomap.PriomapBand)
+	}
+	c.Priomap = &attrs.ETSAttrs{PriomapBand: priomap}
+	return &c
 }
