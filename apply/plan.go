@@ -79,6 +79,9 @@ type Change struct {
 // qdiscs and classes deleted child before parent.
 type Plan struct {
 	Requests []Request
+	// file is the desired state the plan was computed for, which Recheck
+	// computes it again from.
+	file *File
 }
 
 // planner collects the requests of one device's plan in their phases.

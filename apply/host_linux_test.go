@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gotc/gotc/netlink"
+)
+
+// hostNS is a network namespace of its own with an ifb0 that is up, on the
+// host's kernel, and a Kernel in it; it skips where it cannot be made
+// (not root, no ip or tc, no ifb).
+func hostNS(t *testing.T) (string, Kernel) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: it makes a network namespace")
+	}
+	for _, tool := range []string{"ip", "tc"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s", tool)
+		}
+	}
+	ns := fmt.Sprintf("gotc-ap%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Skipf("ip netns add: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	if out, err := exec.Command("ip", "-n", ns, "link", "add", "ifb0", "type", "ifb").CombinedOutput(); err != nil {
+		t.Skipf("no ifb: %v: %s", err, out)
+	}
+	sh(t, "ip -n "+ns+" link set ifb0 up")
+	h, err := netlink.OpenNetNS(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	c, err := h.Dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return ns, KernelConn{Conn: c}
+}
+
+// sh runs a command line (words split on spaces) and fails the test if it
+// fails.
+func sh(t *testing.T, line string) string {
+	t.Helper()
+	w := strings.Fields(line)
+	out, err := exec.Command(w[0], w[1:]...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, out)
+	}
+	return string(out)
+}
+
+// hostApply loads text and runs its plan against k.
+func hostApply(t *testing.T, k Kernel, text string) (*Plan, error) {
+	t.Helper()
+	f, err := Load("test.yaml", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compute(context.Background(), k, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Run(context.Background(), k, nil)
+	return p, err
+}
+
+const hostHTB = `devices:
+  ifb0:
+    root:
+      qdisc: htb default 10
+      handle: "1:"
+      classes:
+        "1:1":
+          class: htb rate 100mbit
+          classes:
+            "1:10": { class: htb rate 10mbit ceil 100mbit, leaf: { qdisc: pfifo limit 50, handle: "10:" } }
+            "1:20": { class: htb rate 20mbit ceil 50mbit, leaf: { qdisc: tbf rate 20mbit burst 32k latency 50ms, handle: "20:" } }
+`
+
+// TestRecheckHost: a tc command that changes a class between the plan
+// and its sending makes the plan stale; nothing of it was sent.
+func TestRecheckHost(t *testing.T) {
+	ns, k := hostNS(t)
+	if _, err := hostApply(t, k, hostHTB); err != nil {
+		t.Fatal(err)
+	}
+	p := plan(t, k, strings.Replace(hostHTB, "rate 10mbit", "rate 15mbit", 1))
+	if err := p.Recheck(context.Background(), k); err != nil {
+		t.Fatalf("nobody else wrote: %v", err)
+	}
+	sh(t, "tc -n "+ns+" class change dev ifb0 parent 1:1 classid 1:20 htb rate 25mbit ceil 50mbit")
+	err := p.Recheck(context.Background(), k)
+	var stale *Stale
+	if !errors.As(err, &stale) || !slices.Equal(stale.Devices, []string{"ifb0"}) {
+		t.Fatalf("after tc's change: %v, want ifb0 stale", err)
+	}
+}
