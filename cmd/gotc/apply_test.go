@@ -63,6 +63,13 @@ func (c applyConn) Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFil
 	}
 }
 
+// lockIn makes apply keep its locks in dir for one test.
+func lockIn(t *testing.T, dir string) {
+	old := applyLockDir
+	applyLockDir = dir
+	t.Cleanup(func() { applyLockDir = old })
+}
+
 // gotcApply runs "gotc apply ARGS FILE" with the file's text against k.
 func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
@@ -72,6 +79,7 @@ func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status
 // gotcApplyWarned is gotcApply against a kernel that may warn.
 func gotcApplyWarned(t *testing.T, k applyConn, text string, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
+	lockIn(t, t.TempDir())
 	file := filepath.Join(t.TempDir(), "tc.yaml")
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

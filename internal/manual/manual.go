@@ -176,6 +176,8 @@ var Apply = Page{
 	Section: "8",
 	Summary: "bring traffic control to the state a file describes",
 	Usage: `Usage: gotc apply [ --check ] [ --diff [ -j ] ] [ -v ] FILE
+       gotc apply --try [ DURATION ] [ -v ] FILE
+       gotc apply --confirm
        gotc apply --from-kernel [ DEV... ]
        gotc apply --example
 `,
@@ -195,6 +197,13 @@ the devices FILE names to the state FILE describes (gotc-apply(5)).
                  protocol, pref, chain, words, command and reason
   -v             print each request as it is sent and the kernel's answer
                  ("kernel: ok", its warning, or its refusal)
+  --try [ DURATION ]
+                 send the plan, then roll it back unless it is confirmed
+                 within DURATION ("90s", "2m", or seconds; 120s when
+                 omitted): by Enter on standard input or by
+                 gotc apply --confirm from another session
+  --confirm      confirm the apply --try that waits in this network
+                 namespace (-n) and say whether it kept its changes
   --from-kernel  print the devices' present state as such a file
   --example      print a commented example file
 `,
@@ -217,6 +226,33 @@ When the kernel refuses a request, gotc undoes the requests it had
 already sent, in reverse order, and says so ("the state before the apply
 is restored"); if an undo fails too it says that the state is neither.
 
+Two writers. An apply holds an exclusive lock (flock(2) on
+/run/gotc/net-INODE.DEVICE.lock, one per device the file names, in the
+namespace of that inode) from before it reads the kernel's state until
+it is done; a second apply of one of those devices is refused at once,
+naming the process that holds it (status 4). Right before sending, apply
+reads the devices' state again and computes the plan anew: when it
+differs from the first, another writer (a tc command, a script, another
+program) changed the devices in between, and apply refuses, sending
+nothing (status 4).
+
+--try is for a change that may cut the session it is made from (a
+shaping change on an SSH link): like netplan try and commit confirmed,
+it reads the devices' state, sends the plan, and waits. A line on
+standard input (Enter) or gotc apply --confirm, run from another session
+in the same namespace, keeps the changes (status 0); the wait's end,
+SIGINT or SIGTERM brings the devices back to the state read before the
+plan (status 5), by the plan that leads back to it. The waiting process
+ignores SIGHUP and SIGPIPE and takes the end of its input for no answer,
+so that an SSH session that dies leaves it waiting and rolling back by
+itself, without a terminal. It does not survive SIGKILL, nor a
+systemd-logind that kills a closed session's processes
+(KillUserProcesses=yes): there, run it in a scope of its own
+(systemd-run --scope gotc apply --try ...). Its locks are held until it
+is done, so no other apply interleaves with the trial; one --try waits
+at a time in a namespace. A state --from-kernel cannot write (a kind
+whose options it cannot print) is refused before anything is sent.
+
 With --diff or --check nothing is sent: --diff prints the plan as tc
 command lines on standard output and, on standard error, how many
 changes are pending; --check only says how many, and its exit status
@@ -233,7 +269,11 @@ the kernel's state cannot be read; 2 with --check when changes are
 pending, otherwise when the kernel refused a request and the changes
 made before it were undone; 3 when the kernel refused a request and
 undoing the changes made before it failed too, so that the state is
-neither the file's nor the one before; 255 for a usage error.`,
+neither the file's nor the one before (also when the rollback of --try
+fails); 4 when nothing was sent because another apply holds the devices'
+locks or another writer changed them between the plan and its sending;
+5 when --try was not confirmed and the state before it is restored (and
+for a --confirm that came too late); 255 for a usage error.`,
 	SeeAlso: []string{"gotc-apply(5)", "gotc(8)", "tc(8)"},
 }
 
