@@ -63,6 +63,19 @@ func sh(t *testing.T, line string) string {
 	return string(out)
 }
 
+// tcState is tc's -d view of ifb0's qdiscs, classes and filters, its lines
+// sorted (the kernel lists classes in an order that depends on the order
+// they were made in).
+func tcState(t *testing.T, ns string) string {
+	t.Helper()
+	var lines []string
+	for _, obj := range []string{"qdisc", "class", "filter"} {
+		lines = append(lines, strings.Split(sh(t, "tc -n "+ns+" -d "+obj+" show dev ifb0"), "\n")...)
+	}
+	slices.Sort(lines)
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
 // hostApply loads text and runs its plan against k.
 func hostApply(t *testing.T, k Kernel, text string) (*Plan, error) {
 	t.Helper()
@@ -107,5 +120,59 @@ func TestRecheckHost(t *testing.T) {
 	var stale *Stale
 	if !errors.As(err, &stale) || !slices.Equal(stale.Devices, []string{"ifb0"}) {
 		t.Fatalf("after tc's change: %v, want ifb0 stale", err)
+	}
+}
+
+// TestLeafKindChangeHost: a leaf that changes kind and keeps its handle
+// (pfifo to tbf, tbf to pfifo, htb to bfifo, and the root htb to prio) is
+// deleted and added, which the kernel accepts, and the next plan is
+// empty.
+func TestLeafKindChangeHost(t *testing.T) {
+	ns, k := hostNS(t)
+	const before = `devices:
+  ifb0:
+    root:
+      qdisc: htb default 10
+      handle: "1:"
+      classes:
+        "1:10": { class: htb rate 10mbit, leaf: { qdisc: pfifo limit 50, handle: "10:" } }
+        "1:20": { class: htb rate 20mbit, leaf: { qdisc: tbf rate 20mbit burst 32k latency 50ms, handle: "20:" } }
+        "1:30":
+          class: htb rate 30mbit
+          leaf:
+            qdisc: htb
+            handle: "30:"
+            classes: { "30:1": { class: htb rate 5mbit } }
+`
+	if _, err := hostApply(t, k, before); err != nil {
+		t.Fatal(err)
+	}
+	after := strings.NewReplacer(
+		"pfifo limit 50", "tbf rate 10mbit burst 16k latency 20ms",
+		"tbf rate 20mbit burst 32k latency 50ms", "pfifo limit 70",
+		"qdisc: htb\n", "qdisc: bfifo limit 9000\n",
+		`            classes: { "30:1": { class: htb rate 5mbit } }`+"\n", "",
+	).Replace(before)
+	if _, err := hostApply(t, k, after); err != nil {
+		t.Fatalf("leaf kinds changed: %v", err)
+	}
+	out := sh(t, "tc -n "+ns+" qdisc show dev ifb0")
+	for _, want := range []string{"qdisc tbf 10: parent 1:10", "qdisc pfifo 20: parent 1:20 limit 70p", "qdisc bfifo 30: parent 1:30 limit 9000b"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("tc shows\n%s\nwithout %q", out, want)
+		}
+	}
+	if again := plan(t, k, after).Commands(); len(again) != 0 {
+		t.Errorf("the next plan is %q", again)
+	}
+	root := "devices:\n  ifb0:\n    root: { qdisc: tbf rate 1mbit burst 10k latency 10ms, handle: \"1:\" }\n"
+	if _, err := hostApply(t, k, root); err != nil {
+		t.Fatalf("root htb to tbf with handle 1: kept: %v", err)
+	}
+	if again := plan(t, k, root).Commands(); len(again) != 0 {
+		t.Errorf("the next plan is %q", again)
+	}
+	if out := sh(t, "tc -n "+ns+" qdisc show dev ifb0"); !strings.Contains(out, "qdisc tbf 1: root") {
+		t.Errorf("tc shows\n%s", out)
 	}
 }
