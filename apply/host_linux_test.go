@@ -176,3 +176,33 @@ func TestLeafKindChangeHost(t *testing.T) {
 		t.Errorf("tc shows\n%s", out)
 	}
 }
+
+// TestUndoDeleteHost: the undo of deleting an htb tree (what Run sends
+// when a later request is refused) brings back tc's exact -d view: htb's
+// dumped version (3.17) goes back as tc sends it (3).
+func TestUndoDeleteHost(t *testing.T) {
+	ns, k := hostNS(t)
+	if _, err := hostApply(t, k, hostHTB); err != nil {
+		t.Fatal(err)
+	}
+	before := tcState(t, ns)
+	ctx := context.Background()
+	idx, err := k.LinkIndex(ctx, "ifb0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	have, err := readDevice(ctx, k, "ifb0", idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &planner{dev: "ifb0", ifindex: idx}
+	del := p.deleteQdisc(have.root)
+	for _, r := range append([]Request{del}, del.undo...) {
+		if _, err := k.Do(ctx, r.Object, r.Op, &r.Msg); err != nil {
+			t.Fatalf("%s: %v", r.Command, err)
+		}
+	}
+	if got := tcState(t, ns); got != before {
+		t.Errorf("after the undo tc shows\n%s\nbefore\n%s", got, before)
+	}
+}
