@@ -206,3 +206,71 @@ func TestUndoDeleteHost(t *testing.T) {
 		t.Errorf("after the undo tc shows\n%s\nbefore\n%s", got, before)
 	}
 }
+
+// TestCrashAtEveryRequestHost: an apply killed after any number of its
+// requests leaves a state that the next apply of the same file brings to
+// exactly the state of an apply never killed (tc -d's view), with nothing
+// left to do after it. Each request is one kernel transaction, so a kill
+// lands between two; the first k requests of the plan are sent and the
+// rest never are, for every k, on the host's kernel (htb on ifb), for
+// three plans: changes in place with a leaf of a new kind, classes
+// removed and added; a first apply onto the kernel's default; and htb's
+// default class changed, which the kernel changes only by a new tree.
+func TestCrashAtEveryRequestHost(t *testing.T) {
+	ns, k := hostNS(t)
+	const empty = "devices:\n  ifb0: {}\n"
+	changed := strings.NewReplacer(
+		"rate 10mbit ceil 100mbit", "rate 15mbit ceil 90mbit",
+		`"1:20": { class: htb rate 20mbit ceil 50mbit, leaf: { qdisc: tbf rate 20mbit burst 32k latency 50ms, handle: "20:" } }`,
+		`"1:30": { class: htb rate 5mbit ceil 10mbit, leaf: { qdisc: bfifo limit 30000, handle: "30:" } }
+            "1:40": { class: htb rate 1mbit ceil 10mbit, leaf: { qdisc: pfifo limit 10, handle: "40:" } }`,
+		"pfifo limit 50", "tbf rate 10mbit burst 16k latency 20ms",
+	).Replace(hostHTB)
+	newDefault := strings.Replace(changed, "htb default 10", "htb default 30", 1)
+	ctx := context.Background()
+	for _, tt := range []struct{ name, from, to string }{
+		{"in place", hostHTB, changed},
+		{"first apply", empty, hostHTB},
+		{"new default", hostHTB, newDefault},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reset := func() {
+				t.Helper()
+				exec.Command("tc", "-n", ns, "qdisc", "del", "dev", "ifb0", "root").Run()
+				if _, err := hostApply(t, k, tt.from); err != nil {
+					t.Fatal(err)
+				}
+			}
+			reset()
+			full, err := hostApply(t, k, tt.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tcState(t, ns)
+			n := len(full.Requests)
+			if n < 2 {
+				t.Fatalf("a plan of %d requests", n)
+			}
+			for killed := 1; killed < n; killed++ {
+				reset()
+				p := plan(t, k, tt.to)
+				for _, r := range p.Requests[:killed] {
+					if _, err := k.Do(ctx, r.Object, r.Op, &r.Msg); err != nil {
+						t.Fatalf("killed after %d: %s: %v", killed, r.Command, err)
+					}
+				}
+				again, err := hostApply(t, k, tt.to)
+				if err != nil {
+					t.Fatalf("killed after %d of %d requests, the next apply: %v\nits plan:\n%s", killed, n, err, strings.Join(again.Commands(), "\n"))
+				}
+				if got := tcState(t, ns); got != want {
+					t.Errorf("killed after %d of %d requests, then applied: tc shows\n%s\nwant\n%s", killed, n, got, want)
+				}
+				if left := plan(t, k, tt.to).Commands(); len(left) != 0 {
+					t.Errorf("killed after %d of %d requests, then applied: still %q", killed, n, left)
+				}
+			}
+			t.Logf("%d requests, killed after each of 1..%d, converged:\n%s", n, n-1, strings.Join(full.Commands(), "\n"))
+		})
+	}
+}

@@ -226,6 +226,15 @@ When the kernel refuses a request, gotc undoes the requests it had
 already sent, in reverse order, and says so ("the state before the apply
 is restored"); if an undo fails too it says that the state is neither.
 
+An apply killed midway (a crash, SIGKILL, a reboot) leaves the requests
+sent before it done and none half done, each being one kernel
+transaction; the next apply of the same file reads that state and plans
+from it, so it converges to the state an apply never killed reaches.
+No journal is kept because none is needed for that: the file is the
+whole state, and the kernel's state is read anew every time. What a
+journal would add is undoing a killed apply, back to the state before
+it; --try, killed, leaves the file's state.
+
 Two writers. An apply holds an exclusive lock (flock(2) on
 /run/gotc/net-INODE.DEVICE.lock, one per device the file names, in the
 namespace of that inode) from before it reads the kernel's state until
