@@ -274,3 +274,54 @@ func TestCrashAtEveryRequestHost(t *testing.T) {
 		})
 	}
 }
+
+// TestDroppedSettingHost: a setting the file stops naming goes back to
+// the kind's default, because the file is the whole state: htb's default
+// class, an htb class's prio and ceil, tbf's peak rate. Each is applied
+// with the setting, then without it: the state is then the one an apply
+// of the file without it onto a bare device makes (tc -d's view), and the
+// next plan is empty.
+func TestDroppedSettingHost(t *testing.T) {
+	ns, k := hostNS(t)
+	const without = `devices:
+  ifb0:
+    root:
+      qdisc: htb
+      handle: "1:"
+      classes:
+        "1:10": { class: htb rate 10mbit, leaf: { qdisc: tbf rate 10mbit burst 16k latency 20ms, handle: "10:" } }
+`
+	with := strings.NewReplacer(
+		"qdisc: htb\n", "qdisc: htb default 10\n",
+		"class: htb rate 10mbit", "class: htb rate 10mbit ceil 20mbit prio 3",
+		"latency 20ms", "latency 20ms peakrate 20mbit mtu 2000",
+	).Replace(without)
+	if _, err := hostApply(t, k, without); err != nil {
+		t.Fatal(err)
+	}
+	want := tcState(t, ns)
+	for _, w := range []string{"default 0x10", "prio 3", "ceil 20Mbit", "peakrate"} {
+		if strings.Contains(want, w) {
+			t.Fatalf("the file without the settings gives %q:\n%s", w, want)
+		}
+	}
+	if _, err := hostApply(t, k, with); err != nil {
+		t.Fatal(err)
+	}
+	got := tcState(t, ns)
+	for _, w := range []string{"default 0x10", "prio 3", "ceil 20Mbit", "peakrate 20Mbit"} {
+		if !strings.Contains(got, w) {
+			t.Fatalf("the file with the settings lacks %q:\n%s", w, got)
+		}
+	}
+	p, err := hostApply(t, k, without)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tcState(t, ns); got != want {
+		t.Errorf("settings dropped by the plan\n%s\ntc shows\n%s\nwant\n%s", strings.Join(p.Commands(), "\n"), got, want)
+	}
+	if left := plan(t, k, without).Commands(); len(left) != 0 {
+		t.Errorf("then the plan is %q", left)
+	}
+}

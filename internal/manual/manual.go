@@ -219,8 +219,12 @@ a replacement where not, deletions of what the file leaves out.
 The file owns every device it names and nothing else: on those devices
 what it does not describe is deleted (the kernel's default qdiscs
 excepted), and a device it does not name is never touched. A request
-sets what the file names; an option the file stops naming is not reset
-to its default.
+sets what the file names. An option the file stops naming goes back to
+its default where the kernel keeps the option in a fixed structure (an
+htb class's rate, ceil, burst and prio, htb's default class, tbf's
+rate, burst, peak rate and limit); one sent as an attribute of its own
+(fq_codel's target, htb's direct_qlen, a fifo's limit) keeps the value
+the kernel has: write the default out to bring it back.
 
 When the kernel refuses a request, gotc undoes the requests it had
 already sent, in reverse order, and says so ("the state before the apply
