@@ -277,7 +277,8 @@ func TestCrashAtEveryRequestHost(t *testing.T) {
 
 // TestDroppedSettingHost: a setting the file stops naming goes back to
 // the kind's default, because the file is the whole state: htb's default
-// class, an htb class's prio and ceil, tbf's peak rate. Each is applied
+// class, an htb class's prio and ceil, tbf's peak rate, the fifos'
+// limits (the device's queue length, in frames for bfifo). Each is applied
 // with the setting, then without it: the state is then the one an apply
 // of the file without it onto a bare device makes (tc -d's view), and the
 // next plan is empty.
@@ -290,38 +291,51 @@ func TestDroppedSettingHost(t *testing.T) {
       handle: "1:"
       classes:
         "1:10": { class: htb rate 10mbit, leaf: { qdisc: tbf rate 10mbit burst 16k latency 20ms, handle: "10:" } }
+        "1:20": { class: htb rate 1mbit, leaf: { qdisc: pfifo, handle: "20:" } }
+        "1:30": { class: htb rate 1mbit, leaf: { qdisc: bfifo, handle: "30:" } }
+        "1:40": { class: htb rate 1mbit, leaf: { qdisc: pfifo_head_drop, handle: "40:" } }
 `
 	with := strings.NewReplacer(
+		"qdisc: pfifo,", "qdisc: pfifo limit 7,",
+		"qdisc: bfifo,", "qdisc: bfifo limit 7000,",
+		"qdisc: pfifo_head_drop,", "qdisc: pfifo_head_drop limit 9,",
 		"qdisc: htb\n", "qdisc: htb default 10\n",
 		"class: htb rate 10mbit", "class: htb rate 10mbit ceil 20mbit prio 3",
 		"latency 20ms", "latency 20ms peakrate 20mbit mtu 2000",
 	).Replace(without)
-	if _, err := hostApply(t, k, without); err != nil {
-		t.Fatal(err)
+	// The leaves' and classes' settings go first, htb's default (which
+	// takes a new tree, so the rest with it) after.
+	mid := strings.Replace(without, "qdisc: htb\n", "qdisc: htb default 10\n", 1)
+	ref := map[string]string{}
+	for _, f := range []string{with, mid, without} {
+		exec.Command("tc", "-n", ns, "qdisc", "del", "dev", "ifb0", "root").Run()
+		if _, err := hostApply(t, k, f); err != nil {
+			t.Fatal(err)
+		}
+		ref[f] = tcState(t, ns)
 	}
-	want := tcState(t, ns)
-	for _, w := range []string{"default 0x10", "prio 3", "ceil 20Mbit", "peakrate"} {
-		if strings.Contains(want, w) {
-			t.Fatalf("the file without the settings gives %q:\n%s", w, want)
+	for _, w := range []string{"default 0x10", "prio 3", "ceil 20Mbit", "peakrate 20Mbit", "limit 7p", "limit 7000b", "limit 9p"} {
+		if !strings.Contains(ref[with], w) {
+			t.Fatalf("the file with the settings lacks %q:\n%s", w, ref[with])
+		}
+		if strings.Contains(ref[without], w) {
+			t.Fatalf("the file without the settings gives %q:\n%s", w, ref[without])
 		}
 	}
+	exec.Command("tc", "-n", ns, "qdisc", "del", "dev", "ifb0", "root").Run()
 	if _, err := hostApply(t, k, with); err != nil {
 		t.Fatal(err)
 	}
-	got := tcState(t, ns)
-	for _, w := range []string{"default 0x10", "prio 3", "ceil 20Mbit", "peakrate 20Mbit"} {
-		if !strings.Contains(got, w) {
-			t.Fatalf("the file with the settings lacks %q:\n%s", w, got)
+	for _, f := range []string{mid, without} {
+		p, err := hostApply(t, k, f)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	p, err := hostApply(t, k, without)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := tcState(t, ns); got != want {
-		t.Errorf("settings dropped by the plan\n%s\ntc shows\n%s\nwant\n%s", strings.Join(p.Commands(), "\n"), got, want)
-	}
-	if left := plan(t, k, without).Commands(); len(left) != 0 {
-		t.Errorf("then the plan is %q", left)
+		if got := tcState(t, ns); got != ref[f] {
+			t.Errorf("settings dropped by the plan\n%s\ntc shows\n%s\nwant\n%s", strings.Join(p.Commands(), "\n"), got, ref[f])
+		}
+		if left := plan(t, k, f).Commands(); len(left) != 0 {
+			t.Errorf("then the plan is %q", left)
+		}
 	}
 }

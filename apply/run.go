@@ -36,6 +36,11 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 			return nil, fmt.Errorf("device %s: %w", name, err)
 		}
 		want.ifindex = idx
+		if err == nil {
+			if err := fifoDefaults(ctx, k, want); err != nil {
+				return nil, fmt.Errorf("device %s: %w", name, err)
+			}
+		}
 		wants = append(wants, want)
 	}
 	if err := r.err(f.name); err != nil {

@@ -222,9 +222,10 @@ excepted), and a device it does not name is never touched. A request
 sets what the file names. An option the file stops naming goes back to
 its default where the kernel keeps the option in a fixed structure (an
 htb class's rate, ceil, burst and prio, htb's default class, tbf's
-rate, burst, peak rate and limit); one sent as an attribute of its own
-(fq_codel's target, htb's direct_qlen, a fifo's limit) keeps the value
-the kernel has: write the default out to bring it back.
+rate, burst, peak rate and limit) and for the fifos' limit (the
+device's transmit queue length, in frames of its MTU for bfifo); one
+sent as an attribute of its own (fq_codel's target, htb's direct_qlen)
+keeps the value the kernel has: write the default out to bring it back.
 
 When the kernel refuses a request, gotc undoes the requests it had
 already sent, in reverse order, and says so ("the state before the apply
