@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/signal"
@@ -161,8 +162,9 @@ func (t *tc) tryConfirmed(f *os.File) error {
 
 // writeOutcome records a --try's outcome after the process ID.
 func writeOutcome(f *os.File, outcome string) {
-	f.Seek(0, 2)
-	f.WriteString(outcome + "\n")
+	if _, err := f.Seek(0, io.SeekEnd); err == nil {
+		f.WriteString(outcome + "\n")
+	}
 }
 
 // startTry takes the --try file of namespace ns and starts catching the
@@ -186,8 +188,12 @@ func (t *tc) startTry(ns string) (*os.File, chan os.Signal, error) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGINT, syscall.SIGTERM)
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
-	f.Truncate(0)
-	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	if err != nil {
+		signal.Reset(syscall.SIGUSR1, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 		f.Close()
 		return nil, nil, err
 	}
