@@ -78,11 +78,18 @@ func fifoDefaults(ctx context.Context, k Kernel, d *deviceState) error {
 
 // fifoLimit is the limit the kernel gives a fifo of kind on a device of
 // q; false for a bfifo on a device whose link-layer header gotc does not
-// know.
+// know, and on a device without a transmit queue length (where kernels
+// differ: 0, or 1), for which a limit of 0 sent would drop everything.
 func fifoLimit(kind string, q netlink.LinkQueue) (uint32, bool) {
+	if q.TxQueueLen == 0 {
+		return 0, false
+	}
 	if kind != "bfifo" {
 		return q.TxQueueLen, true
 	}
 	hh, known := linkHeaders[q.Type]
-	return q.TxQueueLen * (q.MTU + hh), known
+	if !known {
+		return 0, false
+	}
+	return q.TxQueueLen * (q.MTU + hh), true
 }
