@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,31 +50,15 @@ func mustRun(t *testing.T, name string, args ...string) string {
 	return string(out)
 }
 
-var (
-	gotcBinOnce sync.Once
-	gotcBinPath string
-	gotcBinErr  error
-)
-
-// gotcBinary builds gotc once for the tests that run it as a process.
+// gotcBinary builds gotc into the test's temporary directory, for the
+// test that runs it as processes.
 func gotcBinary(t *testing.T) string {
 	t.Helper()
-	gotcBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "gotc-bin")
-		if err != nil {
-			gotcBinErr = err
-			return
-		}
-		gotcBinPath = filepath.Join(dir, "gotc")
-		out, err := exec.Command("go", "build", "-o", gotcBinPath, ".").CombinedOutput()
-		if err != nil {
-			gotcBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if gotcBinErr != nil {
-		t.Fatal(gotcBinErr)
+	bin := filepath.Join(t.TempDir(), "gotc")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return gotcBinPath
+	return bin
 }
 
 // directPackets is htb's count of packets sent unclassified, which the
@@ -128,9 +111,9 @@ const tryFileText = `devices:
 
 // startTry starts "gotc -n NS apply --try D FILE" and waits for its
 // prompt; the process's standard input is the returned pipe.
-func startTry(t *testing.T, ns, file, d string) (*exec.Cmd, *os.File) {
+func startTry(t *testing.T, bin, ns, file, d string) (*exec.Cmd, *os.File) {
 	t.Helper()
-	cmd := exec.Command(gotcBinary(t), "-n", ns, "apply", "--try", d, file)
+	cmd := exec.Command(bin, "-n", ns, "apply", "--try", d, file)
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +196,7 @@ func TestApplyTryHost(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
 		t.Run(unix.SignalName(sig), func(t *testing.T) {
 			tryBefore(t, ns)
-			cmd, stdin := startTry(t, ns, file, "3s")
+			cmd, stdin := startTry(t, bin, ns, file, "3s")
 			if check(t) != exitOK {
 				t.Fatal("while --try waits, the file's state is not the kernel's")
 			}
@@ -235,7 +218,7 @@ func TestApplyTryHost(t *testing.T) {
 	}
 	t.Run("confirmed by another session", func(t *testing.T) {
 		tryBefore(t, ns)
-		cmd, stdin := startTry(t, ns, file, "30s")
+		cmd, stdin := startTry(t, bin, ns, file, "30s")
 		defer stdin.Close()
 		out, err := exec.Command(bin, "-n", ns, "apply", file).CombinedOutput()
 		if s := exitStatus(err); s != exitBusy || !strings.Contains(string(out), fmt.Sprintf("device ifb0 is being changed by process %d", cmd.Process.Pid)) {
@@ -258,7 +241,7 @@ func TestApplyTryHost(t *testing.T) {
 	})
 	t.Run("confirmed by Enter", func(t *testing.T) {
 		tryBefore(t, ns)
-		cmd, stdin := startTry(t, ns, file, "30s")
+		cmd, stdin := startTry(t, bin, ns, file, "30s")
 		stdin.WriteString("\n")
 		stdin.Close()
 		if s := exitStatus(cmd.Wait()); s != 0 {
