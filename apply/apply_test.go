@@ -127,6 +127,9 @@ func (k *fakeKernel) doQdisc(op netlink.Op, m netlink.Msg) error {
 		if op == netlink.Add && k.qdiscs[i].Header.Handle != 0 {
 			return &netlink.Error{Errno: syscall.EEXIST}
 		}
+		if h := k.qdiscs[i].Header.Handle; h != 0 && h == m.Header.Handle && k.qdiscs[i].Kind() != m.Kind() {
+			return &netlink.Error{Errno: syscall.EINVAL, Message: "Invalid qdisc name"}
+		}
 		k.removeQdisc(i)
 	}
 	if m.Header.Handle == 0 {
@@ -347,7 +350,11 @@ func TestPlan(t *testing.T) {
 	}, {
 		name:   "leaf replaced",
 		kernel: htbFile, file: strings.Replace(htbFile, `leaf: { qdisc: fq_codel, handle: "20:" }`, `leaf: { qdisc: cake bandwidth 20mbit, handle: "20:" }`, 1),
-		want: []string{"qdisc replace dev eth0 parent 1:20 handle 20: cake bandwidth 20mbit"},
+		// The kernel refuses a replace that keeps the handle, not the kind.
+		want: []string{
+			"qdisc del dev eth0 parent 1:20 handle 20:",
+			"qdisc add dev eth0 parent 1:20 handle 20: cake bandwidth 20mbit",
+		},
 	}, {
 		name:   "filter changed",
 		kernel: routerFile, file: strings.Replace(routerFile, "redirect dev ifb0", "mirror dev ifb0", 1),

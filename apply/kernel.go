@@ -31,3 +31,14 @@ type Kernel interface {
 func kernelLinks(ctx context.Context, k Kernel) *netlink.Links {
 	return netlink.NewLinks(ctx, k)
 }
+
+// LinkQueuer is a Kernel that also tells a device's queue settings
+// (netlink.Conn's LinkQueue; KernelConn passes them on when its Conn has
+// them). The kernel's limit of a fifo qdisc given none derives from them:
+// with a LinkQueuer, Compute writes that limit out for a pfifo, bfifo or
+// pfifo_head_drop of the file without one, so that a limit the file
+// stops naming goes back to its default. Without, such a fifo is in sync
+// whatever its limit.
+type LinkQueuer interface {
+	LinkQueue(ctx context.Context, ifindex int32) (netlink.LinkQueue, error)
+}

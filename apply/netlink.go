@@ -4,6 +4,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"iter"
 
 	"github.com/gotc/gotc/netlink"
@@ -48,4 +49,13 @@ func (k KernelConn) Dump(ctx context.Context, obj netlink.Object, ifindex int32,
 // Do implements Kernel.
 func (k KernelConn) Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
 	return k.Conn.DoWarning(ctx, obj, op, m)
+}
+
+// LinkQueue implements LinkQueuer when the connection does, and fails
+// with errors.ErrUnsupported when it does not.
+func (k KernelConn) LinkQueue(ctx context.Context, ifindex int32) (netlink.LinkQueue, error) {
+	if q, ok := k.Conn.(LinkQueuer); ok {
+		return q.LinkQueue(ctx, ifindex)
+	}
+	return netlink.LinkQueue{}, errors.ErrUnsupported
 }

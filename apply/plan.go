@@ -79,6 +79,9 @@ type Change struct {
 // qdiscs and classes deleted child before parent.
 type Plan struct {
 	Requests []Request
+	// file is the desired state the plan was computed for, which Recheck
+	// computes it again from.
+	file *File
 }
 
 // planner collects the requests of one device's plan in their phases.
@@ -115,6 +118,16 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		if have != nil {
 			p.deletes = append(p.deletes, because(notInFile, p.deleteQdisc(have))...)
 		}
+		return
+	case have != nil && have.handle != 0 && have.kind != want.kind && want.handle == have.handle:
+		// A replace that keeps the handle but not the kind is refused
+		// ("Invalid qdisc name": the kernel changes the qdisc of that
+		// handle, of another kind): delete it, then add the new one.
+		reason := replaceReason(want, have) + "; a qdisc keeps its kind for its handle"
+		r := p.qdiscRequest(netlink.Add, want)
+		r.undo = []Request{p.qdiscRequest(netlink.Delete, want)}
+		p.trees = append(p.trees, because(reason, p.deleteQdisc(have), r)...)
+		p.addBelow(want)
 		return
 	case have == nil || have.handle == 0 || have.kind != want.kind || (want.handle != 0 && want.handle != have.handle):
 		r := p.qdiscRequest(netlink.Replace, want)

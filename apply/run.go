@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gotc/gotc/netlink"
 )
@@ -34,12 +36,17 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 			return nil, fmt.Errorf("device %s: %w", name, err)
 		}
 		want.ifindex = idx
+		if err == nil {
+			if err := fifoDefaults(ctx, k, want); err != nil {
+				return nil, fmt.Errorf("device %s: %w", name, err)
+			}
+		}
 		wants = append(wants, want)
 	}
 	if err := r.err(f.name); err != nil {
 		return nil, err
 	}
-	plan := &Plan{}
+	plan := &Plan{file: f}
 	for _, want := range wants {
 		have, err := readDevice(ctx, k, want.name, want.ifindex)
 		if err != nil {
@@ -49,6 +56,52 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		plan.Requests = append(plan.Requests, planDevice(want, have)...)
 	}
 	return plan, nil
+}
+
+// Stale is Recheck's error: the kernel's state of some devices changed
+// since the plan was computed, so another writer is at work on them.
+type Stale struct {
+	// Devices are the devices whose plan is no longer the same.
+	Devices []string
+}
+
+func (e *Stale) Error() string {
+	return fmt.Sprintf("%s changed since the plan was made: another writer (a tc command, another program) is changing them", strings.Join(e.Devices, ", "))
+}
+
+// Recheck reads the kernel's state again, right before the plan is run,
+// and returns a *Stale when the plan it gives is not the same as p's for
+// some device: the state was changed by another writer since Compute,
+// and running p would undo or mix with its change. It sends nothing.
+func (p *Plan) Recheck(ctx context.Context, k Kernel) error {
+	if p.file == nil {
+		return errors.New("apply: Recheck of a plan not made by Compute")
+	}
+	now, err := Compute(ctx, k, p.file)
+	if err != nil {
+		return err
+	}
+	var changed []string
+	for _, dev := range sortedKeys(p.file.Devices) {
+		if !slices.Equal(p.deviceChanges(dev), now.deviceChanges(dev)) {
+			changed = append(changed, dev)
+		}
+	}
+	if len(changed) > 0 {
+		return &Stale{Devices: changed}
+	}
+	return nil
+}
+
+// deviceChanges are the changes of the plan's requests to one device.
+func (p *Plan) deviceChanges(dev string) []string {
+	var out []string
+	for _, r := range p.Requests {
+		if r.Device == dev {
+			out = append(out, r.Command+"\x00"+r.Reason)
+		}
+	}
+	return out
 }
 
 // Error is a plan that failed partway.

@@ -41,6 +41,44 @@ func (c *Conn) LinkIndex(ctx context.Context, name string) (int32, error) {
 	return 0, &NoDeviceError{Name: name}
 }
 
+// LinkQueue is what the kernel derives a device's default queue limits
+// from (a fifo qdisc's limit given none): its transmit queue length, its
+// MTU and its hardware type (an ARPHRD_ number, ifinfomsg's ifi_type).
+type LinkQueue struct {
+	TxQueueLen, MTU uint32
+	Type            uint16
+}
+
+// LinkQueue returns the queue settings of the device of ifindex; a device
+// the kernel does not know is a *NoDeviceError.
+func (c *Conn) LinkQueue(ctx context.Context, ifindex int32) (LinkQueue, error) {
+	e := attrs.NewEncoder(make([]byte, ifinfomsgLen, 32))
+	binary.NativeEndian.PutUint32(e.Bytes()[4:], uint32(ifindex))
+	e.Uint32(nlabi.IFLA_EXT_MASK, rtextFilterSkipStats)
+	typ, data, err := c.exchange(ctx, nlabi.RTM_GETLINK, 0, e.Bytes())
+	name := "ifindex " + strconv.Itoa(int(ifindex))
+	if err != nil {
+		var kerr *Error
+		if errors.As(err, &kerr) && kerr.Errno == unix.ENODEV {
+			return LinkQueue{}, &NoDeviceError{Name: name}
+		}
+		return LinkQueue{}, err
+	}
+	if typ != nlabi.RTM_NEWLINK || len(data) < ifinfomsgLen {
+		return LinkQueue{}, &NoDeviceError{Name: name}
+	}
+	q := LinkQueue{Type: binary.NativeEndian.Uint16(data[2:])}
+	err = attrs.ForEach(data[ifinfomsgLen:], func(typ uint16, v []byte) {
+		switch {
+		case typ == nlabi.IFLA_TXQLEN && len(v) >= 4:
+			q.TxQueueLen = binary.NativeEndian.Uint32(v)
+		case typ == nlabi.IFLA_MTU && len(v) >= 4:
+			q.MTU = binary.NativeEndian.Uint32(v)
+		}
+	})
+	return q, err
+}
+
 // LinkNames returns the names of all devices by ifindex.
 func (c *Conn) LinkNames(ctx context.Context) (map[int32]string, error) {
 	names := map[int32]string{}

@@ -64,6 +64,7 @@ func init() {
 		Keywords:          tckind.KeywordsOf("htb", htbQdiscKeywords),
 		ClassKeywords:     tckind.KeywordsOf("htb class", htbClassKeywords),
 		Dumped:            htbDumped,
+		Restoring:         htbRestoring,
 	})
 }
 
@@ -465,6 +466,24 @@ func htbDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	}
 	c, g := *o, *o.Init
 	g.Debug = 0
+	c.Init = &g
+	return &c
+}
+
+// htbRestoring is Kind.Restoring for htb's qdisc: a dump carries the
+// version as major and minor (3.17), which htb_init refuses ("need tc/htb
+// version 3"), and the count of direct packets, which a request does not
+// set; the request carries the major number alone, as tc's does.
+func htbRestoring(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := dumped.(*attrs.HTBAttrs)
+	if !ok || o == nil || o.Init == nil {
+		return dumped
+	}
+	c, g := *o, *o.Init
+	if g.Version > 0xffff {
+		g.Version >>= 16
+	}
+	g.DirectPkts = 0
 	c.Init = &g
 	return &c
 }

@@ -14,15 +14,20 @@ import (
 // kernel computes, so equality would never hold; instead:
 //
 //   - an attribute the desired request leaves out is not compared (the
-//     kernel's default stands; apply never resets a setting the file stops
-//     naming: write it out to change it back);
+//     kernel's default stands: a setting sent as an attribute of its own,
+//     fq_codel's target or htb's direct_qlen, is not reset when the file
+//     stops naming it; write it out to change it back);
 //   - an attribute it sends, even with the value 0 ("nonat"), must be in
 //     the dump with the same value, nests and lists compared element by
 //     element on the same rule;
 //   - within a fixed struct (tc_htb_opt, tc_ratespec, an action's parms) a
 //     field the request leaves 0 is the kernel's to fill (index, refcnt,
 //     htb's quantum and level) and not compared, so a request cannot ask
-//     for 0 there when the kernel keeps something else;
+//     for 0 there when the kernel keeps something else; except the fields
+//     whose 0 the kernel keeps as asked (zeroKept: htb's default class
+//     and a class's prio, tbf's peak rate), where a 0 is the kind's
+//     default and the dump must have it too, so that a setting the file
+//     stops naming goes back to its default;
 //   - fields the kernel keeps no copy of are not compared: rate tables
 //     (htb's, tbf's and police's, which the kernel only reads), a
 //     ratespec's cell_log and cell_align (from which it computed them),
@@ -88,6 +93,16 @@ var noDumpedTwin = map[string]bool{
 	"Tm":      true,
 	// How many packets u32's mark matched.
 	"TCU32Mark.Success": true,
+}
+
+// zeroKept lists the fields of fixed structs whose 0 the kernel keeps as
+// a request sends it (rather than filling in a value of its own), so
+// that a request's 0 is compared: htb's default class (none), a class's
+// priority (0), tbf's peak rate (none, dumped all 0).
+var zeroKept = map[string]bool{
+	"TCHTBGlob.Defcls":   true,
+	"TCHTBOpt.Prio":      true,
+	"TCTBFQopt.Peakrate": true,
 }
 
 // requestBits are the bits of a field a request sets, where the kernel
@@ -175,6 +190,12 @@ func coversValue(w, h reflect.Value, present bool) bool {
 			}
 			if covers := bytesCovers[t.Name()+"."+f.Name]; covers != nil {
 				if wf, hf := w.Field(i).Bytes(), h.Field(i).Bytes(); wf != nil && (hf == nil || !covers(wf, hf)) {
+					return false
+				}
+				continue
+			}
+			if zeroKept[t.Name()+"."+f.Name] && w.Field(i).IsZero() {
+				if !h.Field(i).IsZero() {
 					return false
 				}
 				continue

@@ -25,6 +25,10 @@ func TestCovers(t *testing.T) {
 		{"skip_hw with not_in_hw", &attrs.MatchallAttrs{Flags: u32p(1)}, &attrs.MatchallAttrs{Flags: u32p(1 | 8)}, true},
 		{"skip_hw against skip_sw", &attrs.MatchallAttrs{Flags: u32p(1)}, &attrs.MatchallAttrs{Flags: u32p(2)}, false},
 		{"another kind", &attrs.CakeAttrs{}, &attrs.FQCodelAttrs{}, false},
+		{"a 0 the kernel keeps: prio", &attrs.HTBAttrs{Parms: &attrs.TCHTBOpt{}}, &attrs.HTBAttrs{Parms: &attrs.TCHTBOpt{Prio: 3}}, false},
+		{"a 0 the kernel keeps: htb default", &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 3}}, &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 0x30011, Defcls: 0x10}}, false},
+		{"a 0 the kernel keeps, kept", &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 3}}, &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 0x30011, DirectPkts: 7}}, true},
+		{"no peak rate", &attrs.TBFAttrs{Parms: &attrs.TCTBFQopt{}}, &attrs.TBFAttrs{Parms: &attrs.TCTBFQopt{Peakrate: attrs.TCRatespec{Rate: 125000}}}, false},
 	}
 	for _, tt := range tests {
 		if got := Covers(tt.want, tt.have); got != tt.ok {

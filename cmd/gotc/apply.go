@@ -6,8 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/signal"
+	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/gotc/gotc/apply"
 	"github.com/gotc/gotc/internal/manual"
@@ -16,10 +21,12 @@ import (
 
 // applyCmd is "gotc apply": the desired state of a file brought about.
 func (t *tc) applyCmd(args []string) error {
-	var check, diff, verbose, fromKernel bool
+	var check, diff, verbose, fromKernel, confirm bool
+	var try time.Duration
 	asJSON := t.json
 	var rest []string
-	for _, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if manual.IsHelp(a) {
 			fmt.Fprint(t.stderr, manual.Apply.Help())
 			return nil
@@ -35,16 +42,46 @@ func (t *tc) applyCmd(args []string) error {
 			asJSON = true
 		case "--from-kernel", "-from-kernel":
 			fromKernel = true
+		case "--confirm", "-confirm":
+			confirm = true
+		case "--try", "-try":
+			try = defaultTry
+			if i+1 < len(args) {
+				if d, ok := parseTry(args[i+1]); ok {
+					try = d
+					i++
+				}
+			}
 		case "--example", "-example":
 			fmt.Fprint(t.stdout, apply.Example)
 			return nil
 		default:
+			if v, ok := strings.CutPrefix(a, "--try="); ok {
+				d, ok := parseTry(v)
+				if !ok {
+					fmt.Fprintf(t.stderr, "apply: --try takes a duration (\"90s\", \"2m\") or seconds, not %q\n%s", v, manual.Apply.Help())
+					return errStatus(exitUsage)
+				}
+				try = d
+				continue
+			}
 			if strings.HasPrefix(a, "-") && a != "-" {
 				fmt.Fprintf(t.stderr, "apply: unknown option %q\n%s", a, manual.Apply.Help())
 				return errStatus(exitUsage)
 			}
 			rest = append(rest, a)
 		}
+	}
+	if confirm {
+		if len(rest) > 0 || try > 0 || check || diff || fromKernel {
+			fmt.Fprintf(t.stderr, "apply: --confirm takes nothing else\n%s", manual.Apply.Help())
+			return errStatus(exitUsage)
+		}
+		return t.confirmTry()
+	}
+	if try > 0 && (check || diff || fromKernel) {
+		fmt.Fprintf(t.stderr, "apply: --try sends the plan; --check, --diff and --from-kernel send nothing\n%s", manual.Apply.Help())
+		return errStatus(exitUsage)
 	}
 	if asJSON && !diff {
 		fmt.Fprintf(t.stderr, "apply: -j prints the plan of --diff\n%s", manual.Apply.Help())
@@ -76,12 +113,63 @@ func (t *tc) applyCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	if check || diff {
+		plan, err := apply.Compute(t.ctx, k, file)
+		if err != nil {
+			return t.applyRefused(err)
+		}
+		return t.reportPlan(plan, check, diff, asJSON)
+	}
+	return t.applyFile(k, file, try, verbose)
+}
+
+// applyFile sends the plan of a file, holding the devices' locks: it
+// refuses when another apply holds them, or when another writer changed
+// the devices between the plan and its sending (Plan.Recheck). With
+// try > 0 it then waits for the changes' confirmation (tryWait).
+func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verbose bool) error {
+	ns, err := t.nsKey()
+	if err != nil {
+		return t.applyRefused(err)
+	}
+	release, err := t.lockDevices(ns, file)
+	if err != nil {
+		return err
+	}
+	defer release()
+	var tf *os.File
+	var sigs chan os.Signal
+	if try > 0 {
+		if tf, sigs, err = t.startTry(ns); err != nil {
+			return err
+		}
+		defer tf.Close()
+		defer signal.Reset(syscall.SIGUSR1, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	}
 	plan, err := apply.Compute(t.ctx, k, file)
 	if err != nil {
 		return t.applyRefused(err)
 	}
-	if check || diff {
-		return t.reportPlan(plan, check, diff, asJSON)
+	if len(plan.Requests) == 0 {
+		fmt.Fprintln(t.stdout, "apply: 0 requests sent")
+		return nil
+	}
+	var before *apply.File
+	if try > 0 {
+		// The state to roll back to, in the file's words: refused when
+		// it cannot be written so.
+		devs := slices.Sorted(maps.Keys(file.Devices))
+		if before, err = apply.FromKernel(t.ctx, k, devs); err != nil {
+			return t.applyRefused(fmt.Errorf("--try cannot roll back: %w", err))
+		}
+	}
+	if err := plan.Recheck(t.ctx, k); err != nil {
+		var stale *apply.Stale
+		if errors.As(err, &stale) {
+			fmt.Fprintf(t.stderr, "apply: %v: nothing sent\n", err)
+			return errStatus(exitBusy)
+		}
+		return t.applyRefused(err)
 	}
 	sent, err := plan.Run(t.ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
 	if err != nil {
@@ -95,6 +183,9 @@ func (t *tc) applyCmd(args []string) error {
 		return errStatus(exitNotRestored)
 	}
 	fmt.Fprintf(t.stdout, "apply: %d requests sent\n", sent)
+	if try > 0 {
+		return t.tryWait(k, tf, try, before, sigs, verbose)
+	}
 	return nil
 }
 

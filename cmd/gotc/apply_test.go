@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,6 +64,13 @@ func (c applyConn) Msgs(ctx context.Context, o netlink.Object, f netlink.DumpFil
 	}
 }
 
+// lockIn makes apply keep its locks in dir for one test.
+func lockIn(t *testing.T, dir string) {
+	old := applyLockDir
+	applyLockDir = dir
+	t.Cleanup(func() { applyLockDir = old })
+}
+
 // gotcApply runs "gotc apply ARGS FILE" with the file's text against k.
 func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
@@ -72,6 +80,7 @@ func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status
 // gotcApplyWarned is gotcApply against a kernel that may warn.
 func gotcApplyWarned(t *testing.T, k applyConn, text string, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
+	lockIn(t, t.TempDir())
 	file := filepath.Join(t.TempDir(), "tc.yaml")
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -240,5 +249,61 @@ func TestApplyDiffSummary(t *testing.T) {
 		if err := cmd.reportPlan(c.plan, c.check, c.diff, false); err != c.err || terminal.String() != c.want {
 			t.Errorf("check %v diff %v, %d requests: %v, output %q; want %v, %q", c.check, c.diff, len(c.plan.Requests), err, terminal.String(), c.err, c.want)
 		}
+	}
+}
+
+// TestApplyTryUsage: --try's duration, the options it does not go with,
+// --confirm alone and with none waiting, and a device another apply
+// holds (status 4, nothing sent).
+func TestApplyTryUsage(t *testing.T) {
+	const good = "devices:\n  eth0:\n    root: fq_codel\n"
+	for _, tt := range []struct {
+		args   []string
+		status int
+		stderr string
+	}{
+		{[]string{"--try", "--check"}, exitUsage, "--try sends the plan"},
+		{[]string{"--try=soon"}, exitUsage, `--try takes a duration ("90s", "2m") or seconds, not "soon"`},
+		{[]string{"--confirm"}, exitUsage, "--confirm takes nothing else"},
+	} {
+		k := newFake()
+		status, _, stderr := gotcApply(t, k, good, tt.args...)
+		if status != tt.status || !strings.Contains(stderr, tt.stderr) || len(k.requests) != 0 {
+			t.Errorf("%q: status %d, %d requests, stderr %q; want %d and %q", tt.args, status, len(k.requests), stderr, tt.status, tt.stderr)
+		}
+	}
+	for _, s := range []string{"90", "90s", "1m30s"} {
+		if d, ok := parseTry(s); !ok || d.Seconds() != 90 {
+			t.Errorf("parseTry(%q) = %v, %v", s, d, ok)
+		}
+	}
+	lockIn(t, t.TempDir())
+	var out, errOut bytes.Buffer
+	noKernel := func(int) (conn, error) { t.Fatal("--confirm dialed the kernel"); return nil, nil }
+	if status := run([]string{"gotc", "apply", "--confirm"}, nil, &out, &errOut, noKernel); status != exitBadOption || !strings.Contains(errOut.String(), "no apply --try is waiting") {
+		t.Errorf("--confirm, none waiting: status %d, stderr %q", status, errOut.String())
+	}
+
+	// Another apply holds eth0.
+	dir := t.TempDir()
+	lockIn(t, dir)
+	var tt tc
+	ns, err := tt.nsKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := apply.Lock(dir, ns, []string{"eth0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	k := newFake()
+	file := filepath.Join(t.TempDir(), "tc.yaml")
+	os.WriteFile(file, []byte(good), 0o644)
+	out.Reset()
+	errOut.Reset()
+	status := run([]string{"gotc", "apply", file}, nil, &out, &errOut, func(int) (conn, error) { return applyConn{fakeKernel: k}, nil })
+	if want := "device eth0 is being changed by process " + strconv.Itoa(os.Getpid()); status != exitBusy || !strings.Contains(errOut.String(), want) || len(k.requests) != 0 {
+		t.Errorf("a held device: status %d, %d requests, stderr %q; want %d and %q", status, len(k.requests), errOut.String(), exitBusy, want)
 	}
 }

@@ -44,7 +44,7 @@ var verbs = map[string][]string{
 	"chain":    {"add", "del", "get", "show", "help"},
 	"actions":  {"add", "change", "replace", "get", "delete", "list", "flush", "help"},
 	"monitor":  {"help"},
-	"apply":    {"--check", "--diff", "-v", "--from-kernel", "--example", "help", fileWord},
+	"apply":    {"--check", "--diff", "-v", "--try", "--confirm", "--from-kernel", "--example", "help", fileWord},
 	"stats":    {"dev", "interval", "count", "deltas", "rates", "help"},
 	"exporter": {"listen", "dev", "help"},
 }

@@ -176,6 +176,8 @@ var Apply = Page{
 	Section: "8",
 	Summary: "bring traffic control to the state a file describes",
 	Usage: `Usage: gotc apply [ --check ] [ --diff [ -j ] ] [ -v ] FILE
+       gotc apply --try [ DURATION ] [ -v ] FILE
+       gotc apply --confirm
        gotc apply --from-kernel [ DEV... ]
        gotc apply --example
 `,
@@ -195,6 +197,13 @@ the devices FILE names to the state FILE describes (gotc-apply(5)).
                  protocol, pref, chain, words, command and reason
   -v             print each request as it is sent and the kernel's answer
                  ("kernel: ok", its warning, or its refusal)
+  --try [ DURATION ]
+                 send the plan, then roll it back unless it is confirmed
+                 within DURATION ("90s", "2m", or seconds; 120s when
+                 omitted): by Enter on standard input or by
+                 gotc apply --confirm from another session
+  --confirm      confirm the apply --try that waits in this network
+                 namespace (-n) and say whether it kept its changes
   --from-kernel  print the devices' present state as such a file
   --example      print a commented example file
 `,
@@ -210,12 +219,53 @@ a replacement where not, deletions of what the file leaves out.
 The file owns every device it names and nothing else: on those devices
 what it does not describe is deleted (the kernel's default qdiscs
 excepted), and a device it does not name is never touched. A request
-sets what the file names; an option the file stops naming is not reset
-to its default.
+sets what the file names. An option the file stops naming goes back to
+its default where the kernel keeps the option in a fixed structure (an
+htb class's rate, ceil, burst and prio, htb's default class, tbf's
+rate, burst, peak rate and limit) and for the fifos' limit (the
+device's transmit queue length, in frames of its MTU for bfifo); one
+sent as an attribute of its own (fq_codel's target, htb's direct_qlen)
+keeps the value the kernel has: write the default out to bring it back.
 
 When the kernel refuses a request, gotc undoes the requests it had
 already sent, in reverse order, and says so ("the state before the apply
 is restored"); if an undo fails too it says that the state is neither.
+
+An apply killed midway (a crash, SIGKILL, a reboot) leaves the requests
+sent before it done and none half done, each being one kernel
+transaction; the next apply of the same file reads that state and plans
+from it, so it converges to the state an apply never killed reaches.
+No journal is kept because none is needed for that: the file is the
+whole state, and the kernel's state is read anew every time. What a
+journal would add is undoing a killed apply, back to the state before
+it; --try, killed, leaves the file's state.
+
+Two writers. An apply holds an exclusive lock (flock(2) on
+/run/gotc/net-INODE.DEVICE.lock, one per device the file names, in the
+namespace of that inode) from before it reads the kernel's state until
+it is done; a second apply of one of those devices is refused at once,
+naming the process that holds it (status 4). Right before sending, apply
+reads the devices' state again and computes the plan anew: when it
+differs from the first, another writer (a tc command, a script, another
+program) changed the devices in between, and apply refuses, sending
+nothing (status 4).
+
+--try is for a change that may cut the session it is made from (a
+shaping change on an SSH link): like netplan try and commit confirmed,
+it reads the devices' state, sends the plan, and waits. A line on
+standard input (Enter) or gotc apply --confirm, run from another session
+in the same namespace, keeps the changes (status 0); the wait's end,
+SIGINT or SIGTERM brings the devices back to the state read before the
+plan (status 5), by the plan that leads back to it. The waiting process
+ignores SIGHUP and SIGPIPE and takes the end of its input for no answer,
+so that an SSH session that dies leaves it waiting and rolling back by
+itself, without a terminal. It does not survive SIGKILL, nor a
+systemd-logind that kills a closed session's processes
+(KillUserProcesses=yes): there, run it in a scope of its own
+(systemd-run --scope gotc apply --try ...). Its locks are held until it
+is done, so no other apply interleaves with the trial; one --try waits
+at a time in a namespace. A state --from-kernel cannot write (a kind
+whose options it cannot print) is refused before anything is sent.
 
 With --diff or --check nothing is sent: --diff prints the plan as tc
 command lines on standard output and, on standard error, how many
@@ -233,7 +283,11 @@ the kernel's state cannot be read; 2 with --check when changes are
 pending, otherwise when the kernel refused a request and the changes
 made before it were undone; 3 when the kernel refused a request and
 undoing the changes made before it failed too, so that the state is
-neither the file's nor the one before; 255 for a usage error.`,
+neither the file's nor the one before (also when the rollback of --try
+fails); 4 when nothing was sent because another apply holds the devices'
+locks or another writer changed them between the plan and its sending;
+5 when --try was not confirmed and the state before it is restored (and
+for a --confirm that came too late); 255 for a usage error.`,
 	SeeAlso: []string{"gotc-apply(5)", "gotc(8)", "tc(8)"},
 }
 

@@ -49,7 +49,9 @@ const (
 	RTM_NEWCHAIN   = 0x64
 	RTM_DELCHAIN   = 0x65
 	RTM_GETCHAIN   = 0x66
+	IFLA_MTU       = 0x4
 	IFLA_IFNAME    = 0x3
+	IFLA_TXQLEN    = 0xd
 	IFLA_EXT_MASK  = 0x1d
 	TCA_KIND       = 0x1
 )
