@@ -85,6 +85,14 @@
 // decoded from the frame (flow -1, no priority/mark), the sll_pkttype,
 // and GSO fields when the frame arrived as a GSO super-packet.
 //
+// # Captures (pcap, pcapng)
+//
+// ReadPcap turns a user's capture (tcpdump -w, Wireshark) into send
+// records: each packet offered at its timestamp, its length the one the IP
+// header declares plus an Ethernet header, flows numbered by 5-tuple, and
+// a TCP or UDP packet longer than the MTU taken as a GSO super-packet.
+// pcapgo reads the files; a corrupt one is an error naming the packet.
+//
 // # Replaying into the models
 //
 // model/predict's CakeArrivals and DualPI2Arrivals turn a send trace into the

@@ -237,22 +237,33 @@ func DecodeFrame(f []byte) (Decoded, error) {
 	if len(f) < ethHdrLen {
 		return d, fmt.Errorf("traffic: %d-byte frame", len(f))
 	}
-	et := binary.BigEndian.Uint16(f[12:])
-	p := f[ethHdrLen:]
+	_, err := decodeL3(&d, binary.BigEndian.Uint16(f[12:]), f[ethHdrLen:])
+	return d, err
+}
+
+// decodeL3 fills d from the packet p that follows a link header naming
+// EtherType et. It returns the length the IP header declares for the
+// whole datagram (0 when p is not IP or the header declares none), which
+// a truncated capture still knows.
+func decodeL3(d *Decoded, et uint16, p []byte) (int, error) {
 	var l4 []byte
+	declared := 0
 	switch et {
 	case etherIPv4:
 		d.L3 = "ipv4"
 		if len(p) < 20 || p[0]>>4 != 4 {
-			return d, errors.New("traffic: short or bad IPv4 header")
+			return 0, errors.New("traffic: short or bad IPv4 header")
 		}
 		ihl := int(p[0]&15) * 4
 		tot := int(binary.BigEndian.Uint16(p[2:]))
 		if ihl < 20 || len(p) < ihl {
-			return d, errors.New("traffic: bad IPv4 header length")
+			return 0, errors.New("traffic: bad IPv4 header length")
 		}
-		if tot >= ihl && tot < len(p) {
-			p = p[:tot] // drop Ethernet padding
+		if tot >= ihl {
+			declared = tot
+			if tot < len(p) {
+				p = p[:tot] // drop Ethernet padding
+			}
 		}
 		d.DSCP, d.ECN = p[1]>>2, p[1]&3
 		d.IPID = binary.BigEndian.Uint16(p[4:])
@@ -264,12 +275,15 @@ func DecodeFrame(f []byte) (Decoded, error) {
 	case etherIPv6:
 		d.L3 = "ipv6"
 		if len(p) < 40 || p[0]>>4 != 6 {
-			return d, errors.New("traffic: short or bad IPv6 header")
+			return 0, errors.New("traffic: short or bad IPv6 header")
 		}
 		tc := uint8(binary.BigEndian.Uint32(p) >> 20)
 		d.DSCP, d.ECN = tc>>2, tc&3
-		if pl := int(binary.BigEndian.Uint16(p[4:])); 40+pl < len(p) {
-			p = p[:40+pl]
+		if pl := int(binary.BigEndian.Uint16(p[4:])); pl > 0 {
+			declared = 40 + pl
+			if declared < len(p) {
+				p = p[:declared]
+			}
 		}
 		d.Proto = p[6]
 		d.Src = netip.AddrFrom16([16]byte(p[8:24]))
@@ -278,16 +292,16 @@ func DecodeFrame(f []byte) (Decoded, error) {
 		l4 = p[40:]
 	case etherARP:
 		d.L3 = "arp"
-		return d, nil
+		return declared, nil
 	default:
 		d.L3 = "other"
 		d.EtherType = et
-		return d, nil
+		return declared, nil
 	}
 	switch d.Proto {
 	case protoUDP:
 		if len(l4) < 8 {
-			return d, errors.New("traffic: short UDP header")
+			return declared, errors.New("traffic: short UDP header")
 		}
 		d.SPort = binary.BigEndian.Uint16(l4)
 		d.DPort = binary.BigEndian.Uint16(l4[2:])
@@ -296,11 +310,11 @@ func DecodeFrame(f []byte) (Decoded, error) {
 		d.L4CsumOK = csumFold(csumAdd(pseudoSum(d.Src, d.Dst, protoUDP, len(l4)), l4)) == 0xffff
 	case protoTCP:
 		if len(l4) < 20 {
-			return d, errors.New("traffic: short TCP header")
+			return declared, errors.New("traffic: short TCP header")
 		}
 		doff := int(l4[12]>>4) * 4
 		if doff < 20 || doff > len(l4) {
-			return d, errors.New("traffic: bad TCP data offset")
+			return declared, errors.New("traffic: bad TCP data offset")
 		}
 		d.SPort = binary.BigEndian.Uint16(l4)
 		d.DPort = binary.BigEndian.Uint16(l4[2:])
@@ -311,13 +325,13 @@ func DecodeFrame(f []byte) (Decoded, error) {
 			Window: binary.BigEndian.Uint16(l4[14:]),
 		}
 		if err := parseTCPOptions(l4[20:doff], t); err != nil {
-			return d, err
+			return declared, err
 		}
 		d.TCP = t
 		d.Payload = len(l4) - doff
 		d.L4CsumOK = csumFold(csumAdd(pseudoSum(d.Src, d.Dst, protoTCP, len(l4)), l4)) == 0xffff
 	}
-	return d, nil
+	return declared, nil
 }
 
 // parseTCPOptions reads the options cake's ACK filter distinguishes.

@@ -56,7 +56,7 @@ var (
 	qdiscShowWords = []string{"dev", "root", "ingress", "clsact", "parent", "handle", "invisible"}
 	classWords     = []string{"dev", "classid", "root", "parent", "estimator"}
 	filterWords    = []string{"dev", "block", "parent", "root", "ingress", "egress", "handle", "pref", "protocol", "chain", "estimator"}
-	modelOwnWords  = []string{"trace", "plan", "truesize", "handle", "mtu", "enqueue", "start", "at", "seed"}
+	modelOwnWords  = []string{"trace", "plan", "pcap", "truesize", "handle", "mtu", "enqueue", "start", "at", "seed"}
 )
 
 // valueWords take the word after them as their value (estimator two),
@@ -262,13 +262,13 @@ func actionCandidates(words []string) []string {
 }
 
 // modelCandidates completes "gotc model": the kinds it has models of (or
-// dev), the kind's keywords, and its own words, a file after trace and
-// plan.
+// dev), the kind's keywords, and its own words, a file after trace, plan
+// and pcap.
 func modelCandidates(words []string) []string {
 	if len(words) == 0 {
 		return append(slices.Clone(predict.Kinds), "dev", "help")
 	}
-	if last := words[len(words)-1]; last == "trace" || last == "plan" {
+	if last := words[len(words)-1]; last == "trace" || last == "plan" || last == "pcap" {
 		return []string{fileWord}
 	}
 	if valueExpected(words) {

@@ -18,7 +18,7 @@ import (
 )
 
 // modelWords are the keywords that end KIND's options.
-var modelWords = map[string]bool{"trace": true, "plan": true}
+var modelWords = map[string]bool{"trace": true, "plan": true, "pcap": true}
 
 // modelCmd is "gotc model": it runs a reference model on a recorded trace
 // or a traffic plan and prints the predicted qdisc as "qdisc show" prints
@@ -32,8 +32,8 @@ func (t *tc) modelCmd(args []string) error {
 		fmt.Fprint(t.stderr, manual.Model.Help())
 		return errStatus(exitUsage)
 	}
-	// The qdisc's own words come first; they end at "trace" or "plan",
-	// which no kind uses as an option.
+	// The qdisc's own words come first; they end at "trace", "plan" or
+	// "pcap", which no kind uses as an option.
 	cut := len(args)
 	for i, a := range args {
 		if modelWords[a] {
@@ -68,7 +68,10 @@ func (t *tc) modelCmd(args []string) error {
 		}
 		cfg.Kind, cfg.Options = head[0], opts
 	}
-	var trace []traffic.Record
+	var (
+		trace []traffic.Record
+		pcap  string // read once the options (mtu) are known
+	)
 	for len(rest) > 0 {
 		if err := t.needArg(rest); err != nil {
 			return err
@@ -78,6 +81,8 @@ func (t *tc) modelCmd(args []string) error {
 		switch key {
 		case "trace":
 			trace, err = traffic.ReadTraceFile(val)
+		case "pcap":
+			pcap = val
 		case "plan":
 			var p *traffic.Plan
 			if p, err = traffic.ReadPlan(val); err == nil {
@@ -140,8 +145,20 @@ func (t *tc) modelCmd(args []string) error {
 		}
 		rest = rest[2:]
 	}
+	if pcap != "" {
+		// mtu is psched_mtu, the MTU and the hard header.
+		o := traffic.PcapOptions{}
+		if cfg.MTU != 0 {
+			o.MTU = int(cfg.MTU) - 14
+		}
+		var err error
+		if trace, err = traffic.ReadPcapFile(pcap, o); err != nil {
+			fmt.Fprintf(t.stderr, "pcap %s: %v\n", pcap, err)
+			return errStatus(exitBadOption)
+		}
+	}
 	if trace == nil {
-		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE" or "plan FILE"`)
+		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
 		return errStatus(exitUsage)
 	}
 	res, err := predict.Run(cfg, trace)

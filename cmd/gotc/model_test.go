@@ -10,7 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 )
@@ -104,5 +108,56 @@ func TestModelUsage(t *testing.T) {
 		if _, _, err := modelTC(newFake(), false, args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
+	}
+}
+
+// writeCapture writes a pcap of n back-to-back 1000-byte UDP packets
+// (DSCP 46, 1 ms apart) as tcpdump would on an Ethernet device, and
+// returns its path.
+func writeCapture(t *testing.T, n int) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := pcapgo.NewWriterNanos(&b)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	frame := make([]byte, 14+1000)
+	frame[12], frame[13] = 0x08, 0x00
+	ip := frame[14:]
+	ip[0], ip[1], ip[2], ip[3], ip[9] = 0x45, 46<<2, 1000>>8, 1000&0xff, 17
+	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
+	ip[20], ip[21], ip[22], ip[23], ip[24], ip[25] = 0x0f, 0xa0, 0x13, 0x88, (980 >> 8), 980&0xff
+	for i := range n {
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1_700_000_000, int64(i)*1e6), CaptureLength: len(frame), Length: len(frame)}
+		if err := w.WritePacket(ci, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "up.pcap")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestModelPcap(t *testing.T) {
+	// 1014-byte frames every ms through CAKE at 4 Mbit/s: the shaper
+	// needs about 2 ms a packet, so a queue builds (too short to drop
+	// from) and drains after the last: all 20 are sent.
+	pc := writeCapture(t, 20)
+	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "diffserv3", "pcap", pc)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	if !strings.Contains(out, "Sent 20280 bytes 20 pkt (dropped 0,") {
+		t.Errorf("output:\n%s", out)
+	}
+	// A capture cut inside its second packet names it.
+	b, _ := os.ReadFile(pc)
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	os.WriteFile(cut, b[:24+16+1014+20], 0o644)
+	_, errOut, err = modelTC(newFake(), false, "cake", "pcap", cut)
+	if err == nil || !strings.Contains(errOut, "packet 2: cut short") {
+		t.Errorf("cut capture: %v %q", err, errOut)
 	}
 }

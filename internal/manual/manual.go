@@ -284,7 +284,7 @@ var Model = Page{
 	Section: "8",
 	Summary: "predict a qdisc's statistics for a packet trace",
 	Usage: `Usage: gotc [ -s ] [ -j ] model { KIND [ OPTIONS ] | dev DEV }
-                  { trace FILE | plan FILE } [ MODEL-OPTIONS ]
+                  { trace FILE | plan FILE | pcap FILE } [ MODEL-OPTIONS ]
 Where:
 KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
@@ -297,6 +297,8 @@ timing margins on stderr.
 	Options: `  dev DEV            take kind, options and handle from DEV's root qdisc
   trace FILE         a send trace (JSON lines) recorded by gotc-traffic
   plan FILE          a traffic plan, sent exactly on time (a dry run)
+  pcap FILE          a capture (pcap or pcapng, as tcpdump -w writes it):
+                     each packet offered to the qdisc at its timestamp
   truesize BYTES     each packet's skb->truesize (the kernel's, by default)
   handle QHANDLE     the qdisc's handle (8001:)
   mtu BYTES          the device's MTU and hard header (1514, a veth's)
@@ -318,7 +320,19 @@ depends on timing is predicted exactly only when the margin is wide.
 Traces to try it on are in the source's traffic/testdata and in the
 package's /usr/share/doc/gotc/examples: cake-diffserv3.trace.jsonl (64
 packets, one per DSCP, through "cake bandwidth 10mbit diffserv3") and
-dualpi2-ecn.trace.jsonl. gotc-traffic(8) records new ones.`,
+dualpi2-ecn.trace.jsonl. gotc-traffic(8) records new ones.
+
+A capture ("pcap FILE") is what a user has of their own traffic:
+"tcpdump -i eth0 -w up.pcap" on the sending host, or on the router's
+uplink. gotc model reads pcap and pcapng files of Ethernet (VLAN tags
+removed, as hardware offload removes them before the qdisc), Linux
+cooked (SLL, SLL2: "tcpdump -i any") and raw IP captures, and offers
+every packet to the qdisc at its timestamp, with the length the IP
+header declares (so a short snap length, "tcpdump -s 128", is enough),
+its DSCP, ECN, addresses, ports and TCP header. A TCP or UDP packet
+longer than the MTU ("mtu", less 14) is taken as the GSO super-packet a
+TSO sender hands its qdisc. A capture that cannot be read is refused
+with the number of the packet at fault.`,
 	ExitStatus: `0 on success; 1 for a trace or plan that cannot be read or a
 qdisc the model cannot run; 255 for a usage error.`,
 	SeeAlso: []string{"gotc(8)", "gotc-traffic(8)", "tc-cake(8)", "tc(8)"},
