@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/model/predict"
+	"github.com/gotc/gotc/model/report"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
@@ -69,20 +72,44 @@ func (t *tc) modelCmd(args []string) error {
 		cfg.Kind, cfg.Options = head[0], opts
 	}
 	var (
-		trace []traffic.Record
-		pcap  string // read once the options (mtu) are known
+		trace  []traffic.Record
+		pcap   string // read once the options (mtu) are known
+		sweep  []string
+		plot   string
+		metric = "p99"
 	)
 	for len(rest) > 0 {
 		if err := t.needArg(rest); err != nil {
 			return err
 		}
 		key, val := rest[0], rest[1]
+		if key == "sweep" {
+			if len(rest) < 5 {
+				fmt.Fprintln(t.stderr, `"sweep" needs PARAM FROM TO STEPS`)
+				return errStatus(exitUsage)
+			}
+			sweep, rest = rest[1:5], rest[5:]
+			continue
+		}
 		var err error
 		switch key {
 		case "trace":
 			trace, err = traffic.ReadTraceFile(val)
 		case "pcap":
 			pcap = val
+		case "plot":
+			plot = val
+		case "metric":
+			if _, _, err := report.Metric(report.Group{}, val); err != nil {
+				return t.invarg(err.Error(), val)
+			}
+			metric = val
+		case "rate":
+			r, perr := tcfmt.ParseRate(val)
+			if perr != nil || r == 0 {
+				return t.invarg("invalid rate", val)
+			}
+			cfg.Rate = r
 		case "plan":
 			var p *traffic.Plan
 			if p, err = traffic.ReadPlan(val); err == nil {
@@ -161,23 +188,116 @@ func (t *tc) modelCmd(args []string) error {
 		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
 		return errStatus(exitUsage)
 	}
+	if sweep != nil {
+		return t.modelSweep(cfg, head, trace, sweep, plot, metric)
+	}
+	if plot != "" && pcap == "" {
+		fmt.Fprintln(t.stderr, `"plot" draws a capture's report: it needs "pcap FILE"`)
+		return errStatus(exitUsage)
+	}
 	res, err := predict.Run(cfg, trace)
 	if err != nil {
 		fmt.Fprintln(t.stderr, err)
 		return errStatus(exitBadOption)
 	}
+	// A capture's report follows the qdisc; with -j both go in one
+	// object, {"qdisc": [...], "report": {...}}.
+	var rep *report.Report
+	stdout := t.stdout
+	var qd bytes.Buffer
+	if pcap != "" {
+		rep = report.New(cfg.Kind, trace, res)
+		if t.json {
+			t.stdout = &qd
+		}
+	}
 	out := &netlink.Msg{Header: res.Header, Attrs: res.Attrs}
 	p := t.printer()
 	p.Start()
 	tcline.PrintQdisc(p, out, t.printEnv(), false, tcline.Verb{})
-	if err := p.Finish(); err != nil {
+	err = p.Finish()
+	t.stdout = stdout
+	if err != nil {
 		fmt.Fprintln(t.stderr, err)
 		return errStatus(exitBadOption)
 	}
 	// The margins go to stderr so that stdout stays exactly what "qdisc
 	// show" would print; the tdc runner reads this line.
 	fmt.Fprintln(t.stderr, marginsLine(res))
+	if rep == nil {
+		return nil
+	}
+	if t.json {
+		err = t.writeJSON(map[string]any{"qdisc": json.RawMessage(bytes.TrimSpace(qd.Bytes())), "report": rep})
+	} else {
+		fmt.Fprintln(t.stdout)
+		err = rep.WriteText(t.stdout)
+	}
+	if err == nil && plot != "" {
+		err = rep.Plot(plot)
+	}
+	if err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
 	return nil
+}
+
+// modelSweep runs the model once per value of a parameter (sweep: PARAM
+// FROM TO STEPS) and prints one row per value, or JSON with -j; plot
+// draws metric against the parameter. PARAM is one of KIND's options
+// (its word after the kind replaced, or added) or the model's rate.
+func (t *tc) modelSweep(cfg predict.Config, head []string, trace []traffic.Record, sweep []string, plot, metric string) error {
+	if head[0] == "dev" {
+		fmt.Fprintln(t.stderr, `"sweep" needs the qdisc's words (KIND OPTIONS), not "dev DEV"`)
+		return errStatus(exitUsage)
+	}
+	param := sweep[0]
+	rng, err := report.ParseRange(sweep[1], sweep[2], sweep[3])
+	if err != nil {
+		return t.invarg(err.Error(), strings.Join(sweep[1:], " "))
+	}
+	sw := &report.Sweep{Kind: cfg.Kind, Param: param, Unit: rng.Unit}
+	xs, words := rng.Values()
+	for i, w := range words {
+		c := cfg
+		if param == "rate" {
+			if c.Rate, err = tcfmt.ParseRate(w); err != nil || c.Rate == 0 {
+				return t.invarg("invalid rate", w)
+			}
+		} else if c.Options, err = tcline.ParseKindOptions(netlink.Qdisc, head[0], report.SetWord(head[1:], param, w),
+			tckind.ParseEnv{Stderr: t.stderr}); err != nil {
+			return t.parseFailed(err)
+		}
+		res, err := predict.Run(c, trace)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "%s %s: %v\n", param, w, err)
+			return errStatus(exitBadOption)
+		}
+		sw.Add(w, xs[i], report.New(cfg.Kind, trace, res))
+	}
+	if t.json {
+		err = t.writeJSON(map[string]any{"sweep": sw})
+	} else {
+		err = sw.WriteText(t.stdout)
+	}
+	if err == nil && plot != "" {
+		err = sw.Plot(plot, metric)
+	}
+	if err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
+	return nil
+}
+
+// writeJSON writes v as JSON, indented with -p as tc's JSON is.
+func (t *tc) writeJSON(v any) error {
+	enc := json.NewEncoder(t.stdout)
+	if t.pretty {
+		enc.SetIndent("", "    ")
+	}
+	return enc.Encode(v)
 }
 
 // marginsLine describes the prediction's timing margins:

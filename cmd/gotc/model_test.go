@@ -161,3 +161,67 @@ func TestModelPcap(t *testing.T) {
 		t.Errorf("cut capture: %v %q", err, errOut)
 	}
 }
+
+func TestModelPcapReportSweepPlot(t *testing.T) {
+	pc := writeCapture(t, 200) // 8.1 Mbit/s of EF
+	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	// Twice the shaper's rate: half the packets cannot pass; the report
+	// follows the qdisc's statistics and agrees with them.
+	if !strings.Contains(out, "qdisc cake 8001: root") || !strings.Contains(out, "\ncake over ") {
+		t.Fatalf("output:\n%s", out)
+	}
+	var j struct {
+		Qdisc  []map[string]any `json:"qdisc"`
+		Report struct {
+			Total struct {
+				Sent, Drops int
+				Delay       struct {
+					P99 float64 `json:"p99_ms"`
+				}
+			}
+			Queues []struct{ Name string }
+		}
+	}
+	out, errOut, err = modelTC(newFake(), true, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(j.Qdisc) != 1 || j.Qdisc[0]["kind"] != "cake" || j.Report.Total.Sent+j.Report.Total.Drops != 200 ||
+		j.Report.Total.Drops == 0 || j.Report.Total.Delay.P99 < 10 || len(j.Report.Queues) != 1 {
+		t.Errorf("JSON %+v", j)
+	}
+	plot := filepath.Join(t.TempDir(), "sweep.svg")
+	out, errOut, err = modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc,
+		"sweep", "bandwidth", "4mbit", "12mbit", "3", "plot", plot, "metric", "drops")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "4mbit ") || !strings.HasPrefix(lines[3], "12mbit ") {
+		t.Fatalf("sweep:\n%s", out)
+	}
+	// At 12 Mbit/s nothing waits long enough to be dropped.
+	if f := strings.Fields(lines[3]); f[1] != "200" || f[2] != "0" {
+		t.Errorf("12mbit row %q", lines[3])
+	}
+	if svg, err := os.ReadFile(plot); err != nil || !bytes.Contains(svg, []byte("drops (packets)")) {
+		t.Errorf("sweep plot: %v", err)
+	}
+	for _, bad := range [][]string{
+		{"cake", "pcap", pc, "sweep", "bandwidth", "4mbit"},
+		{"cake", "pcap", pc, "sweep", "bandwidth", "4mbit", "2ms", "3"},
+		{"cake", "pcap", pc, "metric", "p42"},
+		{"cake", "pcap", pc, "rate", "10mbit"},
+		{"cake", "plan", writePlan(t), "plot", plot},
+	} {
+		if _, errOut, err := modelTC(newFake(), false, bad...); err == nil || errOut == "" {
+			t.Errorf("%v: accepted", bad)
+		}
+	}
+}

@@ -289,6 +289,9 @@ Where:
 KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
+                 [ rate RATE ] [ sweep PARAM FROM TO STEPS ]
+                 [ plot FILE.svg|FILE.png ] [ metric METRIC ]
+METRIC := { p50 | p95 | p99 | max | drops | marks | throughput }
 `,
 	About: `gotc's own command (tc has none): it prints the qdisc a reference model
 predicts for a trace, as "tc qdisc show" prints a live one, and the model's
@@ -307,8 +310,18 @@ timing margins on stderr.
                      the first send)
   at NS              when to take the dump, in trace time (when it drained)
   seed N             the seed of the models' random draws
+  rate RATE          dualpi2: the rate the device below takes packets at,
+                     as a parent shaper's (unlimited, a veth's)
+  sweep PARAM FROM TO STEPS
+                     run once per value of PARAM (one of KIND's options,
+                     or rate), STEPS values from FROM to TO: one row each
+  plot FILE          draw a capture's delays (or a sweep's metric), .svg
+                     or .png, 800 pixels wide
+  metric METRIC      what a sweep's plot draws (p99)
 `,
-	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl`,
+	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl
+gotc model cake bandwidth 20mbit diffserv4 pcap up.pcap plot up.png
+gotc model cake diffserv4 pcap up.pcap sweep bandwidth 10mbit 40mbit 7`,
 	Description: `gotc model is gotc's own command; tc has none like it. It runs a
 userspace reference model of CAKE or DualPI2 over a recorded trace of
 sent packets, or over a traffic plan sent exactly on time, and prints
@@ -332,7 +345,31 @@ header declares (so a short snap length, "tcpdump -s 128", is enough),
 its DSCP, ECN, addresses, ports and TCP header. A TCP or UDP packet
 longer than the MTU ("mtu", less 14) is taken as the GSO super-packet a
 TSO sender hands its qdisc. A capture that cannot be read is refused
-with the number of the packet at fault.`,
+with the number of the packet at fault.
+
+For a capture, the qdisc's statistics are followed by a report: per
+queue (CAKE's tins, DualPI2's C and L queues), per traffic class (TCP
+data, TCP ACK, UDP, ICMP, other) and per flow (the ten largest; all of
+them with -j), the packets offered, sent, dropped and CE-marked by the
+qdisc, the queueing delay's 50th, 95th and 99th percentiles and maximum
+over the delivered packets, and the throughput. With -j the output is
+one object, {"qdisc": [...], "report": {...}}. "plot FILE" draws each
+packet's queueing delay over time, by queue, above the delay's
+distribution by traffic class.
+
+"sweep PARAM FROM TO STEPS" runs the model once per value (bandwidth,
+rtt, overhead, target, step_thresh... any of the kind's options, its
+word after KIND replaced or added; or rate) and prints one row per
+value: the totals and each queue's 99th percentile delay (with -j, a
+"sweep" object). "plot FILE" then draws "metric" against the parameter.
+
+The model is open-loop: it replays the capture's packets at their
+captured times, and its senders do not slow down when the qdisc drops or
+marks, as real TCP senders would. Delays behind a bandwidth well below
+the captured rate therefore grow further than they would; the queues
+that stay short (voice, pings, ACKs in their own tins or sparse flows)
+are predicted as they would be. DualPI2 queues only below a rate: give
+"rate" the link's.`,
 	ExitStatus: `0 on success; 1 for a trace or plan that cannot be read or a
 qdisc the model cannot run; 255 for a usage error.`,
 	SeeAlso: []string{"gotc(8)", "gotc-traffic(8)", "tc-cake(8)", "tc(8)"},
