@@ -111,6 +111,11 @@ func tcpOptions(h *TCPFields) []byte {
 			o = binary.BigEndian.AppendUint32(o, b[1])
 		}
 	}
+	if h.otherRoom >= 4 {
+		// An experimental option (RFC 4727's 254) filling the room.
+		o = append(o, 254, byte(h.otherRoom))
+		o = append(o, make([]byte, h.otherRoom-2)...)
+	}
 	return o
 }
 
@@ -148,7 +153,14 @@ func BuildTCPFrame(s FrameSpec, h *TCPFields) ([]byte, error) {
 	binary.BigEndian.PutUint16(tcp[12:], doff|h.Flags&0x0fff)
 	binary.BigEndian.PutUint16(tcp[14:], h.Window)
 	copy(tcp[20:], opts)
+	return buildIPFrame(s, protoTCP, tcp, 16), nil
+}
 
+// buildIPFrame returns an Ethernet frame of s's IPv4 or IPv6 header
+// (Linux's: DF, TTL 64) and l4, the transport header and payload of
+// protocol proto, whose checksum at byte csumOff of l4 it fills in (-1:
+// none). s.Payload is not used: l4 holds it.
+func buildIPFrame(s FrameSpec, proto uint8, l4 []byte, csumOff int) []byte {
 	v4 := s.Src.Is4()
 	var ip []byte
 	var eth uint16
@@ -157,11 +169,11 @@ func BuildTCPFrame(s FrameSpec, h *TCPFields) ([]byte, error) {
 		ip = make([]byte, 20)
 		ip[0] = 0x45
 		ip[1] = s.DSField
-		binary.BigEndian.PutUint16(ip[2:], uint16(20+tcpLen))
+		binary.BigEndian.PutUint16(ip[2:], uint16(20+len(l4)))
 		binary.BigEndian.PutUint16(ip[4:], s.IPID)
 		binary.BigEndian.PutUint16(ip[6:], 0x4000) // DF, as Linux TCP sends
 		ip[8] = 64
-		ip[9] = protoTCP
+		ip[9] = proto
 		a, b := s.Src.As4(), s.Dst.As4()
 		copy(ip[12:], a[:])
 		copy(ip[16:], b[:])
@@ -170,21 +182,22 @@ func BuildTCPFrame(s FrameSpec, h *TCPFields) ([]byte, error) {
 		eth = etherIPv6
 		ip = make([]byte, 40)
 		binary.BigEndian.PutUint32(ip[0:], 6<<28|uint32(s.DSField)<<20)
-		binary.BigEndian.PutUint16(ip[4:], uint16(tcpLen))
-		ip[6] = protoTCP
+		binary.BigEndian.PutUint16(ip[4:], uint16(len(l4)))
+		ip[6] = proto
 		ip[7] = 64
 		a, b := s.Src.As16(), s.Dst.As16()
 		copy(ip[8:], a[:])
 		copy(ip[24:], b[:])
 	}
-	binary.BigEndian.PutUint16(tcp[16:], ^csumFold(csumAdd(pseudoSum(s.Src, s.Dst, protoTCP, tcpLen), tcp)))
-
-	f := make([]byte, 0, ethHdrLen+len(ip)+tcpLen)
+	if csumOff >= 0 {
+		binary.BigEndian.PutUint16(l4[csumOff:], ^csumFold(csumAdd(pseudoSum(s.Src, s.Dst, proto, len(l4)), l4)))
+	}
+	f := make([]byte, 0, ethHdrLen+len(ip)+len(l4))
 	f = append(f, s.DstMAC...)
 	f = append(f, s.SrcMAC...)
 	f = binary.BigEndian.AppendUint16(f, eth)
 	f = append(f, ip...)
-	return append(f, tcp...), nil
+	return append(f, l4...)
 }
 
 // csumAdd adds b to a one's-complement running sum (RFC 1071).
