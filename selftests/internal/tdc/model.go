@@ -125,6 +125,13 @@ func runModelCompare(t *TestRun, tools ModelTools) {
 		t.Fail(err.Error(), "")
 		return
 	}
+	// A replayed capture's path is the case file's (relative to the
+	// working directory); gotc-traffic reads the plan from elsewhere.
+	for i := range plan.Flows {
+		if f := &plan.Flows[i]; f.Pcap != "" {
+			f.Pcap, _ = filepath.Abs(f.Pcap) // ParsePlan has read it
+		}
+	}
 	// The qdisc under test sits on DEV1 in the test's namespace; its veth
 	// peer DEV0 is in the initial namespace, where the capture runs.
 	if plan.Peer == "" && t.nsMode {
