@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/manual"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/model/predict"
 	"github.com/gotc/gotc/model/report"
 	"github.com/gotc/gotc/netlink"
@@ -45,32 +47,17 @@ func (t *tc) modelCmd(args []string) error {
 		}
 	}
 	head, rest := args[:cut], args[cut:]
-	var cfg predict.Config
-	if len(head) > 0 && head[0] == "dev" {
-		if err := t.needArg(head); err != nil {
-			return err
-		}
-		if len(head) > 2 {
-			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", head[2])
-			return errStatus(exitUsage)
-		}
-		live, err := t.rootQdisc(head[1])
+	// "A vs B vs C" compares configurations on one capture.
+	var heads []predict.Config
+	for h := range splitAt(head, "vs") {
+		c, err := t.modelConfig(h)
 		if err != nil {
 			return err
 		}
-		cfg.Kind, cfg.Options = live.Kind(), live.Attrs.Options
-		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
-	} else {
-		if len(head) == 0 {
-			fmt.Fprint(t.stderr, manual.Model.Help())
-			return errStatus(exitUsage)
-		}
-		opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.stderr})
-		if err != nil {
-			return t.parseFailed(err)
-		}
-		cfg.Kind, cfg.Options = head[0], opts
+		heads = append(heads, c)
 	}
+	// The model's own options apply to every configuration.
+	var cfg predict.Config
 	var (
 		trace  []traffic.Record
 		pcap   string // read once the options (mtu) are known
@@ -188,6 +175,14 @@ func (t *tc) modelCmd(args []string) error {
 		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
 		return errStatus(exitUsage)
 	}
+	if len(heads) > 1 {
+		if pcap == "" || sweep != nil {
+			fmt.Fprintln(t.stderr, `"vs" compares configurations on a capture ("pcap FILE"), without "sweep"`)
+			return errStatus(exitUsage)
+		}
+		return t.modelCompare(cfg, heads, head, trace, plot)
+	}
+	cfg = withQdisc(cfg, heads[0])
 	if sweep != nil {
 		return t.modelSweep(cfg, head, trace, sweep, plot, metric)
 	}
@@ -235,6 +230,105 @@ func (t *tc) modelCmd(args []string) error {
 	}
 	if err == nil && plot != "" {
 		err = rep.Plot(plot)
+	}
+	if err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
+	return nil
+}
+
+// modelConfig reads one configuration: KIND OPTIONS, or dev DEV (the
+// device's root qdisc's kind, options and handle).
+func (t *tc) modelConfig(head []string) (predict.Config, error) {
+	var cfg predict.Config
+	if len(head) > 0 && head[0] == "dev" {
+		if err := t.needArg(head); err != nil {
+			return cfg, err
+		}
+		if len(head) > 2 {
+			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", head[2])
+			return cfg, errStatus(exitUsage)
+		}
+		live, err := t.rootQdisc(head[1])
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Kind, cfg.Options = live.Kind(), live.Attrs.Options
+		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
+		return cfg, nil
+	}
+	if len(head) == 0 {
+		fmt.Fprint(t.stderr, manual.Model.Help())
+		return cfg, errStatus(exitUsage)
+	}
+	opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.stderr})
+	if err != nil {
+		return cfg, t.parseFailed(err)
+	}
+	cfg.Kind, cfg.Options = head[0], opts
+	return cfg, nil
+}
+
+// withQdisc returns the model's options cfg with the qdisc of q: its
+// kind, options, device and (unless the options name one) handle.
+func withQdisc(cfg, q predict.Config) predict.Config {
+	cfg.Kind, cfg.Options, cfg.Ifindex = q.Kind, q.Options, q.Ifindex
+	if cfg.Handle == 0 {
+		cfg.Handle = q.Handle
+	}
+	return cfg
+}
+
+// splitAt yields the runs of words between the separators sep.
+func splitAt(words []string, sep string) func(func([]string) bool) {
+	return func(yield func([]string) bool) {
+		for {
+			i := slices.Index(words, sep)
+			if i < 0 {
+				yield(words)
+				return
+			}
+			if !yield(words[:i]) {
+				return
+			}
+			words = words[i+1:]
+		}
+	}
+}
+
+// modelCompare runs each configuration (heads, the words of all of them
+// in words) over one capture and prints a row per configuration, or JSON
+// with -j; plot draws their delay distributions side by side. rate
+// applies to the DualPI2 configurations only (CAKE shapes by itself).
+func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []string, trace []traffic.Record, plot string) error {
+	cmp := &report.Comparison{}
+	i := 0
+	for h := range splitAt(words, "vs") {
+		c := withQdisc(cfg, heads[i])
+		if c.Kind != predict.KindDualPI2 {
+			c.Rate = 0
+		}
+		res, err := predict.Run(c, trace)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "%s: %v\n", strings.Join(h, " "), err)
+			return errStatus(exitBadOption)
+		}
+		name := strings.Join(h, " ")
+		if c.Rate != 0 {
+			name += " at " + tcword.RateWord(c.Rate)
+		}
+		cmp.Add(name, report.New(c.Kind, trace, res))
+		i++
+	}
+	var err error
+	if t.json {
+		err = t.writeJSON(map[string]any{"compare": cmp})
+	} else {
+		err = cmp.WriteText(t.stdout)
+	}
+	if err == nil && plot != "" {
+		err = cmp.Plot(plot)
 	}
 	if err != nil {
 		fmt.Fprintln(t.stderr, err)

@@ -225,3 +225,42 @@ func TestModelPcapReportSweepPlot(t *testing.T) {
 		}
 	}
 }
+
+func TestModelCompare(t *testing.T) {
+	pc := writeCapture(t, 200) // 8.1 Mbit/s of EF
+	plot := filepath.Join(t.TempDir(), "cmp.png")
+	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "vs", "cake", "bandwidth", "12mbit",
+		"vs", "dualpi2", "pcap", pc, "rate", "4mbit", "plot", plot)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "cake bandwidth 4mbit besteffort ") ||
+		!strings.HasPrefix(lines[2], "cake bandwidth 12mbit ") || !strings.HasPrefix(lines[3], "dualpi2 at 4mbit ") {
+		t.Fatalf("compare:\n%s", out)
+	}
+	// Behind 4 Mbit/s, CAKE and DualPI2 drop; at 12 Mbit/s nothing is.
+	drops := func(l string) string { return strings.Fields(l[len("cake bandwidth 4mbit besteffort"):])[1] }
+	if drops(lines[1]) == "0" || drops(lines[2]) != "0" || drops(lines[3]) == "0" {
+		t.Errorf("drops in\n%s", out)
+	}
+	if st, err := os.Stat(plot); err != nil || st.Size() < 1000 {
+		t.Errorf("plot: %v", err)
+	}
+	out, _, err = modelTC(newFake(), true, "cake", "vs", "dualpi2", "pcap", pc)
+	var j struct {
+		Compare struct{ Rows []struct{ Config string } }
+	}
+	if err != nil || json.Unmarshal([]byte(out), &j) != nil || len(j.Compare.Rows) != 2 || j.Compare.Rows[1].Config != "dualpi2" {
+		t.Errorf("JSON %v %s", err, out)
+	}
+	for _, bad := range [][]string{
+		{"cake", "vs", "dualpi2", "plan", writePlan(t)},
+		{"cake", "vs", "dualpi2", "pcap", pc, "sweep", "bandwidth", "1mbit", "2mbit", "2"},
+		{"cake", "vs", "pcap", pc},
+	} {
+		if _, errOut, err := modelTC(newFake(), false, bad...); err == nil || errOut == "" {
+			t.Errorf("%v: accepted", bad)
+		}
+	}
+}

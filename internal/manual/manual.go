@@ -283,9 +283,10 @@ var Model = Page{
 	Name:    "gotc-model",
 	Section: "8",
 	Summary: "predict a qdisc's statistics for a packet trace",
-	Usage: `Usage: gotc [ -s ] [ -j ] model { KIND [ OPTIONS ] | dev DEV }
+	Usage: `Usage: gotc [ -s ] [ -j ] model QDISC [ vs QDISC ]...
                   { trace FILE | plan FILE | pcap FILE } [ MODEL-OPTIONS ]
 Where:
+QDISC := { KIND [ OPTIONS ] | dev DEV }
 KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
@@ -298,6 +299,7 @@ predicts for a trace, as "tc qdisc show" prints a live one, and the model's
 timing margins on stderr.
 `,
 	Options: `  dev DEV            take kind, options and handle from DEV's root qdisc
+  vs QDISC           compare: run the capture through each QDISC in turn
   trace FILE         a send trace (JSON lines) recorded by gotc-traffic
   plan FILE          a traffic plan, sent exactly on time (a dry run)
   pcap FILE          a capture (pcap or pcapng, as tcpdump -w writes it):
@@ -321,7 +323,8 @@ timing margins on stderr.
 `,
 	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl
 gotc model cake bandwidth 20mbit diffserv4 pcap up.pcap plot up.png
-gotc model cake diffserv4 pcap up.pcap sweep bandwidth 10mbit 40mbit 7`,
+gotc model cake diffserv4 pcap up.pcap sweep bandwidth 10mbit 40mbit 7
+gotc model dev eth0 vs cake bandwidth 20mbit diffserv4 pcap up.pcap`,
 	Description: `gotc model is gotc's own command; tc has none like it. It runs a
 userspace reference model of CAKE or DualPI2 over a recorded trace of
 sent packets, or over a traffic plan sent exactly on time, and prints
@@ -369,7 +372,15 @@ marks, as real TCP senders would. Delays behind a bandwidth well below
 the captured rate therefore grow further than they would; the queues
 that stay short (voice, pings, ACKs in their own tins or sparse flows)
 are predicted as they would be. DualPI2 queues only below a rate: give
-"rate" the link's.`,
+"rate" the link's.
+
+"A vs B vs C" runs one capture through each configuration (KIND OPTIONS,
+or dev DEV for the qdisc a device runs now) and prints one row per
+configuration: the totals and each traffic class's 99th percentile
+delay (with -j, a "compare" object). "plot FILE" draws their delay
+distributions side by side, of every packet and of the packets other
+than TCP data. The model's options apply to every configuration; "rate"
+to the DualPI2 ones.`,
 	ExitStatus: `0 on success; 1 for a trace or plan that cannot be read or a
 qdisc the model cannot run; 255 for a usage error.`,
 	SeeAlso: []string{"gotc(8)", "gotc-traffic(8)", "tc-cake(8)", "tc(8)"},
