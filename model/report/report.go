@@ -168,7 +168,9 @@ func rank(sorted []float64, q float64) float64 {
 	return sorted[max(i, 0)]
 }
 
-// New builds the report of a prediction made from trace.
+// New builds the report of a prediction made from trace. Outcomes name
+// their records by I; one whose record trace lacks counts in the totals
+// and its queue only.
 func New(kind string, trace []traffic.Record, res *predict.Result) *Report {
 	names := QueueNames(res)
 	r := &Report{Kind: kind}
@@ -183,9 +185,12 @@ func New(kind string, trace []traffic.Record, res *predict.Result) *Report {
 		first = min(first, o.Arrived)
 		last = max(last, o.Arrived, o.Done)
 	}
+	byI := make(map[int]*traffic.Record, len(trace))
+	for i := range trace {
+		byI[trace[i].I] = &trace[i]
+	}
 	for i := range res.Outcomes {
 		o := &res.Outcomes[i]
-		rec := &trace[o.I]
 		total.add(o)
 		if o.Queue >= 0 && o.Queue < len(queues) {
 			queues[o.Queue].add(o)
@@ -193,6 +198,10 @@ func New(kind string, trace []traffic.Record, res *predict.Result) *Report {
 				r.queueSeries[o.Queue] = append(r.queueSeries[o.Queue],
 					Point{T: float64(o.Done-first) / 1e9, Delay: float64(o.Done-o.Arrived) / 1e6})
 			}
+		}
+		rec := byI[o.I]
+		if rec == nil {
+			continue
 		}
 		classes[slices.Index(Classes, ClassOf(rec))].add(o)
 		f := flows[rec.Flow]
