@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package traffic
+package traffic_test
 
 import (
 	"bytes"
@@ -14,6 +14,9 @@ import (
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
+
+	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // sets traffic.OpenCapture
 )
 
 // capPkt is one packet of a test capture: a frame of the capture's link
@@ -27,6 +30,9 @@ type capPkt struct {
 }
 
 var capStart = time.Unix(1_700_000_000, 123_456_000)
+
+// maxSnap is the snap length the test captures declare: libpcap's maximum.
+const maxSnap = 262144
 
 func (p capPkt) ci() gopacket.CaptureInfo {
 	n := len(p.frame)
@@ -89,7 +95,7 @@ func sll2Pcap(frames [][]byte) []byte {
 	b = binary.LittleEndian.AppendUint16(b, 4)
 	b = append(b, make([]byte, 8)...)
 	b = binary.LittleEndian.AppendUint32(b, maxSnap)
-	b = binary.LittleEndian.AppendUint32(b, linkSLL2)
+	b = binary.LittleEndian.AppendUint32(b, traffic.LinkSLL2)
 	for i, f := range frames {
 		h := make([]byte, 20)
 		copy(h, f[12:14]) // protocol
@@ -129,8 +135,8 @@ func withVLAN(f []byte, qinq bool) []byte {
 	return append(out, f[12:]...)
 }
 
-func tcpFrame(t testing.TB, src, dst string, dsfield uint8, payload int, h TCPFields) []byte {
-	f, err := BuildTCPFrame(FrameSpec{SrcMAC: macA, DstMAC: macB, Src: netip.MustParseAddr(src),
+func tcpFrame(t testing.TB, src, dst string, dsfield uint8, payload int, h traffic.TCPFields) []byte {
+	f, err := traffic.BuildTCPFrame(traffic.FrameSpec{SrcMAC: traffic.MacA, DstMAC: traffic.MacB, Src: netip.MustParseAddr(src),
 		Dst: netip.MustParseAddr(dst), SPort: 40000, DPort: 443, DSField: dsfield, Payload: payload}, &h)
 	if err != nil {
 		t.Fatal(err)
@@ -139,23 +145,23 @@ func tcpFrame(t testing.TB, src, dst string, dsfield uint8, payload int, h TCPFi
 }
 
 func TestReadPcapEthernet(t *testing.T) {
-	ack := TCPFields{Flags: 0x10, Seq: 1, Ack: 5000, Window: 500, HasTS: true, TSVal: 10, TSEcr: 20,
+	ack := traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: 5000, Window: 500, HasTS: true, TSVal: 10, TSEcr: 20,
 		SACK: [][2]uint32{{7000, 8448}}}
 	tcp4 := tcpFrame(t, "10.0.0.1", "10.0.0.2", 46<<2|2, 0, ack)
-	bulk6 := tcpFrame(t, "2001:db8::1", "2001:db8::2", 10<<2|1, 1200, TCPFields{Flags: 0x18, Seq: 9, Ack: 1, Window: 100})
-	udp := udpFrame(udpPayload(30, 0, 7), 0) // 72 bytes, DSCP 46, ECT(1)
+	bulk6 := tcpFrame(t, "2001:db8::1", "2001:db8::2", 10<<2|1, 1200, traffic.TCPFields{Flags: 0x18, Seq: 9, Ack: 1, Window: 100})
+	udp := traffic.UDPFrame(traffic.UDPPayload(30, 0, 7), 0) // 72 bytes, DSCP 46, ECT(1)
 	pkts := []capPkt{
 		{at: 0, frame: tcp4},
 		{at: 2 * time.Millisecond, frame: withVLAN(bulk6, true)},
 		{at: 1 * time.Millisecond, frame: withVLAN(udp, false), snap: 14 + 4 + 28 + 2}, // out of order; truncated
 		{at: 3 * time.Millisecond, frame: tcp4},
-		{at: 4 * time.Millisecond, frame: udpFrame(udpPayload(6, 0, 0), 10)}, // padded to 60
+		{at: 4 * time.Millisecond, frame: traffic.UDPFrame(traffic.UDPPayload(6, 0, 0), 10)}, // padded to 60
 	}
 	for name, file := range map[string][]byte{
 		"pcap":   writePcap(t, layers.LinkTypeEthernet, pkts),
 		"pcapng": writePcapng(t, []layers.LinkType{layers.LinkTypeEthernet}, pkts),
 	} {
-		recs, err := ReadPcap(file, PcapOptions{})
+		recs, err := traffic.ReadPcap(file, traffic.PcapOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -193,9 +199,9 @@ func TestReadPcapEthernet(t *testing.T) {
 }
 
 func TestReadPcapCookedAndRaw(t *testing.T) {
-	a := tcpFrame(t, "192.0.2.1", "198.51.100.7", 8<<2, 100, TCPFields{Flags: 0x10, Seq: 1, Ack: 2})
-	b := tcpFrame(t, "2001:db8::1", "2001:db8::9", 1, 0, TCPFields{Flags: 0x10, Seq: 1, Ack: 3})
-	check := func(name string, recs []Record, err error, pktType uint8) {
+	a := tcpFrame(t, "192.0.2.1", "198.51.100.7", 8<<2, 100, traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: 2})
+	b := tcpFrame(t, "2001:db8::1", "2001:db8::9", 1, 0, traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: 3})
+	check := func(name string, recs []traffic.Record, err error, pktType uint8) {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -207,25 +213,25 @@ func TestReadPcapCookedAndRaw(t *testing.T) {
 		}
 	}
 	sll := writePcap(t, layers.LinkTypeLinuxSLL, []capPkt{{frame: toSLL(a, 4)}, {at: time.Microsecond, frame: toSLL(b, 4)}})
-	recs, err := ReadPcap(sll, PcapOptions{})
+	recs, err := traffic.ReadPcap(sll, traffic.PcapOptions{})
 	check("sll", recs, err, 4)
-	recs, err = ReadPcap(sll2Pcap([][]byte{a, b}), PcapOptions{})
+	recs, err = traffic.ReadPcap(sll2Pcap([][]byte{a, b}), traffic.PcapOptions{})
 	check("sll2", recs, err, 4)
 	raw := writePcap(t, layers.LinkTypeRaw, []capPkt{{frame: a[14:]}, {at: time.Microsecond, frame: b[14:]}})
-	recs, err = ReadPcap(raw, PcapOptions{})
+	recs, err = traffic.ReadPcap(raw, traffic.PcapOptions{})
 	check("raw", recs, err, 0)
 	// pcapng, one interface of each kind; the packets say which.
 	ng := writePcapng(t, []layers.LinkType{layers.LinkTypeRaw, layers.LinkTypeLinuxSLL},
 		[]capPkt{{frame: a[14:]}, {at: time.Microsecond, frame: toSLL(b, 4), iface: 1}})
-	recs, err = ReadPcap(ng, PcapOptions{})
+	recs, err = traffic.ReadPcap(ng, traffic.PcapOptions{})
 	check("pcapng", recs, err, 0)
 }
 
 func TestReadPcapGSO(t *testing.T) {
 	// What tcpdump shows on a TSO sender: one 14+20+32+4344-byte packet.
-	h := TCPFields{Flags: 0x10, Seq: 1, Ack: 1, HasTS: true, TSVal: 1, TSEcr: 1}
+	h := traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: 1, HasTS: true, TSVal: 1, TSEcr: 1}
 	big := tcpFrame(t, "10.0.0.1", "10.0.0.2", 0, 3*1448, h)
-	recs, err := ReadPcap(writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: big, snap: 96}}), PcapOptions{})
+	recs, err := traffic.ReadPcap(writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: big, snap: 96}}), traffic.PcapOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,14 +240,14 @@ func TestReadPcapGSO(t *testing.T) {
 		t.Errorf("GSO packet read as %+v", r)
 	}
 	// At a 9000-byte MTU it is one ordinary packet.
-	recs, _ = ReadPcap(writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: big}}), PcapOptions{MTU: 9000})
+	recs, _ = traffic.ReadPcap(writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: big}}), traffic.PcapOptions{MTU: 9000})
 	if recs[0].GSOSegs != 0 {
 		t.Errorf("jumbo packet read as GSO: %+v", recs[0])
 	}
 }
 
 func TestReadPcapErrors(t *testing.T) {
-	ack := tcpFrame(t, "10.0.0.1", "10.0.0.2", 0, 0, TCPFields{Flags: 0x10, Seq: 1, Ack: 2})
+	ack := tcpFrame(t, "10.0.0.1", "10.0.0.2", 0, 0, traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: 2})
 	good := writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: ack}, {frame: ack}, {frame: ack}})
 	badIP := append([]byte{}, ack...)
 	badIP[14] = 0x42 // IPv4 with a header length of 8 bytes
@@ -272,7 +278,7 @@ func TestReadPcapErrors(t *testing.T) {
 		{"pcapng cut", ng[:len(ng)-6], "pcapng: block at byte"},
 		{"pcapng caplen", ngHuge, "packet 2: 4294967280 bytes captured"},
 	} {
-		_, err := ReadPcap(c.file, PcapOptions{})
+		_, err := traffic.ReadPcap(c.file, traffic.PcapOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
@@ -282,15 +288,15 @@ func TestReadPcapErrors(t *testing.T) {
 // FuzzReadPcap reads arbitrary bytes as a capture: an error or records
 // that hold together, never a panic or a runaway allocation.
 func FuzzReadPcap(f *testing.F) {
-	ack := tcpFrame(f, "10.0.0.1", "10.0.0.2", 46<<2|1, 0, TCPFields{Flags: 0x10, Seq: 1, Ack: 2, HasTS: true})
-	big := tcpFrame(f, "2001:db8::1", "2001:db8::2", 0, 3000, TCPFields{Flags: 0x10})
+	ack := tcpFrame(f, "10.0.0.1", "10.0.0.2", 46<<2|1, 0, traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: 2, HasTS: true})
+	big := tcpFrame(f, "2001:db8::1", "2001:db8::2", 0, 3000, traffic.TCPFields{Flags: 0x10})
 	f.Add(writePcap(f, layers.LinkTypeEthernet, []capPkt{{frame: ack}, {at: time.Millisecond, frame: withVLAN(big, true), snap: 100}}))
 	f.Add(writePcap(f, layers.LinkTypeLinuxSLL, []capPkt{{frame: toSLL(ack, 4)}}))
 	f.Add(writePcapng(f, []layers.LinkType{layers.LinkTypeEthernet, layers.LinkTypeRaw},
 		[]capPkt{{frame: ack}, {frame: big[14:], iface: 1, snap: 80}}))
 	f.Add(sll2Pcap([][]byte{ack}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		recs, err := ReadPcap(b, PcapOptions{})
+		recs, err := traffic.ReadPcap(b, traffic.PcapOptions{})
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "pcap") {
 				t.Fatalf("error without its source: %v", err)
@@ -298,7 +304,7 @@ func FuzzReadPcap(f *testing.F) {
 			return
 		}
 		for i, r := range recs {
-			if r.I != i || (i > 0 && r.T < recs[i-1].T) || r.Len < ethHdrLen || r.Payload < 0 || r.Payload > r.Len ||
+			if r.I != i || (i > 0 && r.T < recs[i-1].T) || r.Len < traffic.EthHdrLen || r.Payload < 0 || r.Payload > r.Len ||
 				(r.GSOSegs != 0 && (r.GSOSegs < 2 || r.GSOSize <= 0 || (r.GSOSegs-1)*r.GSOSize >= r.Payload)) {
 				t.Fatalf("record %d does not hold together: %+v", i, r)
 			}

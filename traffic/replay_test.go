@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package traffic
+package traffic_test
 
 import (
 	"bytes"
@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/google/gopacket/layers"
+
+	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // sets traffic.OpenCapture
 )
 
 var updateCaptures = flag.Bool("update", false, "rewrite selftests/model-tests/captures")
@@ -29,8 +32,8 @@ var (
 	repDst = []string{"10.10.10.2", "10.10.10.3", "10.10.10.4", "10.10.10.5"}
 )
 
-func repTCP(t testing.TB, dst string, sport uint16, dsfield uint8, payload int, h TCPFields) []byte {
-	f, err := BuildTCPFrame(FrameSpec{SrcMAC: macA, DstMAC: macB, Src: netip.MustParseAddr(repSrc),
+func repTCP(t testing.TB, dst string, sport uint16, dsfield uint8, payload int, h traffic.TCPFields) []byte {
+	f, err := traffic.BuildTCPFrame(traffic.FrameSpec{SrcMAC: traffic.MacA, DstMAC: traffic.MacB, Src: netip.MustParseAddr(repSrc),
 		Dst: netip.MustParseAddr(dst), SPort: sport, DPort: 443, DSField: dsfield, Payload: payload}, &h)
 	if err != nil {
 		t.Fatal(err)
@@ -40,14 +43,14 @@ func repTCP(t testing.TB, dst string, sport uint16, dsfield uint8, payload int, 
 
 func repIP(proto, dsfield uint8, dst string, sport, dport uint16, l4len int) []byte {
 	l4 := make([]byte, l4len)
-	s := FrameSpec{SrcMAC: macA, DstMAC: macB, Src: netip.MustParseAddr(repSrc), Dst: netip.MustParseAddr(dst), DSField: dsfield}
-	if proto == protoUDP {
+	s := traffic.FrameSpec{SrcMAC: traffic.MacA, DstMAC: traffic.MacB, Src: netip.MustParseAddr(repSrc), Dst: netip.MustParseAddr(dst), DSField: dsfield}
+	if proto == traffic.IPProtoUDP {
 		l4[0], l4[1], l4[2], l4[3] = byte(sport>>8), byte(sport), byte(dport>>8), byte(dport)
 		l4[4], l4[5] = byte(l4len>>8), byte(l4len)
-		return buildIPFrame(s, proto, l4, 6)
+		return traffic.BuildIPFrame(s, proto, l4, 6)
 	}
 	l4[0] = 8 // ICMP echo request
-	return buildIPFrame(s, proto, l4, -1)
+	return traffic.BuildIPFrame(s, proto, l4, -1)
 }
 
 // replayCaptures are the replay cases' captures, by file name.
@@ -63,15 +66,15 @@ func replayCaptures(t testing.TB) map[string][]capPkt {
 		var f []byte
 		switch k % 4 {
 		case 0, 1:
-			f = repIP(protoUDP, ds, repDst[k%3], uint16(4000+k%3), 5000, 8+[]int{80, 400, 1000, 1400}[k/4%4])
+			f = repIP(traffic.IPProtoUDP, ds, repDst[k%3], uint16(4000+k%3), 5000, 8+[]int{80, 400, 1000, 1400}[k/4%4])
 		case 2:
-			f = repTCP(t, repDst[3], 40000, ds, 1448, TCPFields{Flags: 0x18, Seq: uint32(1 + 1448*k), Ack: 1, Window: 500,
+			f = repTCP(t, repDst[3], 40000, ds, 1448, traffic.TCPFields{Flags: 0x18, Seq: uint32(1 + 1448*k), Ack: 1, Window: 500,
 				HasTS: true, TSVal: uint32(k)})
 		default:
 			if k%8 == 3 {
 				f = repIP(1, ds, repDst[0], 0, 0, 64)
 			} else {
-				f = repTCP(t, repDst[3], 40001, ds, 0, TCPFields{Flags: 0x10, Seq: 1, Ack: uint32(1000 * k), Window: 500})
+				f = repTCP(t, repDst[3], 40001, ds, 0, traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: uint32(1000 * k), Window: 500})
 			}
 		}
 		mixed = append(mixed, capPkt{at: at, frame: f})
@@ -83,7 +86,7 @@ func replayCaptures(t testing.TB) map[string][]capPkt {
 	for f := range 4 {
 		for k := range 6 {
 			bp = append(bp, capPkt{frame: repTCP(t, repDst[f], uint16(50000+f), 0, 1448,
-				TCPFields{Flags: 0x10, Seq: uint32(1 + 1448*k), Ack: 1, Window: 500, HasTS: true, TSVal: 7})})
+				traffic.TCPFields{Flags: 0x10, Seq: uint32(1 + 1448*k), Ack: 1, Window: 500, HasTS: true, TSVal: 7})})
 		}
 	}
 	for k := range 15 {
@@ -95,14 +98,14 @@ func replayCaptures(t testing.TB) map[string][]capPkt {
 	// of the host's own upload between them.
 	var au []capPkt
 	for k := range 24 {
-		h := TCPFields{Flags: 0x10, Seq: 1, Ack: uint32(1 + 2896*(k+1)), Window: 1000, HasTS: true, TSVal: uint32(100 + k), TSEcr: 9}
+		h := traffic.TCPFields{Flags: 0x10, Seq: 1, Ack: uint32(1 + 2896*(k+1)), Window: 1000, HasTS: true, TSVal: uint32(100 + k), TSEcr: 9}
 		if k >= 12 && k < 16 {
 			h.SACK = [][2]uint32{{h.Ack + 2896, h.Ack + 5792}}
 		}
 		au = append(au, capPkt{at: time.Duration(k) * 20 * time.Microsecond, frame: repTCP(t, repDst[1], 40100, 0, 0, h)})
 		if k%8 == 7 {
 			au = append(au, capPkt{at: time.Duration(k)*20*time.Microsecond + 10*time.Microsecond,
-				frame: repTCP(t, repDst[2], 40200, 0, 1200, TCPFields{Flags: 0x18, Seq: uint32(1 + 1200*k), Ack: 1, Window: 500})})
+				frame: repTCP(t, repDst[2], 40200, 0, 1200, traffic.TCPFields{Flags: 0x18, Seq: uint32(1 + 1200*k), Ack: 1, Window: 500})})
 		}
 	}
 	caps["ack-upload.pcap"] = au
@@ -138,15 +141,15 @@ func TestReplayCaptures(t *testing.T) {
 			t.Errorf("%s is not what replayCaptures makes (%v): go test ./traffic -run ReplayCaptures -update", path, err)
 			continue
 		}
-		plan, err := ParsePlan([]byte(`{"dev": "v0", "flows": [{"proto": "pcap", "pcap": "` + path + `", "start_us": 100, "priority": 7}]}`))
+		plan, err := traffic.ParsePlan([]byte(`{"dev": "v0", "flows": [{"proto": "pcap", "pcap": "` + path + `", "start_us": 100, "priority": 7}]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, err := DryRun(plan)
+		recs, err := traffic.DryRun(plan)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := ReadPcap(b, PcapOptions{})
+		want, _ := traffic.ReadPcap(b, traffic.PcapOptions{})
 		if len(recs) != len(want) {
 			t.Fatalf("%s: %d sends of %d packets", name, len(recs), len(want))
 		}
@@ -167,7 +170,7 @@ func TestReplayCaptures(t *testing.T) {
 // replayed as an option of the same room: the length and the ACK
 // filter's view (other options present) stay the capture's.
 func TestReplayOtherOptions(t *testing.T) {
-	syn := repTCP(t, repDst[0], 1234, 0, 0, TCPFields{Flags: 0x02, Seq: 1, HasTS: true})
+	syn := repTCP(t, repDst[0], 1234, 0, 0, traffic.TCPFields{Flags: 0x02, Seq: 1, HasTS: true})
 	// NOP NOP TS is 12 bytes; put MSS (4) and NOP+WS (4) after it.
 	opts := []byte{2, 4, 5, 0xb4, 1, 3, 3, 7}
 	f := append(append([]byte{}, syn...), opts...)
@@ -177,11 +180,11 @@ func TestReplayOtherOptions(t *testing.T) {
 	if err := os.WriteFile(path, writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: f}}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := ParsePlan([]byte(`{"dev": "v0", "flows": [{"proto": "pcap", "pcap": "` + path + `"}]}`))
+	plan, err := traffic.ParsePlan([]byte(`{"dev": "v0", "flows": [{"proto": "pcap", "pcap": "` + path + `"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, _ := DryRun(plan)
+	recs, _ := traffic.DryRun(plan)
 	if len(recs) != 1 || recs[0].Len != len(f) || recs[0].TCP == nil || !recs[0].TCP.OtherOpts || !recs[0].TCP.HasTS || recs[0].Payload != 0 {
 		t.Errorf("replayed as %+v %+v", recs, recs[0].TCP)
 	}
@@ -192,13 +195,13 @@ func TestReplayOtherOptions(t *testing.T) {
 		{`{"proto": "udp", "pcap": "` + path + `", "dst": "10.0.0.1", "dport": 1, "size": 100, "count": 1}`, "only for proto"},
 		{`{"proto": "pcap", "pcap": "/nonexistent.pcap"}`, "nonexistent"},
 	} {
-		if _, err := ParsePlan([]byte(`{"dev": "v0", "flows": [` + c.plan + `]}`)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := traffic.ParsePlan([]byte(`{"dev": "v0", "flows": [` + c.plan + `]}`)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.plan, err, c.want)
 		}
 	}
 	big := filepath.Join(t.TempDir(), "big.pcap")
-	os.WriteFile(big, writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: repTCP(t, repDst[0], 1, 0, 3000, TCPFields{Flags: 0x10})}}), 0o644)
-	if _, err := ParsePlan([]byte(`{"dev": "v0", "flows": [{"proto": "pcap", "pcap": "` + big + `"}]}`)); err == nil ||
+	os.WriteFile(big, writePcap(t, layers.LinkTypeEthernet, []capPkt{{frame: repTCP(t, repDst[0], 1, 0, 3000, traffic.TCPFields{Flags: 0x10})}}), 0o644)
+	if _, err := traffic.ParsePlan([]byte(`{"dev": "v0", "flows": [{"proto": "pcap", "pcap": "` + big + `"}]}`)); err == nil ||
 		!strings.Contains(err.Error(), "at most 1514") {
 		t.Errorf("a GSO packet in a replay: %v", err)
 	}

@@ -5,7 +5,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,7 +168,7 @@ func (t *tc) modelCmd(args []string) error {
 			o.MTU = int(cfg.MTU) - 14
 		}
 		var err error
-		if trace, err = traffic.ReadPcapFile(pcap, o); err != nil {
+		if trace, err = readCapture(pcap, o); err != nil {
 			fmt.Fprintf(t.stderr, "pcap %s: %v\n", pcap, err)
 			return errStatus(exitBadOption)
 		}
@@ -237,6 +239,30 @@ func (t *tc) modelCmd(args []string) error {
 	}
 	return nil
 }
+
+// readCapture reads a capture as traffic.ReadPcapFile does, through
+// gotc-traffic ("gotc-traffic pcap"), so that gotc does not link the
+// capture reader (gopacket's initialisation would slow every start). Tests
+// replace it.
+var readCapture = func(path string, o traffic.PcapOptions) ([]traffic.Record, error) {
+	helper, err := findHelper(trafficBinary)
+	if err != nil {
+		return nil, fmt.Errorf("%v: it reads captures for gotc model", err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(helper, "pcap", "-in", path, "-mtu", strconv.Itoa(o.MTU))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(strings.TrimPrefix(stderr.String(), trafficBinary+": ")); msg != "" {
+			return nil, errors.New(msg)
+		}
+		return nil, err
+	}
+	return traffic.ReadTrace(&stdout)
+}
+
+// trafficBinary is the helper that reads captures.
+const trafficBinary = "gotc-traffic"
 
 // modelConfig reads one configuration: KIND OPTIONS, or dev DEV (the
 // device's root qdisc's kind, options and handle).

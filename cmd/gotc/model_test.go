@@ -17,7 +17,15 @@ import (
 	"github.com/google/gopacket/pcapgo"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // what gotc-traffic reads captures with
 )
+
+// The tests read captures in process: gotc hands them to gotc-traffic,
+// which links the reader that the test binary links here.
+func init() {
+	readCapture = traffic.ReadPcapFile
+}
 
 // modelTC runs "gotc [-s] [-j] model ARGS" against k (the dispatch in tc.go
 // only routes the object to modelCmd).

@@ -429,6 +429,7 @@ var Traffic = Page{
                     [ -linger D ] [ -udp-sink PORT,... ] [ -out FILE ]
        gotc-traffic run  -plan FILE.json [ -trace OUT.jsonl ]
                     [ -capture OUT.jsonl ] [ -timeout D ] [ -exact ]
+       gotc-traffic pcap -in FILE [ -mtu N ]
 `,
 	About: `Sends a traffic plan's packets through a device's qdisc and records when
 each left (the trace gotc model reads) and what arrived.
@@ -436,10 +437,15 @@ each left (the trace gotc model reads) and what arrived.
 	Options: `  send           send the plan's packets, recording when each left
   recv           capture what arrives on DEV (a veth's far end)
   run            send and capture together, over the plan's veth pair
+  pcap           write a capture (pcap, pcapng) as a send trace on stdout:
+                 how gotc model reads a capture
   -plan FILE     the traffic plan (JSON)
   -trace FILE    write the send trace (JSON lines) here: gotc model reads it
   -capture FILE  write the capture (JSON lines) here (recv: -out FILE)
   -exact         exit 3 unless the capture is exactly the trace, in order
+  -in FILE       (pcap) the capture to read
+  -mtu N         (pcap) the device's MTU (1500): longer TCP and UDP packets
+                 are GSO super-packets
 `,
 	Example: `gotc-traffic run -plan plan.json -trace out.trace.jsonl`,
 	Description: `gotc-traffic sends the packets of a traffic plan (flows of UDP packets

@@ -23,6 +23,7 @@ import (
 	"github.com/gotc/gotc/tckind"
 	"github.com/gotc/gotc/tcline"
 	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // sets traffic.OpenCapture
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/uplink.pcap")

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // plans' pcap flows
 )
 
 // Model comparison: a case with a "traffic" block (a traffic plan, see
