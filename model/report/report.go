@@ -51,10 +51,11 @@ type Group struct {
 // Flow is a Group for one 5-tuple.
 type Flow struct {
 	Group
-	Proto        uint8  `json:"proto"`
-	Src          string `json:"src"`
-	Dst          string `json:"dst"`
-	SPort, DPort uint16 `json:"-"`
+	Proto uint8  `json:"proto"`
+	Src   string `json:"src"`
+	Dst   string `json:"dst"`
+	SPort uint16 `json:"sport,omitempty"`
+	DPort uint16 `json:"dport,omitempty"`
 	// Class is the traffic class of the flow's first packet.
 	Class string `json:"class"`
 }
