@@ -692,7 +692,7 @@ var cakeStatsTable = &tckind.StatsTable{
 		Key:       "tins",
 		Label:     "tin",
 		NameLabel: "tin_name",
-		Name:      cakeTinName,
+		Name:      CakeTinName,
 		Len:       func(s any) int { return len(s.(*attrs.CakeStatsAttrs).TinStats) },
 		Record:    func(s any, i int) any { return &s.(*attrs.CakeStatsAttrs).TinStats[i] },
 		// tc's JSON members of a tin, each with its row of tc's text
@@ -773,11 +773,11 @@ func cakePrintTins(p *tcfmt.Printer, tins []attrs.CakeTinStatsAttrs) {
 	p.Text(b.String())
 }
 
-// cakeTinName names CAKE tin i of a qdisc with n tins as tc's statistics table
+// CakeTinName names CAKE tin i of a qdisc with n tins as tc's statistics table
 // heads its columns: Bulk, Best Effort, Voice for diffserv3; Bulk, Best
 // Effort, Video, Voice for diffserv4; "Tin i" otherwise (besteffort,
 // diffserv8, precedence).
-func cakeTinName(n, i int) string {
+func CakeTinName(n, i int) string {
 	switch {
 	case n == 3 && i < 3:
 		return [...]string{"Bulk", "Best Effort", "Voice"}[i]

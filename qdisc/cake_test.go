@@ -1094,7 +1094,7 @@ func TestCakeCakeTinName(t *testing.T) {
 	}{
 		{1, 0, "Tin 0"}, {3, 0, "Bulk"}, {3, 2, "Voice"}, {4, 2, "Video"}, {4, 3, "Voice"}, {8, 7, "Tin 7"}, {9, 8, "Tin 8"},
 	} {
-		if got := cakeTinName(tc.n, tc.i); got != tc.want {
+		if got := CakeTinName(tc.n, tc.i); got != tc.want {
 			t.Errorf("CakeTinName(%d, %d) = %q, want %q", tc.n, tc.i, got, tc.want)
 		}
 	}

@@ -3,6 +3,7 @@
 package traffic
 
 import (
+	"encoding/binary"
 	"net"
 	"net/netip"
 )
@@ -23,6 +24,15 @@ func buildSends(p *Plan, eps []endpoint, srcMAC, dstMAC net.HardwareAddr) ([]Slo
 	bufs := make([][]byte, len(slots))
 	for i, sl := range slots {
 		f := &p.Flows[sl.Flow]
+		if f.capture != nil {
+			// loadCapture built each frame once: neither fails.
+			bufs[i], _ = replayFrame(&f.capture[sl.K], srcMAC, dstMAC)
+			d, _ := DecodeFrame(bufs[i])
+			r := d.Record
+			r.I, r.Flow, r.K, r.Priority, r.Mark = i, sl.Flow, sl.K, f.Priority, f.Mark
+			recs[i] = r
+			continue
+		}
 		ep := eps[sl.Flow]
 		ds := f.dsField(sl.K)
 		dst := netip.MustParseAddr(f.Dst)
@@ -70,6 +80,37 @@ func buildSends(p *Plan, eps []endpoint, srcMAC, dstMAC net.HardwareAddr) ([]Slo
 		recs[i] = r
 	}
 	return slots, recs, bufs
+}
+
+// replayFrame rebuilds a captured packet as a frame of the same length:
+// its addresses, ports, DS field, IPv4 ID, TCP header (an option the
+// capture had besides timestamps and SACK becomes an experimental option
+// of the same room, so that CAKE's ACK filter treats it alike) and as
+// much zero payload as the length needs.
+func replayFrame(r *Record, srcMAC, dstMAC net.HardwareAddr) ([]byte, error) {
+	s := FrameSpec{SrcMAC: srcMAC, DstMAC: dstMAC, Src: r.Src, Dst: r.Dst, SPort: r.SPort, DPort: r.DPort,
+		DSField: r.DSCP<<2 | r.ECN, IPID: r.IPID}
+	l4len := r.Len - ethHdrLen - ipHeaderLen(r.L3 == "ipv4")
+	switch {
+	case r.Proto == protoTCP && r.TCP != nil:
+		h := *r.TCP
+		h.OtherOpts = false
+		opts := len(tcpOptions(&h))
+		// The captured header's room for options, less what tcpOptions
+		// writes, holds the options it does not (MSS, window scale...).
+		if room := l4len - r.Payload - 20 - opts; r.TCP.OtherOpts && room >= 4 {
+			h.otherRoom = room
+		}
+		s.Payload = max(0, l4len-20-len(tcpOptions(&h)))
+		return BuildTCPFrame(s, &h)
+	case r.Proto == protoUDP && l4len >= 8:
+		l4 := make([]byte, l4len)
+		binary.BigEndian.PutUint16(l4, r.SPort)
+		binary.BigEndian.PutUint16(l4[2:], r.DPort)
+		binary.BigEndian.PutUint16(l4[4:], uint16(l4len))
+		return buildIPFrame(s, protoUDP, l4, 6), nil
+	}
+	return buildIPFrame(s, r.Proto, make([]byte, max(l4len, 0)), -1), nil
 }
 
 // DryRun returns the trace a plan would produce if every send left exactly

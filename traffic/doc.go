@@ -44,6 +44,15 @@
 // C(CWR) N(AE). Sizes stay within 1500 bytes (MaxSize), GSO within 64
 // segments.
 //
+// A pcap flow, {"proto": "pcap", "pcap": "up.pcap", "start_us": 0},
+// replays a capture (see ReadPcap): each packet rebuilt from its headers
+// (addresses, ports, DS field, IPv4 ID, TCP header, as much zero payload
+// as its length needs) and sent through an AF_PACKET socket at start_us
+// plus its capture time since the first packet's. Only priority and mark
+// apply besides; the capture must hold IP packets of at most 1514 bytes.
+// The send trace records the packets as sent, so the models see the
+// replay as the kernel did.
+//
 // # How packets are sent
 //
 // UDP flows use one connected UDP socket each, bound to dev: IP_TOS (or
@@ -84,6 +93,14 @@
 // still offered to the qdisc). A capture record has the same fields as
 // decoded from the frame (flow -1, no priority/mark), the sll_pkttype,
 // and GSO fields when the frame arrived as a GSO super-packet.
+//
+// # Captures (pcap, pcapng)
+//
+// ReadPcap turns a user's capture (tcpdump -w, Wireshark) into send
+// records: each packet offered at its timestamp, its length the one the IP
+// header declares plus an Ethernet header, flows numbered by 5-tuple, and
+// a TCP or UDP packet longer than the MTU taken as a GSO super-packet.
+// pcapgo reads the files; a corrupt one is an error naming the packet.
 //
 // # Replaying into the models
 //

@@ -111,6 +111,11 @@ func tcpOptions(h *TCPFields) []byte {
 			o = binary.BigEndian.AppendUint32(o, b[1])
 		}
 	}
+	if h.otherRoom >= 4 {
+		// An experimental option (RFC 4727's 254) filling the room.
+		o = append(o, 254, byte(h.otherRoom))
+		o = append(o, make([]byte, h.otherRoom-2)...)
+	}
 	return o
 }
 
@@ -148,7 +153,14 @@ func BuildTCPFrame(s FrameSpec, h *TCPFields) ([]byte, error) {
 	binary.BigEndian.PutUint16(tcp[12:], doff|h.Flags&0x0fff)
 	binary.BigEndian.PutUint16(tcp[14:], h.Window)
 	copy(tcp[20:], opts)
+	return buildIPFrame(s, protoTCP, tcp, 16), nil
+}
 
+// buildIPFrame returns an Ethernet frame of s's IPv4 or IPv6 header
+// (Linux's: DF, TTL 64) and l4, the transport header and payload of
+// protocol proto, whose checksum at byte csumOff of l4 it fills in (-1:
+// none). s.Payload is not used: l4 holds it.
+func buildIPFrame(s FrameSpec, proto uint8, l4 []byte, csumOff int) []byte {
 	v4 := s.Src.Is4()
 	var ip []byte
 	var eth uint16
@@ -157,11 +169,11 @@ func BuildTCPFrame(s FrameSpec, h *TCPFields) ([]byte, error) {
 		ip = make([]byte, 20)
 		ip[0] = 0x45
 		ip[1] = s.DSField
-		binary.BigEndian.PutUint16(ip[2:], uint16(20+tcpLen))
+		binary.BigEndian.PutUint16(ip[2:], uint16(20+len(l4)))
 		binary.BigEndian.PutUint16(ip[4:], s.IPID)
 		binary.BigEndian.PutUint16(ip[6:], 0x4000) // DF, as Linux TCP sends
 		ip[8] = 64
-		ip[9] = protoTCP
+		ip[9] = proto
 		a, b := s.Src.As4(), s.Dst.As4()
 		copy(ip[12:], a[:])
 		copy(ip[16:], b[:])
@@ -170,21 +182,22 @@ func BuildTCPFrame(s FrameSpec, h *TCPFields) ([]byte, error) {
 		eth = etherIPv6
 		ip = make([]byte, 40)
 		binary.BigEndian.PutUint32(ip[0:], 6<<28|uint32(s.DSField)<<20)
-		binary.BigEndian.PutUint16(ip[4:], uint16(tcpLen))
-		ip[6] = protoTCP
+		binary.BigEndian.PutUint16(ip[4:], uint16(len(l4)))
+		ip[6] = proto
 		ip[7] = 64
 		a, b := s.Src.As16(), s.Dst.As16()
 		copy(ip[8:], a[:])
 		copy(ip[24:], b[:])
 	}
-	binary.BigEndian.PutUint16(tcp[16:], ^csumFold(csumAdd(pseudoSum(s.Src, s.Dst, protoTCP, tcpLen), tcp)))
-
-	f := make([]byte, 0, ethHdrLen+len(ip)+tcpLen)
+	if csumOff >= 0 {
+		binary.BigEndian.PutUint16(l4[csumOff:], ^csumFold(csumAdd(pseudoSum(s.Src, s.Dst, proto, len(l4)), l4)))
+	}
+	f := make([]byte, 0, ethHdrLen+len(ip)+len(l4))
 	f = append(f, s.DstMAC...)
 	f = append(f, s.SrcMAC...)
 	f = binary.BigEndian.AppendUint16(f, eth)
 	f = append(f, ip...)
-	return append(f, tcp...), nil
+	return append(f, l4...)
 }
 
 // csumAdd adds b to a one's-complement running sum (RFC 1071).
@@ -237,22 +250,33 @@ func DecodeFrame(f []byte) (Decoded, error) {
 	if len(f) < ethHdrLen {
 		return d, fmt.Errorf("traffic: %d-byte frame", len(f))
 	}
-	et := binary.BigEndian.Uint16(f[12:])
-	p := f[ethHdrLen:]
+	_, err := decodeL3(&d, binary.BigEndian.Uint16(f[12:]), f[ethHdrLen:])
+	return d, err
+}
+
+// decodeL3 fills d from the packet p that follows a link header naming
+// EtherType et. It returns the length the IP header declares for the
+// whole datagram (0 when p is not IP or the header declares none), which
+// a truncated capture still knows.
+func decodeL3(d *Decoded, et uint16, p []byte) (int, error) {
 	var l4 []byte
+	declared := 0
 	switch et {
 	case etherIPv4:
 		d.L3 = "ipv4"
 		if len(p) < 20 || p[0]>>4 != 4 {
-			return d, errors.New("traffic: short or bad IPv4 header")
+			return 0, errors.New("traffic: short or bad IPv4 header")
 		}
 		ihl := int(p[0]&15) * 4
 		tot := int(binary.BigEndian.Uint16(p[2:]))
 		if ihl < 20 || len(p) < ihl {
-			return d, errors.New("traffic: bad IPv4 header length")
+			return 0, errors.New("traffic: bad IPv4 header length")
 		}
-		if tot >= ihl && tot < len(p) {
-			p = p[:tot] // drop Ethernet padding
+		if tot >= ihl {
+			declared = tot
+			if tot < len(p) {
+				p = p[:tot] // drop Ethernet padding
+			}
 		}
 		d.DSCP, d.ECN = p[1]>>2, p[1]&3
 		d.IPID = binary.BigEndian.Uint16(p[4:])
@@ -264,12 +288,15 @@ func DecodeFrame(f []byte) (Decoded, error) {
 	case etherIPv6:
 		d.L3 = "ipv6"
 		if len(p) < 40 || p[0]>>4 != 6 {
-			return d, errors.New("traffic: short or bad IPv6 header")
+			return 0, errors.New("traffic: short or bad IPv6 header")
 		}
 		tc := uint8(binary.BigEndian.Uint32(p) >> 20)
 		d.DSCP, d.ECN = tc>>2, tc&3
-		if pl := int(binary.BigEndian.Uint16(p[4:])); 40+pl < len(p) {
-			p = p[:40+pl]
+		if pl := int(binary.BigEndian.Uint16(p[4:])); pl > 0 {
+			declared = 40 + pl
+			if declared < len(p) {
+				p = p[:declared]
+			}
 		}
 		d.Proto = p[6]
 		d.Src = netip.AddrFrom16([16]byte(p[8:24]))
@@ -278,16 +305,16 @@ func DecodeFrame(f []byte) (Decoded, error) {
 		l4 = p[40:]
 	case etherARP:
 		d.L3 = "arp"
-		return d, nil
+		return declared, nil
 	default:
 		d.L3 = "other"
 		d.EtherType = et
-		return d, nil
+		return declared, nil
 	}
 	switch d.Proto {
 	case protoUDP:
 		if len(l4) < 8 {
-			return d, errors.New("traffic: short UDP header")
+			return declared, errors.New("traffic: short UDP header")
 		}
 		d.SPort = binary.BigEndian.Uint16(l4)
 		d.DPort = binary.BigEndian.Uint16(l4[2:])
@@ -296,11 +323,11 @@ func DecodeFrame(f []byte) (Decoded, error) {
 		d.L4CsumOK = csumFold(csumAdd(pseudoSum(d.Src, d.Dst, protoUDP, len(l4)), l4)) == 0xffff
 	case protoTCP:
 		if len(l4) < 20 {
-			return d, errors.New("traffic: short TCP header")
+			return declared, errors.New("traffic: short TCP header")
 		}
 		doff := int(l4[12]>>4) * 4
 		if doff < 20 || doff > len(l4) {
-			return d, errors.New("traffic: bad TCP data offset")
+			return declared, errors.New("traffic: bad TCP data offset")
 		}
 		d.SPort = binary.BigEndian.Uint16(l4)
 		d.DPort = binary.BigEndian.Uint16(l4[2:])
@@ -311,13 +338,13 @@ func DecodeFrame(f []byte) (Decoded, error) {
 			Window: binary.BigEndian.Uint16(l4[14:]),
 		}
 		if err := parseTCPOptions(l4[20:doff], t); err != nil {
-			return d, err
+			return declared, err
 		}
 		d.TCP = t
 		d.Payload = len(l4) - doff
 		d.L4CsumOK = csumFold(csumAdd(pseudoSum(d.Src, d.Dst, protoTCP, len(l4)), l4)) == 0xffff
 	}
-	return d, nil
+	return declared, nil
 }
 
 // parseTCPOptions reads the options cake's ACK filter distinguishes.

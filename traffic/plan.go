@@ -5,8 +5,10 @@ package traffic
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"sort"
@@ -17,6 +19,7 @@ import (
 const (
 	ProtoUDP    = "udp"     // datagrams from a connected UDP socket
 	ProtoTCPAck = "tcp-ack" // hand-crafted TCP segments sent through AF_PACKET
+	ProtoPcap   = "pcap"    // a capture's packets, rebuilt and sent through AF_PACKET
 )
 
 // Limits of what a plan may ask for. The segment limit is the kernel's
@@ -92,6 +95,15 @@ type Flow struct {
 	GSOSegs int `json:"gso_segs,omitempty"`
 	// TCP describes the crafted segments of a tcp-ack flow.
 	TCP *TCPSpec `json:"tcp,omitempty"`
+	// Pcap is the capture file (pcap or pcapng; a relative path is from
+	// the working directory) a pcap flow replays: every packet, rebuilt
+	// from its headers with its length, DS field and TCP header, sent
+	// StartUS plus its capture time since the first packet's after the
+	// plan's start. ParsePlan reads it and sets Count.
+	Pcap string `json:"pcap,omitempty"`
+
+	// capture is the pcap flow's packets, as ReadPcap made them.
+	capture []Record
 }
 
 // TCPSpec is the header sequence of a tcp-ack flow. Packet k carries
@@ -127,6 +139,11 @@ func ParsePlan(data []byte) (*Plan, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("traffic plan: trailing data after the object")
+	}
+	for i := range p.Flows {
+		if err := p.Flows[i].loadCapture(); err != nil {
+			return nil, fmt.Errorf("traffic plan: flow %d: %w", i, err)
+		}
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -188,7 +205,52 @@ func (p *Plan) Validate() error {
 	return nil
 }
 
+// loadCapture reads a pcap flow's capture, which must hold only IP
+// packets a 1500-byte MTU carries whole, and sets Count. Other flows are
+// left alone.
+func (f *Flow) loadCapture() error {
+	if f.Proto != ProtoPcap {
+		return nil
+	}
+	if f.Pcap == "" {
+		return errors.New("a pcap flow needs pcap, the capture's file")
+	}
+	recs, err := ReadPcapFile(f.Pcap, PcapOptions{})
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.L3 != "ipv4" && r.L3 != "ipv6" {
+			return fmt.Errorf("%s: a %s packet: only IP is replayed", f.Pcap, r.L3)
+		}
+		if r.GSOSegs != 0 || r.Len-ethHdrLen > MaxSize {
+			return fmt.Errorf("%s: a %d-byte packet: a replay sends at most %d bytes of IP", f.Pcap, r.Len, ethHdrLen+MaxSize)
+		}
+		mac := net.HardwareAddr{2, 0, 0, 0, 0, 1}
+		if fr, err := replayFrame(r, mac, mac); err != nil || len(fr) != r.Len {
+			return fmt.Errorf("%s: the packet captured %d ns after the first cannot be rebuilt (%d bytes of %d: %v)",
+				f.Pcap, r.T-recs[0].T, len(fr), r.Len, err)
+		}
+	}
+	f.capture, f.Count = recs, len(recs)
+	return nil
+}
+
 func (f *Flow) validate() error {
+	if f.Proto == ProtoPcap {
+		if f.capture == nil {
+			return fmt.Errorf("the capture of a pcap flow is read by ParsePlan")
+		}
+		if f.Src != "" || f.Dst != "" || f.SPort != 0 || f.DPort != 0 || f.Size != 0 || f.GSOSegs != 0 ||
+			f.TCP != nil || f.DSCP != 0 || f.ECN != 0 || f.DSCPs != nil || f.ECNs != nil || f.Burst != 0 || f.IntervalUS != 0 {
+			return fmt.Errorf("a pcap flow takes its packets from the capture: only pcap, start_us, priority and mark apply")
+		}
+		return nil
+	}
+	if f.Pcap != "" {
+		return fmt.Errorf("pcap is only for proto %q", ProtoPcap)
+	}
 	dst, err := netip.ParseAddr(f.Dst)
 	if err != nil {
 		return fmt.Errorf("dst: %w", err)
@@ -274,7 +336,7 @@ func (f *Flow) validate() error {
 			return fmt.Errorf("tcp payload %d makes the packet exceed %d bytes", t.Payload, MaxSize)
 		}
 	default:
-		return fmt.Errorf("proto %q: use %q or %q", f.Proto, ProtoUDP, ProtoTCPAck)
+		return fmt.Errorf("proto %q: use %q, %q or %q", f.Proto, ProtoUDP, ProtoTCPAck, ProtoPcap)
 	}
 	return nil
 }
@@ -316,6 +378,9 @@ func (p *Plan) Schedule() []Slot {
 		b := f.burst()
 		for k := 0; k < f.Count; k++ {
 			at := (f.StartUS + int64(k/b)*f.IntervalUS) * 1000
+			if f.capture != nil {
+				at = f.StartUS*1000 + f.capture[k].T - f.capture[0].T
+			}
 			s = append(s, Slot{At: at, Flow: fi, K: k})
 		}
 	}

@@ -3,6 +3,7 @@
 package traffic
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -87,12 +88,12 @@ func NewSender(p *Plan) (*Sender, error) {
 		}
 		s.socks = append(s.socks, fs)
 	}
+	s.prepare()
 	if !p.SkipNeigh {
 		if err := s.setNeighbours(peer, peerMAC); err != nil {
 			return nil, err
 		}
 	}
-	s.prepare()
 	ok = true
 	return s, nil
 }
@@ -106,15 +107,15 @@ func (s *Sender) setNeighbours(peer link, peerMAC net.HardwareAddr) error {
 		return errors.New("cannot install neighbours without the peer's MAC: name peer or peer_mac, or set skip_neigh")
 	}
 	done := map[string]bool{}
-	for i := range p.Flows {
-		dst := netip.MustParseAddr(p.Flows[i].Dst)
-		if !done["d"+dst.String()] {
+	// Every send's addresses (a replayed capture's vary by packet).
+	for i := range s.recs {
+		dst, src := s.recs[i].Dst, s.recs[i].Src
+		if dst.IsValid() && !done["d"+dst.String()] {
 			if err := setNeigh(p.Netns, s.dev.Index, dst, peerMAC); err != nil {
 				return fmt.Errorf("neighbour %s on %s: %w", dst, p.Dev, err)
 			}
 			done["d"+dst.String()] = true
 		}
-		src := s.socks[i].src
 		if p.Peer != "" && src.IsValid() && !done["s"+src.String()] {
 			if err := setNeigh(p.PeerNetns, peer.Index, src, s.dev.MAC); err != nil {
 				return fmt.Errorf("neighbour %s on %s: %w", src, p.Peer, err)
@@ -204,10 +205,13 @@ func sockaddr(a netip.Addr, port uint16, v4 bool) unix.Sockaddr {
 // keeps it from receiving anything.
 func openPacket(f *Flow, dev link, peerMAC net.HardwareAddr) (flowSock, error) {
 	if peerMAC == nil {
-		return flowSock{}, errors.New("tcp-ack needs the peer's MAC: name peer or peer_mac")
+		return flowSock{}, fmt.Errorf("%s needs the peer's MAC: name peer or peer_mac", f.Proto)
 	}
-	src := netip.MustParseAddr(f.Src)
-	fs := flowSock{v4: src.Is4(), ds: -1, src: src, sport: f.SPort}
+	// A pcap flow has no address of its own.
+	fs := flowSock{ds: -1, sport: f.SPort}
+	if f.Src != "" {
+		fs.src = netip.MustParseAddr(f.Src)
+	}
 	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fs, err
@@ -221,13 +225,8 @@ func openPacket(f *Flow, dev link, peerMAC net.HardwareAddr) (flowSock, error) {
 		unix.Close(fd)
 		return fs, fmt.Errorf("SO_MARK: %w", err)
 	}
-	// sll_protocol becomes skb->protocol, which the qdisc's classifier
-	// reads: it must say IPv4/IPv6 (network byte order).
-	proto := uint16(etherIPv6)
-	if fs.v4 {
-		proto = etherIPv4
-	}
-	fs.ll = unix.SockaddrLinklayer{Protocol: htons(proto), Ifindex: dev.Index, Halen: 6}
+	// Run sets sll_protocol per send, from the frame.
+	fs.ll = unix.SockaddrLinklayer{Ifindex: dev.Index, Halen: 6}
 	copy(fs.ll.Addr[:], peerMAC)
 	return fs, nil
 }
@@ -265,6 +264,11 @@ func (s *Sender) Run() ([]Record, error) {
 		r := &s.recs[i]
 		if err := s.setDS(fs, sl.Flow, r.DSCP<<2|r.ECN); err != nil {
 			return s.recs[:i], fmt.Errorf("send %d: %w", i, err)
+		}
+		if !fs.udp {
+			// sll_protocol becomes skb->protocol, which the qdisc's
+			// classifier reads: the frame's EtherType.
+			fs.ll.Protocol = htons(binary.BigEndian.Uint16(s.bufs[i][12:]))
 		}
 		waitUntil(t0 + sl.At)
 		r.T = monotonic()

@@ -88,6 +88,10 @@ type TCPFields struct {
 	SACK [][2]uint32 `json:"sack,omitempty"`
 	// OtherOpts: an option other than NOP, EOL, MD5, SACK or timestamps.
 	OtherOpts bool `json:"other_opts,omitempty"`
+	// otherRoom, when building a frame, adds an experimental option of
+	// this many bytes (>= 4): a replay's stand-in for a captured header's
+	// other options.
+	otherRoom int
 }
 
 // Segs is the number of packets the record counts for in a qdisc's

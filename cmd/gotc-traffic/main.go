@@ -7,6 +7,7 @@
 //	gotc-traffic send -plan FILE.json [-trace OUT.jsonl]
 //	gotc-traffic recv -dev v1 [-netns NS] [-count N] [-timeout D] [-linger D] [-udp-sink PORTS] [-out FILE]
 //	gotc-traffic run  -plan FILE.json [-trace OUT.jsonl] [-capture OUT.jsonl] [-timeout D] [-exact]
+//	gotc-traffic pcap -in FILE.pcap [-mtu N]
 //
 // send and run print a JSON summary on stdout; recv writes the capture
 // (JSONL) to -out or stdout and its summary to stderr. help, -h and
@@ -28,6 +29,7 @@ import (
 
 	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // captures: pcap, and plans' pcap flows
 )
 
 // errUsage marks errors that are the caller's (exit status 2).
@@ -81,6 +83,8 @@ func command(args []string, stdout, stderr io.Writer) error {
 		return cmdRecv(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(args[1:], stdout)
+	case "pcap":
+		return cmdPcap(args[1:], stdout)
 	}
 	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }
@@ -112,6 +116,26 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// cmdPcap writes a capture's packets as a send trace (JSONL): what "gotc
+// model ... pcap FILE" reads, through this program, so that gotc does not
+// link the capture reader.
+func cmdPcap(args []string, stdout io.Writer) error {
+	fs := newFlags("pcap")
+	in := fs.String("in", "", "the capture (pcap or pcapng)")
+	mtu := fs.Int("mtu", 0, "the device's MTU (1500): longer TCP and UDP packets are GSO")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *in == "" {
+		return fmt.Errorf("%w: pcap needs -in", errUsage)
+	}
+	recs, err := traffic.ReadPcapFile(*in, traffic.PcapOptions{MTU: *mtu})
+	if err != nil {
+		return err
+	}
+	return traffic.WriteTrace(stdout, recs)
 }
 
 func cmdSend(args []string, stdout io.Writer) error {

@@ -124,3 +124,31 @@ func TestSendRecv(t *testing.T) {
 		t.Errorf("recv summary %s", recvErr.String())
 	}
 }
+
+// TestPcap checks the trace "gotc model ... pcap" reads through this
+// program: every packet of a capture, and a cut capture's error naming
+// the packet.
+func TestPcap(t *testing.T) {
+	const uplink = "../../model/report/testdata/uplink.pcap"
+	var out, errOut bytes.Buffer
+	if err := run([]string{"pcap", "-in", uplink, "-mtu", "1500"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := traffic.ReadTrace(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := traffic.ReadPcapFile(uplink, traffic.PcapOptions{})
+	if err != nil || len(recs) != len(want) || len(recs) < 1000 || recs[5].Len != want[5].Len || recs[5].T != want[5].T {
+		t.Fatalf("%d records of %d (%v)", len(recs), len(want), err)
+	}
+	b, _ := os.ReadFile(uplink)
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	os.WriteFile(cut, b[:24+16+80+10], 0o644)
+	if err := run([]string{"pcap", "-in", cut}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "packet 2") {
+		t.Errorf("cut capture: %v", err)
+	}
+	if err := run([]string{"pcap"}, &out, &errOut); !errors.Is(err, errUsage) {
+		t.Errorf("no -in: %v", err)
+	}
+}

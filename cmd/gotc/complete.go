@@ -19,6 +19,7 @@ import (
 	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/model/predict"
+	"github.com/gotc/gotc/model/report"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
 )
@@ -56,7 +57,8 @@ var (
 	qdiscShowWords = []string{"dev", "root", "ingress", "clsact", "parent", "handle", "invisible"}
 	classWords     = []string{"dev", "classid", "root", "parent", "estimator"}
 	filterWords    = []string{"dev", "block", "parent", "root", "ingress", "egress", "handle", "pref", "protocol", "chain", "estimator"}
-	modelOwnWords  = []string{"trace", "plan", "truesize", "handle", "mtu", "enqueue", "start", "at", "seed"}
+	modelOwnWords  = []string{"trace", "plan", "pcap", "truesize", "handle", "mtu", "enqueue", "start", "at", "seed",
+		"rate", "sweep", "plot", "metric", "vs"}
 )
 
 // valueWords take the word after them as their value (estimator two),
@@ -262,14 +264,20 @@ func actionCandidates(words []string) []string {
 }
 
 // modelCandidates completes "gotc model": the kinds it has models of (or
-// dev), the kind's keywords, and its own words, a file after trace and
-// plan.
+// dev), the kind's keywords, and its own words, a file after trace, plan,
+// pcap and plot, a kind again after vs (whose words are then completed).
 func modelCandidates(words []string) []string {
+	if i := slices.Index(words, "vs"); i >= 0 {
+		return slices.DeleteFunc(modelCandidates(words[i+1:]), func(w string) bool { return w == "help" })
+	}
 	if len(words) == 0 {
 		return append(slices.Clone(predict.Kinds), "dev", "help")
 	}
-	if last := words[len(words)-1]; last == "trace" || last == "plan" {
+	switch words[len(words)-1] {
+	case "trace", "plan", "pcap", "plot":
 		return []string{fileWord}
+	case "metric":
+		return slices.Clone(report.Metrics)
 	}
 	if valueExpected(words) {
 		return nil

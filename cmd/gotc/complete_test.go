@@ -71,6 +71,11 @@ func TestComplete(t *testing.T) {
 		{line: "model ", want: []string{"cake", "dualpi2", "dev", "help"}, exactly: true},
 		{line: "model cake ", want: []string{"bandwidth", "diffserv4", "trace", "plan"}},
 		{line: "model cake trace ", want: []string{fileWord}, exactly: true},
+		{line: "model cake ", want: []string{"pcap", "vs", "sweep", "plot", "metric", "rate"}},
+		{line: "model cake vs ", want: []string{"cake", "dualpi2", "dev"}, exactly: true},
+		{line: "model cake vs dualpi2 ", want: []string{"step_thresh", "pcap"}, not: []string{"diffserv4"}},
+		{line: "model cake pcap up.pcap plot ", want: []string{fileWord}, exactly: true},
+		{line: "model cake pcap up.pcap metric ", want: []string{"p50", "p99", "throughput"}},
 	} {
 		got := completions(t, tc.line)
 		missing := slices.ContainsFunc(tc.want, func(w string) bool { return !slices.Contains(got, w) })

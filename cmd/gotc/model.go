@@ -3,13 +3,20 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/manual"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/model/predict"
+	"github.com/gotc/gotc/model/report"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
@@ -18,7 +25,7 @@ import (
 )
 
 // modelWords are the keywords that end KIND's options.
-var modelWords = map[string]bool{"trace": true, "plan": true}
+var modelWords = map[string]bool{"trace": true, "plan": true, "pcap": true}
 
 // modelCmd is "gotc model": it runs a reference model on a recorded trace
 // or a traffic plan and prints the predicted qdisc as "qdisc show" prints
@@ -32,8 +39,8 @@ func (t *tc) modelCmd(args []string) error {
 		fmt.Fprint(t.stderr, manual.Model.Help())
 		return errStatus(exitUsage)
 	}
-	// The qdisc's own words come first; they end at "trace" or "plan",
-	// which no kind uses as an option.
+	// The qdisc's own words come first; they end at "trace", "plan" or
+	// "pcap", which no kind uses as an option.
 	cut := len(args)
 	for i, a := range args {
 		if modelWords[a] {
@@ -42,42 +49,56 @@ func (t *tc) modelCmd(args []string) error {
 		}
 	}
 	head, rest := args[:cut], args[cut:]
-	var cfg predict.Config
-	if len(head) > 0 && head[0] == "dev" {
-		if err := t.needArg(head); err != nil {
-			return err
-		}
-		if len(head) > 2 {
-			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", head[2])
-			return errStatus(exitUsage)
-		}
-		live, err := t.rootQdisc(head[1])
+	// "A vs B vs C" compares configurations on one capture.
+	var heads []predict.Config
+	for h := range splitAt(head, "vs") {
+		c, err := t.modelConfig(h)
 		if err != nil {
 			return err
 		}
-		cfg.Kind, cfg.Options = live.Kind(), live.Attrs.Options
-		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
-	} else {
-		if len(head) == 0 {
-			fmt.Fprint(t.stderr, manual.Model.Help())
-			return errStatus(exitUsage)
-		}
-		opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.stderr})
-		if err != nil {
-			return t.parseFailed(err)
-		}
-		cfg.Kind, cfg.Options = head[0], opts
+		heads = append(heads, c)
 	}
-	var trace []traffic.Record
+	// The model's own options apply to every configuration.
+	var cfg predict.Config
+	var (
+		trace  []traffic.Record
+		pcap   string // read once the options (mtu) are known
+		sweep  []string
+		plot   string
+		metric = "p99"
+	)
 	for len(rest) > 0 {
 		if err := t.needArg(rest); err != nil {
 			return err
 		}
 		key, val := rest[0], rest[1]
+		if key == "sweep" {
+			if len(rest) < 5 {
+				fmt.Fprintln(t.stderr, `"sweep" needs PARAM FROM TO STEPS`)
+				return errStatus(exitUsage)
+			}
+			sweep, rest = rest[1:5], rest[5:]
+			continue
+		}
 		var err error
 		switch key {
 		case "trace":
 			trace, err = traffic.ReadTraceFile(val)
+		case "pcap":
+			pcap = val
+		case "plot":
+			plot = val
+		case "metric":
+			if _, _, err := report.Metric(report.Group{}, val); err != nil {
+				return t.invarg(err.Error(), val)
+			}
+			metric = val
+		case "rate":
+			r, perr := tcfmt.ParseRate(val)
+			if perr != nil || r == 0 {
+				return t.invarg("invalid rate", val)
+			}
+			cfg.Rate = r
 		case "plan":
 			var p *traffic.Plan
 			if p, err = traffic.ReadPlan(val); err == nil {
@@ -140,8 +161,35 @@ func (t *tc) modelCmd(args []string) error {
 		}
 		rest = rest[2:]
 	}
+	if pcap != "" {
+		// mtu is psched_mtu, the MTU and the hard header.
+		o := traffic.PcapOptions{}
+		if cfg.MTU != 0 {
+			o.MTU = int(cfg.MTU) - 14
+		}
+		var err error
+		if trace, err = readCapture(pcap, o); err != nil {
+			fmt.Fprintf(t.stderr, "pcap %s: %v\n", pcap, err)
+			return errStatus(exitBadOption)
+		}
+	}
 	if trace == nil {
-		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE" or "plan FILE"`)
+		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
+		return errStatus(exitUsage)
+	}
+	if len(heads) > 1 {
+		if pcap == "" || sweep != nil {
+			fmt.Fprintln(t.stderr, `"vs" compares configurations on a capture ("pcap FILE"), without "sweep"`)
+			return errStatus(exitUsage)
+		}
+		return t.modelCompare(cfg, heads, head, trace, plot)
+	}
+	cfg = withQdisc(cfg, heads[0])
+	if sweep != nil {
+		return t.modelSweep(cfg, head, trace, sweep, plot, metric)
+	}
+	if plot != "" && pcap == "" {
+		fmt.Fprintln(t.stderr, `"plot" draws a capture's report: it needs "pcap FILE"`)
 		return errStatus(exitUsage)
 	}
 	res, err := predict.Run(cfg, trace)
@@ -149,18 +197,227 @@ func (t *tc) modelCmd(args []string) error {
 		fmt.Fprintln(t.stderr, err)
 		return errStatus(exitBadOption)
 	}
+	// A capture's report follows the qdisc; with -j both go in one
+	// object, {"qdisc": [...], "report": {...}}.
+	var rep *report.Report
+	stdout := t.stdout
+	var qd bytes.Buffer
+	if pcap != "" {
+		rep = report.New(cfg.Kind, trace, res)
+		if t.json {
+			t.stdout = &qd
+		}
+	}
 	out := &netlink.Msg{Header: res.Header, Attrs: res.Attrs}
 	p := t.printer()
 	p.Start()
 	tcline.PrintQdisc(p, out, t.printEnv(), false, tcline.Verb{})
-	if err := p.Finish(); err != nil {
+	err = p.Finish()
+	t.stdout = stdout
+	if err != nil {
 		fmt.Fprintln(t.stderr, err)
 		return errStatus(exitBadOption)
 	}
 	// The margins go to stderr so that stdout stays exactly what "qdisc
 	// show" would print; the tdc runner reads this line.
 	fmt.Fprintln(t.stderr, marginsLine(res))
+	if rep == nil {
+		return nil
+	}
+	if t.json {
+		err = t.writeJSON(map[string]any{"qdisc": json.RawMessage(bytes.TrimSpace(qd.Bytes())), "report": rep})
+	} else {
+		fmt.Fprintln(t.stdout)
+		err = rep.WriteText(t.stdout)
+	}
+	if err == nil && plot != "" {
+		err = rep.Plot(plot)
+	}
+	if err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
 	return nil
+}
+
+// readCapture reads a capture as traffic.ReadPcapFile does, through
+// gotc-traffic ("gotc-traffic pcap"), so that gotc does not link the
+// capture reader (gopacket's initialisation would slow every start). Tests
+// replace it.
+var readCapture = func(path string, o traffic.PcapOptions) ([]traffic.Record, error) {
+	helper, err := findHelper(trafficBinary)
+	if err != nil {
+		return nil, fmt.Errorf("%v: it reads captures for gotc model", err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(helper, "pcap", "-in", path, "-mtu", strconv.Itoa(o.MTU))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(strings.TrimPrefix(stderr.String(), trafficBinary+": ")); msg != "" {
+			return nil, errors.New(msg)
+		}
+		return nil, err
+	}
+	return traffic.ReadTrace(&stdout)
+}
+
+// trafficBinary is the helper that reads captures.
+const trafficBinary = "gotc-traffic"
+
+// modelConfig reads one configuration: KIND OPTIONS, or dev DEV (the
+// device's root qdisc's kind, options and handle).
+func (t *tc) modelConfig(head []string) (predict.Config, error) {
+	var cfg predict.Config
+	if len(head) > 0 && head[0] == "dev" {
+		if err := t.needArg(head); err != nil {
+			return cfg, err
+		}
+		if len(head) > 2 {
+			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", head[2])
+			return cfg, errStatus(exitUsage)
+		}
+		live, err := t.rootQdisc(head[1])
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Kind, cfg.Options = live.Kind(), live.Attrs.Options
+		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
+		return cfg, nil
+	}
+	if len(head) == 0 {
+		fmt.Fprint(t.stderr, manual.Model.Help())
+		return cfg, errStatus(exitUsage)
+	}
+	opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.stderr})
+	if err != nil {
+		return cfg, t.parseFailed(err)
+	}
+	cfg.Kind, cfg.Options = head[0], opts
+	return cfg, nil
+}
+
+// withQdisc returns the model's options cfg with the qdisc of q: its
+// kind, options, device and (unless the options name one) handle.
+func withQdisc(cfg, q predict.Config) predict.Config {
+	cfg.Kind, cfg.Options, cfg.Ifindex = q.Kind, q.Options, q.Ifindex
+	if cfg.Handle == 0 {
+		cfg.Handle = q.Handle
+	}
+	return cfg
+}
+
+// splitAt yields the runs of words between the separators sep.
+func splitAt(words []string, sep string) func(func([]string) bool) {
+	return func(yield func([]string) bool) {
+		for {
+			i := slices.Index(words, sep)
+			if i < 0 {
+				yield(words)
+				return
+			}
+			if !yield(words[:i]) {
+				return
+			}
+			words = words[i+1:]
+		}
+	}
+}
+
+// modelCompare runs each configuration (heads, the words of all of them
+// in words) over one capture and prints a row per configuration, or JSON
+// with -j; plot draws their delay distributions side by side. rate
+// applies to the DualPI2 configurations only (CAKE shapes by itself).
+func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []string, trace []traffic.Record, plot string) error {
+	cmp := &report.Comparison{}
+	i := 0
+	for h := range splitAt(words, "vs") {
+		c := withQdisc(cfg, heads[i])
+		if c.Kind != predict.KindDualPI2 {
+			c.Rate = 0
+		}
+		res, err := predict.Run(c, trace)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "%s: %v\n", strings.Join(h, " "), err)
+			return errStatus(exitBadOption)
+		}
+		name := strings.Join(h, " ")
+		if c.Rate != 0 {
+			name += " at " + tcword.RateWord(c.Rate)
+		}
+		cmp.Add(name, report.New(c.Kind, trace, res))
+		i++
+	}
+	var err error
+	if t.json {
+		err = t.writeJSON(map[string]any{"compare": cmp})
+	} else {
+		err = cmp.WriteText(t.stdout)
+	}
+	if err == nil && plot != "" {
+		err = cmp.Plot(plot)
+	}
+	if err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
+	return nil
+}
+
+// modelSweep runs the model once per value of a parameter (sweep: PARAM
+// FROM TO STEPS) and prints one row per value, or JSON with -j; plot
+// draws metric against the parameter. PARAM is one of KIND's options
+// (its word after the kind replaced, or added) or the model's rate.
+func (t *tc) modelSweep(cfg predict.Config, head []string, trace []traffic.Record, sweep []string, plot, metric string) error {
+	if head[0] == "dev" {
+		fmt.Fprintln(t.stderr, `"sweep" needs the qdisc's words (KIND OPTIONS), not "dev DEV"`)
+		return errStatus(exitUsage)
+	}
+	param := sweep[0]
+	rng, err := report.ParseRange(sweep[1], sweep[2], sweep[3])
+	if err != nil {
+		return t.invarg(err.Error(), strings.Join(sweep[1:], " "))
+	}
+	sw := &report.Sweep{Kind: cfg.Kind, Param: param, Unit: rng.Unit}
+	xs, words := rng.Values()
+	for i, w := range words {
+		c := cfg
+		if param == "rate" {
+			if c.Rate, err = tcfmt.ParseRate(w); err != nil || c.Rate == 0 {
+				return t.invarg("invalid rate", w)
+			}
+		} else if c.Options, err = tcline.ParseKindOptions(netlink.Qdisc, head[0], report.SetWord(head[1:], param, w),
+			tckind.ParseEnv{Stderr: t.stderr}); err != nil {
+			return t.parseFailed(err)
+		}
+		res, err := predict.Run(c, trace)
+		if err != nil {
+			fmt.Fprintf(t.stderr, "%s %s: %v\n", param, w, err)
+			return errStatus(exitBadOption)
+		}
+		sw.Add(w, xs[i], report.New(cfg.Kind, trace, res))
+	}
+	if t.json {
+		err = t.writeJSON(map[string]any{"sweep": sw})
+	} else {
+		err = sw.WriteText(t.stdout)
+	}
+	if err == nil && plot != "" {
+		err = sw.Plot(plot, metric)
+	}
+	if err != nil {
+		fmt.Fprintln(t.stderr, err)
+		return errStatus(exitBadOption)
+	}
+	return nil
+}
+
+// writeJSON writes v as JSON, indented with -p as tc's JSON is.
+func (t *tc) writeJSON(v any) error {
+	enc := json.NewEncoder(t.stdout)
+	if t.pretty {
+		enc.SetIndent("", "    ")
+	}
+	return enc.Encode(v)
 }
 
 // marginsLine describes the prediction's timing margins:

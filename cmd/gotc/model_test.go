@@ -10,10 +10,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
+	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // what gotc-traffic reads captures with
 )
+
+// The tests read captures in process: gotc hands them to gotc-traffic,
+// which links the reader that the test binary links here.
+func init() {
+	readCapture = traffic.ReadPcapFile
+}
 
 // modelTC runs "gotc [-s] [-j] model ARGS" against k (the dispatch in tc.go
 // only routes the object to modelCmd).
@@ -103,6 +115,160 @@ func TestModelUsage(t *testing.T) {
 	} {
 		if _, _, err := modelTC(newFake(), false, args...); err == nil {
 			t.Errorf("%q: no error", args)
+		}
+	}
+}
+
+// writeCapture writes a pcap of n back-to-back 1000-byte UDP packets
+// (DSCP 46, 1 ms apart) as tcpdump would on an Ethernet device, and
+// returns its path.
+func writeCapture(t *testing.T, n int) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := pcapgo.NewWriterNanos(&b)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	frame := make([]byte, 14+1000)
+	frame[12], frame[13] = 0x08, 0x00
+	ip := frame[14:]
+	ip[0], ip[1], ip[2], ip[3], ip[9] = 0x45, 46<<2, 1000>>8, 1000&0xff, 17
+	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
+	ip[20], ip[21], ip[22], ip[23], ip[24], ip[25] = 0x0f, 0xa0, 0x13, 0x88, (980 >> 8), 980&0xff
+	for i := range n {
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1_700_000_000, int64(i)*1e6), CaptureLength: len(frame), Length: len(frame)}
+		if err := w.WritePacket(ci, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "up.pcap")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestModelPcap(t *testing.T) {
+	// 1014-byte frames every ms through CAKE at 4 Mbit/s: the shaper
+	// needs about 2 ms a packet, so a queue builds (too short to drop
+	// from) and drains after the last: all 20 are sent.
+	pc := writeCapture(t, 20)
+	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "diffserv3", "pcap", pc)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	if !strings.Contains(out, "Sent 20280 bytes 20 pkt (dropped 0,") {
+		t.Errorf("output:\n%s", out)
+	}
+	// A capture cut inside its second packet names it.
+	b, _ := os.ReadFile(pc)
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	os.WriteFile(cut, b[:24+16+1014+20], 0o644)
+	_, errOut, err = modelTC(newFake(), false, "cake", "pcap", cut)
+	if err == nil || !strings.Contains(errOut, "packet 2: cut short") {
+		t.Errorf("cut capture: %v %q", err, errOut)
+	}
+}
+
+func TestModelPcapReportSweepPlot(t *testing.T) {
+	pc := writeCapture(t, 200) // 8.1 Mbit/s of EF
+	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	// Twice the shaper's rate: half the packets cannot pass; the report
+	// follows the qdisc's statistics and agrees with them.
+	if !strings.Contains(out, "qdisc cake 8001: root") || !strings.Contains(out, "\ncake over ") {
+		t.Fatalf("output:\n%s", out)
+	}
+	var j struct {
+		Qdisc  []map[string]any `json:"qdisc"`
+		Report struct {
+			Total struct {
+				Sent, Drops int
+				Delay       struct {
+					P99 float64 `json:"p99_ms"`
+				}
+			}
+			Queues []struct{ Name string }
+		}
+	}
+	out, errOut, err = modelTC(newFake(), true, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(j.Qdisc) != 1 || j.Qdisc[0]["kind"] != "cake" || j.Report.Total.Sent+j.Report.Total.Drops != 200 ||
+		j.Report.Total.Drops == 0 || j.Report.Total.Delay.P99 < 10 || len(j.Report.Queues) != 1 {
+		t.Errorf("JSON %+v", j)
+	}
+	plot := filepath.Join(t.TempDir(), "sweep.svg")
+	out, errOut, err = modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc,
+		"sweep", "bandwidth", "4mbit", "12mbit", "3", "plot", plot, "metric", "drops")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "4mbit ") || !strings.HasPrefix(lines[3], "12mbit ") {
+		t.Fatalf("sweep:\n%s", out)
+	}
+	// At 12 Mbit/s nothing waits long enough to be dropped.
+	if f := strings.Fields(lines[3]); f[1] != "200" || f[2] != "0" {
+		t.Errorf("12mbit row %q", lines[3])
+	}
+	if svg, err := os.ReadFile(plot); err != nil || !bytes.Contains(svg, []byte("drops (packets)")) {
+		t.Errorf("sweep plot: %v", err)
+	}
+	for _, bad := range [][]string{
+		{"cake", "pcap", pc, "sweep", "bandwidth", "4mbit"},
+		{"cake", "pcap", pc, "sweep", "bandwidth", "4mbit", "2ms", "3"},
+		{"cake", "pcap", pc, "metric", "p42"},
+		{"cake", "pcap", pc, "rate", "10mbit"},
+		{"cake", "plan", writePlan(t), "plot", plot},
+	} {
+		if _, errOut, err := modelTC(newFake(), false, bad...); err == nil || errOut == "" {
+			t.Errorf("%v: accepted", bad)
+		}
+	}
+}
+
+func TestModelCompare(t *testing.T) {
+	pc := writeCapture(t, 200) // 8.1 Mbit/s of EF
+	plot := filepath.Join(t.TempDir(), "cmp.png")
+	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "vs", "cake", "bandwidth", "12mbit",
+		"vs", "dualpi2", "pcap", pc, "rate", "4mbit", "plot", plot)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "cake bandwidth 4mbit besteffort ") ||
+		!strings.HasPrefix(lines[2], "cake bandwidth 12mbit ") || !strings.HasPrefix(lines[3], "dualpi2 at 4mbit ") {
+		t.Fatalf("compare:\n%s", out)
+	}
+	// Behind 4 Mbit/s, CAKE and DualPI2 drop; at 12 Mbit/s nothing is.
+	drops := func(l string) string { return strings.Fields(l[len("cake bandwidth 4mbit besteffort"):])[1] }
+	if drops(lines[1]) == "0" || drops(lines[2]) != "0" || drops(lines[3]) == "0" {
+		t.Errorf("drops in\n%s", out)
+	}
+	if st, err := os.Stat(plot); err != nil || st.Size() < 1000 {
+		t.Errorf("plot: %v", err)
+	}
+	out, _, err = modelTC(newFake(), true, "cake", "vs", "dualpi2", "pcap", pc)
+	var j struct {
+		Compare struct{ Rows []struct{ Config string } }
+	}
+	if err != nil || json.Unmarshal([]byte(out), &j) != nil || len(j.Compare.Rows) != 2 || j.Compare.Rows[1].Config != "dualpi2" {
+		t.Errorf("JSON %v %s", err, out)
+	}
+	for _, bad := range [][]string{
+		{"cake", "vs", "dualpi2", "plan", writePlan(t)},
+		{"cake", "vs", "dualpi2", "pcap", pc, "sweep", "bandwidth", "1mbit", "2mbit", "2"},
+		{"cake", "vs", "pcap", pc},
+	} {
+		if _, errOut, err := modelTC(newFake(), false, bad...); err == nil || errOut == "" {
+			t.Errorf("%v: accepted", bad)
 		}
 	}
 }

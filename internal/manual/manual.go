@@ -337,20 +337,27 @@ var Model = Page{
 	Name:    "gotc-model",
 	Section: "8",
 	Summary: "predict a qdisc's statistics for a packet trace",
-	Usage: `Usage: gotc [ -s ] [ -j ] model { KIND [ OPTIONS ] | dev DEV }
-                  { trace FILE | plan FILE } [ MODEL-OPTIONS ]
+	Usage: `Usage: gotc [ -s ] [ -j ] model QDISC [ vs QDISC ]...
+                  { trace FILE | plan FILE | pcap FILE } [ MODEL-OPTIONS ]
 Where:
+QDISC := { KIND [ OPTIONS ] | dev DEV }
 KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
+                 [ rate RATE ] [ sweep PARAM FROM TO STEPS ]
+                 [ plot FILE.svg|FILE.png ] [ metric METRIC ]
+METRIC := { p50 | p95 | p99 | max | drops | marks | throughput }
 `,
 	About: `gotc's own command (tc has none): it prints the qdisc a reference model
 predicts for a trace, as "tc qdisc show" prints a live one, and the model's
 timing margins on stderr.
 `,
 	Options: `  dev DEV            take kind, options and handle from DEV's root qdisc
+  vs QDISC           compare: run the capture through each QDISC in turn
   trace FILE         a send trace (JSON lines) recorded by gotc-traffic
   plan FILE          a traffic plan, sent exactly on time (a dry run)
+  pcap FILE          a capture (pcap or pcapng, as tcpdump -w writes it):
+                     each packet offered to the qdisc at its timestamp
   truesize BYTES     each packet's skb->truesize (the kernel's, by default)
   handle QHANDLE     the qdisc's handle (8001:)
   mtu BYTES          the device's MTU and hard header (1514, a veth's)
@@ -359,8 +366,19 @@ timing margins on stderr.
                      the first send)
   at NS              when to take the dump, in trace time (when it drained)
   seed N             the seed of the models' random draws
+  rate RATE          dualpi2: the rate the device below takes packets at,
+                     as a parent shaper's (unlimited, a veth's)
+  sweep PARAM FROM TO STEPS
+                     run once per value of PARAM (one of KIND's options,
+                     or rate), STEPS values from FROM to TO: one row each
+  plot FILE          draw a capture's delays (or a sweep's metric), .svg
+                     or .png, 800 pixels wide
+  metric METRIC      what a sweep's plot draws (p99)
 `,
-	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl`,
+	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl
+gotc model cake bandwidth 20mbit diffserv4 pcap up.pcap plot up.png
+gotc model cake diffserv4 pcap up.pcap sweep bandwidth 10mbit 40mbit 7
+gotc model dev eth0 vs cake bandwidth 20mbit diffserv4 pcap up.pcap`,
 	Description: `gotc model is gotc's own command; tc has none like it. It runs a
 userspace reference model of CAKE or DualPI2 over a recorded trace of
 sent packets, or over a traffic plan sent exactly on time, and prints
@@ -372,7 +390,51 @@ depends on timing is predicted exactly only when the margin is wide.
 Traces to try it on are in the source's traffic/testdata and in the
 package's /usr/share/doc/gotc/examples: cake-diffserv3.trace.jsonl (64
 packets, one per DSCP, through "cake bandwidth 10mbit diffserv3") and
-dualpi2-ecn.trace.jsonl. gotc-traffic(8) records new ones.`,
+dualpi2-ecn.trace.jsonl. gotc-traffic(8) records new ones.
+
+A capture ("pcap FILE") is what a user has of their own traffic:
+"tcpdump -i eth0 -w up.pcap" on the sending host, or on the router's
+uplink. gotc model reads pcap and pcapng files of Ethernet (VLAN tags
+removed, as hardware offload removes them before the qdisc), Linux
+cooked (SLL, SLL2: "tcpdump -i any") and raw IP captures, and offers
+every packet to the qdisc at its timestamp, with the length the IP
+header declares (so a short snap length, "tcpdump -s 128", is enough),
+its DSCP, ECN, addresses, ports and TCP header. A TCP or UDP packet
+longer than the MTU ("mtu", less 14) is taken as the GSO super-packet a
+TSO sender hands its qdisc. A capture that cannot be read is refused
+with the number of the packet at fault.
+
+For a capture, the qdisc's statistics are followed by a report: per
+queue (CAKE's tins, DualPI2's C and L queues), per traffic class (TCP
+data, TCP ACK, UDP, ICMP, other) and per flow (the ten largest; all of
+them with -j), the packets offered, sent, dropped and CE-marked by the
+qdisc, the queueing delay's 50th, 95th and 99th percentiles and maximum
+over the delivered packets, and the throughput. With -j the output is
+one object, {"qdisc": [...], "report": {...}}. "plot FILE" draws each
+packet's queueing delay over time, by queue, above the delay's
+distribution by traffic class.
+
+"sweep PARAM FROM TO STEPS" runs the model once per value (bandwidth,
+rtt, overhead, target, step_thresh... any of the kind's options, its
+word after KIND replaced or added; or rate) and prints one row per
+value: the totals and each queue's 99th percentile delay (with -j, a
+"sweep" object). "plot FILE" then draws "metric" against the parameter.
+
+The model is open-loop: it replays the capture's packets at their
+captured times, and its senders do not slow down when the qdisc drops or
+marks, as real TCP senders would. Delays behind a bandwidth well below
+the captured rate therefore grow further than they would; the queues
+that stay short (voice, pings, ACKs in their own tins or sparse flows)
+are predicted as they would be. DualPI2 queues only below a rate: give
+"rate" the link's.
+
+"A vs B vs C" runs one capture through each configuration (KIND OPTIONS,
+or dev DEV for the qdisc a device runs now) and prints one row per
+configuration: the totals and each traffic class's 99th percentile
+delay (with -j, a "compare" object). "plot FILE" draws their delay
+distributions side by side, of every packet and of the packets other
+than TCP data. The model's options apply to every configuration; "rate"
+to the DualPI2 ones.`,
 	ExitStatus: `0 on success; 1 for a trace or plan that cannot be read or a
 qdisc the model cannot run; 255 for a usage error.`,
 	SeeAlso: []string{"gotc(8)", "gotc-traffic(8)", "tc-cake(8)", "tc(8)"},
@@ -421,6 +483,7 @@ var Traffic = Page{
                     [ -linger D ] [ -udp-sink PORT,... ] [ -out FILE ]
        gotc-traffic run  -plan FILE.json [ -trace OUT.jsonl ]
                     [ -capture OUT.jsonl ] [ -timeout D ] [ -exact ]
+       gotc-traffic pcap -in FILE [ -mtu N ]
 `,
 	About: `Sends a traffic plan's packets through a device's qdisc and records when
 each left (the trace gotc model reads) and what arrived.
@@ -428,10 +491,15 @@ each left (the trace gotc model reads) and what arrived.
 	Options: `  send           send the plan's packets, recording when each left
   recv           capture what arrives on DEV (a veth's far end)
   run            send and capture together, over the plan's veth pair
+  pcap           write a capture (pcap, pcapng) as a send trace on stdout:
+                 how gotc model reads a capture
   -plan FILE     the traffic plan (JSON)
   -trace FILE    write the send trace (JSON lines) here: gotc model reads it
   -capture FILE  write the capture (JSON lines) here (recv: -out FILE)
   -exact         exit 3 unless the capture is exactly the trace, in order
+  -in FILE       (pcap) the capture to read
+  -mtu N         (pcap) the device's MTU (1500): longer TCP and UDP packets
+                 are GSO super-packets
 `,
 	Example: `gotc-traffic run -plan plan.json -trace out.trace.jsonl`,
 	Description: `gotc-traffic sends the packets of a traffic plan (flows of UDP packets

@@ -99,6 +99,28 @@ type Config struct {
 	At int64
 	// Seed seeds the models' random draws (0: the models' default).
 	Seed uint64
+	// Rate is the rate in bytes/s at which the device below a DualPI2
+	// qdisc takes packets (an ideal serializer, as a parent shaper such
+	// as HTB is; 0: a device that takes every packet at once, a veth).
+	// CAKE shapes by itself and takes no Rate.
+	Rate uint64
+}
+
+// Outcome is what became of one packet of the trace, or of one segment
+// of a GSO packet the qdisc split.
+type Outcome struct {
+	// I is the record's index in the trace.
+	I int
+	// Queue is the CAKE tin (its position in the dump's tins) or the
+	// DualPI2 queue (0 C, 1 L).
+	Queue int
+	// Len is qdisc_pkt_len: the bytes the qdisc counts.
+	Len int
+	// Arrived and Done are the enqueue and the dequeue (or drop) instants,
+	// in trace time (ns). Done is 0 for a packet still queued at the end.
+	Arrived, Done int64
+	// Dropped says the qdisc dropped it; Marked that it set CE on it.
+	Dropped, Marked bool
 }
 
 // Margins are a prediction's timing margins by category, in ns (NoMargin:
@@ -133,6 +155,9 @@ type Result struct {
 	// instant is only known within it.
 	Sends      int
 	MaxSendDur int64
+	// Outcomes are the packets' fates, one per packet or segment (in the
+	// order the model reports them, not necessarily the trace's).
+	Outcomes []Outcome
 }
 
 // Run predicts the statistics of cfg's qdisc after the sends of trace.
@@ -198,17 +223,40 @@ func runCake(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu u
 	if cfg.Seed != 0 {
 		opts = append(opts, cake.WithSeed(cfg.Seed))
 	}
+	if cfg.Rate != 0 {
+		return errors.New("predict: cake shapes by itself (its bandwidth): a device rate below it is not modelled")
+	}
+	arr := CakeArrivals(trace, mo)
+	// A packet's tin is decided at enqueue, from the packet as offered
+	// (the model rewrites DSField on the way through); Marked compares
+	// the ECN field as offered with the one delivered.
+	tins := make(map[uint64]int, len(arr))
+	ecnIn := make(map[uint64]uint8, len(arr))
+	out := func(now int64, p *cake.Packet, dropped bool) {
+		at := p.EnqueuedAt
+		if at == 0 {
+			at = now // refused at enqueue: never queued
+		}
+		res.Outcomes = append(res.Outcomes, Outcome{I: int(p.ID), Queue: tins[p.ID], Len: int(p.PktLen()),
+			Arrived: at - cfg.Offset, Done: now - cfg.Offset, Dropped: dropped,
+			Marked: !dropped && p.DSField&3 == cake.CE && ecnIn[p.ID] != cake.CE})
+	}
+	opts = append(opts, cake.WithDropHook(func(now int64, p *cake.Packet, _ cake.DropReason) { out(now, p, true) }))
 	q, err := cake.New(c, opts...)
 	if err != nil {
 		return fmt.Errorf("predict: cake: %w", err)
 	}
-	link := cake.Link{}
+	for i := range arr {
+		tins[arr[i].Pkt.ID] = q.TinOf(arr[i].Pkt)
+		ecnIn[arr[i].Pkt.ID] = arr[i].Pkt.DSField & 3
+	}
+	link := cake.Link{Deliver: func(now int64, p *cake.Packet) { out(now, p, false) }}
 	if cfg.At != 0 {
 		// Serve the watchdog up to the dump (a shaped queue may still be
 		// draining when the dump is taken).
 		link.Until = cfg.At + cfg.Offset
 	}
-	cake.Simulate(q, CakeArrivals(trace, mo), link)
+	cake.Simulate(q, arr, link)
 	s := q.Stats()
 	conf := q.Config()
 	res.Attrs.Options = &conf
@@ -243,7 +291,24 @@ func runDualPI2(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 	if err != nil {
 		return fmt.Errorf("predict: dualpi2: %w", err)
 	}
-	r := dualpi2.Simulate(q, DualPI2Arrivals(trace, mo), dualpi2.Immediate())
+	link := dualpi2.Immediate()
+	if cfg.Rate != 0 {
+		link = dualpi2.RateLink(cfg.Rate)
+	}
+	r := dualpi2.Simulate(q, DualPI2Arrivals(trace, mo), link)
+	for _, o := range r.Outcomes {
+		queue := 0
+		if o.Class != dualpi2.ClassC {
+			queue = 1
+		}
+		oc := Outcome{I: int(o.ID), Queue: queue, Len: int(o.PktLen), Arrived: int64(o.Arrived) - cfg.Offset,
+			Dropped: o.Fate != dualpi2.FateDelivered && o.Fate != dualpi2.FateQueued,
+			Marked:  o.Fate == dualpi2.FateDelivered && o.ECNOut == dualpi2.CE && o.ECNIn != dualpi2.CE}
+		if o.Fate != dualpi2.FateQueued {
+			oc.Done = int64(o.Done) - cfg.Offset
+		}
+		res.Outcomes = append(res.Outcomes, oc)
+	}
 	s := r.Stats
 	if cfg.At != 0 && dualpi2.Time(cfg.At+cfg.Offset) > r.End {
 		s = q.StatsAt(dualpi2.Time(cfg.At + cfg.Offset))

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/traffic"
+	_ "github.com/gotc/gotc/traffic/pcapread" // plans' pcap flows
 )
 
 // Model comparison: a case with a "traffic" block (a traffic plan, see
@@ -124,6 +125,13 @@ func runModelCompare(t *TestRun, tools ModelTools) {
 	if err != nil {
 		t.Fail(err.Error(), "")
 		return
+	}
+	// A replayed capture's path is the case file's (relative to the
+	// working directory); gotc-traffic reads the plan from elsewhere.
+	for i := range plan.Flows {
+		if f := &plan.Flows[i]; f.Pcap != "" {
+			f.Pcap, _ = filepath.Abs(f.Pcap) // ParsePlan has read it
+		}
 	}
 	// The qdisc under test sits on DEV1 in the test's namespace; its veth
 	// peer DEV0 is in the initial namespace, where the capture runs.
