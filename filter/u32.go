@@ -59,14 +59,16 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "u32",
-		IsTable:      func(h uint32) bool { return u32Node(h) == 0 },
-		Usage:        u32Usage,
-		Parse:        parseU32,
-		PrintOptions: printU32,
-		Keywords:     u32Keywords,
-		HandleWord:   func(h uint32, _ attrs.TCOptionsMsg) string { return u32HandleWord(h) },
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "u32",
+			IsTable:      func(h uint32) bool { return u32Node(h) == 0 },
+			Usage:        u32Usage,
+			Parse:        parseU32,
+			PrintOptions: printU32,
+			Keywords:     u32Keywords,
+			HandleWord:   func(h uint32, _ attrs.TCOptionsMsg) string { return u32HandleWord(h) },
+		})
 	})
 }
 

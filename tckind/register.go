@@ -8,13 +8,15 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // The registries of qdisc, filter and action kinds. Each kind's file adds
-// itself in its init function, so that adding a kind edits nothing else; a
-// name registered twice fails at init instead of silently replacing the
-// first kind (the option-less names in qfq.go must go once a real kind takes
-// one).
+// itself from its init function, through Lazily, so that adding a kind edits
+// nothing else; a name registered twice fails at the first lookup instead of
+// silently replacing the first kind (the option-less names in qfq.go must go
+// once a real kind takes one).
 var (
 	kinds       = registry[Qdisc]{what: "kind", name: func(k *Qdisc) string { return k.Name }}
 	filterKinds = registry[Filter]{what: "filter kind", name: func(k *Filter) string { return k.Name }}
@@ -58,10 +60,14 @@ func (r *registry[K]) remove(name string) {
 	delete(r.from, name)
 }
 
-func (r *registry[K]) lookup(name string) *K { return r.byName[name] }
+func (r *registry[K]) lookup(name string) *K {
+	registerPending()
+	return r.byName[name]
+}
 
 // sorted returns every kind, sorted by name.
 func (r *registry[K]) sorted() []*K {
+	registerPending()
 	ks := make([]*K, 0, len(r.byName))
 	for _, k := range r.byName {
 		ks = append(ks, k)
@@ -72,7 +78,44 @@ func (r *registry[K]) sorted() []*K {
 
 // names returns every kind's name, sorted.
 func (r *registry[K]) names() []string {
+	registerPending()
 	return slices.Sorted(maps.Keys(r.byName))
+}
+
+// Registrations deferred to the first use of the registries (Lazily).
+var (
+	pendingMu  sync.Mutex
+	pending    []func()
+	hasPending atomic.Bool
+)
+
+// Lazily defers register, a function that registers kinds (MustRegisterQdisc,
+// MustRegisterFilter, MustRegisterAction, RegisterBytesCovers), to the first
+// lookup or listing of any kind, or the first Covers. The kinds' init
+// functions call it: a one-shot process that looks no kind up (gotc -V)
+// never builds the tables, and one that does builds them once.
+func Lazily(register func()) {
+	pendingMu.Lock()
+	pending = append(pending, register)
+	hasPending.Store(true)
+	pendingMu.Unlock()
+}
+
+// registerPending runs the registrations Lazily deferred, once each, in
+// the order they were deferred. Lookups from several goroutines are safe:
+// the first runs them while the others wait.
+func registerPending() {
+	if !hasPending.Load() {
+		return
+	}
+	pendingMu.Lock()
+	defer pendingMu.Unlock()
+	for len(pending) > 0 {
+		register := pending[0]
+		pending = pending[1:]
+		register()
+	}
+	hasPending.Store(false)
 }
 
 // registerQdisc adds a qdisc kind to the registry, for Lookup and Kinds. It fails
