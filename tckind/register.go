@@ -5,6 +5,7 @@ package tckind
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -109,10 +110,15 @@ func registerPending() {
 		return
 	}
 	pendingMu.Lock()
-	defer pendingMu.Unlock()
+	defer func() {
+		registering = caller{}
+		pendingMu.Unlock()
+	}()
 	for len(pending) > 0 {
 		register := pending[0]
 		pending = pending[1:]
+		// Its registrations come from register's code: no stack to unwind.
+		registering = caller{pc: reflect.ValueOf(register).Pointer(), entry: true}
 		register()
 	}
 	hasPending.Store(false)
@@ -172,34 +178,55 @@ func MustRegisterAction(k *Action) {
 }
 
 // caller is where a registration came from: a program counter, turned into
-// "dir/file.go:line" only for a message. Every kind registers at each start
-// of gotc, and resolving file and line there cost a tenth of the time a
-// one-shot gotc spends before main.
-type caller uintptr
+// "dir/file.go:line" only for a message: a return address (entry false), or
+// the entry of the function Lazily deferred (entry true). Every kind
+// registers in each gotc process that looks one up, and resolving file and
+// line there cost a tenth of the time a one-shot gotc spends before main;
+// unwinding a frame per registration (runtime.Callers) cost 4% of a
+// one-shot "qdisc show".
+type caller struct {
+	pc    uintptr
+	entry bool
+}
+
+// registering is the function whose registrations registerPending is
+// running, or the zero caller.
+var registering caller
 
 // registrant is the caller of the function that calls it (skip 1; each
-// further frame adds one).
+// further frame adds one), or the function registerPending is running.
 func registrant(skip int) caller {
+	if registering.pc != 0 {
+		return registering
+	}
 	var pc [1]uintptr
 	runtime.Callers(skip+2, pc[:])
-	return caller(pc[0])
+	return caller{pc: pc[0]}
 }
 
 // String names the caller as "dir/file.go:line", so that a duplicate's
 // message says where to look.
 func (c caller) String() string {
-	frame, _ := runtime.CallersFrames([]uintptr{uintptr(c)}).Next()
-	if frame.File == "" {
+	var file string
+	var line int
+	if c.entry {
+		if f := runtime.FuncForPC(c.pc); f != nil {
+			file, line = f.FileLine(c.pc)
+		}
+	} else {
+		frame, _ := runtime.CallersFrames([]uintptr{c.pc}).Next()
+		file, line = frame.File, frame.Line
+	}
+	if file == "" {
 		return "unknown caller"
 	}
 	// Keep "qdisc/qfq.go" of ".../gotc/qdisc/qfq.go".
-	file := frame.File
 	if i := strings.LastIndexByte(file, '/'); i > 0 {
 		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
 			file = file[j+1:]
 		}
 	}
-	return fmt.Sprintf("%s:%d", file, frame.Line)
+	return fmt.Sprintf("%s:%d", file, line)
 }
 
 // LookupQdisc returns what gotc knows of a qdisc kind, or nil.
