@@ -128,14 +128,16 @@ func registerPending() {
 // when the name is empty, when a kind of that name is registered already
 // (the error names both registrants), or when k.Stats is invalid.
 //
-// gotc's own kinds register in init; a program adding its own does the same.
-// Registration is not safe while another goroutine looks kinds up.
+// gotc's own kinds register from init through Lazily; a program adding its
+// own may do either. Registering directly is not safe while another
+// goroutine looks kinds up.
 func registerQdisc(k *Qdisc) error {
 	return register(k, registrant(1))
 }
 
-// MustRegisterQdisc is Register for the kinds' init functions: a duplicate name is
-// a programming error, reported at start-up.
+// MustRegisterQdisc is Register for the kinds' init functions (or the
+// functions they give Lazily): a duplicate name is a programming error,
+// reported at start-up or at the first lookup.
 func MustRegisterQdisc(k *Qdisc) {
 	if err := register(k, registrant(1)); err != nil {
 		panic(err)
