@@ -13,14 +13,16 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "bpf",
-		Usage:      bpfActionUsage,
-		Parse:      parseBPFAction,
-		Print:      printBPFAction,
-		Keywords:   bpfActionKeywords,
-		PrintStats: printBPFActionStats,
-		LineEnd:    "\n ",
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "bpf",
+			Usage:      bpfActionUsage,
+			Parse:      parseBPFAction,
+			Print:      printBPFAction,
+			Keywords:   bpfActionKeywords,
+			PrintStats: printBPFActionStats,
+			LineEnd:    "\n ",
+		})
 	})
 }
 

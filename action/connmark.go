@@ -21,13 +21,15 @@ where :
 	           goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "connmark",
-		Usage:      connmarkUsage,
-		Parse:      parseConnmark,
-		Print:      printConnmark,
-		Keywords:   connmarkKeywords,
-		PrintStats: printConnmarkStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "connmark",
+			Usage:      connmarkUsage,
+			Parse:      parseConnmark,
+			Print:      printConnmark,
+			Keywords:   connmarkKeywords,
+			PrintStats: printConnmarkStats,
+		})
 	})
 }
 

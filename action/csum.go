@@ -40,17 +40,19 @@ Where: UPDATE := <TARGET> [<UPDATE>]
        SWEETS := { and | or | '+' }`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:     "csum",
-		Usage:    csumUsage,
-		Parse:    parseCsum,
-		Print:    printCsum,
-		Keywords: csumKeywords,
-		PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
-			if o, ok := opts.(*attrs.ActCsumAttrs); ok && o.Parms != nil && o.Tm != nil {
-				printTm(p, o.Tm)
-			}
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:     "csum",
+			Usage:    csumUsage,
+			Parse:    parseCsum,
+			Print:    printCsum,
+			Keywords: csumKeywords,
+			PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
+				if o, ok := opts.(*attrs.ActCsumAttrs); ok && o.Parms != nil && o.Tm != nil {
+					printTm(p, o.Tm)
+				}
+			},
+		})
 	})
 }
 

@@ -54,13 +54,15 @@ Where: ZONE is the conntrack zone table number
 `
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "ct",
-		Usage:      ctUsage,
-		Parse:      parseCT,
-		Print:      printCT,
-		Keywords:   ctKeywords,
-		PrintStats: printCTStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "ct",
+			Usage:      ctUsage,
+			Parse:      parseCT,
+			Print:      printCT,
+			Keywords:   ctKeywords,
+			PrintStats: printCTStats,
+		})
 	})
 }
 

@@ -28,13 +28,15 @@ where :
 	           goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "ctinfo",
-		Usage:      ctinfoUsage,
-		Parse:      parseCtinfo,
-		Print:      printCtinfo,
-		PrintStats: printCtinfoStats,
-		Keywords:   ctinfoKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "ctinfo",
+			Usage:      ctinfoUsage,
+			Parse:      parseCtinfo,
+			Print:      printCtinfo,
+			PrintStats: printCtinfoStats,
+			Keywords:   ctinfoKeywords,
+		})
 	})
 }
 

@@ -37,13 +37,15 @@ Where: 	ACTION := reclassify | drop | continue | pass | pipe |
 `
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "gact",
-		Usage:      gactUsage,
-		Parse:      parseGact,
-		Print:      printGact,
-		PrintStats: printGactStats,
-		Keywords:   gactKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "gact",
+			Usage:      gactUsage,
+			Parse:      parseGact,
+			Print:      printGact,
+			PrintStats: printGactStats,
+			Keywords:   gactKeywords,
+		})
 	})
 }
 

@@ -44,16 +44,18 @@ const gateUsage = `Usage: gate [ priority PRIO-SPEC ] [ base-time BASE-TIME ]
 const gateEntryIncomplete = "Usage: sched-entry <open | close> <interval> [ <interval ipv> <octets max bytes> ]\n\"sched-entry\" is incomplete"
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "gate",
-		Usage:      gateUsage,
-		Parse:      parseGate,
-		Print:      printGate,
-		Keywords:   gateKeywords,
-		Dumped:     gateDumped,
-		PrintStats: printGateStats,
-		// A plain line end, as the printer's other line ends are.
-		LineEnd: "\n",
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "gate",
+			Usage:      gateUsage,
+			Parse:      parseGate,
+			Print:      printGate,
+			Keywords:   gateKeywords,
+			Dumped:     gateDumped,
+			PrintStats: printGateStats,
+			// A plain line end, as the printer's other line ends are.
+			LineEnd: "\n",
+		})
 	})
 }
 

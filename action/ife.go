@@ -40,13 +40,15 @@ encode is used for sending IFE packets
 decode is used for receiving IFE packets`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "ife",
-		Usage:      ifeUsage,
-		Parse:      parseIFE,
-		Print:      printIFE,
-		Keywords:   ifeKeywords,
-		PrintStats: printIFEStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "ife",
+			Usage:      ifeUsage,
+			Parse:      parseIFE,
+			Print:      printIFE,
+			Keywords:   ifeKeywords,
+			PrintStats: printIFEStats,
+		})
 	})
 }
 

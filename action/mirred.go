@@ -32,13 +32,15 @@ takes it. egress sends it out of DEVICE, ingress as if it arrived there;
 a block sends it to every device of the block.`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "mirred",
-		Usage:      mirredUsage,
-		Parse:      parseMirred,
-		Print:      printMirred,
-		PrintStats: printMirredStats,
-		Keywords:   mirredKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "mirred",
+			Usage:      mirredUsage,
+			Parse:      parseMirred,
+			Print:      printMirred,
+			PrintStats: printMirredStats,
+			Keywords:   mirredKeywords,
+		})
 	})
 }
 

@@ -56,14 +56,16 @@ const mplsUsage = `Usage: mpls pop [ protocol MPLS_PROTO ] [CONTROL]
                   goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "mpls",
-		Usage:      mplsUsage,
-		Parse:      parseMPLS,
-		Print:      printMPLS,
-		Keywords:   mplsKeywords,
-		Dumped:     mplsDumped,
-		PrintStats: printMPLSStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "mpls",
+			Usage:      mplsUsage,
+			Parse:      parseMPLS,
+			Print:      printMPLS,
+			Keywords:   mplsKeywords,
+			Dumped:     mplsDumped,
+			PrintStats: printMPLSStats,
+		})
 	})
 }
 

@@ -29,13 +29,15 @@ OLD := PREFIX
 NEW := ADDRESS`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "nat",
-		Usage:      natUsage,
-		Parse:      parseNat,
-		Print:      printNat,
-		Keywords:   natKeywords,
-		PrintStats: printNatStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "nat",
+			Usage:      natUsage,
+			Parse:      parseNat,
+			Print:      printNat,
+			Keywords:   natKeywords,
+			PrintStats: printNatStats,
+		})
 	})
 }
 

@@ -72,14 +72,16 @@ For Example usage look at the examples directory
 `
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:            "pedit",
-		Usage:           peditExplain,
-		Parse:           parsePedit,
-		Print:           printPedit,
-		Keywords:        peditKeywords,
-		PrintStats:      printPeditStats,
-		PrintAfterStats: printPeditKeys,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:            "pedit",
+			Usage:           peditExplain,
+			Parse:           parsePedit,
+			Print:           printPedit,
+			Keywords:        peditKeywords,
+			PrintStats:      printPeditStats,
+			PrintAfterStats: printPeditKeys,
+		})
 	})
 }
 

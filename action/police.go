@@ -30,33 +30,35 @@ Where: CONTROL := conform-exceed EXCEEDACT[/NOTEXCEEDACT] | EXCEEDACT
 The verdict for packets over the limit defaults to reclassify.`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:  "police",
-		Usage: policeUsage,
-		Parse: func(args []string, _ tckind.ActionEnv) (attrs.ActOptionsMsg, []string, error) {
-			// The word "police" chose the kind; tc needs one after it.
-			if len(args) < 2 {
-				return nil, args, tcword.IncompleteCommand()
-			}
-			o, rest, err := parsePolice(args[1:])
-			if err != nil {
-				return nil, args, err
-			}
-			return o, rest, nil
-		},
-		Print: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ tckind.Links) {
-			o, _ := opts.(*attrs.ActPoliceAttrs)
-			printPolice(p, o)
-		},
-		PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
-			if o, ok := opts.(*attrs.ActPoliceAttrs); ok && o.TBF != nil && o.Tm != nil {
-				printTm(p, o.Tm)
-			}
-		},
-		Keywords: func(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
-			o, _ := opts.(*attrs.ActPoliceAttrs)
-			return policeKeywords(o)
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:  "police",
+			Usage: policeUsage,
+			Parse: func(args []string, _ tckind.ActionEnv) (attrs.ActOptionsMsg, []string, error) {
+				// The word "police" chose the kind; tc needs one after it.
+				if len(args) < 2 {
+					return nil, args, tcword.IncompleteCommand()
+				}
+				o, rest, err := parsePolice(args[1:])
+				if err != nil {
+					return nil, args, err
+				}
+				return o, rest, nil
+			},
+			Print: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ tckind.Links) {
+				o, _ := opts.(*attrs.ActPoliceAttrs)
+				printPolice(p, o)
+			},
+			PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
+				if o, ok := opts.(*attrs.ActPoliceAttrs); ok && o.TBF != nil && o.Tm != nil {
+					printTm(p, o.Tm)
+				}
+			},
+			Keywords: func(opts attrs.ActOptionsMsg, _ tckind.Links) ([]string, error) {
+				o, _ := opts.(*attrs.ActPoliceAttrs)
+				return policeKeywords(o)
+			},
+		})
 	})
 }
 

@@ -26,13 +26,15 @@ where:
 	INDEX := integer index of the sample action`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "sample",
-		Usage:      sampleUsage,
-		Parse:      parseSample,
-		Print:      printSample,
-		Keywords:   sampleKeywords,
-		PrintStats: printSampleStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "sample",
+			Usage:      sampleUsage,
+			Parse:      parseSample,
+			Print:      printSample,
+			Keywords:   sampleKeywords,
+			PrintStats: printSampleStats,
+		})
 	})
 }
 

@@ -26,17 +26,19 @@ const simpleUsage = `Usage:... simple [sdata STRING] [index INDEX] [CONTROL]
 	CONTROL := reclassify|pipe|drop|continue|ok`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:     "simple",
-		Usage:    simpleUsage,
-		Parse:    parseSimple,
-		Print:    printSimple,
-		Keywords: simpleKeywords,
-		PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
-			if o, ok := opts.(*attrs.ActSimpleAttrs); ok && o.Parms != nil && o.Data != nil && o.Tm != nil {
-				printTm(p, o.Tm)
-			}
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:     "simple",
+			Usage:    simpleUsage,
+			Parse:    parseSimple,
+			Print:    printSimple,
+			Keywords: simpleKeywords,
+			PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
+				if o, ok := opts.(*attrs.ActSimpleAttrs); ok && o.Parms != nil && o.Data != nil && o.Tm != nil {
+					printTm(p, o.Tm)
+				}
+			},
+		})
 	})
 }
 

@@ -49,17 +49,19 @@ MASK = mask applied to firewall mark (0xffffffff by default)
 note: inheritdsfield maps DS field to skb->priority`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:     "skbedit",
-		Usage:    skbeditUsage,
-		Parse:    parseSkbedit,
-		Print:    printSkbedit,
-		Keywords: skbeditKeywords,
-		PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
-			if o, ok := opts.(*attrs.ActSkbeditAttrs); ok && o.Parms != nil && o.Tm != nil {
-				printTm(p, o.Tm)
-			}
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:     "skbedit",
+			Usage:    skbeditUsage,
+			Parse:    parseSkbedit,
+			Print:    printSkbedit,
+			Keywords: skbeditKeywords,
+			PrintStats: func(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
+				if o, ok := opts.(*attrs.ActSkbeditAttrs); ok && o.Parms != nil && o.Tm != nil {
+					printTm(p, o.Tm)
+				}
+			},
+		})
 	})
 }
 

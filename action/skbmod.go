@@ -35,13 +35,15 @@ where SWAPPABLE is: "mac" to swap mac addresses
 	INDEX := skbmod index value to use`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "skbmod",
-		Usage:      skbmodUsage,
-		Parse:      parseSkbmod,
-		Print:      printSkbmod,
-		Keywords:   skbmodKeywords,
-		PrintStats: printSkbmodStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "skbmod",
+			Usage:      skbmodUsage,
+			Parse:      parseSkbmod,
+			Print:      printSkbmod,
+			Keywords:   skbmodKeywords,
+			PrintStats: printSkbmodStats,
+		})
 	})
 }
 

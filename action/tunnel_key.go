@@ -36,16 +36,18 @@ csum | nocsum (default is "csum")
 nofrag`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "tunnel_key",
-		Usage:      tunnelKeyUsage,
-		Parse:      parseTunnelKey,
-		Print:      printTunnelKey,
-		Keywords:   tunnelKeyKeywords,
-		Dumped:     tunnelKeyDumped,
-		PrintStats: printTunnelKeyStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "tunnel_key",
+			Usage:      tunnelKeyUsage,
+			Parse:      parseTunnelKey,
+			Print:      printTunnelKey,
+			Keywords:   tunnelKeyKeywords,
+			Dumped:     tunnelKeyDumped,
+			PrintStats: printTunnelKeyStats,
+		})
+		tckind.RegisterBytesCovers("ActTunnelKeyAttrs.EncOpts", tunnelOptsCovers)
 	})
-	tckind.RegisterBytesCovers("ActTunnelKeyAttrs.EncOpts", tunnelOptsCovers)
 }
 
 // parseTunnelAddr is get_addr for any family: an address with a colon is

@@ -53,13 +53,15 @@ const vlanUsage = `Usage: vlan pop [CONTROL]
                   goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.MustRegisterAction(&tckind.Action{
-		Name:       "vlan",
-		Usage:      vlanUsage,
-		Parse:      parseVLAN,
-		Print:      printVLAN,
-		Keywords:   vlanKeywords,
-		PrintStats: printVLANStats,
+	tckind.Lazily(func() {
+		tckind.MustRegisterAction(&tckind.Action{
+			Name:       "vlan",
+			Usage:      vlanUsage,
+			Parse:      parseVLAN,
+			Print:      printVLAN,
+			Keywords:   vlanKeywords,
+			PrintStats: printVLANStats,
+		})
 	})
 }
 

@@ -28,12 +28,14 @@ Where:	SELECTOR := SAMPLE SAMPLE ...
 NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "basic",
-		Usage:        basicUsage,
-		Parse:        parseBasic,
-		PrintOptions: printBasic,
-		Keywords:     basicKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "basic",
+			Usage:        basicUsage,
+			Parse:        parseBasic,
+			PrintOptions: printBasic,
+			Keywords:     basicKeywords,
+		})
 	})
 }
 

@@ -14,12 +14,14 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "bpf",
-		Usage:        bpfFilterUsage,
-		Parse:        parseBPFFilter,
-		PrintOptions: printBPFFilter,
-		Keywords:     bpfFilterKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "bpf",
+			Usage:        bpfFilterUsage,
+			Parse:        parseBPFFilter,
+			PrintOptions: printBPFFilter,
+			Keywords:     bpfFilterKeywords,
+		})
 	})
 }
 

@@ -22,12 +22,14 @@ const cgroupUsage = `Usage: ... cgroup [ match EMATCH_TREE ]
                   [ action ACTION_SPEC ]`
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "cgroup",
-		Usage:        cgroupUsage,
-		Parse:        parseCgroup,
-		PrintOptions: printCgroup,
-		Keywords:     cgroupKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "cgroup",
+			Usage:        cgroupUsage,
+			Parse:        parseCgroup,
+			PrintOptions: printCgroup,
+			Keywords:     cgroupKeywords,
+		})
 	})
 }
 

@@ -56,12 +56,14 @@ var flowKeys = [...]string{
 const flowAddrKeys = 0 | 1 | 9 | 10
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "flow",
-		Usage:        flowUsage,
-		Parse:        parseFlow,
-		PrintOptions: printFlow,
-		Keywords:     flowKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "flow",
+			Usage:        flowUsage,
+			Parse:        parseFlow,
+			PrintOptions: printFlow,
+			Keywords:     flowKeywords,
+		})
 	})
 }
 

@@ -95,12 +95,14 @@ var flowerCTStates = []struct {
 }{{"trk", 1 << 3}, {"new", 1 << 0}, {"est", 1 << 1}, {"rel", 1 << 2}, {"inv", 1 << 4}, {"rpl", 1 << 5}}
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "flower",
-		Usage:        flowerUsage,
-		Parse:        parseFlower,
-		PrintOptions: printFlower,
-		Keywords:     flowerKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "flower",
+			Usage:        flowerUsage,
+			Parse:        parseFlower,
+			PrintOptions: printFlower,
+			Keywords:     flowerKeywords,
+		})
 	})
 }
 

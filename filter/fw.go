@@ -31,13 +31,15 @@ const fwUsage = `Usage: ... fw [ classid CLASSID ] [ indev DEV ] [ action ACTION
 const fwMaskAll = 0xffffffff
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "fw",
-		Usage:        fwUsage,
-		Parse:        parseFw,
-		PrintOptions: printFw,
-		Keywords:     fwKeywords,
-		HandleWord:   fwHandleWord,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "fw",
+			Usage:        fwUsage,
+			Parse:        parseFw,
+			PrintOptions: printFw,
+			Keywords:     fwKeywords,
+			HandleWord:   fwHandleWord,
+		})
 	})
 }
 

@@ -25,13 +25,15 @@ Where: SELECTOR := SAMPLE SAMPLE ...
 NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "matchall",
-		NoChange:     true,
-		Usage:        matchallUsage,
-		Parse:        parseMatchall,
-		PrintOptions: printMatchall,
-		Keywords:     matchallKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "matchall",
+			NoChange:     true,
+			Usage:        matchallUsage,
+			Parse:        parseMatchall,
+			PrintOptions: printMatchall,
+			Keywords:     matchallKeywords,
+		})
 	})
 }
 

@@ -33,12 +33,14 @@ const routeUsage = `Usage: ... route [ from REALM | fromif TAG ] [ to REALM ]
 NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "route",
-		Usage:        routeUsage,
-		Parse:        parseRoute,
-		PrintOptions: printRoute,
-		Keywords:     routeKeywords,
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "route",
+			Usage:        routeUsage,
+			Parse:        parseRoute,
+			PrintOptions: printRoute,
+			Keywords:     routeKeywords,
+		})
 	})
 }
 

@@ -59,14 +59,16 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterFilter(&tckind.Filter{
-		Name:         "u32",
-		IsTable:      func(h uint32) bool { return u32Node(h) == 0 },
-		Usage:        u32Usage,
-		Parse:        parseU32,
-		PrintOptions: printU32,
-		Keywords:     u32Keywords,
-		HandleWord:   func(h uint32, _ attrs.TCOptionsMsg) string { return u32HandleWord(h) },
+	tckind.Lazily(func() {
+		tckind.MustRegisterFilter(&tckind.Filter{
+			Name:         "u32",
+			IsTable:      func(h uint32) bool { return u32Node(h) == 0 },
+			Usage:        u32Usage,
+			Parse:        parseU32,
+			PrintOptions: printU32,
+			Keywords:     u32Keywords,
+			HandleWord:   func(h uint32, _ attrs.TCOptionsMsg) string { return u32HandleWord(h) },
+		})
 	})
 }
 
@@ -116,27 +118,33 @@ func parseU32Handle(s string) (uint32, error) {
 	return uint32(htid<<20 | hash<<12 | node), nil
 }
 
-// formatU32Handle is f_u32.c's sprint_u32_handle.
+// formatU32Handle is f_u32.c's sprint_u32_handle. It is printed for every
+// u32 filter of a dump, so it is built without fmt: one allocation.
 func formatU32Handle(h uint32, raw bool) string {
 	if h == 0 {
 		return "none"
 	}
-	var b strings.Builder
+	var a [32]byte
+	b := a[:0]
 	if htid := u32HTID(h); htid != 0 {
-		fmt.Fprintf(&b, "%x:", htid>>20)
+		b = append(strconv.AppendUint(b, uint64(htid>>20), 16), ':')
 	}
 	if hash, node := u32Hash(h), u32Node(h); hash|node != 0 {
 		if hash != 0 {
-			fmt.Fprintf(&b, "%x", hash)
+			b = strconv.AppendUint(b, uint64(hash), 16)
 		}
 		if node != 0 {
-			fmt.Fprintf(&b, ":%x", node)
+			b = strconv.AppendUint(append(b, ':'), uint64(node), 16)
 		}
 	}
 	if raw {
-		fmt.Fprintf(&b, "[%08x]", h)
+		var x [8]byte
+		hex := strconv.AppendUint(x[:0], uint64(h), 16)
+		b = append(b, '[')
+		b = append(b, "00000000"[len(hex):]...)
+		b = append(append(b, hex...), ']')
 	}
-	return b.String()
+	return string(b)
 }
 
 // u32Words is the rest of a u32 command line as f_u32.c's readers walk it.

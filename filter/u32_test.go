@@ -55,6 +55,17 @@ func TestParseU32Handle(t *testing.T) {
 	if got := formatU32Handle(0x80000000, true); got != "800:[80000000]" {
 		t.Errorf("raw: %q", got)
 	}
+	if got := formatU32Handle(0x5000, true); got != "5[00005000]" {
+		t.Errorf("raw, zero-padded: %q", got)
+	}
+}
+
+// A u32 handle is printed for every filter of a dump.
+func BenchmarkFormatU32Handle(b *testing.B) {
+	b.ReportAllocs()
+	for i := range b.N {
+		formatU32Handle(0x80000800|uint32(i&0x7ff), false)
+	}
 }
 
 // TestParseU32: keys as tc packs them (values from tc 7.3's dumps).

@@ -196,14 +196,59 @@ func (c *Conn) dump(ctx context.Context, reqType, want uint16, payload []byte, f
 // readDump reads the datagrams of the dump seq up to its end, handing
 // them to dumpDatagram. A receive that fails (ctx's end among other
 // causes) leaves the dump unfinished, recorded for begin to drain.
+//
+// The datagrams are received by a goroutine of their own, up to
+// dumpReadAhead ahead of the one fn is given: the kernel fills a dump's
+// next datagram within the receive call, so its work and the caller's
+// (decoding, printing) run side by side instead of one after the other.
 func (c *Conn) readDump(ctx context.Context, seq uint32, want uint16, fn func(data []byte) error) (interrupted bool, err error) {
-	for {
-		b, err := c.sock.recv()
-		if err != nil {
-			c.unfinishedDump = seq
-			return interrupted, contextError(ctx, err)
+	type datagram struct {
+		b   []byte
+		err error
+	}
+	full := make(chan datagram, dumpReadAhead)
+	free := make(chan []byte, dumpReadAhead+1)
+	if c.sock.buf == nil {
+		c.sock.buf = make([]byte, dumpBufSize)
+	}
+	free <- c.sock.buf
+	// The receiver stops after the datagram that ends the dump, which is
+	// also where dumpDatagram stops (endsDump), or after a failed receive.
+	go func() {
+		defer close(full)
+		for made := 1; ; {
+			var buf []byte
+			select {
+			case buf = <-free:
+			default:
+				if made <= dumpReadAhead {
+					buf = make([]byte, dumpBufSize)
+					made++
+				} else {
+					buf = <-free
+				}
+			}
+			b, err := c.sock.recvInto(buf)
+			full <- datagram{b, err}
+			if err != nil || endsDump(b, seq) {
+				return
+			}
 		}
-		intr, err := dumpDatagram(b, seq, want, fn)
+	}()
+	// Whatever ends the loop (fn's panic too), the receiver ends before
+	// the socket is used again: it reads on to the dump's end.
+	defer func() {
+		for d := range full {
+			free <- d.b[:cap(d.b)]
+		}
+	}()
+	for d := range full {
+		if d.err != nil {
+			c.unfinishedDump = seq
+			return interrupted, contextError(ctx, d.err)
+		}
+		intr, err := dumpDatagram(d.b, seq, want, fn)
+		free <- d.b[:cap(d.b)]
 		interrupted = interrupted || intr
 		switch err {
 		case nil:
@@ -215,6 +260,25 @@ func (c *Conn) readDump(ctx context.Context, seq uint32, want uint16, fn func(da
 			return interrupted, err
 		}
 	}
+	return interrupted, errors.New("netlink: dump ended without its end")
+}
+
+// dumpReadAhead is how many datagrams of a dump readDump receives ahead of
+// the one being handled.
+const dumpReadAhead = 2
+
+// endsDump reports whether dumpDatagram stops at datagram b of dump seq:
+// whether it holds seq's NLMSG_DONE or NLMSG_ERROR, or is malformed.
+func endsDump(b []byte, seq uint32) bool {
+	for m, err := range messages(b) {
+		if err != nil {
+			return true
+		}
+		if m.seq == seq && (m.typ == nlabi.NLMSG_DONE || m.typ == nlabi.NLMSG_ERROR) {
+			return true
+		}
+	}
+	return false
 }
 
 // begin prepares the socket for one call under ctx: it fails at once if

@@ -98,17 +98,22 @@ func (s *rawSocket) recv() ([]byte, error) {
 	if s.buf == nil {
 		s.buf = make([]byte, dumpBufSize)
 	}
+	return s.recvInto(s.buf)
+}
+
+// recvInto reads the next datagram into buf and returns it.
+func (s *rawSocket) recvInto(buf []byte) ([]byte, error) {
 	// MSG_TRUNC makes the kernel return the datagram's real length, so a
 	// datagram larger than the buffer is detected instead of cut.
-	n, err := s.call(false, unix.SYS_RECVFROM, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)),
+	n, err := s.call(false, unix.SYS_RECVFROM, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
 		unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0)
 	if err != nil {
 		return nil, fmt.Errorf("netlink: cannot receive: %w", err)
 	}
-	if n > len(s.buf) {
-		return nil, fmt.Errorf("netlink: datagram of %d bytes exceeds the %d-byte buffer", n, len(s.buf))
+	if n > len(buf) {
+		return nil, fmt.Errorf("netlink: datagram of %d bytes exceeds the %d-byte buffer", n, len(buf))
 	}
-	return s.buf[:n], nil
+	return buf[:n], nil
 }
 
 // rawTransport sends with write(2) and reads acknowledgements with

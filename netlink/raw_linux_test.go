@@ -67,6 +67,35 @@ func TestDumpDatagram(t *testing.T) {
 	}
 }
 
+// endsDump stops the receiver exactly where dumpDatagram stops: at the
+// dump's DONE or ERROR, or a malformed datagram; never at another dump's.
+func TestEndsDump(t *testing.T) {
+	const seq = 77
+	part := reply(nlabi.RTM_NEWQDISC, nlabi.NLM_F_MULTI, seq, []byte("a\x00\x00\x00"))
+	other := reply(nlabi.NLMSG_DONE, nlabi.NLM_F_MULTI, seq+1, make([]byte, 4))
+	bad := reply(nlabi.RTM_NEWQDISC, 0, seq, nil)
+	binary.NativeEndian.PutUint32(bad, 999)
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want bool
+	}{
+		{"a part", part, false},
+		{"another dump's DONE", slices.Concat(part, other), false},
+		{"the DONE after a part", slices.Concat(part, reply(nlabi.NLMSG_DONE, nlabi.NLM_F_MULTI, seq, make([]byte, 4))), true},
+		{"an ERROR", reply(nlabi.NLMSG_ERROR, 0, seq, errnoPayload(int32(unix.EPERM))), true},
+		{"malformed", bad, true},
+	} {
+		if got := endsDump(c.b, seq); got != c.want {
+			t.Errorf("%s: endsDump = %v, want %v", c.name, got, c.want)
+		}
+		_, err := dumpDatagram(c.b, seq, nlabi.RTM_NEWQDISC, func([]byte) error { return nil })
+		if stops := err != nil; stops != c.want {
+			t.Errorf("%s: dumpDatagram stops %v (%v), endsDump %v", c.name, stops, err, c.want)
+		}
+	}
+}
+
 // TestRawSocketOnTheHost runs the direct-system-call path against the
 // machine's own kernel: device lookups and a qdisc dump need no privileges.
 func TestRawSocketOnTheHost(t *testing.T) {

@@ -28,6 +28,8 @@ func (s *rawSocket) send([]byte) error { return errNotSupported }
 
 func (s *rawSocket) recv() ([]byte, error) { return nil, errNotSupported }
 
+func (s *rawSocket) recvInto([]byte) ([]byte, error) { return nil, errNotSupported }
+
 type rawTransport struct{}
 
 func newRawTransport(*rawSocket, int) *rawTransport { return &rawTransport{} }

@@ -20,8 +20,10 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(cakeKind("cake"))
-	tckind.MustRegisterQdisc(cakeKind("cake_mq"))
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(cakeKind("cake"))
+		tckind.MustRegisterQdisc(cakeKind("cake_mq"))
+	})
 }
 
 // cakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only

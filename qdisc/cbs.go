@@ -23,19 +23,21 @@ const cbsUsage = "Usage: ... cbs hicredit BYTES locredit BYTES sendslope BPS idl
 	"	   [offload 0|1]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "cbs",
-		MakesClasses: true,
-		Usage:        cbsUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return parseCBS(args)
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.CBSAttrs); ok && o.Parms != nil {
-				printCBS(p, o.Parms)
-			}
-		},
-		Keywords: tckind.KeywordsOf("cbs", cbsKeywords),
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "cbs",
+			MakesClasses: true,
+			Usage:        cbsUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				return parseCBS(args)
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.CBSAttrs); ok && o.Parms != nil {
+					printCBS(p, o.Parms)
+				}
+			},
+			Keywords: tckind.KeywordsOf("cbs", cbsKeywords),
+		})
 	})
 }
 

@@ -25,23 +25,25 @@ const chokeUsage = "Usage: ... choke limit PACKETS bandwidth KBPS [ecn]\n" +
 	"\t\t [ min PACKETS ] [ max PACKETS ] [ burst PACKETS ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "choke",
-		Usage:      chokeUsage,
-		ParseQdisc: tckind.TypedParser(parseChoke),
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.ChokeAttrs); ok {
-				printChokeOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printChokeXstats(p, chokeStatsOf(x)) },
-		Stats:       chokeStatsTable,
-		Keywords:    tckind.KeywordsOf("choke", chokeKeywords),
-		Dumped:      chokeDumped,
-		// The dump is the request that restores it: what the kernel does
-		// not dump (the table) or computes (max_P for 0), chokeKeywords
-		// asks for again through redFind.
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:       "choke",
+			Usage:      chokeUsage,
+			ParseQdisc: tckind.TypedParser(parseChoke),
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.ChokeAttrs); ok {
+					printChokeOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printChokeXstats(p, chokeStatsOf(x)) },
+			Stats:       chokeStatsTable,
+			Keywords:    tckind.KeywordsOf("choke", chokeKeywords),
+			Dumped:      chokeDumped,
+			// The dump is the request that restores it: what the kernel does
+			// not dump (the table) or computes (max_P for 0), chokeKeywords
+			// asks for again through redFind.
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+		})
 	})
 }
 

@@ -15,14 +15,16 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:        "clsact",
-		NoChange:    true,
-		FilterHooks: 2,
-		Usage:       "Usage: ... clsact",
-		ParseQdisc:  parseClsact,
-		// clsact has no options: the kernel dumps an empty nest.
-		Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:        "clsact",
+			NoChange:    true,
+			FilterHooks: 2,
+			Usage:       "Usage: ... clsact",
+			ParseQdisc:  parseClsact,
+			// clsact has no options: the kernel dumps an empty nest.
+			Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
+		})
 	})
 }
 

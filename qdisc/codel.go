@@ -32,31 +32,33 @@ const codelUsage = "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n" +
 	"\t\t [ ce_threshold TIME ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "codel",
-		Usage: codelUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := parseCodel(args)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.CodelAttrs); ok {
-				printCodelOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			printCodelXstats(p, codelStatsOf(x))
-		},
-		ChangeAccepted: codelChangeAccepted,
-		Stats:          codelStatsTable,
-		Keywords:       tckind.KeywordsOf("codel", codelKeywords),
-		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, codelDumped) },
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-			return codelTimes(o, tcword.SmallestDumpedAs(codelDumped))
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:  "codel",
+			Usage: codelUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				o, err := parseCodel(args)
+				if err != nil {
+					return nil, err
+				}
+				return o, nil
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.CodelAttrs); ok {
+					printCodelOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
+				printCodelXstats(p, codelStatsOf(x))
+			},
+			ChangeAccepted: codelChangeAccepted,
+			Stats:          codelStatsTable,
+			Keywords:       tckind.KeywordsOf("codel", codelKeywords),
+			Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, codelDumped) },
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+				return codelTimes(o, tcword.SmallestDumpedAs(codelDumped))
+			},
+		})
 	})
 }
 

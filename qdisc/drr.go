@@ -25,26 +25,28 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:              "drr",
-		Usage:             drrUsage,
-		ParseQdisc:        parseDRR,
-		ParseClass:        parseDRRClass,
-		PrintOptions:      printDRROptions,
-		PrintClassOptions: printDRROptions,
-		PrintClassXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			// A payload too short for the struct stays raw; tc then prints
-			// nothing of it.
-			s, ok := x.App.(*attrs.TCDRRStats)
-			if x.App == nil {
-				s, ok = x.Legacy.(*attrs.TCDRRStats)
-			}
-			if ok {
-				p.Size(tcfmt.FP, "", " deficit %s ", uint64(s.Deficit))
-			}
-		},
-		Keywords:      tckind.NoOptions("drr"),
-		ClassKeywords: tckind.KeywordsOf("drr class", drrClassKeywords),
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:              "drr",
+			Usage:             drrUsage,
+			ParseQdisc:        parseDRR,
+			ParseClass:        parseDRRClass,
+			PrintOptions:      printDRROptions,
+			PrintClassOptions: printDRROptions,
+			PrintClassXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
+				// A payload too short for the struct stays raw; tc then prints
+				// nothing of it.
+				s, ok := x.App.(*attrs.TCDRRStats)
+				if x.App == nil {
+					s, ok = x.Legacy.(*attrs.TCDRRStats)
+				}
+				if ok {
+					p.Size(tcfmt.FP, "", " deficit %s ", uint64(s.Deficit))
+				}
+			},
+			Keywords:      tckind.NoOptions("drr"),
+			ClassKeywords: tckind.KeywordsOf("drr class", drrClassKeywords),
+		})
 	})
 }
 

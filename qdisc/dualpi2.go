@@ -49,33 +49,35 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "dualpi2",
-		Usage: dualPI2Usage(),
-		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := ParseDualPI2(args, env.Stderr)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.DualPI2Attrs); ok {
-				PrintDualPI2Options(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			if s := dualpi2StatsOf(x); s != nil {
-				PrintDualPI2Xstats(p, s)
-			}
-		},
-		ChangeAccepted: dualpi2ChangeAccepted,
-		Stats:          dualpi2StatsTable,
-		Keywords:       tckind.KeywordsOf("dualpi2", dualpi2Words),
-		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return dualpi2Gains(o, dualpi2GainDumped) },
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-			return dualpi2Gains(o, tcword.SmallestDumpedAs(dualpi2GainDumped))
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:  "dualpi2",
+			Usage: dualPI2Usage(),
+			ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				o, err := ParseDualPI2(args, env.Stderr)
+				if err != nil {
+					return nil, err
+				}
+				return o, nil
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.DualPI2Attrs); ok {
+					PrintDualPI2Options(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
+				if s := dualpi2StatsOf(x); s != nil {
+					PrintDualPI2Xstats(p, s)
+				}
+			},
+			ChangeAccepted: dualpi2ChangeAccepted,
+			Stats:          dualpi2StatsTable,
+			Keywords:       tckind.KeywordsOf("dualpi2", dualpi2Words),
+			Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return dualpi2Gains(o, dualpi2GainDumped) },
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+				return dualpi2Gains(o, tcword.SmallestDumpedAs(dualpi2GainDumped))
+			},
+		})
 	})
 }
 

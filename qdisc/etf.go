@@ -33,19 +33,21 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:     "etf",
-		NoChange: true,
-		Usage:    etfUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return parseETF(args)
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.ETFAttrs); ok && o.Parms != nil {
-				printETF(p, o.Parms)
-			}
-		},
-		Keywords: tckind.KeywordsOf("etf", etfKeywords),
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:     "etf",
+			NoChange: true,
+			Usage:    etfUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				return parseETF(args)
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.ETFAttrs); ok && o.Parms != nil {
+					printETF(p, o.Parms)
+				}
+			},
+			Keywords: tckind.KeywordsOf("etf", etfKeywords),
+		})
 	})
 }
 

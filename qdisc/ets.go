@@ -43,17 +43,19 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:              "ets",
-		Usage:             etsUsage,
-		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETS(args) },
-		ParseClass:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETSClass(args) },
-		PrintOptions:      printETS,
-		PrintClassOptions: printETSClass,
-		Keywords:          tckind.KeywordsOf("ets", etsKeywords),
-		ClassKeywords:     tckind.KeywordsOf("ets class", etsClassKeywords),
-		Dumped:            etsDumped,
-		MakesClasses:      true,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:              "ets",
+			Usage:             etsUsage,
+			ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETS(args) },
+			ParseClass:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseETSClass(args) },
+			PrintOptions:      printETS,
+			PrintClassOptions: printETSClass,
+			Keywords:          tckind.KeywordsOf("ets", etsKeywords),
+			ClassKeywords:     tckind.KeywordsOf("ets class", etsClassKeywords),
+			Dumped:            etsDumped,
+			MakesClasses:      true,
+		})
 	})
 }
 

@@ -27,17 +27,19 @@ import (
 const fifoUsage = `Usage: ... <[p|b]fifo | pfifo_head_drop> [ limit NUMBER ]`
 
 func init() {
-	for _, name := range []string{"pfifo", "bfifo", "pfifo_head_drop"} {
-		tckind.MustRegisterQdisc(&tckind.Qdisc{
-			Name:         name,
-			Usage:        fifoUsage,
-			ParseQdisc:   fifoParser(name),
-			PrintOptions: fifoPrinter(name),
-			Keywords: tckind.KeywordsOf(name, func(o *attrs.TCFifoQopt) ([]string, error) {
-				return []string{"limit", tcword.UintWord(o.Limit)}, nil
-			}),
-		})
-	}
+	tckind.Lazily(func() {
+		for _, name := range []string{"pfifo", "bfifo", "pfifo_head_drop"} {
+			tckind.MustRegisterQdisc(&tckind.Qdisc{
+				Name:         name,
+				Usage:        fifoUsage,
+				ParseQdisc:   fifoParser(name),
+				PrintOptions: fifoPrinter(name),
+				Keywords: tckind.KeywordsOf(name, func(o *attrs.TCFifoQopt) ([]string, error) {
+					return []string{"limit", tcword.UintWord(o.Limit)}, nil
+				}),
+			})
+		}
+	})
 }
 
 // fifoParser returns the parser of one FIFO kind; tc's messages name the kind.

@@ -55,22 +55,24 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "fq",
-		Usage:      fqUsage,
-		ParseQdisc: tckind.TypedParser(parseFQ),
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.FQAttrs); ok {
-				printFQOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			printFQXstats(p, fqStatsOf(x))
-		},
-		ChangeAccepted: fqChangeAccepted,
-		Stats:          fqStatsTable,
-		Keywords:       tckind.KeywordsOf("fq", fqKeywords),
-		Dumped:         fqDumped,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:       "fq",
+			Usage:      fqUsage,
+			ParseQdisc: tckind.TypedParser(parseFQ),
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.FQAttrs); ok {
+					printFQOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
+				printFQXstats(p, fqStatsOf(x))
+			},
+			ChangeAccepted: fqChangeAccepted,
+			Stats:          fqStatsTable,
+			Keywords:       tckind.KeywordsOf("fq", fqKeywords),
+			Dumped:         fqDumped,
+		})
 	})
 }
 

@@ -48,32 +48,34 @@ const (
 const fqCodelQuantumMax = 1 << 20
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "fq_codel",
-		Usage: fqCodelUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := parseFQCodel(args)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.FQCodelAttrs); ok {
-				printFQCodelOptions(p, o)
-			}
-		},
-		// Both dumps carry the same struct; its type says which half of
-		// the union is filled, and tc prints whichever it finds.
-		PrintXstats:      printFQCodelXstats,
-		PrintClassXstats: printFQCodelXstats,
-		ChangeAccepted:   fqCodelChangeAccepted,
-		Stats:            fqCodelStatsTable,
-		Keywords:         tckind.KeywordsOf("fq_codel", fqCodelKeywords),
-		Dumped:           fqCodelDumped,
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-			return fqCodelTimes(o, tcword.SmallestDumpedAs(codelDumped))
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:  "fq_codel",
+			Usage: fqCodelUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				o, err := parseFQCodel(args)
+				if err != nil {
+					return nil, err
+				}
+				return o, nil
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.FQCodelAttrs); ok {
+					printFQCodelOptions(p, o)
+				}
+			},
+			// Both dumps carry the same struct; its type says which half of
+			// the union is filled, and tc prints whichever it finds.
+			PrintXstats:      printFQCodelXstats,
+			PrintClassXstats: printFQCodelXstats,
+			ChangeAccepted:   fqCodelChangeAccepted,
+			Stats:            fqCodelStatsTable,
+			Keywords:         tckind.KeywordsOf("fq_codel", fqCodelKeywords),
+			Dumped:           fqCodelDumped,
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+				return fqCodelTimes(o, tcword.SmallestDumpedAs(codelDumped))
+			},
+		})
 	})
 }
 

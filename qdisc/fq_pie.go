@@ -26,29 +26,31 @@ const fqPIEUsage = "Usage: ... fq_pie [ limit PACKETS ] [ flows NUMBER ]\n" +
 	"                  [ [no]bytemode ] [ [no_]dq_rate_estimator ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "fq_pie",
-		Usage: fqPIEUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := parseFQPIE(args)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.FQPIEAttrs); ok {
-				printFQPIEOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			printFQPIEXstats(p, fqPIEStatsOf(x))
-		},
-		ChangeAccepted: fqPIEChangeAccepted,
-		Stats:          fqPIEStatsTable,
-		Keywords:       tckind.KeywordsOf("fq_pie", fqPIEKeywords),
-		Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, true) },
-		Restoring:      func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, false) },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:  "fq_pie",
+			Usage: fqPIEUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				o, err := parseFQPIE(args)
+				if err != nil {
+					return nil, err
+				}
+				return o, nil
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.FQPIEAttrs); ok {
+					printFQPIEOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
+				printFQPIEXstats(p, fqPIEStatsOf(x))
+			},
+			ChangeAccepted: fqPIEChangeAccepted,
+			Stats:          fqPIEStatsTable,
+			Keywords:       tckind.KeywordsOf("fq_pie", fqPIEKeywords),
+			Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, true) },
+			Restoring:      func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, false) },
+		})
 	})
 }
 

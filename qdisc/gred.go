@@ -36,27 +36,29 @@ const gredUsage = "Usage: tc qdisc { add | replace | change } ... gred setup vqs
 const gredMaxDPs = 16
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "gred",
-		Usage:      gredUsage,
-		ParseQdisc: tckind.TypedParser(parseGRED),
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.GREDAttrs); ok {
-				printGREDOptions(p, o)
-			}
-		},
-		// A setup request (the table, TCA_GRED_DPS) is sent with
-		// NLM_F_CREATE.
-		Creates: func(opts attrs.TCOptionsMsg) bool {
-			o, ok := opts.(*attrs.GREDAttrs)
-			return ok && o.Dps != nil
-		},
-		Keywords: tckind.KeywordsOf("gred", gredKeywords),
-		Dumped:   gredDumped,
-		// The dump is the request that restores it: what the kernel does
-		// not dump (a queue's table) or computes (max_P for 0),
-		// gredKeywords asks for again through redFind.
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:       "gred",
+			Usage:      gredUsage,
+			ParseQdisc: tckind.TypedParser(parseGRED),
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.GREDAttrs); ok {
+					printGREDOptions(p, o)
+				}
+			},
+			// A setup request (the table, TCA_GRED_DPS) is sent with
+			// NLM_F_CREATE.
+			Creates: func(opts attrs.TCOptionsMsg) bool {
+				o, ok := opts.(*attrs.GREDAttrs)
+				return ok && o.Dps != nil
+			},
+			Keywords: tckind.KeywordsOf("gred", gredKeywords),
+			Dumped:   gredDumped,
+			// The dump is the request that restores it: what the kernel does
+			// not dump (a queue's table) or computes (max_P for 0),
+			// gredKeywords asks for again through redFind.
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+		})
 	})
 }
 

@@ -62,24 +62,26 @@ Remarks:
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:              "hfsc",
-		Usage:             hfscUsage,
-		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSC(args) },
-		ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSCClass(args, env) },
-		PrintOptions:      printHFSC,
-		PrintClassOptions: printHFSCClass,
-		PrintXstats:       printHFSCXstats,
-		PrintClassXstats:  printHFSCXstats,
-		Stats:             hfscStatsTable,
-		Keywords:          hfscKeywords,
-		ClassKeywords:     tckind.KeywordsOf("hfsc class", hfscClassKeywords),
-		// The kernel takes any default class in a change, even one that
-		// does not exist.
-		ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
-			raw, ok := opts.(attrs.TCOptionsMsgRaw)
-			return ok && len(raw) >= attrs.TCHFSCQoptLen
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:              "hfsc",
+			Usage:             hfscUsage,
+			ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSC(args) },
+			ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSCClass(args, env) },
+			PrintOptions:      printHFSC,
+			PrintClassOptions: printHFSCClass,
+			PrintXstats:       printHFSCXstats,
+			PrintClassXstats:  printHFSCXstats,
+			Stats:             hfscStatsTable,
+			Keywords:          hfscKeywords,
+			ClassKeywords:     tckind.KeywordsOf("hfsc class", hfscClassKeywords),
+			// The kernel takes any default class in a change, even one that
+			// does not exist.
+			ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
+				raw, ok := opts.(attrs.TCOptionsMsgRaw)
+				return ok && len(raw) >= attrs.TCHFSCQoptLen
+			},
+		})
 	})
 }
 

@@ -29,28 +29,30 @@ const hhfUsage = "Usage: ... hhf\t[ limit PACKETS ] [ quantum BYTES]\n" +
 	"\t\t[ non_hh_weight NUMBER ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "hhf",
-		Usage: hhfUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := parseHHF(args)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.HHFAttrs); ok {
-				printHHFOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			printHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
-		},
-		ChangeAccepted: hhfChangeAccepted,
-		Stats:          hhfStatsTable,
-		Keywords:       tckind.KeywordsOf("hhf", hhfKeywords),
-		Dumped:         hhfDumped,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:  "hhf",
+			Usage: hhfUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				o, err := parseHHF(args)
+				if err != nil {
+					return nil, err
+				}
+				return o, nil
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.HHFAttrs); ok {
+					printHHFOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
+				printHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
+			},
+			ChangeAccepted: hhfChangeAccepted,
+			Stats:          hhfStatsTable,
+			Keywords:       tckind.KeywordsOf("hhf", hhfKeywords),
+			Dumped:         hhfDumped,
+		})
 	})
 }
 

@@ -52,19 +52,21 @@ const (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:              "htb",
-		NoChange:          true,
-		Usage:             htbUsage,
-		ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
-		ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTBClass(args, env) },
-		PrintOptions:      printHTB,
-		PrintClassOptions: printHTB,
-		PrintClassXstats:  printHTBXstats,
-		Keywords:          tckind.KeywordsOf("htb", htbQdiscKeywords),
-		ClassKeywords:     tckind.KeywordsOf("htb class", htbClassKeywords),
-		Dumped:            htbDumped,
-		Restoring:         htbRestoring,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:              "htb",
+			NoChange:          true,
+			Usage:             htbUsage,
+			ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTB(args) },
+			ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTBClass(args, env) },
+			PrintOptions:      printHTB,
+			PrintClassOptions: printHTB,
+			PrintClassXstats:  printHTBXstats,
+			Keywords:          tckind.KeywordsOf("htb", htbQdiscKeywords),
+			ClassKeywords:     tckind.KeywordsOf("htb class", htbClassKeywords),
+			Dumped:            htbDumped,
+			Restoring:         htbRestoring,
+		})
 	})
 }
 

@@ -18,17 +18,19 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:        "ingress",
-		NoChange:    true,
-		FilterHooks: 1,
-		Usage:       "Usage: ... ingress",
-		ParseQdisc:  parseIngress,
-		// ingress has no options: the kernel dumps an empty nest.
-		Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
-		PrintOptions: func(p *tcfmt.Printer, _ attrs.TCOptionsMsg) {
-			p.Text("---------------- ")
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:        "ingress",
+			NoChange:    true,
+			FilterHooks: 1,
+			Usage:       "Usage: ... ingress",
+			ParseQdisc:  parseIngress,
+			// ingress has no options: the kernel dumps an empty nest.
+			Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
+			PrintOptions: func(p *tcfmt.Printer, _ attrs.TCOptionsMsg) {
+				p.Text("---------------- ")
+			},
+		})
 	})
 }
 

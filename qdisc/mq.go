@@ -13,10 +13,12 @@ package qdisc
 import "github.com/gotc/gotc/tckind"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "mq",
-		PrintOptions: printUnknownOptions,
-		NoChange:     true,
-		MakesClasses: true,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "mq",
+			PrintOptions: printUnknownOptions,
+			NoChange:     true,
+			MakesClasses: true,
+		})
 	})
 }

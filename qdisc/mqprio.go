@@ -74,23 +74,25 @@ var mqprioDefault = attrs.TCMQPrioQopt{
 }
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "mqprio",
-		MakesClasses: true,
-		// A traffic class is 1:ffe0 and up, its queues below it.
-		MakesNestedClasses: true,
-		NoChange:           true,
-		Usage:              mqprioUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return parseMQPrio(args)
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.TCOptionsMsgMQPrio); ok {
-				printMQPrio(p, o)
-			}
-		},
-		Keywords: tckind.KeywordsOf("mqprio", mqprioKeywords),
-		Dumped:   mqprioDumped,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "mqprio",
+			MakesClasses: true,
+			// A traffic class is 1:ffe0 and up, its queues below it.
+			MakesNestedClasses: true,
+			NoChange:           true,
+			Usage:              mqprioUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				return parseMQPrio(args)
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.TCOptionsMsgMQPrio); ok {
+					printMQPrio(p, o)
+				}
+			},
+			Keywords: tckind.KeywordsOf("mqprio", mqprioKeywords),
+			Dumped:   mqprioDumped,
+		})
 	})
 }
 

@@ -22,15 +22,17 @@ import (
 const multiqUsage = "Usage: ... multiq [help]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "multiq",
-		MakesClasses: true,
-		Usage:        multiqUsage,
-		ParseQdisc:   parseMultiq,
-		PrintOptions: printMultiq,
-		// tc asks for nothing: the kernel sets bands and max_bands to the
-		// device's transmit queues, whatever the request held.
-		Keywords: tckind.KeywordsOf("multiq", func(*attrs.TCMultiqQopt) ([]string, error) { return nil, nil }),
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "multiq",
+			MakesClasses: true,
+			Usage:        multiqUsage,
+			ParseQdisc:   parseMultiq,
+			PrintOptions: printMultiq,
+			// tc asks for nothing: the kernel sets bands and max_bands to the
+			// device's transmit queues, whatever the request held.
+			Keywords: tckind.KeywordsOf("multiq", func(*attrs.TCMultiqQopt) ([]string, error) { return nil, nil }),
+		})
 	})
 }
 

@@ -94,24 +94,26 @@ func netemLibDir() string {
 }
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "netem",
-		MakesClasses: true,
-		Usage:        netemUsage,
-		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return parseNetem(args, env)
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.TCOptionsMsgNetem); ok {
-				printNetemOptions(p, o)
-			}
-		},
-		PrintXstats:    func(p *tcfmt.Printer, x tckind.Xstats) { printNetemXstats(p, netemStatsOf(x)) },
-		ChangeAccepted: netemChangeAccepted,
-		Stats:          netemStatsTable,
-		Keywords:       tckind.KeywordsOf("netem", netemKeywords),
-		Dumped:         netemDumped,
-		Restoring:      netemRestoring,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "netem",
+			MakesClasses: true,
+			Usage:        netemUsage,
+			ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				return parseNetem(args, env)
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.TCOptionsMsgNetem); ok {
+					printNetemOptions(p, o)
+				}
+			},
+			PrintXstats:    func(p *tcfmt.Printer, x tckind.Xstats) { printNetemXstats(p, netemStatsOf(x)) },
+			ChangeAccepted: netemChangeAccepted,
+			Stats:          netemStatsTable,
+			Keywords:       tckind.KeywordsOf("netem", netemKeywords),
+			Dumped:         netemDumped,
+			Restoring:      netemRestoring,
+		})
 	})
 }
 

@@ -16,9 +16,11 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "noqueue",
-		PrintOptions: printUnknownOptions,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "noqueue",
+			PrintOptions: printUnknownOptions,
+		})
 	})
 }
 

@@ -17,24 +17,26 @@ import (
 )
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "pfifo_fast",
-		ParseQdisc: parsePfifoFast,
-		// The bands and priomap the kernel dumps are fixed: no words ask
-		// for them, and none are needed to have them again.
-		Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
-		Dumped: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-			d := pfifoFastDump
-			return &d
-		},
-		Restoring: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg { return nil },
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			// Options too short for the struct stay raw; tc then prints
-			// nothing of them.
-			if o, ok := opts.(*attrs.TCPrioQopt); ok {
-				printPrioOptions(p, o, nil)
-			}
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:       "pfifo_fast",
+			ParseQdisc: parsePfifoFast,
+			// The bands and priomap the kernel dumps are fixed: no words ask
+			// for them, and none are needed to have them again.
+			Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
+			Dumped: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+				d := pfifoFastDump
+				return &d
+			},
+			Restoring: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg { return nil },
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				// Options too short for the struct stay raw; tc then prints
+				// nothing of them.
+				if o, ok := opts.(*attrs.TCPrioQopt); ok {
+					printPrioOptions(p, o, nil)
+				}
+			},
+		})
 	})
 }
 

@@ -29,38 +29,40 @@ const pieUsage = "Usage: ... pie [ limit PACKETS ] [ target TIME ]\n" +
 	"               [ dq_rate_estimator | no_dq_rate_estimator ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:  "pie",
-		Usage: pieUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := parsePIE(args)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.PIEAttrs); ok {
-				printPIEOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-			printPIEXstats(p, pieStatsOf(x))
-		},
-		// pie_change refuses nothing the policy (every attribute a u32)
-		// lets through.
-		ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
-			o, ok := opts.(*attrs.PIEAttrs)
-			return ok && len(o.Unknown) == 0
-		},
-		Stats:     pieStatsTable,
-		Dumped:    func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, true) },
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, false) },
-		Keywords: tckind.KeywordsOf("pie", func(o *attrs.PIEAttrs) ([]string, error) {
-			v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
-				Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
-			return v.keywords(), nil
-		}),
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:  "pie",
+			Usage: pieUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				o, err := parsePIE(args)
+				if err != nil {
+					return nil, err
+				}
+				return o, nil
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.PIEAttrs); ok {
+					printPIEOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
+				printPIEXstats(p, pieStatsOf(x))
+			},
+			// pie_change refuses nothing the policy (every attribute a u32)
+			// lets through.
+			ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
+				o, ok := opts.(*attrs.PIEAttrs)
+				return ok && len(o.Unknown) == 0
+			},
+			Stats:     pieStatsTable,
+			Dumped:    func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, true) },
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, false) },
+			Keywords: tckind.KeywordsOf("pie", func(o *attrs.PIEAttrs) ([]string, error) {
+				v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
+					Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
+				return v.keywords(), nil
+			}),
+		})
 	})
 }
 

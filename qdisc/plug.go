@@ -38,13 +38,15 @@ const (
 const plugUsage = `Usage: ... plug [block | release | release_indefinite | limit NUMBER]`
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "plug",
-		Usage:      plugUsage,
-		ParseQdisc: parsePlug,
-		Keywords:   tckind.KeywordsOf("plug", plugKeywords),
-		// The kernel keeps a plug's limit and command and dumps neither.
-		Dumped: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg { return nil },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:       "plug",
+			Usage:      plugUsage,
+			ParseQdisc: parsePlug,
+			Keywords:   tckind.KeywordsOf("plug", plugKeywords),
+			// The kernel keeps a plug's limit and command and dumps neither.
+			Dumped: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg { return nil },
+		})
 	})
 }
 

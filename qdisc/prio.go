@@ -43,23 +43,25 @@ var prioDefault = attrs.TCPrioQopt{
 }
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "prio",
-		MakesClasses: true,
-		Usage:        prioUsage,
-		ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return parsePrio(args, env)
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.TCOptionsMsgPrio); ok {
-				printPrioOptions(p, &o.Header, o.Attrs.Options)
-			}
-		},
-		Keywords: tckind.KeywordsOf("prio", prioKeywords),
-		Dumped:   prioDumped,
-		// The dump is the request that restores it: the kernel keeps
-		// every field of the struct as given.
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "prio",
+			MakesClasses: true,
+			Usage:        prioUsage,
+			ParseQdisc: func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				return parsePrio(args, env)
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.TCOptionsMsgPrio); ok {
+					printPrioOptions(p, &o.Header, o.Attrs.Options)
+				}
+			},
+			Keywords: tckind.KeywordsOf("prio", prioKeywords),
+			Dumped:   prioDumped,
+			// The dump is the request that restores it: the kernel keeps
+			// every field of the struct as given.
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+		})
 	})
 }
 

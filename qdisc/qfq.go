@@ -17,14 +17,16 @@ const qfqUsage = `Usage: ... qfq
        ... class add ... qfq [ weight N ] [ maxpkt BYTES ]`
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:              "qfq",
-		Usage:             qfqUsage,
-		ParseQdisc:        parseNoOptions,
-		ParseClass:        parseQFQClass,
-		PrintClassOptions: printQFQClass,
-		Keywords:          tckind.NoOptions("qfq"),
-		ClassKeywords:     tckind.KeywordsOf("qfq class", qfqClassKeywords),
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:              "qfq",
+			Usage:             qfqUsage,
+			ParseQdisc:        parseNoOptions,
+			ParseClass:        parseQFQClass,
+			PrintClassOptions: printQFQClass,
+			Keywords:          tckind.NoOptions("qfq"),
+			ClassKeywords:     tckind.KeywordsOf("qfq class", qfqClassKeywords),
+		})
 	})
 }
 

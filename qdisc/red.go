@@ -31,21 +31,23 @@ const redUsage = "Usage: ... red\tlimit BYTES [min BYTES] [max BYTES] avpkt BYTE
 const redSupportedFlags = redFlagECN | redFlagHarddrop | redFlagAdaptive | redFlagNodrop
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "red",
-		MakesClasses: true,
-		Usage:        redUsage,
-		ParseQdisc:   tckind.TypedParser(parseRED),
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.REDAttrs); ok {
-				printREDOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printREDXstats(p, redStatsOf(x)) },
-		Stats:       redStatsTable,
-		Keywords:    tckind.KeywordsOf("red", redKeywords),
-		Dumped:      redDumped,
-		Restoring:   redRestoring,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "red",
+			MakesClasses: true,
+			Usage:        redUsage,
+			ParseQdisc:   tckind.TypedParser(parseRED),
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.REDAttrs); ok {
+					printREDOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printREDXstats(p, redStatsOf(x)) },
+			Stats:       redStatsTable,
+			Keywords:    tckind.KeywordsOf("red", redKeywords),
+			Dumped:      redDumped,
+			Restoring:   redRestoring,
+		})
 	})
 }
 

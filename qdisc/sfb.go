@@ -31,25 +31,27 @@ const sfbUsage = "Usage: ... sfb [ rehash SECS ] [ db SECS ]\n" +
 	"\t    [ penalty_rate PPS ] [ penalty_burst PACKETS ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "sfb",
-		MakesClasses: true,
-		Usage:        sfbUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			o, err := parseSFB(args)
-			if err != nil {
-				return nil, err
-			}
-			return o, nil
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.SFBAttrs); ok {
-				printSFBOptions(p, o)
-			}
-		},
-		PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printSFBXstats(p, sfbStatsOf(x)) },
-		Stats:       sfbStatsTable,
-		Keywords:    tckind.KeywordsOf("sfb", sfbKeywords),
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "sfb",
+			MakesClasses: true,
+			Usage:        sfbUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				o, err := parseSFB(args)
+				if err != nil {
+					return nil, err
+				}
+				return o, nil
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.SFBAttrs); ok {
+					printSFBOptions(p, o)
+				}
+			},
+			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) { printSFBXstats(p, sfbStatsOf(x)) },
+			Stats:       sfbStatsTable,
+			Keywords:    tckind.KeywordsOf("sfb", sfbKeywords),
+		})
 	})
 }
 

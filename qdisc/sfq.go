@@ -35,25 +35,27 @@ const sfqUsage = "Usage: ... sfq\t[ limit NUMBER ] [ perturb SECS ] [ quantum BY
 	"\t\t[ ecn ] [ harddrop ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "sfq",
-		Usage:      sfqUsage,
-		ParseQdisc: parseSFQ,
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			// Options too short for the struct stay raw, and print nothing.
-			if o, ok := opts.(*attrs.TCSFQQoptV1); ok {
-				printSFQOptions(p, o)
-			}
-		},
-		PrintXstats:      printSFQXstats,
-		PrintClassXstats: printSFQXstats,
-		Stats:            sfqStatsTable,
-		Keywords:         tckind.KeywordsOf("sfq", sfqKeywords),
-		Dumped:           sfqDumped,
-		// The dump is the request that restores it: what the kernel
-		// forgets (redflowlimit) or computes (max_P for 0), sfqKeywords
-		// asks for again.
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:       "sfq",
+			Usage:      sfqUsage,
+			ParseQdisc: parseSFQ,
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				// Options too short for the struct stay raw, and print nothing.
+				if o, ok := opts.(*attrs.TCSFQQoptV1); ok {
+					printSFQOptions(p, o)
+				}
+			},
+			PrintXstats:      printSFQXstats,
+			PrintClassXstats: printSFQXstats,
+			Stats:            sfqStatsTable,
+			Keywords:         tckind.KeywordsOf("sfq", sfqKeywords),
+			Dumped:           sfqDumped,
+			// The dump is the request that restores it: what the kernel
+			// forgets (redflowlimit) or computes (max_P for 0), sfqKeywords
+			// asks for again.
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+		})
 	})
 }
 

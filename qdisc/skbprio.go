@@ -21,29 +21,31 @@ import (
 const skbprioUsage = "Usage: ... <skbprio> [ limit NUMBER ]"
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:       "skbprio",
-		Usage:      skbprioUsage,
-		ParseQdisc: parseSKBPrio,
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			// Options too short for the struct stay raw; tc then prints
-			// nothing of them.
-			if o, ok := opts.(*attrs.TCSKBPrioQopt); ok {
-				p.Uint(tcfmt.Any, "limit", "limit %u ", uint64(o.Limit))
-			}
-		},
-		// skbprio_change takes any limit, and without options it is not
-		// called at all.
-		Keywords: tckind.KeywordsOf("skbprio", func(o *attrs.TCSKBPrioQopt) ([]string, error) {
-			return []string{"limit", tcword.UintWord(o.Limit)}, nil
-		}),
-		ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
-			if opts == nil {
-				return true
-			}
-			_, ok := opts.(*attrs.TCSKBPrioQopt)
-			return ok
-		},
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:       "skbprio",
+			Usage:      skbprioUsage,
+			ParseQdisc: parseSKBPrio,
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				// Options too short for the struct stay raw; tc then prints
+				// nothing of them.
+				if o, ok := opts.(*attrs.TCSKBPrioQopt); ok {
+					p.Uint(tcfmt.Any, "limit", "limit %u ", uint64(o.Limit))
+				}
+			},
+			// skbprio_change takes any limit, and without options it is not
+			// called at all.
+			Keywords: tckind.KeywordsOf("skbprio", func(o *attrs.TCSKBPrioQopt) ([]string, error) {
+				return []string{"limit", tcword.UintWord(o.Limit)}, nil
+			}),
+			ChangeAccepted: func(opts attrs.TCOptionsMsg, _ string) bool {
+				if opts == nil {
+					return true
+				}
+				_, ok := opts.(*attrs.TCSKBPrioQopt)
+				return ok
+			},
+		})
 	})
 }
 

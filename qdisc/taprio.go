@@ -50,26 +50,28 @@ const taprioEntryUsage = "Usage: ... taprio ... sched-entry <cmd> <gate mask> <i
 var taprioCommands = [...]string{"S", "H", "R"}
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "taprio",
-		MakesClasses: true,
-		Usage:        taprioUsage,
-		ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-			return parseTAPrio(args)
-		},
-		PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-			if o, ok := opts.(*attrs.TAPrioAttrs); ok {
-				printTAPrio(p, o)
-			}
-		},
-		PrintXstats:      printTAPrioXstats,
-		PrintClassXstats: printTAPrioXstats,
-		Stats:            taprioStatsTable,
-		Keywords:         tckind.KeywordsOf("taprio", taprioKeywords),
-		Dumped:           taprioDumped,
-		// The dump is the request that restores it: the words leave out
-		// the entries' numbers, which taprioDumped only adds.
-		Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "taprio",
+			MakesClasses: true,
+			Usage:        taprioUsage,
+			ParseQdisc: func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
+				return parseTAPrio(args)
+			},
+			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
+				if o, ok := opts.(*attrs.TAPrioAttrs); ok {
+					printTAPrio(p, o)
+				}
+			},
+			PrintXstats:      printTAPrioXstats,
+			PrintClassXstats: printTAPrioXstats,
+			Stats:            taprioStatsTable,
+			Keywords:         tckind.KeywordsOf("taprio", taprioKeywords),
+			Dumped:           taprioDumped,
+			// The dump is the request that restores it: the words leave out
+			// the entries' numbers, which taprioDumped only adds.
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+		})
 	})
 }
 

@@ -36,15 +36,17 @@ const tbfUsage = `Usage: ... tbf limit BYTES | latency TIME  burst BYTES[/CELL] 
   burst is also buffer or maxburst; peakrate needs mtu.`
 
 func init() {
-	tckind.MustRegisterQdisc(&tckind.Qdisc{
-		Name:         "tbf",
-		MakesClasses: true,
-		Usage:        tbfUsage,
-		ParseQdisc:   func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
-		PrintOptions: printTBF,
-		Keywords:     tckind.KeywordsOf("tbf", tbfKeywords),
-		Dumped:       tbfDumped,
-		Restoring:    tbfRestoring,
+	tckind.Lazily(func() {
+		tckind.MustRegisterQdisc(&tckind.Qdisc{
+			Name:         "tbf",
+			MakesClasses: true,
+			Usage:        tbfUsage,
+			ParseQdisc:   func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseTBF(args, env) },
+			PrintOptions: printTBF,
+			Keywords:     tckind.KeywordsOf("tbf", tbfKeywords),
+			Dumped:       tbfDumped,
+			Restoring:    tbfRestoring,
+		})
 	})
 }
 

@@ -18,14 +18,19 @@
 # so -subs is bounded by memory (-skip isp leaves the phase out).
 #
 # --host runs on this machine's kernel, as root, with its tc and ip as the
-# reference: the one-shot processes and the ISP tree on an ifb device with
-# pfifo/bfifo leaves (kinds every kernel has), at -subs 20000 unless told.
+# reference: the one-shot processes (qdisc show, qdisc change, filter show,
+# -V: wall and CPU against tc and a Go hello-world, with perf stat's page
+# faults and instructions; perf is installed from the host's Debian if
+# missing) and the ISP tree on an ifb device with pfifo/bfifo leaves (kinds
+# every kernel has) and 20,000 u32 filters, at -subs 20000 unless told.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ "${1-}" = --host ]; then
 	shift
 	tc=$(command -v tc) || { echo "bench.sh --host: no tc on PATH to compare with" >&2; exit 1; }
 	ip=$(command -v ip) || { echo "bench.sh --host: no ip on PATH" >&2; exit 1; }
+	source selftests/vm/lib.sh # need: install what the host lacks
+	need perf:linux-perf
 	bin=$(mktemp -d)
 	ns=gotc-bench-$$
 	trap 'ip netns del "$ns" 2>/dev/null || true; rm -rf "$bin"' EXIT
@@ -41,7 +46,7 @@ if [ "${1-}" = --host ]; then
 		oracle="$lib/ld-linux-x86-64.so.2 --library-path $lib $ref/usr/sbin/tc"
 	fi
 	echo "host: $(uname -r), timed against $("$tc" -V), outputs compared with $($oracle -V)"
-	ip netns exec "$ns" "$bin/bench" -tc "$tc" -tc-oracle "$oracle" -ip "$ip" -gotc "$bin/gotc" -hello "$bin/hello" -dir "$bin/scratch" \
+	ip netns exec "$ns" "$bin/bench" -tc "$tc" -tc-oracle "$oracle" -ip "$ip" -gotc "$bin/gotc" -hello "$bin/hello" -perf "$(command -v perf)" -dir "$bin/scratch" \
 		-skip semantics,monitoring,batch -isp-dev ifb -isp-leaf-a "pfifo limit 1000" -isp-leaf-b "bfifo limit 150000" "$@"
 	exit
 fi

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 sock=gotc-completion-$$
 cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
-go build -o "$tmp/bin/" ./cmd/gotc
+CGO_ENABLED=0 go build -o "$tmp/bin/" ./cmd/gotc
 touch "$tmp/gotc-test-state.yaml"
 
 # The tmux server is started inside the new namespace, so its shell and

@@ -15,7 +15,7 @@ need unshare:util-linux ip:iproute2 timeout:coreutils
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/bin/" ./cmd/...
+CGO_ENABLED=0 go build -o "$tmp/bin/" ./cmd/...
 
 # block TITLE: the commands of the sh block under "## TITLE", one a line.
 block() {

@@ -174,6 +174,26 @@ func appendCFormat(dst []byte, format string, a arg) []byte {
 		}
 		verb := format[i]
 		i++
+		if sp == (spec{prec: -1, bits: sp.bits}) {
+			// No flag, width or precision: the conversions tc's
+			// output is made of, without apply's padding.
+			switch verb {
+			case 'u':
+				dst = strconv.AppendUint(dst, sp.trunc(a.asUint()), 10)
+				continue
+			case 'd', 'i':
+				dst = strconv.AppendInt(dst, sp.truncSigned(a.asInt()), 10)
+				continue
+			case 'x':
+				dst = strconv.AppendUint(dst, sp.trunc(a.asUint()), 16)
+				continue
+			case 's':
+				if a.kind == argString {
+					dst = append(dst, a.s...)
+				}
+				continue
+			}
+		}
 		dst = sp.apply(dst, verb, a)
 	}
 	return dst

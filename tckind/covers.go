@@ -51,6 +51,7 @@ import (
 // taprio's schedule), which then shows as a change pending on every run;
 // and a fixed struct's field the request means as 0 is not compared.
 func Covers(want, have any) bool {
+	registerPending()
 	if want == nil {
 		return true
 	}

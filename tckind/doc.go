@@ -7,7 +7,8 @@
 // protocol names, and the registries that find them by name.
 //
 // The kinds themselves live in one package per family (qdisc, filter,
-// action, ematch), one file per kind, each registering itself in init.
+// action, ematch), one file per kind, each registering itself from init
+// through Lazily, so that the tables are built at the first lookup.
 // Import github.com/gotc/gotc/allkinds for all of them, then look one up:
 //
 //	cake := tckind.LookupQdisc("cake")

@@ -5,16 +5,19 @@ package tckind
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // The registries of qdisc, filter and action kinds. Each kind's file adds
-// itself in its init function, so that adding a kind edits nothing else; a
-// name registered twice fails at init instead of silently replacing the
-// first kind (the option-less names in qfq.go must go once a real kind takes
-// one).
+// itself from its init function, through Lazily, so that adding a kind edits
+// nothing else; a name registered twice fails at the first lookup instead of
+// silently replacing the first kind (the option-less names in qfq.go must go
+// once a real kind takes one).
 var (
 	kinds       = registry[Qdisc]{what: "kind", name: func(k *Qdisc) string { return k.Name }}
 	filterKinds = registry[Filter]{what: "filter kind", name: func(k *Filter) string { return k.Name }}
@@ -58,10 +61,14 @@ func (r *registry[K]) remove(name string) {
 	delete(r.from, name)
 }
 
-func (r *registry[K]) lookup(name string) *K { return r.byName[name] }
+func (r *registry[K]) lookup(name string) *K {
+	registerPending()
+	return r.byName[name]
+}
 
 // sorted returns every kind, sorted by name.
 func (r *registry[K]) sorted() []*K {
+	registerPending()
 	ks := make([]*K, 0, len(r.byName))
 	for _, k := range r.byName {
 		ks = append(ks, k)
@@ -72,21 +79,65 @@ func (r *registry[K]) sorted() []*K {
 
 // names returns every kind's name, sorted.
 func (r *registry[K]) names() []string {
+	registerPending()
 	return slices.Sorted(maps.Keys(r.byName))
+}
+
+// Registrations deferred to the first use of the registries (Lazily).
+var (
+	pendingMu  sync.Mutex
+	pending    []func()
+	hasPending atomic.Bool
+)
+
+// Lazily defers register, a function that registers kinds (MustRegisterQdisc,
+// MustRegisterFilter, MustRegisterAction, RegisterBytesCovers), to the first
+// lookup or listing of any kind, or the first Covers. The kinds' init
+// functions call it: a one-shot process that looks no kind up (gotc -V)
+// never builds the tables, and one that does builds them once.
+func Lazily(register func()) {
+	pendingMu.Lock()
+	pending = append(pending, register)
+	hasPending.Store(true)
+	pendingMu.Unlock()
+}
+
+// registerPending runs the registrations Lazily deferred, once each, in
+// the order they were deferred. Lookups from several goroutines are safe:
+// the first runs them while the others wait.
+func registerPending() {
+	if !hasPending.Load() {
+		return
+	}
+	pendingMu.Lock()
+	defer func() {
+		registering = caller{}
+		pendingMu.Unlock()
+	}()
+	for len(pending) > 0 {
+		register := pending[0]
+		pending = pending[1:]
+		// Its registrations come from register's code: no stack to unwind.
+		registering = caller{pc: reflect.ValueOf(register).Pointer(), entry: true}
+		register()
+	}
+	hasPending.Store(false)
 }
 
 // registerQdisc adds a qdisc kind to the registry, for Lookup and Kinds. It fails
 // when the name is empty, when a kind of that name is registered already
 // (the error names both registrants), or when k.Stats is invalid.
 //
-// gotc's own kinds register in init; a program adding its own does the same.
-// Registration is not safe while another goroutine looks kinds up.
+// gotc's own kinds register from init through Lazily; a program adding its
+// own may do either. Registering directly is not safe while another
+// goroutine looks kinds up.
 func registerQdisc(k *Qdisc) error {
 	return register(k, registrant(1))
 }
 
-// MustRegisterQdisc is Register for the kinds' init functions: a duplicate name is
-// a programming error, reported at start-up.
+// MustRegisterQdisc is Register for the kinds' init functions (or the
+// functions they give Lazily): a duplicate name is a programming error,
+// reported at start-up or at the first lookup.
 func MustRegisterQdisc(k *Qdisc) {
 	if err := register(k, registrant(1)); err != nil {
 		panic(err)
@@ -129,34 +180,55 @@ func MustRegisterAction(k *Action) {
 }
 
 // caller is where a registration came from: a program counter, turned into
-// "dir/file.go:line" only for a message. Every kind registers at each start
-// of gotc, and resolving file and line there cost a tenth of the time a
-// one-shot gotc spends before main.
-type caller uintptr
+// "dir/file.go:line" only for a message: a return address (entry false), or
+// the entry of the function Lazily deferred (entry true). Every kind
+// registers in each gotc process that looks one up, and resolving file and
+// line there cost a tenth of the time a one-shot gotc spends before main;
+// unwinding a frame per registration (runtime.Callers) cost 4% of a
+// one-shot "qdisc show".
+type caller struct {
+	pc    uintptr
+	entry bool
+}
+
+// registering is the function whose registrations registerPending is
+// running, or the zero caller.
+var registering caller
 
 // registrant is the caller of the function that calls it (skip 1; each
-// further frame adds one).
+// further frame adds one), or the function registerPending is running.
 func registrant(skip int) caller {
+	if registering.pc != 0 {
+		return registering
+	}
 	var pc [1]uintptr
 	runtime.Callers(skip+2, pc[:])
-	return caller(pc[0])
+	return caller{pc: pc[0]}
 }
 
 // String names the caller as "dir/file.go:line", so that a duplicate's
 // message says where to look.
 func (c caller) String() string {
-	frame, _ := runtime.CallersFrames([]uintptr{uintptr(c)}).Next()
-	if frame.File == "" {
+	var file string
+	var line int
+	if c.entry {
+		if f := runtime.FuncForPC(c.pc); f != nil {
+			file, line = f.FileLine(c.pc)
+		}
+	} else {
+		frame, _ := runtime.CallersFrames([]uintptr{c.pc}).Next()
+		file, line = frame.File, frame.Line
+	}
+	if file == "" {
 		return "unknown caller"
 	}
 	// Keep "qdisc/qfq.go" of ".../gotc/qdisc/qfq.go".
-	file := frame.File
 	if i := strings.LastIndexByte(file, '/'); i > 0 {
 		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
 			file = file[j+1:]
 		}
 	}
-	return fmt.Sprintf("%s:%d", file, frame.Line)
+	return fmt.Sprintf("%s:%d", file, line)
 }
 
 // LookupQdisc returns what gotc knows of a qdisc kind, or nil.

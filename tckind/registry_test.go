@@ -3,6 +3,7 @@
 package tckind
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -114,4 +115,24 @@ func TestRegisterActionRefusesADuplicate(t *testing.T) {
 	if !slices.ContainsFunc(Actions(), func(k *Action) bool { return k.Name == name }) {
 		t.Errorf("Actions() lacks %s", name)
 	}
+}
+
+// A name registered twice through Lazily fails at the first lookup, and the
+// message names both deferred functions, without unwinding a stack.
+func TestLazilyDuplicate(t *testing.T) {
+	const name = "test-lazy-duplicate"
+	defer unregister(name)
+	Lazily(func() { MustRegisterQdisc(&Qdisc{Name: name}) })
+	Lazily(func() { MustRegisterQdisc(&Qdisc{Name: name}) })
+	defer func() {
+		msg := fmt.Sprint(recover())
+		if !strings.Contains(msg, `kind "test-lazy-duplicate" registered twice: by tckind/registry_test.go:`) ||
+			!strings.Contains(msg, "and by tckind/registry_test.go:") {
+			t.Errorf("panic %q does not name both registrants", msg)
+		}
+		if registering != (caller{}) {
+			t.Error("registering left set after the panic")
+		}
+	}()
+	LookupQdisc(name)
 }

@@ -7,10 +7,10 @@
 // from the directory its own executable is in, or else from $PATH, so install
 // the two together:
 //
-//	go install github.com/gotc/gotc/cmd/gotc@latest
-//	go install github.com/gotc/gotc/cmd/gotc-exporter@latest
+//	CGO_ENABLED=0 go install github.com/gotc/gotc/cmd/gotc@latest
+//	CGO_ENABLED=0 go install github.com/gotc/gotc/cmd/gotc-exporter@latest
 //
-// or build both into one directory with "go build -o DIR ./cmd/...".
+// or build both into one directory with "CGO_ENABLED=0 go build -o DIR ./cmd/...".
 //
 // It takes the words of "gotc exporter", after gotc's -netns option when the
 // exporter is to serve another network namespace:

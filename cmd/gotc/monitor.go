@@ -175,8 +175,8 @@ func (t *tc) exporterCmd(args []string) error {
 	if err != nil {
 		fmt.Fprintf(t.stderr, "gotc exporter: %v\n", err)
 		fmt.Fprintf(t.stderr, "%s serves \"gotc exporter\"; install it beside gotc or in $PATH with\n"+
-			"\tgo install github.com/gotc/gotc/cmd/%s@latest\n"+
-			"or build both commands into one directory: go build -o DIR ./cmd/...\n", exporterBinary, exporterBinary)
+			"\tCGO_ENABLED=0 go install github.com/gotc/gotc/cmd/%s@latest\n"+
+			"or build both commands into one directory: CGO_ENABLED=0 go build -o DIR ./cmd/...\n", exporterBinary, exporterBinary)
 		return errStatus(exitBadOption)
 	}
 	argv := []string{path}

@@ -36,7 +36,7 @@ func loadObjectWithHelper(file, section, prog string, forAction bool) (int, erro
 	path, err := lookBPFHelper()
 	if err != nil {
 		return -1, fmt.Errorf("%v\n%s loads ELF objects for gotc; install it beside gotc or in $PATH with\n"+
-			"\tgo install github.com/gotc/gotc/cmd/%s@latest", err, bpfBinary, bpfBinary)
+			"\tCGO_ENABLED=0 go install github.com/gotc/gotc/cmd/%s@latest", err, bpfBinary, bpfBinary)
 	}
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {

@@ -51,7 +51,7 @@ func batchFloor(lines []string, window int, withDump bool) time.Duration {
 	}
 	start := time.Now()
 	if withDump {
-		dumpFloor(false, 0)
+		dumpFloor(dumpQdiscs, 0, 0)
 	}
 	err = c.Pipeline(context.Background(), func(yield func(netlink.PipelineRequest) bool) {
 		for _, r := range reqs {
@@ -101,15 +101,13 @@ func request(line string, index map[string]int32) netlink.PipelineRequest {
 	return netlink.PipelineRequest{Object: obj, Op: r.Op, Msg: r.Msg}
 }
 
-// dumpFloor times a dump of qdiscs (or of classes; of device ifindex, 0:
-// every device, which a class dump does not allow) with statistics read into
-// one buffer and thrown away: the kernel's work and the copies, nothing
-// decoded or printed.
-func dumpFloor(classes bool, ifindex int32) (time.Duration, int) {
-	msgType := uint16(unix.RTM_GETQDISC)
-	if classes {
-		msgType = unix.RTM_GETTCLASS
-	}
+// dumpFloor times a dump of qdiscs, classes or filters (of device ifindex,
+// 0: every device, which only a qdisc dump allows; a filter dump reads the
+// filters under parent, 0: the root qdisc's, as "tc filter show dev X"
+// does) with statistics read into one buffer and thrown away: the kernel's
+// work and the copies, nothing decoded or printed.
+func dumpFloor(what dumpWhat, ifindex int32, parent uint32) (time.Duration, int) {
+	msgType := [...]uint16{dumpQdiscs: unix.RTM_GETQDISC, dumpClasses: unix.RTM_GETTCLASS, dumpFilters: unix.RTM_GETTFILTER}[what]
 	start := time.Now()
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
 	if err != nil {
@@ -121,6 +119,7 @@ func dumpFloor(classes bool, ifindex int32) (time.Duration, int) {
 	binary.NativeEndian.PutUint32(req, uint32(len(req)))
 	binary.NativeEndian.PutUint16(req[4:], msgType)
 	binary.NativeEndian.PutUint32(req[unix.NLMSG_HDRLEN+4:], uint32(ifindex)) // tcm_ifindex
+	binary.NativeEndian.PutUint32(req[unix.NLMSG_HDRLEN+12:], parent)         // tcm_parent
 	binary.NativeEndian.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
 	binary.NativeEndian.PutUint32(req[8:], 1)
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
@@ -140,7 +139,7 @@ func dumpFloor(classes bool, ifindex int32) (time.Duration, int) {
 				return time.Since(start), qdiscs
 			case unix.NLMSG_ERROR:
 				fail("floor: dump refused")
-			case unix.RTM_NEWQDISC, unix.RTM_NEWTCLASS:
+			case unix.RTM_NEWQDISC, unix.RTM_NEWTCLASS, unix.RTM_NEWTFILTER:
 				qdiscs++
 			}
 			if l < unix.NLMSG_HDRLEN || l > len(b) {

@@ -16,7 +16,7 @@ func batchFloor([]string, int, bool) time.Duration {
 	return 0
 }
 
-func dumpFloor(bool, int32) (time.Duration, int) {
+func dumpFloor(dumpWhat, int32, uint32) (time.Duration, int) {
 	fail("the kernel floors are not supported on %s", runtime.GOOS)
 	return 0, 0
 }

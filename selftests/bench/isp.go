@@ -50,6 +50,7 @@ var (
 	ispSamples  = flag.Int("isp-samples", 50, "ISP phase: samples per run of the sampling measurement")
 	ispScrapes  = flag.Int("isp-scrapes", 10, "ISP phase: exporter scrapes measured")
 	tcOracle    = flag.String("tc-oracle", "", "the tc whose outputs gotc's must equal (default: -tc); words, as -tc")
+	perfPath    = flag.String("perf", "", "perf(1): the one-shot phase adds perf stat's page faults and instructions of each command ('' to skip)")
 	helloPath   = flag.String("hello", "/gotc/bin/hello", "a Go hello-world, the floor of a Go process's start ('' to skip)")
 	ispDevice   = "isp0"
 	ispQueues   = 4
@@ -342,7 +343,16 @@ func ispDumps(subs []ispSub) {
 		{fmt.Sprintf("-s -j qdisc show dev IF parent H, %d H", len(parents)), nil, []string{"-floor-dump", "-floor-dev", ispDevice}, 0.35},
 		{"-s class show dev IF", [][]string{{"-s", "class", "show", "dev", ispDevice}}, []string{"-floor-dump", "-floor-class", "-floor-dev", ispDevice}, 0.35},
 		{"-j class show dev IF", [][]string{{"-j", "class", "show", "dev", ispDevice}}, []string{"-floor-dump", "-floor-class", "-floor-dev", ispDevice}, 0.35},
+		{fmt.Sprintf("filter show dev IF parent 1:, %d u32 filters", len(subs)), [][]string{{"filter", "show", "dev", ispDevice, "parent", "1:"}},
+			[]string{"-floor-dump", "-floor-filter", "-floor-dev", ispDevice, "-floor-parent", "0x10000"}, 0},
 	}
+	// The filters a shaper classifies with: one per subscriber, a /24 each,
+	// on queue 1's htb.
+	var filters []string
+	for i := range subs {
+		filters = append(filters, fmt.Sprintf("filter add dev %s parent 1: protocol ip pref 1 u32 match ip dst 10.%d.%d.0/24 flowid 1:2", ispDevice, i/256%256, i%256))
+	}
+	must(*tcPath, "-batch", writeFile("isp-filters", filters))
 	for _, h := range parents {
 		dumps[1].argv = append(dumps[1].argv, []string{"-s", "-j", "qdisc", "show", "dev", ispDevice, "parent", h})
 	}
@@ -379,7 +389,16 @@ func ispDumps(subs []ispSub) {
 		s.report(d.name, d.target)
 		// For "parent H" the floor is of tc's way, a dump of the device for
 		// each H; gotc asks for the one qdisc instead (qdiscAt).
-		report("  kernel floor of the dumps tc reads (info)", "s", pick(s.tc, func(c cost) float64 { return c.wall }), floors, 0)
+		wall := func(c cost) float64 { return c.wall }
+		report("  kernel floor of the dumps tc reads (info)", "s", pick(s.tc, wall), floors, 0)
+		if len(d.argv) == 1 {
+			// gotc's own time against tc's, each above the floor (issue 22).
+			var tcAbove, gotcAbove []float64
+			for i, f := range floors {
+				tcAbove, gotcAbove = append(tcAbove, s.tc[i].wall-f), append(gotcAbove, s.gotc[i].wall-f)
+			}
+			report("  above the floor: (gotc - floor) / (tc - floor)", "s", tcAbove, gotcAbove, 0.3)
+		}
 	}
 }
 
@@ -481,16 +500,19 @@ func oneshot() {
 	must(*ipPath, "link", "add", "o0", "type", "ifb") // ifb: the host kernel here has no dummy
 	defer must(*ipPath, "link", "del", "o0")
 	must(*tcPath, "qdisc", "add", "dev", "o0", "root", "handle", "1:", "tbf", "rate", "100mbit", "burst", "32k", "latency", "50ms")
+	must(*tcPath, "qdisc", "add", "dev", "o0", "ingress")
+	must(*tcPath, "filter", "add", "dev", "o0", "parent", "ffff:", "protocol", "ip", "pref", "1", "u32", "match", "ip", "dst", "10.0.0.1/32", "flowid", "1:1")
 	cases := []struct {
 		name string
 		args []string
 	}{
 		{"one 'qdisc show dev X' process", []string{"qdisc", "show", "dev", "o0"}},
 		{"one 'qdisc change dev X ... tbf' process", []string{"qdisc", "change", "dev", "o0", "root", "handle", "1:", "tbf", "rate", "90mbit", "burst", "32k", "latency", "50ms"}},
-		{"one '-V' process (info)", []string{"-V"}},
+		{"one 'filter show dev X ingress' process", []string{"filter", "show", "dev", "o0", "ingress"}},
+		{"one '-V' process", []string{"-V"}},
 	}
 	for _, c := range cases {
-		var tcWall, gotcWall, tcCPU, gotcCPU, hello []float64
+		var tcWall, gotcWall, tcCPU, gotcCPU, hello, helloCPU []float64
 		var tcRSS, gotcRSS, helloRSS float64
 		for range *shows {
 			t := runAll(*tcPath, [][]string{c.args}, false)
@@ -500,23 +522,23 @@ func oneshot() {
 			tcRSS, gotcRSS = max(tcRSS, t.rss), max(gotcRSS, g.rss)
 			if *helloPath != "" {
 				h := runAll(*helloPath, [][]string{{}}, false)
-				hello = append(hello, h.wall)
+				hello, helloCPU = append(hello, h.wall), append(helloCPU, h.cpu)
 				helloRSS = max(helloRSS, h.rss)
 			}
 		}
-		target := 1.0
-		if strings.HasSuffix(c.name, "(info)") {
-			target = 0
-		}
-		report(c.name+", wall", "s", tcWall, gotcWall, target)
-		report(c.name+", CPU (info)", "s", tcCPU, gotcCPU, 0)
+		report(c.name+", wall", "s", tcWall, gotcWall, 1.0)
+		report(c.name+", CPU", "s", tcCPU, gotcCPU, 1.0)
 		// The floor of any Go process, the same as for gotc: a hello-world
 		// started as often, between the pairs.
 		if *helloPath != "" {
 			compare("  a Go hello-world, the floor of a Go process, against gotc (info)", "hello", "gotc", "s", hello, gotcWall, 0)
-			compare("  a Go hello-world against tc (info)", "tc", "hello", "s", tcWall, hello, 0)
+			compare("  a Go hello-world against tc, wall (info)", "tc", "hello", "s", tcWall, hello, 0)
+			compare("  a Go hello-world against tc, CPU (info)", "tc", "hello", "s", tcCPU, helloCPU, 0)
 		}
 		fmt.Printf("  peak RSS: tc %.1f MiB, gotc %.1f MiB, a Go hello-world %.1f MiB\n", tcRSS, gotcRSS, helloRSS)
+		if *perfPath != "" {
+			perfCounts(c.args)
+		}
 	}
 	// What gotc's packages spend initialising before main, as the runtime
 	// reports it.
@@ -541,6 +563,73 @@ func oneshot() {
 	}
 	fmt.Printf("gotc -V: package initialisation %.3f ms in all (slowest %s, %.3f ms), done %.3f ms after the runtime started (GODEBUG=inittrace=1)\n",
 		total, slowest, slowestMS, clock)
+}
+
+// perfEvents are what perfCounts asks perf stat for: instructions need a
+// PMU, which a virtual machine may not expose ("not supported").
+var perfEvents = []string{"page-faults", "instructions:u", "instructions:k"}
+
+// perfCounts prints the medians of perf stat's counts for tc's, gotc's and
+// the hello-world's process, run -shows times each, interleaved.
+func perfCounts(args []string) {
+	tools := []struct{ name, path string }{{"tc", *tcPath}, {"gotc", *gotcPath}, {"hello", *helloPath}}
+	counts := make([][][]float64, len(tools)) // tool, event, run
+	for i := range counts {
+		counts[i] = make([][]float64, len(perfEvents))
+	}
+	for range *shows {
+		for i, t := range tools {
+			if t.path == "" {
+				continue
+			}
+			a := args
+			if t.name == "hello" {
+				a = nil
+			}
+			argv := append([]string{"stat", "-x,", "-e", strings.Join(perfEvents, ","), "--"}, strings.Fields(t.path)...)
+			r := run(false, *perfPath, append(argv, a...)...)
+			if r.status != 0 {
+				fail("perf stat %s: exit %d: %s", t.path, r.status, r.stderr)
+			}
+			for e, v := range parsePerfStat(r.stderr) {
+				counts[i][e] = append(counts[i][e], v)
+			}
+		}
+	}
+	line := "  perf stat, median:"
+	for i, t := range tools {
+		if t.path == "" {
+			continue
+		}
+		line += " " + t.name
+		for e, ev := range perfEvents {
+			if len(counts[i][e]) == 0 {
+				line += fmt.Sprintf(" %s n/a", ev)
+			} else {
+				line += fmt.Sprintf(" %s %.0f", ev, median(counts[i][e]))
+			}
+		}
+		line += ";"
+	}
+	fmt.Println(strings.TrimSuffix(line, ";"))
+}
+
+// parsePerfStat reads perf stat -x, output: each of perfEvents' counts, by
+// its index; an event perf could not count is left out.
+func parsePerfStat(out string) map[int]float64 {
+	counts := map[int]float64{}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Split(l, ",")
+		if len(f) < 3 {
+			continue
+		}
+		e := slices.Index(perfEvents, f[2])
+		v, err := strconv.ParseFloat(f[0], 64)
+		if e >= 0 && err == nil {
+			counts[e] = v
+		}
+	}
+	return counts
 }
 
 // initTrace is a line of GODEBUG=inittrace=1: "init PKG @START ms, CLOCK ms clock, ...".

@@ -66,3 +66,12 @@ func TestISPTree(t *testing.T) {
 		t.Errorf("restore: %d lines, starting %q", len(restore), restore[:min(2, len(restore))])
 	}
 }
+
+// perf stat's CSV: counted events by index, "not supported" ones left out.
+func TestParsePerfStat(t *testing.T) {
+	out := "195,,page-faults,6153657,100.00,,\n<not supported>,,instructions:u,0,100.00,,\n1234,,instructions:k,0,100.00,,\n"
+	got := parsePerfStat(out)
+	if len(got) != 2 || got[0] != 195 || got[2] != 1234 {
+		t.Errorf("parsePerfStat = %v", got)
+	}
+}

@@ -65,6 +65,8 @@ var (
 	dir         = flag.String("dir", "/tmp/bench", "scratch directory")
 	floorDump   = flag.Bool("floor-dump", false, "only time the dump floor (floor.go) and print its duration in nanoseconds")
 	floorClass  = flag.Bool("floor-class", false, "-floor-dump dumps classes (of -floor-dev)")
+	floorFilter = flag.Bool("floor-filter", false, "-floor-dump dumps the filters of -floor-dev under -floor-parent")
+	floorParent = flag.Uint("floor-parent", 0, "-floor-filter's parent, a handle as a number (0: the root qdisc)")
 	floorDev    = flag.String("floor-dev", "", "-floor-dump dumps this device only")
 	floorBatch  = flag.String("floor-batch", "", "only time the batch floor (floor.go) of this batch file and print its duration in nanoseconds")
 	floorWin    = flag.Int("floor-window", netlink.MaxWindow, "requests per write in -floor-batch")
@@ -199,7 +201,14 @@ func main() {
 			}
 			ifindex = int32(ifi.Index)
 		}
-		d, _ := dumpFloor(*floorClass, ifindex)
+		what := dumpQdiscs
+		switch {
+		case *floorClass:
+			what = dumpClasses
+		case *floorFilter:
+			what = dumpFilters
+		}
+		d, _ := dumpFloor(what, ifindex, uint32(*floorParent))
 		fmt.Println(d.Nanoseconds())
 		return
 	}
@@ -442,6 +451,15 @@ func batchAndDump() {
 	report(fmt.Sprintf("-s -j qdisc show of %d qdiscs, peak RSS", q), "MiB", tcRSS, gotcRSS, 0)
 	check(same, "-s -j qdisc show: gotc's output is byte-identical to tc's")
 }
+
+// dumpWhat is what a floor dump reads.
+type dumpWhat int
+
+const (
+	dumpQdiscs dumpWhat = iota
+	dumpClasses
+	dumpFilters
+)
 
 // fail prints the error and exits 1.
 func fail(format string, args ...any) {
