@@ -10,7 +10,10 @@ import argparse
 import sys
 import time
 
-from pyroute2 import IPRoute
+try:
+    from pyroute2 import IPRoute
+except ImportError as e:  # the bench says pyroute2 is not run, and why
+    sys.exit('pyroute2_peer: %s' % e)
 
 
 def main():
