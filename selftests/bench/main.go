@@ -73,7 +73,7 @@ var (
 	floorDumped = flag.Bool("floor-with-dump", false, "-floor-batch reads a qdisc dump first (what proving requests accepted costs)")
 	tupdate     = flag.String("dualpi2-tupdate", "4s", "DualPI2's tupdate in the batch lines (see batchAndDump)")
 	procLimit   = flag.Duration("proc-timeout", 10*time.Minute, "longest any one measured process may run before the benchmark fails")
-	skip        = flag.String("skip", "", "phases not to run, comma-separated: semantics, oneshot, monitoring, batch, isp")
+	skip        = flag.String("skip", "", "phases not to run, comma-separated: semantics, oneshot, monitoring, batch, isp, peers")
 	gotcEnv     = flag.String("gotc-env", "", "environment for gotc's processes, e.g. \"GOGC=off GOMEMLIMIT=64MiB\" to see what tuning the GC would give")
 )
 
@@ -247,6 +247,9 @@ func main() {
 	}
 	if phase("isp") {
 		isp()
+	}
+	if phase("peers") {
+		peers() // peers.go
 	}
 	fmt.Printf("bench took %s\n", time.Since(start).Round(time.Second))
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
