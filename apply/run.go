@@ -37,7 +37,7 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		}
 		want.ifindex = idx
 		if err == nil {
-			if err := fifoDefaults(ctx, k, want); err != nil {
+			if err := deviceDefaults(ctx, k, want); err != nil {
 				return nil, fmt.Errorf("device %s: %w", name, err)
 			}
 		}

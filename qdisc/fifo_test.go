@@ -5,6 +5,7 @@ package qdisc
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -135,6 +136,40 @@ func TestPrintFifo(t *testing.T) {
 		}
 		if got := printWith(tcfmt.Options{JSON: true}, print); got != c.json {
 			t.Errorf("%s %d: JSON %q, want %q", c.kind, c.limit, got, c.json)
+		}
+	}
+}
+
+// TestFifoDeviceDefaults: the kernel's limit of a fifo given none, by
+// device; none where gotc cannot tell it.
+func TestFifoDeviceDefaults(t *testing.T) {
+	ether := tckind.Device{TxQueueLen: 32, MTU: 1500, Type: 1}
+	for _, tt := range []struct {
+		kind  string
+		dev   tckind.Device
+		limit uint32
+		ok    bool
+	}{
+		{"pfifo", ether, 32, true},
+		{"pfifo_head_drop", ether, 32, true},
+		{"bfifo", ether, 32 * 1514, true},
+		{"bfifo", tckind.Device{TxQueueLen: 500, MTU: 1420, Type: 0xfffe}, 500 * 1420, true},
+		{"bfifo", tckind.Device{TxQueueLen: 10, MTU: 1500, Type: 768}, 0, false},
+		{"pfifo", tckind.Device{MTU: 1500, Type: 1}, 0, false},
+	} {
+		opts, words, ok := tckind.LookupQdisc(tt.kind).DeviceDefaults(tt.dev)
+		if ok != tt.ok {
+			t.Errorf("%s on %+v: %v, want %v", tt.kind, tt.dev, ok, tt.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if got := opts.(*attrs.TCFifoQopt).Limit; got != tt.limit {
+			t.Errorf("%s on %+v: limit %d, want %d", tt.kind, tt.dev, got, tt.limit)
+		}
+		if want := fmt.Sprint("limit ", tt.limit); strings.Join(words, " ") != want {
+			t.Errorf("%s on %+v: words %q, want %q", tt.kind, tt.dev, words, want)
 		}
 	}
 }

@@ -84,6 +84,20 @@ type Qdisc struct {
 	// levels (mqprio's traffic classes over their queues), so that a file
 	// names the queues below their traffic class.
 	MakesNestedClasses bool
+	// DeviceDefaults returns the options the kernel gives a qdisc of the
+	// kind that a request makes without any, where they follow from the
+	// device (the fifos' limit), with the keywords that ask for them; false
+	// where the device's settings do not say them. Nil for a kind whose
+	// defaults are its own (Dumped says them where it knows).
+	DeviceDefaults func(dev Device) (attrs.TCOptionsMsg, []string, bool)
+}
+
+// Device is what a kind's DeviceDefaults reads of the device a qdisc is
+// on: its transmit queue length in packets, its MTU in bytes, and its
+// hardware type (ARPHRD_*, which says its link-layer header).
+type Device struct {
+	TxQueueLen, MTU uint32
+	Type            uint16
 }
 
 // ParseEnv is what a kind's parser knows of the command beyond its keywords.
