@@ -150,7 +150,12 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 	}
 	n := &qdiscNode{kind: words[0], parent: parent, words: words[1:], stab: stab}
 	kindKnown := r.qdiscKind(n, q.specAt)
-	if kindKnown {
+	switch {
+	case kindKnown && q.Options != nil && len(n.words) > 0:
+		r.fault(q.specAt, "qdisc %q: typed options and option words both", q.Spec)
+	case kindKnown && q.Options != nil:
+		n.options, n.words = q.Options, nil
+	case kindKnown:
 		var err error
 		if n.options, err = parseQdiscOptions(n.kind, n.words); err != nil {
 			r.fault(q.specAt, "qdisc %q: %s", q.Spec, kindMessage(err))
