@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/containernetworking/cni/pkg/skel"
+	"github.com/containernetworking/cni/pkg/types"
+	vnl "github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+
+	"github.com/gotc/gotc"
+	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/netlink"
+)
+
+// inNewNetns runs the test on a thread in a network namespace of its own,
+// skipping it where that cannot be made (not root) or the kernel lacks
+// ifb and tbf.
+func inNewNetns(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a network namespace")
+	}
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := netns.New()
+	if err != nil {
+		runtime.UnlockOSThread()
+		t.Skipf("no new network namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		ns.Close()
+		if err := netns.Set(orig); err != nil {
+			t.Errorf("back to the test's namespace: %v", err)
+			return // the thread stays locked, and dies with the goroutine
+		}
+		orig.Close()
+		runtime.UnlockOSThread()
+	})
+	if err := vnl.LinkAdd(&vnl.Ifb{LinkAttrs: vnl.LinkAttrs{Name: "probe0", TxQLen: -1}}); err != nil {
+		t.Skipf("no ifb in this kernel: %v", err)
+	}
+}
+
+// rootQdisc is the kernel's root qdisc of dev.
+func rootQdisc(t *testing.T, dev string) *netlink.Msg {
+	t.Helper()
+	c, err := gotc.Dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	idx, err := c.Conn().LinkIndex(context.Background(), dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m, err := range c.Conn().Msgs(context.Background(), netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Header.Parent == netlink.HandleRoot {
+			return m
+		}
+	}
+	return nil
+}
+
+func kind(m *netlink.Msg) string {
+	if m == nil || m.Attrs.Kind == nil {
+		return ""
+	}
+	return *m.Attrs.Kind
+}
+
+// TestKernelIngressOnly: on an ifb standing for the host veth (the host's
+// kernel may lack veth, u32 and mirred), the ingress-rate state: applied,
+// dumped back as the bandwidth plugin sends it, in sync on a second run,
+// CHECK failing on drift and naming the repair, and gone after DEL's
+// reconcile.
+func TestKernelIngressOnly(t *testing.T) {
+	inNewNetns(t)
+	if err := vnl.LinkAdd(&vnl.Ifb{LinkAttrs: vnl.LinkAttrs{Name: "host0", TxQLen: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := parseConf([]byte(`{"cniVersion": "1.1.0", "name": "n", "type": "gotc-cni", "ingressRate": 8000000, "ingressBurst": 160000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := conf.desired("host0", ifbName("n", "c"), tickInUsec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reconcile(f, true); err == nil {
+		t.Fatal("CHECK before ADD passed")
+	}
+	if err := reconcile(f, false); err != nil {
+		t.Fatalf("ADD: %v", err)
+	}
+	q := rootQdisc(t, "host0")
+	o, ok := q.Attrs.Options.(*attrs.TBFAttrs)
+	want := tbf(8000000, 160000, tickInUsec()).Parms
+	if kind(q) != "tbf" || !ok || o.Parms == nil || *o.Parms != *want || q.Header.Handle != gotc.Handle(1, 0) {
+		t.Fatalf("root qdisc %s %+v, want tbf 1: %+v", kind(q), q.Attrs.Options, *want)
+	}
+	if err := reconcile(f, false); err != nil {
+		t.Fatalf("second ADD: %v", err)
+	}
+	if err := reconcile(f, true); err != nil {
+		t.Fatalf("CHECK: %v", err)
+	}
+	// Drift: the rate halved behind the plugin's back.
+	drift := tbf(4000000, 160000, tickInUsec())
+	c, err := gotc.Dial(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.ChangeQdisc(context.Background(), gotc.Qdisc{Dev: "host0", Parent: gotc.Root, Handle: gotc.Handle(1, 0), Kind: "tbf", Options: drift}); err != nil {
+		t.Fatal(err)
+	}
+	if err := reconcile(f, true); err == nil || !strings.Contains(err.Error(), "qdisc change dev host0 root handle 1: tbf") {
+		t.Fatalf("CHECK after drift: %v, want the change that repairs it", err)
+	}
+	if err := reconcile(f, false); err != nil {
+		t.Fatalf("ADD repairing drift: %v", err)
+	}
+	if err := reconcile(f, true); err != nil {
+		t.Fatalf("CHECK after repair: %v", err)
+	}
+	if err := reconcile(&apply.File{Devices: map[string]*apply.Device{"host0": {}}}, false); err != nil {
+		t.Fatalf("DEL: %v", err)
+	}
+	if q := rootQdisc(t, "host0"); q != nil && q.Header.Handle != 0 {
+		t.Fatalf("after DEL: root qdisc %s %x", kind(q), q.Header.Handle)
+	}
+}
+
+// TestKernelIfbAndGC: the ifb is made once (a second ADD keeps it), named
+// and marked for GC, which deletes it once its attachment is no longer
+// valid; DEL of an ifb already gone is no error.
+func TestKernelIfbAndGC(t *testing.T) {
+	inNewNetns(t)
+	name := ifbName("n", "c1")
+	for range 2 {
+		if _, err := ensureIfb(name, "n", "c1", "eth0", 1400); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := vnl.LinkByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := l.Attrs(); a.MTU != 1400 || a.Flags&1 == 0 || a.Alias != "gotc-cni n/c1/eth0" {
+		t.Fatalf("ifb: mtu %d, flags %v, alias %q", a.MTU, a.Flags, a.Alias)
+	}
+	gc := func(valid ...string) {
+		t.Helper()
+		conf := map[string]any{"cniVersion": "1.1.0", "name": "n", "type": "gotc-cni"}
+		var atts []types.GCAttachment
+		for _, v := range valid {
+			atts = append(atts, types.GCAttachment{ContainerID: v, IfName: "eth0"})
+		}
+		conf["cni.dev/valid-attachments"] = atts
+		data, _ := json.Marshal(conf)
+		if err := cmdGC(&skel.CmdArgs{StdinData: data}); err != nil {
+			t.Fatalf("GC: %v", err)
+		}
+	}
+	gc("c1")
+	if _, err := vnl.LinkByName(name); err != nil {
+		t.Fatalf("GC deleted a valid attachment's ifb: %v", err)
+	}
+	gc("c2")
+	if _, err := vnl.LinkByName(name); err == nil {
+		t.Fatal("GC kept the ifb of an attachment no longer valid")
+	}
+	if _, err := vnl.LinkByName("probe0"); err != nil {
+		t.Fatalf("GC deleted an ifb not gotc-cni's: %v", err)
+	}
+	for range 2 {
+		if err := cmdDel(&skel.CmdArgs{ContainerID: "c1", IfName: "eth0", StdinData: []byte(`{"cniVersion": "1.1.0", "name": "n", "type": "gotc-cni"}`)}); err != nil {
+			t.Fatalf("DEL: %v", err)
+		}
+	}
+}
+
+// TestKernelLeafAndTree: the TBF of aqm fq_codel or fq with its leaf
+// (pfifo here, for hosts without those AQMs: the tree is the same), and a
+// tree configuration, each applied, in sync, and deleted.
+func TestKernelLeafAndTree(t *testing.T) {
+	inNewNetns(t)
+	if err := vnl.LinkAdd(&vnl.Ifb{LinkAttrs: vnl.LinkAttrs{Name: "host0", TxQLen: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	root := shaper(8000000, 160000, "fq_codel", tickInUsec())
+	root.Classes["1:1"].Leaf.Spec = "pfifo limit 50"
+	leaf := &apply.File{Devices: map[string]*apply.Device{"host0": {Root: root}}}
+	conf, err := parseConf([]byte(`{"name": "n", "tree": {"root": {"qdisc": "htb default 10", "handle": "1:", "classes": {"1:10": {"class": "htb rate 5mbit", "leaf": "pfifo limit 20"}}}, "ingress": {"qdisc": "ingress"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := conf.desired("host0", "", tickInUsec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []*apply.File{leaf, tree} {
+		if err := reconcile(f, false); err != nil {
+			t.Fatalf("ADD: %v", err)
+		}
+		if err := reconcile(f, true); err != nil {
+			t.Fatalf("CHECK: %v", err)
+		}
+		if other := []*apply.File{tree, leaf}[i]; reconcile(other, true) == nil {
+			t.Fatalf("CHECK of file %d passed on the state of the other", 1-i)
+		}
+		// DEL between the two: apply replaces a root qdisc of another
+		// kind at the same handle, which the kernel refuses.
+		if err := reconcile(&apply.File{Devices: map[string]*apply.Device{"host0": {}}}, false); err != nil {
+			t.Fatalf("DEL: %v", err)
+		}
+		if q := rootQdisc(t, "host0"); q != nil && q.Header.Handle != 0 {
+			t.Fatalf("after DEL: root qdisc %s %x", kind(q), q.Header.Handle)
+		}
+	}
+}
