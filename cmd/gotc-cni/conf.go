@@ -23,27 +23,27 @@ import (
 // queue's limit follows: the bytes the rate sends in 25 ms, plus the burst.
 const latencyMs = 25
 
-// Bandwidth is one set of rates, as the bandwidth plugin reads it: rates
+// BandwidthEntry is one set of rates, as the bandwidth plugin reads it: rates
 // in bits per second, bursts in bits, 0 for no limit.
-type Bandwidth struct {
+type BandwidthEntry struct {
 	IngressRate  uint64 `json:"ingressRate"`
 	IngressBurst uint64 `json:"ingressBurst"`
 	EgressRate   uint64 `json:"egressRate"`
 	EgressBurst  uint64 `json:"egressBurst"`
 }
 
-func (b *Bandwidth) isZero() bool {
+func (b *BandwidthEntry) isZero() bool {
 	return b.IngressRate == 0 && b.IngressBurst == 0 && b.EgressRate == 0 && b.EgressBurst == 0
 }
 
-// netConf is the plugin's configuration: the bandwidth plugin's keys,
+// PluginConf is the plugin's configuration: the bandwidth plugin's keys,
 // and gotc-cni's own (aqm, tree).
-type netConf struct {
+type PluginConf struct {
 	types.NetConf
 	RuntimeConfig struct {
-		Bandwidth *Bandwidth `json:"bandwidth,omitempty"`
+		Bandwidth *BandwidthEntry `json:"bandwidth,omitempty"`
 	} `json:"runtimeConfig,omitempty"`
-	*Bandwidth
+	*BandwidthEntry
 	// ShapedSubnets and UnshapedSubnets are read so that they are refused
 	// rather than ignored (see parseConf).
 	ShapedSubnets   []string `json:"shapedSubnets,omitempty"`
@@ -58,8 +58,8 @@ type netConf struct {
 
 // parseConf reads the configuration from stdin and checks it; its
 // messages for the bandwidth plugin's keys are that plugin's.
-func parseConf(stdin []byte) (*netConf, error) {
-	conf := &netConf{}
+func parseConf(stdin []byte) (*PluginConf, error) {
+	conf := &PluginConf{}
 	if err := json.Unmarshal(stdin, conf); err != nil {
 		return nil, fmt.Errorf("failed to parse network configuration: %v", err)
 	}
@@ -103,15 +103,15 @@ func parseConf(stdin []byte) (*netConf, error) {
 // limits is the bandwidth the configuration asks for: the top-level keys
 // when there are any, else runtimeConfig's (nil for none), as in the
 // bandwidth plugin.
-func (c *netConf) limits() *Bandwidth {
-	if c.Bandwidth == nil && c.RuntimeConfig.Bandwidth != nil {
+func (c *PluginConf) limits() *BandwidthEntry {
+	if c.BandwidthEntry == nil && c.RuntimeConfig.Bandwidth != nil {
 		return c.RuntimeConfig.Bandwidth
 	}
-	return c.Bandwidth
+	return c.BandwidthEntry
 }
 
 // shapes reports whether the configuration asks for any kernel state.
-func (c *netConf) shapes() bool {
+func (c *PluginConf) shapes() bool {
 	bw := c.limits()
 	return c.Tree != nil || (bw != nil && !bw.isZero())
 }
@@ -170,7 +170,7 @@ func redirectFilter(ifb string) string {
 
 // desired is the state the configuration asks of the host interface and,
 // when it shapes egress, of the ifb (named ifb).
-func (c *netConf) desired(host, ifb string, tickInUsec float64) (*apply.File, error) {
+func (c *PluginConf) desired(host, ifb string, tickInUsec float64) (*apply.File, error) {
 	if c.Tree != nil {
 		doc, err := json.Marshal(map[string]any{"devices": map[string]json.RawMessage{host: c.Tree}})
 		if err != nil {
@@ -199,7 +199,7 @@ func (c *netConf) desired(host, ifb string, tickInUsec float64) (*apply.File, er
 
 // shapesEgress reports whether the configuration shapes the container's
 // egress, which needs the ifb.
-func (c *netConf) shapesEgress() bool {
+func (c *PluginConf) shapesEgress() bool {
 	bw := c.limits()
 	return c.Tree == nil && bw != nil && bw.EgressRate > 0 && bw.EgressBurst > 0
 }

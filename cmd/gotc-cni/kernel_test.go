@@ -234,3 +234,44 @@ func TestKernelLeafAndTree(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelEgressPlan: the egress state's plan (the host kernel may lack
+// u32 and mirred, so nothing is sent): the ifb's TBF, the ingress qdisc
+// and the redirect filter, whose words gotc's parsers take.
+func TestKernelEgressPlan(t *testing.T) {
+	inNewNetns(t)
+	if err := vnl.LinkAdd(&vnl.Ifb{LinkAttrs: vnl.LinkAttrs{Name: "host0", TxQLen: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := parseConf([]byte(`{"name": "n", "egressRate": 16000000, "egressBurst": 160000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ifb := ifbName("n", "c")
+	if _, err := ensureIfb(ifb, "n", "c", "eth0", 1500); err != nil {
+		t.Fatal(err)
+	}
+	f, err := conf.desired("host0", ifb, tickInUsec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, done, err := kernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	plan, err := apply.Compute(context.Background(), k, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(plan.Commands(), "\n")
+	for _, want := range []string{
+		"qdisc replace dev " + ifb + " root handle 1: tbf",
+		"qdisc replace dev host0 ingress",
+		"filter add dev host0 ingress protocol all pref 1 u32 match u32 0 0 classid 1:1 action mirred egress redirect dev " + ifb,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("plan lacks %q:\n%s", want, got)
+		}
+	}
+}
