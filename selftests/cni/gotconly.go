@@ -38,13 +38,13 @@ func gotcOnly() {
 				"1:10": map[string]any{"class": "htb rate 5mbit ceil 10mbit", "leaf": "fq_codel"}}},
 			"ingress": map[string]any{"qdisc": "ingress", "filters": []string{"protocol all pref 10 matchall action police rate 1mbit burst 10k drop"}}}},
 			[]string{"qdisc htb 1: root", "class htb 1:10", "qdisc fq_codel", "matchall", "police"},
-			[]string{"class", "change", "dev", "HOST", "classid", "1:10", "htb", "rate", "6mbit", "ceil", "10mbit"}},
+			[]string{"class", "change", "dev", "HOST", "parent", "1:", "classid", "1:10", "htb", "rate", "6mbit", "ceil", "10mbit"}},
 		// Drifts the bandwidth plugin's CHECK does not look at: its
 		// filter, and its TBF replaced by another kind.
 		{"bandwidth config, filter deleted", both, nil, []string{"filter", "del", "dev", "HOST", "ingress"}},
 		{"bandwidth config, TBF replaced", both, nil, []string{"qdisc", "replace", "dev", "HOST", "root", "handle", "2:", "pfifo"}},
 	} {
-		p := newPod("a-"+strings.ReplaceAll(c.name, " ", "-"), "podns", "vethpod", "eth0")
+		p := newPod("a-"+c.name, "podns", "vethpod", "eth0")
 		drift := func() []string {
 			out := make([]string, len(c.drift))
 			for i, w := range c.drift {
@@ -172,22 +172,18 @@ func timed(n int) {
 	conf := bw(20_000_000, 200_000, 10_000_000, 100_000)
 	var mean [2][2]time.Duration // plugin, ADD/DEL
 	for pi, plugin := range []string{"bandwidth", "gotc-cni"} {
-		var batch strings.Builder
+		// Each plugin's pods have names of their own: a namespace's
+		// deletion, and its veths', finishes after ip returns.
+		ns, prefix := "pods-"+plugin, plugin[:1]
+		var add, del strings.Builder
 		for i := range n {
-			fmt.Fprintf(&batch, "link add vp%d type veth peer name e%d netns pods\nlink set vp%d up\n", i, i, i)
+			fmt.Fprintf(&add, "link add %sv%d type veth peer name e%d netns %s\nlink set %sv%d up\n", prefix, i, i, ns, prefix, i)
+			fmt.Fprintf(&del, "link del %sv%d\n", prefix, i)
 		}
-		must(*ipBin, "netns", "add", "pods")
-		f, err := os.CreateTemp("", "pods")
-		if err != nil {
-			fail("timed: %v", err)
-			return
-		}
-		f.WriteString(batch.String())
-		f.Close()
-		must(*ipBin, "-batch", f.Name())
-		os.Remove(f.Name())
+		must(*ipBin, "netns", "add", ns)
+		batch(add.String())
 		pod := func(i int) pod {
-			return newPod(fmt.Sprintf("t%d", i), "pods", fmt.Sprintf("vp%d", i), fmt.Sprintf("e%d", i))
+			return newPod(fmt.Sprintf("t%s%d", prefix, i), ns, fmt.Sprintf("%sv%d", prefix, i), fmt.Sprintf("e%d", i))
 		}
 		failures := 0
 		for op, command := range []string{"ADD", "DEL"} {
@@ -221,10 +217,27 @@ func timed(n int) {
 		default:
 			ok("%s: %d pods added and deleted; no ifb left; %d qdiscs left on the host veths (the veths' deletion takes them)", plugin, n, onVeths)
 		}
-		must(*ipBin, "netns", "del", "pods")
+		batch(del.String())
+		must(*ipBin, "netns", "del", ns)
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	fmt.Printf("# %d pods, per call: ADD bandwidth %s, gotc-cni %s (ratio %.2f); DEL bandwidth %s, gotc-cni %s (ratio %.2f)\n", n,
 		ms(mean[0][0]), ms(mean[1][0]), float64(mean[1][0])/float64(mean[0][0]),
 		ms(mean[0][1]), ms(mean[1][1]), float64(mean[1][1])/float64(mean[0][1]))
+}
+
+// batch runs ip -batch on lines.
+func batch(lines string) {
+	f, err := os.CreateTemp("", "ip-batch")
+	if err != nil {
+		fmt.Println("setup failed:", err)
+		os.Exit(2)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(lines); err != nil {
+		fmt.Println("setup failed:", err)
+		os.Exit(2)
+	}
+	f.Close()
+	must(*ipBin, "-batch", f.Name())
 }

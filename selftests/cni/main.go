@@ -81,9 +81,14 @@ type pod struct {
 	id, netns, host, ifname string
 }
 
+// newPod names a pod; id is made a valid container ID (letters, digits,
+// "-", "_" and ".").
 func newPod(id, netns, host, ifname string) pod {
+	id = invalidID.ReplaceAllString(id, "-")
 	return pod{id: id, netns: netns, host: host, ifname: ifname}
 }
+
+var invalidID = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
 
 // make creates the pod's namespace (when new) and veth pair, both up.
 func (p pod) make() {
@@ -264,7 +269,7 @@ type diffCase struct {
 }
 
 func differential(c diffCase) {
-	p := newPod("c-"+strings.ReplaceAll(c.name, " ", "-"), "podns", "vethpod", "eth0")
+	p := newPod("c-"+c.name, "podns", "vethpod", "eth0")
 	ref := runCase("bandwidth", p, c.conf, c.noPrev, c.shapes)
 	got := runCase("gotc-cni", p, c.conf, c.noPrev, c.shapes)
 	if c.gotcRefuses != "" {
