@@ -347,7 +347,9 @@ func TestPlan(t *testing.T) {
 	}, {
 		name:   "leaf replaced",
 		kernel: htbFile, file: strings.Replace(htbFile, `leaf: { qdisc: fq_codel, handle: "20:" }`, `leaf: { qdisc: cake bandwidth 20mbit, handle: "20:" }`, 1),
-		want: []string{"qdisc replace dev eth0 parent 1:20 handle 20: cake bandwidth 20mbit"},
+		// The kernel changes the qdisc of a handle in place, and refuses
+		// another kind there: delete, then add.
+		want: []string{"qdisc del dev eth0 parent 1:20 handle 20:", "qdisc add dev eth0 parent 1:20 handle 20: cake bandwidth 20mbit"},
 	}, {
 		name:   "filter changed",
 		kernel: routerFile, file: strings.Replace(routerFile, "redirect dev ifb0", "mirror dev ifb0", 1),

@@ -116,6 +116,15 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 			p.deletes = append(p.deletes, because(notInFile, p.deleteQdisc(have))...)
 		}
 		return
+	case have != nil && have.handle != 0 && have.kind != want.kind && want.handle == have.handle:
+		// The kernel changes the qdisc of a handle in place or not at
+		// all ("Invalid qdisc name: must match existing qdisc"): the
+		// kernel's goes first, then the file's is added.
+		r := p.qdiscRequest(netlink.Add, want)
+		r.undo = []Request{p.qdiscRequest(netlink.Delete, want)}
+		p.trees = append(p.trees, because(replaceReason(want, have), p.deleteQdisc(have), r)...)
+		p.addBelow(want)
+		return
 	case have == nil || have.handle == 0 || have.kind != want.kind || (want.handle != 0 && want.handle != have.handle):
 		r := p.qdiscRequest(netlink.Replace, want)
 		r.Reason = replaceReason(want, have)

@@ -224,8 +224,17 @@ func TestKernelLeafAndTree(t *testing.T) {
 		if other := []*apply.File{tree, leaf}[i]; reconcile(other, true) == nil {
 			t.Fatalf("CHECK of file %d passed on the state of the other", 1-i)
 		}
-		// DEL between the two: apply replaces a root qdisc of another
-		// kind at the same handle, which the kernel refuses.
+		if i == 1 {
+			break
+		}
+		// From one to the other at the same handle 1: the kernel
+		// refuses to replace a qdisc by one of another kind in place.
+		if err := reconcile(tree, false); err != nil {
+			t.Fatalf("from the TBF to the tree: %v", err)
+		}
+		if err := reconcile(tree, true); err != nil {
+			t.Fatalf("CHECK after the switch: %v", err)
+		}
 		if err := reconcile(&apply.File{Devices: map[string]*apply.Device{"host0": {}}}, false); err != nil {
 			t.Fatalf("DEL: %v", err)
 		}
