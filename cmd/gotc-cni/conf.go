@@ -140,6 +140,11 @@ func tbf(rateBits, burstBits uint64, tickInUsec float64) *attrs.TBFAttrs {
 	limit := uint32(float64(rate)*(1e6*latencyMs/1000)/1e6) + burst
 	o := &attrs.TBFAttrs{Parms: &attrs.TCTBFQopt{Rate: attrs.TCRatespec{Rate: uint32(rate)}, Limit: limit, Buffer: buffer}}
 	if rate >= 1<<32 {
+		// The 64-bit rate goes apart. The plugin's library sends the
+		// 32 bits truncated, tc saturated; the kernel takes the larger
+		// of the two rates, so the state is the same, and it dumps the
+		// rate saturated: sent so, it compares in sync.
+		o.Parms.Rate.Rate = math.MaxUint32
 		o.Rate64 = &rate
 	}
 	return o

@@ -284,3 +284,30 @@ func TestKernelEgressPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelFastRate: a rate beyond 32 bits of bytes a second (40 Gbit/s)
+// travels as a 64-bit rate and is in sync once applied.
+func TestKernelFastRate(t *testing.T) {
+	inNewNetns(t)
+	if err := vnl.LinkAdd(&vnl.Ifb{LinkAttrs: vnl.LinkAttrs{Name: "host0", TxQLen: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := parseConf([]byte(`{"name": "n", "ingressRate": 40000000000, "ingressBurst": 400000000}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := conf.desired("host0", "", tickInUsec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reconcile(f, false); err != nil {
+		t.Fatalf("ADD: %v", err)
+	}
+	if err := reconcile(f, true); err != nil {
+		t.Fatalf("CHECK: %v", err)
+	}
+	o, _ := rootQdisc(t, "host0").Attrs.Options.(*attrs.TBFAttrs)
+	if o == nil || o.Rate64 == nil || *o.Rate64 != 5_000_000_000 {
+		t.Fatalf("dumped %+v, want a 64-bit rate of 5e9 bytes/s", o)
+	}
+}
