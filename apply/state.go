@@ -154,7 +154,14 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 	case kindKnown && q.Options != nil && len(n.words) > 0:
 		r.fault(q.specAt, "qdisc %q: typed options and option words both", q.Spec)
 	case kindKnown && q.Options != nil:
+		// The words are only the plan's description: tc's words for the
+		// options where the kind has them.
 		n.options, n.words = q.Options, nil
+		if k := tckind.LookupQdisc(n.kind); k != nil && k.Keywords != nil {
+			if w, err := k.Keywords(q.Options); err == nil {
+				n.words = nonNil(w)
+			}
+		}
 	case kindKnown:
 		var err error
 		if n.options, err = parseQdiscOptions(n.kind, n.words); err != nil {

@@ -48,3 +48,17 @@ func TestTypedOptions(t *testing.T) {
 		t.Fatalf("words and typed options: %v, want a BadFile", err)
 	}
 }
+
+// TestTypedOptionsWords: a typed qdisc's command shows tc's words for its
+// options.
+func TestTypedOptionsWords(t *testing.T) {
+	k := newFake("eth0")
+	f := &File{Devices: map[string]*Device{"eth0": {Root: &Qdisc{Spec: "tbf", Handle: "1:", Options: tbfTyped(125000)}}}}
+	p, err := Compute(context.Background(), k, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmds := p.Commands(); len(cmds) != 1 || !strings.HasPrefix(cmds[0], "qdisc replace dev eth0 root handle 1: tbf rate 1mbit burst 800 limit 40000") {
+		t.Fatalf("plan %q, want tbf's words", cmds)
+	}
+}
