@@ -220,7 +220,7 @@ type outcome struct {
 	ifbGone                               bool
 }
 
-// tbfChange is a tc command that changes the host veth's root TBF (or the
+// drift is a tc command that changes the host veth's root TBF (or the
 // ifb's, for an egress-only case) to another rate.
 func drift(p pod, conf map[string]any) []string {
 	dev := p.host
