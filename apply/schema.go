@@ -98,6 +98,12 @@ type Qdisc struct {
 	// Filters are the filters attached to the qdisc (to the ingress hook
 	// for ingress and clsact), each as tc filter words.
 	Filters []string `yaml:"filters,omitempty" json:"filters,omitempty"`
+	// EditFilter, when not nil, is given the options parsed from each of
+	// Filters' words (i its index) and returns those to send and compare
+	// in their place, for what tc's words cannot say (a redirect whose
+	// verdict is not tc's "stolen"). A File made in Go may have one; a
+	// file read by Load has none.
+	EditFilter func(i int, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg `yaml:"-" json:"-"`
 	// EgressFilters are clsact's egress hook's filters.
 	EgressFilters []string `yaml:"egress_filters,omitempty" json:"egress_filters,omitempty"`
 	// Where the qdisc and its parts stand in the file: the faults found
@@ -122,7 +128,7 @@ type Class struct {
 // MarshalYAML writes a qdisc with nothing below it and no handle as its tc
 // words alone, the short form a person writes.
 func (q *Qdisc) MarshalYAML() (any, error) {
-	if q.Handle == "" && q.Options == nil && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
+	if q.Handle == "" && q.Options == nil && q.EditFilter == nil && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
 		return q.Spec, nil
 	}
 	type plain Qdisc

@@ -191,6 +191,17 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 		filterParent = tcline.ParentIngress
 	}
 	n.filters = r.filters(q.Filters, q.filtersAt, filterParent)
+	if q.EditFilter != nil && len(n.filters) == len(q.Filters) {
+		for i, f := range n.filters {
+			f.options = q.EditFilter(i, f.options)
+			// The words only describe the plan: tc's for the options.
+			if k := tckind.LookupFilter(f.kind); k != nil && k.Keywords != nil {
+				if w, err := k.Keywords(f.options, r.links); err == nil {
+					f.words = nonNil(w)
+				}
+			}
+		}
+	}
 	n.egressFilters = r.filters(q.EgressFilters, q.egressFiltersAt, tcline.ParentEgress)
 	return n
 }

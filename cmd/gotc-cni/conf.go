@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/containernetworking/cni/pkg/types"
@@ -165,12 +166,33 @@ func shaper(rateBits, burstBits uint64, aqm string, tickInUsec float64) *apply.Q
 
 // redirectFilter is the bandwidth plugin's filter on the host interface's
 // ingress: u32 matching every packet, class 1:1, and two mirred redirects
-// to the ifb (the first steals the packet; the plugin's library adds it
-// for the filter's redirect index, before the plugin's own, which passes).
+// to the ifb. The first steals the packet (the plugin's library adds it
+// for the filter's redirect index); the second, the plugin's own, has the
+// verdict pass (TC_ACT_OK), which tc's words cannot give a redirect:
+// passVerdict sets it.
 func redirectFilter(ifb string) string {
 	return "protocol all pref 1 u32 match u32 0 0 classid 1:1" +
 		" action mirred egress redirect dev " + ifb +
-		" action mirred egress redirect dev " + ifb + " pass"
+		" action mirred egress redirect dev " + ifb
+}
+
+// passVerdict is the ingress qdisc's EditFilter: the second action of the
+// redirect filter passes.
+func passVerdict(_ int, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	u, ok := opts.(*attrs.U32Attrs)
+	if !ok || len(u.Act) != 2 {
+		return opts
+	}
+	m, ok := u.Act[1].Options.(*attrs.ActMirredAttrs)
+	if !ok || m.Parms == nil {
+		return opts
+	}
+	c, act, mc, parms := *u, slices.Clone(u.Act), *m, *m.Parms
+	parms.Action = 0 // TC_ACT_OK, "pass"
+	mc.Parms = &parms
+	act[1].Options = &mc
+	c.Act = act
+	return &c
 }
 
 // desired is the state the configuration asks of the host interface and,
@@ -196,7 +218,7 @@ func (c *PluginConf) desired(host, ifb string, tickInUsec float64) (*apply.File,
 		f.Devices[host].Root = shaper(bw.IngressRate, bw.IngressBurst, c.AQM, tickInUsec)
 	}
 	if c.shapesEgress() {
-		f.Devices[host].Ingress = &apply.Qdisc{Spec: "ingress", Handle: "ffff:", Filters: []string{redirectFilter(ifb)}}
+		f.Devices[host].Ingress = &apply.Qdisc{Spec: "ingress", Handle: "ffff:", Filters: []string{redirectFilter(ifb)}, EditFilter: passVerdict}
 		f.Devices[ifb] = &apply.Device{Root: shaper(bw.EgressRate, bw.EgressBurst, c.AQM, tickInUsec)}
 	}
 	return f, nil

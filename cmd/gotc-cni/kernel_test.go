@@ -277,11 +277,24 @@ func TestKernelEgressPlan(t *testing.T) {
 	for _, want := range []string{
 		"qdisc replace dev " + ifb + " root handle 1: tbf",
 		"qdisc replace dev host0 ingress",
-		"filter add dev host0 ingress protocol all pref 1 u32 match u32 0 0 classid 1:1 action mirred egress redirect dev " + ifb,
+		"filter add dev host0 ingress protocol all pref 1 u32 match u32 0x00000000 0x00000000 at 0 classid 1:1" +
+			" action mirred egress redirect dev " + ifb + " action mirred egress redirect dev " + ifb + " pass",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("plan lacks %q:\n%s", want, got)
 		}
+	}
+	// The verdicts sent: stolen (4), then pass (0), as the plugin's.
+	var verdicts []int32
+	for _, r := range plan.Requests {
+		if u, ok := r.Msg.Attrs.Options.(*attrs.U32Attrs); ok {
+			for _, a := range u.Act {
+				verdicts = append(verdicts, a.Options.(*attrs.ActMirredAttrs).Parms.Action)
+			}
+		}
+	}
+	if len(verdicts) != 2 || verdicts[0] != 4 || verdicts[1] != 0 {
+		t.Errorf("mirred verdicts %v, want [4 0]", verdicts)
 	}
 }
 
