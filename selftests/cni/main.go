@@ -92,12 +92,23 @@ var invalidID = regexp.MustCompile(`[^a-zA-Z0-9_.-]+`)
 
 // make creates the pod's namespace (when new) and veth pair, both up.
 func (p pod) make() {
-	if _, err := os.Stat("/var/run/netns/" + p.netns); err != nil {
+	if _, err := os.Stat(nsPath(p.netns)); err != nil {
 		must(*ipBin, "netns", "add", p.netns)
 	}
 	must(*ipBin, "link", "add", p.host, "type", "veth", "peer", "name", p.ifname, "netns", p.netns)
 	must(*ipBin, "link", "set", p.host, "up")
 	must(*ipBin, "-n", p.netns, "link", "set", p.ifname, "up")
+}
+
+// nsPath is where ip keeps the namespace called name: /var/run/netns, or
+// /run/netns for an ip built so.
+func nsPath(name string) string {
+	if _, err := os.Stat("/run/netns/" + name); err == nil {
+		if _, err := os.Stat("/var/run/netns/" + name); err != nil {
+			return "/run/netns/" + name
+		}
+	}
+	return "/var/run/netns/" + name
 }
 
 // remove deletes the pod's veth pair and namespace, and whatever ifb a
@@ -121,7 +132,7 @@ func (p pod) prevResult() map[string]any {
 		"cniVersion": "1.0.0",
 		"interfaces": []map[string]any{
 			{"name": p.host},
-			{"name": p.ifname, "sandbox": "/var/run/netns/" + p.netns},
+			{"name": p.ifname, "sandbox": nsPath(p.netns)},
 		},
 		"ips": []map[string]any{{"address": "10.9.0.2/24", "interface": 1}},
 	}
@@ -159,7 +170,7 @@ func call(plugin, command string, p pod, conf map[string]any, noPrev bool) answe
 	}
 	stdin, _ := json.Marshal(c)
 	cmd := exec.Command(*binDir + "/" + plugin)
-	cmd.Env = []string{"CNI_COMMAND=" + command, "CNI_CONTAINERID=" + p.id, "CNI_NETNS=/var/run/netns/" + p.netns,
+	cmd.Env = []string{"CNI_COMMAND=" + command, "CNI_CONTAINERID=" + p.id, "CNI_NETNS=" + nsPath(p.netns),
 		"CNI_IFNAME=" + p.ifname, "CNI_PATH=" + *binDir, "PATH=/gotc/bin:/ref/bin:/bin:/sbin"}
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out bytes.Buffer
