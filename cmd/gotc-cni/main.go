@@ -265,8 +265,8 @@ func cmdCheck(args *skel.CmdArgs) error {
 	return reconcile(f, true)
 }
 
-// cmdDel removes the ifb and, while the container's veth is there, the
-// host side's qdiscs: whatever an ADD made, or began to make before it
+// cmdDel removes the ifb and, while the container's veth is there and the
+// configuration shapes, the host side's qdiscs: whatever an ADD made, or began to make before it
 // crashed. What is already gone is no error.
 func cmdDel(args *skel.CmdArgs) error {
 	conf, err := parseConf(args.StdinData)
@@ -276,8 +276,8 @@ func cmdDel(args *skel.CmdArgs) error {
 	if err := deleteIfb(ifbName(conf.Name, args.ContainerID)); err != nil {
 		return err
 	}
-	if conf.PrevResult == nil || args.Netns == "" {
-		return nil
+	if !conf.shapes() || conf.PrevResult == nil || args.Netns == "" {
+		return nil // a configuration without shaping made nothing on the veth
 	}
 	result, err := current.NewResultFromResult(conf.PrevResult)
 	if err != nil {
