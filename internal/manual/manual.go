@@ -449,8 +449,9 @@ a TBF of latency 25 ms at the host veth's root; egressRate and egressBurst
 shape what it sends, redirected by a u32 filter on the host veth's ingress
 to an ifb named "bwp" and a hash of the network's name and the container
 ID, with its own TBF. runtimeConfig.bandwidth counts when the top level
-has none of the four. With these alone the kernel's state is the
-bandwidth plugin's, byte for byte.
+has none of the four. With these alone gotc-cni sends the bandwidth
+plugin's requests (its TBF arithmetic, its rate spec, its two mirred
+actions), and gotc's test bed compares the two plugins' kernel state.
 
 "aqm" puts cake in place of each TBF (cake's own shaper at the rate), or
 fq_codel or fq as each TBF's leaf. "tree" is the host veth's whole state
