@@ -93,7 +93,8 @@ selftests/vm/image.sh "$TC_TESTING" >/dev/null
 # What selftests/vm/run needs, installed here once: the two halves would
 # otherwise both find qemu missing on a fresh machine and race for apt.
 need qemu-system-x86_64:qemu-system-x86 timeout:coreutils cpio:cpio gzip:gzip
-vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic --test . --build ./selftests/ratechange)
+vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic --test . --build ./selftests/ratechange
+	--build ./cmd/gotc-cni --build github.com/containernetworking/plugins/plugins/meta/bandwidth --build ./selftests/cni)
 kernellog=$(mktemp) runnerlog=$(mktemp) && trap 'rm -rf "$before" "$fuzzlog" "$kernellog" "$runnerlog"' EXIT
 suite_start=$(date +%s)
 selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh kernel >"$kernellog" 2>&1 &

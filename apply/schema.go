@@ -59,6 +59,8 @@ import (
 	"slices"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/gotc/gotc/attrs"
 )
 
 // File is a desired state: the trees of the devices it owns.
@@ -82,6 +84,12 @@ type Device struct {
 type Qdisc struct {
 	// Spec is the kind and its options in tc's words ("cake bandwidth 10mbit").
 	Spec string `yaml:"qdisc" json:"qdisc"`
+	// Options, when not nil, are the qdisc's options as typed values
+	// (*attrs.TBFAttrs, ...), sent as they are: Spec is then the kind
+	// alone. A File made in Go uses them for options that tc's words
+	// cannot say (a rate spec without tc's link layer, say); a file
+	// read by Load has none.
+	Options attrs.TCOptionsMsg `yaml:"-" json:"-"`
 	// Handle is the qdisc's handle in tc's form ("1:"), "" to let the
 	// kernel choose one (or keep the one it has).
 	Handle string `yaml:"handle,omitempty" json:"handle,omitempty"`
@@ -90,6 +98,12 @@ type Qdisc struct {
 	// Filters are the filters attached to the qdisc (to the ingress hook
 	// for ingress and clsact), each as tc filter words.
 	Filters []string `yaml:"filters,omitempty" json:"filters,omitempty"`
+	// EditFilter, when not nil, is given the options parsed from each of
+	// Filters' words (i its index) and returns those to send and compare
+	// in their place, for what tc's words cannot say (a redirect whose
+	// verdict is not tc's "stolen"). A File made in Go may have one; a
+	// file read by Load has none.
+	EditFilter func(i int, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg `yaml:"-" json:"-"`
 	// EgressFilters are clsact's egress hook's filters.
 	EgressFilters []string `yaml:"egress_filters,omitempty" json:"egress_filters,omitempty"`
 	// Where the qdisc and its parts stand in the file: the faults found
@@ -114,7 +128,7 @@ type Class struct {
 // MarshalYAML writes a qdisc with nothing below it and no handle as its tc
 // words alone, the short form a person writes.
 func (q *Qdisc) MarshalYAML() (any, error) {
-	if q.Handle == "" && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
+	if q.Handle == "" && q.Options == nil && q.EditFilter == nil && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
 		return q.Spec, nil
 	}
 	type plain Qdisc

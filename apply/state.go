@@ -150,7 +150,19 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 	}
 	n := &qdiscNode{kind: words[0], parent: parent, words: words[1:], stab: stab}
 	kindKnown := r.qdiscKind(n, q.specAt)
-	if kindKnown {
+	switch {
+	case kindKnown && q.Options != nil && len(n.words) > 0:
+		r.fault(q.specAt, "qdisc %q: typed options and option words both", q.Spec)
+	case kindKnown && q.Options != nil:
+		// The words are only the plan's description: tc's words for the
+		// options where the kind has them.
+		n.options, n.words = q.Options, nil
+		if k := tckind.LookupQdisc(n.kind); k != nil && k.Keywords != nil {
+			if w, err := k.Keywords(q.Options); err == nil {
+				n.words = nonNil(w)
+			}
+		}
+	case kindKnown:
 		var err error
 		if n.options, err = parseQdiscOptions(n.kind, n.words); err != nil {
 			r.fault(q.specAt, "qdisc %q: %s", q.Spec, kindMessage(err))
@@ -179,6 +191,17 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 		filterParent = tcline.ParentIngress
 	}
 	n.filters = r.filters(q.Filters, q.filtersAt, filterParent)
+	if q.EditFilter != nil && len(n.filters) == len(q.Filters) {
+		for i, f := range n.filters {
+			f.options = q.EditFilter(i, f.options)
+			// The words only describe the plan: tc's for the options.
+			if k := tckind.LookupFilter(f.kind); k != nil && k.Keywords != nil {
+				if w, err := k.Keywords(f.options, r.links); err == nil {
+					f.words = nonNil(w)
+				}
+			}
+		}
+	}
 	n.egressFilters = r.filters(q.EgressFilters, q.egressFiltersAt, tcline.ParentEgress)
 	return n
 }

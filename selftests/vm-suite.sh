@@ -16,7 +16,10 @@
 #        (selftests/model-tests); 7. the library's examples, gotc monitor and
 #        the rate-change benchmark (selftests/lib-examples.sh); 8. gotc
 #        apply's beds (selftests/apply-tests.sh); 9. the second half of the
-#        differential test.
+#        differential test; 10. gotc-cni against the bandwidth CNI plugin
+#        (selftests/cni: same kernel state, verdicts and errors; AQM
+#        options; CHECK on drift; 100 pods' ADD and DEL timed, fewer than
+#        the 500 of a full run because the VM runs under TCG).
 #
 # tdc.py and the model cases are timing-sensitive, so nothing runs beside
 # them. The runner half's tdc.py takes longer than the kernel half's, so it
@@ -63,6 +66,9 @@ if [ "$half" = kernel ]; then
 
 	part "differential test against the reference tc, second half of the kinds"
 	/gotc/bin/difftest -shard 5-9/9 || status=1
+
+	part "gotc-cni against the bandwidth CNI plugin v1.10.0: differential, AQM, drift, 100 pods timed"
+	/gotc/bin/cni -pods 100 || status=1
 	finish
 fi
 

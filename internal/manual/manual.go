@@ -79,7 +79,7 @@ func IsHelp(word string) bool {
 }
 
 // Pages are every page, gotc(8) first.
-var Pages = []*Page{&Gotc, &Apply, &Stats, &Model, &Exporter, &ApplyFile, &Traffic, &BPF}
+var Pages = []*Page{&Gotc, &Apply, &Stats, &Model, &Exporter, &ApplyFile, &Traffic, &BPF, &CNI}
 
 // The exit statuses gotc shares with tc.
 const tcExitStatus = `0 on success; 1 for a bad option (nothing is sent to the kernel) or
@@ -538,4 +538,58 @@ PATH.`,
 	ExitStatus: `0 when the program was passed to gotc; 1 when the object cannot be
 loaded (tc's message on standard error); 2 for a bad invocation.`,
 	SeeAlso: []string{"gotc(8)", "tc-bpf(8)"},
+}
+
+// CNI is gotc-cni(8), the chained CNI plugin.
+var CNI = Page{
+	Name:    "gotc-cni",
+	Section: "8",
+	Summary: "CNI plugin that shapes a pod's traffic, the bandwidth plugin's way or with AQM",
+	Usage: `Usage: CNI_COMMAND=ADD|DEL|CHECK|STATUS|GC|VERSION CNI_CONTAINERID=ID
+         CNI_NETNS=PATH CNI_IFNAME=IF CNI_PATH=DIRS gotc-cni < CONFIG.json
+       gotc-cni help
+`,
+	About: `A chained CNI plugin (spec 1.1) that reads the bandwidth plugin's
+configuration and makes the same kernel state, or cake, fq_codel or fq
+under it, or a whole tree in gotc apply's schema, on the pod's host veth.
+`,
+	Options: `  ingressRate, ingressBurst  the pod's ingress rate (bit/s) and burst (bits)
+  egressRate, egressBurst    the pod's egress, shaped on an ifb
+  runtimeConfig.bandwidth    the same four, from the runtime (Kubernetes'
+                             annotations), when the top level has none
+  aqm                        cake, fq_codel or fq
+  tree                       {"root": ..., "ingress": ...}: the host veth's
+                             trees as a device in gotc-apply(5)
+`,
+	Example: `{"type": "gotc-cni", "egressRate": 10000000, "egressBurst": 80000}
+{"type": "gotc-cni", "ingressRate": 10000000, "ingressBurst": 80000,
+ "aqm": "fq_codel"}`,
+	Description: `gotc-cni runs after the plugin that makes the pod's veth pair, as the
+bandwidth plugin does, and reads its configuration as it is: ingressRate
+and ingressBurst (bits per second, bits) shape what the pod receives with
+a TBF of latency 25 ms at the host veth's root; egressRate and egressBurst
+shape what it sends, redirected by a u32 filter on the host veth's ingress
+to an ifb named "bwp" and a hash of the network's name and the container
+ID, with its own TBF. runtimeConfig.bandwidth counts when the top level
+has none of the four. With these alone gotc-cni sends the bandwidth
+plugin's requests (its TBF arithmetic, its rate spec, its two mirred
+actions), and gotc's test bed compares the two plugins' kernel state.
+
+"aqm" puts cake in place of each TBF (cake's own shaper at the rate), or
+fq_codel or fq as each TBF's leaf. "tree" is the host veth's whole state
+(root and ingress) in gotc-apply(5)'s schema, and goes alone.
+
+ADD applies the state with gotc apply's engine: a second ADD sends
+nothing, and a refused request undoes what came before it. CHECK compares
+the whole state, not three numbers, and its error names the changes that
+would repair it. DEL deletes the ifb and the host veth's qdiscs, and finds
+what a crashed ADD left, the ifb's name being derived. STATUS reports
+whether the kernel answers; GC deletes gotc-cni's ifbs of the network
+whose attachment is not among the valid ones.
+
+shapedSubnets and unshapedSubnets are refused: the bandwidth plugin
+pinned in gotc's tests has no such keys and would shape all traffic.`,
+	ExitStatus: `0 on success; otherwise 1 with the CNI error (code, msg) as JSON on
+standard output, as the CNI specification asks.`,
+	SeeAlso: []string{"gotc-apply(5)", "gotc(8)", "tc-tbf(8)"},
 }
