@@ -61,13 +61,16 @@ go test -count=1 ./...
 # On the host, in namespaces of their own, about a minute: the README's
 # quick start and one-line commands run as pasted; bash in tmux completes
 # gotc's lines; the .deb is built, linted, installed into a throwaway
-# overlay of /, run and removed.
+# overlay of /, run and removed; ansible-playbook runs the Ansible module
+# (its check mode and diff too) on an ifb.
 section "the README's quick start and one-line commands"
 selftests/readme-test.sh
 section "bash completion in a real shell (tmux)"
 selftests/completion-test.sh
 section "Debian package: build, lintian, install, run, remove"
 selftests/deb-test.sh
+section "Ansible: gotc.gotc.apply by ansible-playbook, --check --diff and runs"
+selftests/ansible-test.sh
 
 # A count, not a duration: with -fuzztime 5s, go1.26's fuzzing coordinator
 # sometimes reports "context deadline exceeded" as a failure when the time is

@@ -25,6 +25,11 @@ import (
 // column. The meaning of the words (kinds, options, handles) is checked
 // by Compute, before it reads the kernel's state.
 func Load(name string, r io.Reader) (*File, error) {
+	return load(name, r, nil)
+}
+
+// load is Load and, for a node, LoadFleet.
+func load(name string, r io.Reader, node *Node) (*File, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -38,7 +43,12 @@ func Load(name string, r io.Reader) (*File, error) {
 		return nil, &BadFile{Name: name, Faults: []Fault{syntaxFault(data, err)}}
 	}
 	var d fileDecoder
-	f := d.file(doc.Content[0])
+	var f *File
+	if node != nil && isFleet(doc.Content[0]) {
+		f = d.fleet(doc.Content[0], *node)
+	} else {
+		f = d.file(doc.Content[0])
+	}
 	f.name = name
 	var next yaml.Node
 	switch err := dec.Decode(&next); {

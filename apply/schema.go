@@ -51,6 +51,38 @@
 // tree (class IDs of their qdisc, leaves only where the qdisc takes them,
 // every handle and class ID once) before it reads the kernel. Either
 // returns a *BadFile naming each fault as FILE:LINE:COLUMN.
+//
+// # Fleet files
+//
+// gotc-agent(8), which keeps many machines in their states, reads a fleet
+// file: one file for all of them (a ConfigMap, a CRM sync's output), a
+// list of parts, each the devices of the machines it selects:
+//
+//	fleet:
+//	  - devices:                      # no hosts, no labels: every machine
+//	      ifb0:
+//	        root: fq_codel
+//	  - hosts: [shaper-1, "edge-*"]   # host names, or shell patterns
+//	    devices:
+//	      eth0:
+//	        root: cake bandwidth 100mbit
+//	  - labels: {gotc.io/role: edge}  # every label given, with its value
+//	    devices:
+//	      eth1:
+//	        root: cake bandwidth 1gbit
+//
+// A part with "hosts" selects the machines whose host name is one of them
+// or matches one of the patterns; a part with "labels" selects those that
+// have each label with its value (in Kubernetes, the node's labels); a
+// part with both selects the machines both select, and a part with
+// neither selects every machine. A machine's state is the devices of
+// every part that selects it, each device given by one of them at most;
+// a machine no part selects owns no device, and nothing is sent. Every
+// part is read as strictly as a file, the parts of other machines too: a
+// fault anywhere refuses the file on every machine. What depends on the
+// machine (a kind's options, a device it lacks) is checked on the
+// machines the part selects. A file with "devices" at its top is every
+// machine's whole.
 package apply
 
 import (

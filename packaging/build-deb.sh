@@ -4,7 +4,7 @@
 #
 #   packaging/build-deb.sh [OUTDIR]     writes OUTDIR/gotc_VERSION_ARCH.deb (default: .)
 #
-# It holds the four static binaries (CGO_ENABLED=0), the man pages
+# It holds the five static binaries (CGO_ENABLED=0), the man pages
 # (internal/manual/mkman), the bash, zsh and fish completions, the systemd
 # units (not enabled), example traces and a file for gotc apply, and the
 # licenses of everything linked in. The version is the git tag (vX.Y.Z,
@@ -46,13 +46,14 @@ mkdir -p "$root/DEBIAN" "$root/usr/bin" "$doc/examples" "$root/usr/share/man" \
 # machine, stripped (-s -w) as Debian ships binaries; -buildvcs records
 # the tag and commit that gotc -V prints (GOFLAGS may turn it off).
 CGO_ENABLED=0 go build -trimpath -buildvcs=true -ldflags='-s -w' -o "$root/usr/bin/" \
-	./cmd/gotc ./cmd/gotc-exporter ./cmd/gotc-bpf ./cmd/gotc-traffic ./cmd/gotc-cni
+	./cmd/gotc ./cmd/gotc-exporter ./cmd/gotc-bpf ./cmd/gotc-traffic ./cmd/gotc-cni ./cmd/gotc-agent
 
 go run ./internal/manual/mkman -o "$root/usr/share/man" -date "${date%%T*}" -source "gotc $version"
 install -m 644 completion/gotc.bash "$root/usr/share/bash-completion/completions/gotc"
 install -m 644 completion/_gotc "$root/usr/share/zsh/vendor-completions/_gotc"
 install -m 644 completion/gotc.fish "$root/usr/share/fish/vendor_completions.d/gotc.fish"
-install -m 644 packaging/gotc-exporter.service packaging/gotc-apply.service "$root/usr/lib/systemd/system/"
+install -m 644 packaging/gotc-exporter.service packaging/gotc-apply.service deploy/systemd/gotc-agent.service \
+	deploy/systemd/gotc-agent.path "$root/usr/lib/systemd/system/"
 install -m 644 packaging/debian/lintian-overrides "$root/usr/share/lintian/overrides/gotc"
 install -m 644 traffic/testdata/cake-diffserv3.trace.jsonl traffic/testdata/dualpi2-ecn.trace.jsonl \
 	traffic/testdata/mixed-plan.json "$doc/examples/"

@@ -44,11 +44,11 @@ case "$v" in "tc utility, gotc-"*", commit $1"*) ;; "tc utility, gotc-"*) [ -z "
 	fail "gotc -V: $v (commit ${1:-unknown here})"
 echo "ok: $v"
 [ "$(man -w gotc)" = /usr/share/man/man8/gotc.8.gz ] || fail "man -w gotc: $(man -w gotc 2>&1)"
-for page in gotc-apply.8 gotc-apply.5 gotc-stats gotc-model gotc-exporter; do
+for page in gotc-apply.8 gotc-apply.5 gotc-stats gotc-model gotc-exporter gotc-agent; do
 	man -w "${page%.*}" >/dev/null || fail "man -w $page"
 done
 man -w 5 gotc-apply | grep -q man5/gotc-apply.5.gz || fail "man -w 5 gotc-apply"
-echo "ok: man -w finds gotc(8), gotc-apply(8) and (5), gotc-stats(8), gotc-model(8), gotc-exporter(8)"
+echo "ok: man -w finds gotc(8), gotc-apply(8) and (5), gotc-stats(8), gotc-model(8), gotc-exporter(8), gotc-agent(8)"
 ip link set lo up
 out=$(gotc qdisc show dev lo)
 [ "$out" = "qdisc noqueue 0: root refcnt 2 " ] || fail "gotc qdisc show dev lo: $out"
@@ -56,7 +56,8 @@ echo "ok: gotc qdisc show dev lo: $out"
 gotc -s model cake bandwidth 10mbit diffserv3 trace /usr/share/doc/gotc/examples/cake-diffserv3.trace.jsonl 2>/dev/null |
 	grep -q '^ Sent 7296 bytes 64 pkt' || fail "gotc model on the example trace"
 echo "ok: gotc model on the packaged example trace"
-systemd-analyze verify /usr/lib/systemd/system/gotc-exporter.service /usr/lib/systemd/system/gotc-apply.service ||
+systemd-analyze verify /usr/lib/systemd/system/gotc-exporter.service /usr/lib/systemd/system/gotc-apply.service \
+	/usr/lib/systemd/system/gotc-agent.service /usr/lib/systemd/system/gotc-agent.path ||
 	fail "systemd-analyze verify"
 echo "ok: the systemd units verify (their binaries and man pages are there)"
 bash -c '. /usr/share/bash-completion/completions/gotc && complete -p gotc' | grep -q _gotc || fail "bash completion"

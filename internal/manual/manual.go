@@ -79,7 +79,7 @@ func IsHelp(word string) bool {
 }
 
 // Pages are every page, gotc(8) first.
-var Pages = []*Page{&Gotc, &Apply, &Stats, &Model, &Exporter, &ApplyFile, &Traffic, &BPF, &CNI}
+var Pages = []*Page{&Gotc, &Apply, &Stats, &Model, &Exporter, &ApplyFile, &Traffic, &BPF, &CNI, &Agent}
 
 // The exit statuses gotc shares with tc.
 const tcExitStatus = `0 on success; 1 for a bad option (nothing is sent to the kernel) or
@@ -592,4 +592,89 @@ pinned in gotc's tests has no such keys and would shape all traffic.`,
 	ExitStatus: `0 on success; otherwise 1 with the CNI error (code, msg) as JSON on
 standard output, as the CNI specification asks.`,
 	SeeAlso: []string{"gotc-apply(5)", "gotc(8)", "tc-tbf(8)"},
+}
+
+// Agent is gotc-agent(8), gotc apply as a reconciler.
+var Agent = Page{
+	Name:    "gotc-agent",
+	Section: "8",
+	Summary: "keep a node's traffic control in the state of a file",
+	Usage: `Usage: gotc-agent [ -netns NAME ] [ -node NAME ] [ -label KEY=VALUE ]...
+                  [ -kube-labels ] [ -listen ADDR ] [ -settle TIME ]
+                  [ -resync TIME ] [ -delete-on-exit ] [ -v ] FILE
+`,
+	About: `gotc's own command (tc has none): gotc apply as a reconciler. It applies
+this node's part of FILE when the file changes, and repairs drift.
+`,
+	Options: `  FILE           the desired state (gotc-apply(5)), or a fleet file whose
+                 parts select nodes by host name or labels; its directory
+                 is watched (mount a ConfigMap as a directory, not with
+                 subPath, which is never updated)
+  -node NAME     this node's host name, as the fleet's parts select it (the
+                 machine's host name)
+  -label KEY=VALUE
+                 a label of this node, as the fleet's parts select it
+  -kube-labels   read this node's labels (those of the Kubernetes node
+                 -node names) from the API server, with the pod's service
+                 account, at each pass
+  -listen ADDR   serve /metrics and /status on ADDR, host:port
+                 (localhost:9979; "" serves nothing)
+  -settle TIME   read the file once its directory has been quiet this long
+                 (1s): a burst of changes is one apply
+  -resync TIME   compare the kernel's state with the file this often, and
+                 repair drift (1m)
+  -delete-on-exit
+                 on SIGTERM, delete the trees of the devices the node owns
+                 (by default they stay as they are)
+  -netns NAME    the network namespace to work in, as gotc's -netns
+  -v             log every change seen in the file's directory
+`,
+	Example: `gotc-agent -listen :9979 -resync 30s /etc/gotc/tc.yaml`,
+	Description: `gotc-agent keeps the traffic control of a node in the state that a file
+describes, as gotc apply would bring it there once: it applies the file at
+start, again whenever it changes, and every resync period it compares the
+kernel's state with the file in force and repairs any drift, sending the
+fewest requests, as gotc apply does.
+
+The file is either gotc apply's (gotc-apply(5)) or a fleet file, whose
+parts select the nodes they are for by host name (-node) or by labels
+(-label, or -kube-labels for a Kubernetes node's own), so that one file (a
+ConfigMap, a CRM sync's output) serves a fleet. A node's part is the
+devices of every part that selects it.
+
+It watches the file's directory rather than the file, for a mounted
+ConfigMap is updated by swapping the directory's "..data" symlink, and a
+file written as it should be (to a temporary file, then renamed over it)
+is a new file. It reads the file once the directory has been quiet for
+-settle, so that a burst of changes is one apply. A file written in place
+may be read half-written if its writer pauses longer than that: such a file
+is refused when it does not parse, and applied as it is when it does, so
+write by renaming.
+
+A file that cannot be read, is refused (a fault, a device this node lacks),
+or that the kernel refuses (the requests sent for it are undone) leaves the
+last good file in force: the agent goes on repairing drift towards it,
+counts the failure, sets gotc_agent_file_refused to 1, logs why and says it
+at /status. It tries the file again when it changes and at each resync.
+
+It serves Prometheus metrics at http://ADDR/metrics: passes by trigger
+(gotc_agent_passes_total), contents applied (gotc_agent_applies_total),
+drifts found and repaired, failures by reason (read, bad_file, kernel,
+labels), change requests sent, the time of the last success (the kernel in
+the state of the file as it is now) and whether the file is refused.
+/status says the same as JSON, with the reason.
+
+On SIGINT or SIGTERM it stops and leaves the trees as they are, so that a
+restart or an upgrade does not interrupt the shaping; with -delete-on-exit
+it deletes the trees of the devices it owns first.
+
+deploy/kubernetes in gotc's source runs it as a DaemonSet (host network,
+CAP_NET_ADMIN, the ConfigMap mounted as a directory, a ClusterRole that
+reads nodes for -kube-labels); gotc-agent.service runs it on a host,
+started by gotc-agent.path once /etc/gotc/tc.yaml exists.`,
+	ExitStatus: `0 when stopped by a signal; 1 when it cannot run (the file's directory
+cannot be watched, the address cannot be listened on, the kernel cannot be
+reached, -kube-labels outside a pod, the trees cannot be deleted on exit);
+255 for a usage error.`,
+	SeeAlso: []string{"gotc-apply(8)", "gotc-apply(5)", "gotc-exporter(8)", "gotc(8)"},
 }
