@@ -4,6 +4,8 @@ package exporter
 
 import (
 	"math"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/gotc/gotc/netlink"
@@ -137,5 +139,30 @@ func TestNames(t *testing.T) {
 	}
 	if v := value(t, mfs, "gotc_htb_borrows_total", map[string]string{"name": `alice "a"`}); v != 12 {
 		t.Errorf("borrows of alice %v", v)
+	}
+}
+
+// docs/exporter.md's table lists every metric the exporter can write.
+func TestDocsListEveryMetric(t *testing.T) {
+	doc, err := os.ReadFile("../docs/exporter.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []*metricDef
+	for _, g := range []*genericDefs{qdiscDefs, classDefs} {
+		defs = append(append(defs, g.stats[:]...), g.unknown)
+	}
+	for _, km := range kindDefs() {
+		defs = append(append(defs, km.fields...), km.recFields...)
+	}
+	for _, d := range defs {
+		if d != nil && !strings.Contains(string(doc), "| `"+d.name+"` |") {
+			t.Errorf("docs/exporter.md does not list %s", d.name)
+		}
+	}
+	for _, h := range healthDefs {
+		if !strings.Contains(string(doc), "| `"+h.name+"` |") {
+			t.Errorf("docs/exporter.md does not list %s", h.name)
+		}
 	}
 }

@@ -130,12 +130,13 @@ func defsOf(fields []tckind.Stat) []*metricDef {
 // healthMetric is one of the exporter's own metrics, which go through
 // the registry.
 type healthMetric struct {
+	name string
 	desc *prometheus.Desc
 	typ  prometheus.ValueType
 }
 
 func healthDef(name string, typ prometheus.ValueType, help string, opts ...prometheus.DescOpt) healthMetric {
-	return healthMetric{prometheus.V2.NewDesc(name, help, prometheus.UnconstrainedLabels(nil), nil, opts...), typ}
+	return healthMetric{name, prometheus.V2.NewDesc(name, help, prometheus.UnconstrainedLabels(nil), nil, opts...), typ}
 }
 
 // healthDefs are the exporter's own metrics, in the order Collect sends
