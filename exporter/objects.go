@@ -105,12 +105,8 @@ func (s *objectSet) reset() {
 	}
 }
 
-// classful reports whether a kind has classes worth exporting: it takes
-// classes or makes them (prio's bands); fq_codel's, sfq's and cake's
-// classes are flows.
-func classful(k *tckind.Qdisc) bool {
-	return k != nil && (k.ParseClass != nil || k.MakesClasses)
-}
+// classful reports whether a kind is known and has classes of a tree.
+func classful(k *tckind.Qdisc) bool { return k != nil && k.HasClasses() }
 
 // add keeps one dumped qdisc or class; it returns false for a message that
 // is a repeat, or whose kind's statistics did not decode (which is still

@@ -308,10 +308,10 @@ var Stats = Page{
 	Usage: `Usage: gotc stats [ dev STRING ] [ interval TIME ] [ count N ]
                   [ deltas ] [ rates ]
 `,
-	About: `gotc's own command (tc has none): one JSON line per qdisc per sample,
-tc's -s -j statistics, from one netlink socket kept open.
+	About: `gotc's own command (tc has none): one JSON line per qdisc and class per
+sample, tc's -s -j statistics, from one netlink socket kept open.
 `,
-	Options: `  dev STRING     only the qdiscs of this device (all devices by default)
+	Options: `  dev STRING     only the qdiscs and classes of this device (all by default)
   interval TIME  time between samples, in tc's units (1s by default)
   count N        stop after N samples (0, the default: until interrupted)
   deltas         add each counter's increase since the previous sample
@@ -319,10 +319,14 @@ tc's -s -j statistics, from one netlink socket kept open.
 `,
 	Example: `gotc stats dev lo interval 100ms count 3 deltas`,
 	Description: `gotc stats is gotc's own command; tc has none like it. It prints one
-JSON line per qdisc per sample, from one netlink socket kept open: the
-statistics "tc -s -j qdisc show" prints (CAKE's per tin, DualPI2's
-extended statistics), and with deltas and rates the counters' increase
-and rate since the previous sample. Sampling a hundred qdiscs ten times
+JSON line per qdisc and class per sample, from one netlink socket kept
+open: the statistics "tc -s -j qdisc show" and "tc -s -j class show"
+print (CAKE's per tin, DualPI2's extended statistics, htb's tokens and
+borrows, hfsc's periods, drr's deficit), and with deltas and rates the
+counters' increase and rate since the previous sample. A class's line
+has "class":true and its class ID as "handle"; the classes are those of
+the devices with a classful qdisc (htb, hfsc, drr, qfq, ets, prio ...),
+not the flows that fq_codel, sfq and cake dump as classes. Sampling a hundred qdiscs ten times
 a second costs a fraction of running "tc -s -j" as often.
 
 It runs until interrupted (SIGINT or SIGTERM) or until count samples
