@@ -122,7 +122,13 @@ func benchSubscribers() *replaySource {
 // 20,001 qdiscs. It reports the series written, the exposition's bytes and
 // the allocations per series.
 func BenchmarkScrape20kSubscribers(b *testing.B) {
-	benchScrape(b, benchSubscribers(), nil)
+	benchScrape(b, benchSubscribers(), nil, "")
+}
+
+// BenchmarkScrape20kSubscribersGzip is the scrape as Prometheus asks for
+// it, compressed (bytes/scrape then counts the compressed bytes).
+func BenchmarkScrape20kSubscribersGzip(b *testing.B) {
+	benchScrape(b, benchSubscribers(), nil, "gzip")
 }
 
 // BenchmarkScrape20kSubscribersNetlink adds the netlink side: the dump's
@@ -132,10 +138,10 @@ func BenchmarkScrape20kSubscribersNetlink(b *testing.B) {
 	src := benchSubscribers()
 	k := &fakeKernel{links: src.links, msgs: src.msgs, classes: src.classes}
 	conn := k.conn()
-	benchScrape(b, nil, conn)
+	benchScrape(b, nil, conn, "")
 }
 
-func benchScrape(b *testing.B, replay *replaySource, conn Source) {
+func benchScrape(b *testing.B, replay *replaySource, conn Source, encoding string) {
 	if replay != nil {
 		conn = replay
 	}
@@ -143,7 +149,13 @@ func benchScrape(b *testing.B, replay *replaySource, conn Source) {
 	req := httptest.NewRequest("GET", MetricsPath, nil)
 	w := &countingWriter{header: http.Header{}}
 	h.ServeHTTP(w, req) // the first scrape sizes the reused memory
-	size, lines := w.n, w.lines
+	lines := w.lines
+	if encoding != "" {
+		req.Header.Set("Accept-Encoding", encoding)
+		w = &countingWriter{header: http.Header{}}
+		h.ServeHTTP(w, req)
+	}
+	size := w.n
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
