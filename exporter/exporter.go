@@ -187,6 +187,9 @@ func (c *Collector) Scrape(w io.Writer, f expfmt.Format) (qdiscs, classes int, e
 
 func (c *Collector) scrape(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
+		// Nothing of the last scrape is exported again, even when this one
+		// cannot dial.
+		c.set.reset()
 		if c.src == nil {
 			src, err := c.dial()
 			if err != nil {
@@ -194,7 +197,6 @@ func (c *Collector) scrape(ctx context.Context) error {
 			}
 			c.src = src
 		}
-		c.set.reset()
 		err := c.dumpOnce(ctx)
 		if err == nil {
 			return nil

@@ -403,6 +403,9 @@ func TestReconnect(t *testing.T) {
 	if value(t, mfs, "gotc_exporter_scrape_success", nil) != 0 || value(t, mfs, "gotc_exporter_scrape_errors_total", nil) != 2 {
 		t.Error("dial failure not reported")
 	}
+	if mfs["gotc_qdisc_bytes_total"] != nil {
+		t.Error("a failed dial exported the last scrape's qdiscs")
+	}
 }
 
 func TestPedanticRegistryAndDescribe(t *testing.T) {
