@@ -108,7 +108,7 @@ func benchSubscribers() *replaySource {
 	h := netlink.MakeHandle
 	src := &replaySource{links: map[int32]string{2: "eth0"}}
 	src.msgs = append(src.msgs, fakeQdisc(2, h(1, 0), netlink.HandleRoot, "htb", 1, 1))
-	src.classes = append(src.classes, htbClass(2, h(1, 1), h(1, 0), 1))
+	src.classes = append(src.classes, htbClass(2, h(1, 1), netlink.HandleRoot, 1))
 	for i := range n {
 		id := h(1, uint16(i+2))
 		src.classes = append(src.classes, htbClass(2, id, h(1, 1), uint32(i)))

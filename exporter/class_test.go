@@ -12,7 +12,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// classKernel is eth0 with an htb tree: 1:1 under the root qdisc 1:, the
+// classKernel is eth0 with an htb tree: 1:1 under the root qdisc 1: (its
+// parent "root", as htb dumps a top class), the
 // subscribers 1:10 and 1:20 under it, an fq_codel leaf 10: under 1:10
 // (whose flows the kernel dumps as classes); and wan0 with prio's bands.
 func classKernel() *fakeKernel {
@@ -26,8 +27,8 @@ func classKernel() *fakeKernel {
 			fakeQdisc(3, h(2, 0), netlink.HandleRoot, "prio", 70, 7),
 		},
 		classes: []*netlink.Msg{
-			htbClass(2, h(1, 0x20), h(1, 1), 20), // a child before its parent
-			htbClass(2, h(1, 1), h(1, 0), 1),
+			htbClass(2, h(1, 0x20), h(1, 1), 20),        // a child before its parent
+			htbClass(2, h(1, 1), netlink.HandleRoot, 1), // as the kernel dumps a top class
 			htbClass(2, h(1, 0x10), h(1, 1), 10),
 			flow,
 			fakeQdisc(3, h(2, 1), h(2, 0), "prio", 30, 3),

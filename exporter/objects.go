@@ -184,10 +184,15 @@ func (s *objectSet) classfulDevices() []int32 { return s.devs }
 func (s *objectSet) selectObjects() (qdiscs, classes int) {
 	for i := range s.objs {
 		o := &s.objs[i]
-		if o.parent == tcfmt.HandleRoot || o.parent == netlink.HandleIngress {
+		up := o.parent
+		if o.class && up == tcfmt.HandleRoot {
+			// A top class (htb's, hfsc's) has the root as its parent:
+			// it stands below its qdisc.
+			up = o.handle &^ 0xffff
+		} else if up == tcfmt.HandleRoot || up == netlink.HandleIngress {
 			continue
 		}
-		if j, ok := s.nodes[nodeKey{o.ifindex, o.parent}]; ok && int(j) != i {
+		if j, ok := s.nodes[nodeKey{o.ifindex, up}]; ok && int(j) != i {
 			o.up = j
 		}
 	}
