@@ -81,23 +81,27 @@ func TestStatsOf(t *testing.T) {
 		Queue: &attrs.GnetStatsQueue{Qlen: 1, Backlog: 1500, Drops: 4, Requeues: 5, Overlimits: 6},
 		App:   x,
 	}
-	got := statsOf(m, false)
+	got := statsOf(m)
 	want := Stats{Kind: kind, Bytes: 3000, Packets: 2, Drops: 4, Overlimits: 6, Requeues: 5, Backlog: 1500, Qlen: 1, Xstats: x}
 	got.Table = nil // compared below
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
 	}
-	if statsOf(m, false).Table != tckind.LookupQdisc(kind).Stats {
+	if statsOf(m).Table != tckind.LookupQdisc(kind).Stats {
 		t.Error("the kind's table is not given")
 	}
-	// A class's statistics: the counters, without the qdisc's table.
-	if s := statsOf(m, true); s.Xstats != nil || s.Table != nil || s.Packets != 2 {
+	// An htb class's statistics, through htb's table.
+	htb, hx := "htb", &attrs.TCHTBXstats{Borrows: 7}
+	cl := &netlink.Msg{}
+	cl.Attrs.Kind = &htb
+	cl.Attrs.Stats2 = &attrs.StatsAttrs{Basic: &attrs.GnetStatsBasic{Packets: 2}, App: hx}
+	if s := statsOf(cl); s.Xstats != hx || s.Table != tckind.LookupQdisc(htb).Stats || s.Packets != 2 {
 		t.Errorf("class: %+v", s)
 	}
 	// The older TCA_STATS alone.
 	m.Attrs.Stats2 = nil
 	m.Attrs.Stats = &attrs.TCStats{Bytes: 10, Packets: 1, Drops: 2}
-	if s := statsOf(m, false); s.Bytes != 10 || s.Packets != 1 || s.Drops != 2 || s.Xstats != nil {
+	if s := statsOf(m); s.Bytes != 10 || s.Packets != 1 || s.Drops != 2 || s.Xstats != nil {
 		t.Errorf("TCA_STATS: %+v", s)
 	}
 }

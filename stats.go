@@ -20,9 +20,10 @@ type Stats struct {
 	Drops, Overlimits, Requeues uint32
 	// Backlog and Qlen are what is queued now, in bytes and packets.
 	Backlog, Qlen uint32
-	// Xstats are a qdisc's own statistics of its kind, typed
-	// (*attrs.CakeStatsAttrs, *attrs.TCDualPI2Xstats, ...); nil for a
-	// kind without a statistics table, and for classes.
+	// Xstats are the qdisc's or class's own statistics of its kind,
+	// typed (*attrs.CakeStatsAttrs, *attrs.TCDualPI2Xstats for qdiscs;
+	// *attrs.TCHTBXstats, *attrs.TCHFSCStats, *attrs.TCDRRStats for
+	// classes ...); nil for a kind without a statistics table.
 	Xstats any
 	// Table reads Xstats' fields by name, units and Prometheus metric for
 	// any kind (the kind's tckind.StatsTable); nil for a kind without one.
@@ -51,13 +52,14 @@ func (c *Client) stats(ctx context.Context, o netlink.Object, dev string, parent
 	if err != nil {
 		return Stats{}, err
 	}
-	return statsOf(got, o == netlink.Class), nil
+	return statsOf(got), nil
 }
 
 // statsOf reads a dumped qdisc's or class's statistics: the generic ones
-// as tc does (tckind.GenericStatsOf; those absent are 0), and a qdisc's
-// own through its kind's table.
-func statsOf(m *netlink.Msg, class bool) Stats {
+// as tc does (tckind.GenericStatsOf; those absent are 0), and its kind's
+// own through the kind's table, which reads what a qdisc or a class of the
+// kind carries.
+func statsOf(m *netlink.Msg) Stats {
 	g := tckind.GenericStatsOf(&m.Attrs)
 	u32 := func(s tckind.GenericStat) uint32 { return uint32(g.Values[s]) }
 	s := Stats{
@@ -70,9 +72,7 @@ func statsOf(m *netlink.Msg, class bool) Stats {
 		Backlog:    u32(tckind.GenericBacklog),
 		Qlen:       u32(tckind.GenericQlen),
 	}
-	// The kinds' tables describe a qdisc's statistics; a class's own
-	// (htb's tokens, cake's tins as classes) have none yet.
-	if k := tckind.LookupQdisc(s.Kind); !class && k != nil && k.Stats != nil {
+	if k := tckind.LookupQdisc(s.Kind); k != nil && k.Stats != nil {
 		if s.Xstats = k.Stats.Of(tckind.XstatsOf(&m.Attrs)); s.Xstats != nil {
 			s.Table = k.Stats
 		}

@@ -283,7 +283,7 @@ func TestStatsTablesCoverDumps(t *testing.T) {
 			if d.object == "qdisc" && !lacking["stats "+k.Name] {
 				t.Errorf("%s: %s prints statistics but has no table of them", d.at, name)
 			}
-			continue // a class's statistics without a table: htb's, drr's
+			continue // a class's statistics without a table: qfq's
 		}
 		if k.Stats.Of(x) == nil {
 			if d.object == "qdisc" {

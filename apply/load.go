@@ -128,8 +128,8 @@ func yamlMessage(err error) (line int, msg string) {
 var (
 	fileKeys   = []string{"devices"}
 	deviceKeys = []string{"root", "ingress"}
-	qdiscKeys  = []string{"qdisc", "handle", "classes", "filters", "egress_filters"}
-	classKeys  = []string{"class", "leaf", "classes"}
+	qdiscKeys  = []string{"qdisc", "handle", "classes", "filters", "egress_filters", "name"}
+	classKeys  = []string{"class", "leaf", "classes", "name"}
 )
 
 // fileDecoder walks the YAML nodes of a file into a File, collecting a
@@ -211,6 +211,8 @@ func (d *fileDecoder) qdisc(n *yaml.Node, what string) *Qdisc {
 			q.Filters, q.filtersAt = d.filters(value, key.Value)
 		case "egress_filters":
 			q.EgressFilters, q.egressFiltersAt = d.filters(value, key.Value)
+		case "name":
+			q.Name, _ = d.words(value, `"name" must be a name on one line`)
 		}
 	})
 	return q
@@ -237,6 +239,8 @@ func (d *fileDecoder) classes(n *yaml.Node) map[string]*Class {
 				c.Leaf = d.qdisc(value, key.Value)
 			case "classes":
 				c.Classes = d.classes(value)
+			case "name":
+				c.Name, _ = d.words(value, `"name" must be a name on one line`)
 			}
 		})
 	})

@@ -23,6 +23,8 @@
 //	qdisc:   the kind and its options
 //	handle:  its handle ("1:"); needed when it has classes or filters
 //	classes: its classes by class ID ("1:10"), see below
+//	name:    a name for it, which the file's users may show for its
+//	         handle (gotc exporter's "names FILE": a subscriber's name)
 //	filters: its filters, each as the words after "tc filter add dev D
 //	         parent HANDLE": [protocol P] pref N [handle H] [chain C] KIND OPTIONS
 //	         (pref is required, protocol defaults to all); under ingress or
@@ -37,6 +39,7 @@
 //	         prio's bands), which are then never created or deleted
 //	leaf:    the qdisc attached to the class (a qdisc as above)
 //	classes: its child classes by class ID
+//	name:    a name for it, as for a qdisc
 //
 // The file owns every device it names and nothing else: a qdisc, class or
 // filter of an owned device that the file does not describe is deleted
@@ -86,6 +89,7 @@
 package apply
 
 import (
+	"github.com/gotc/gotc/tcfmt"
 	"io"
 	"maps"
 	"slices"
@@ -138,6 +142,9 @@ type Qdisc struct {
 	EditFilter func(i int, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg `yaml:"-" json:"-"`
 	// EgressFilters are clsact's egress hook's filters.
 	EgressFilters []string `yaml:"egress_filters,omitempty" json:"egress_filters,omitempty"`
+	// Name names the qdisc for the file's users (see Names); apply sends
+	// nothing of it.
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Where the qdisc and its parts stand in the file: the faults found
 	// in them name these places.
 	at, specAt, handleAt       place
@@ -153,6 +160,9 @@ type Class struct {
 	Leaf *Qdisc `yaml:"leaf,omitempty" json:"leaf,omitempty"`
 	// Classes are the class's children, by class ID.
 	Classes map[string]*Class `yaml:"classes,omitempty" json:"classes,omitempty"`
+	// Name names the class for the file's users (see Names): a
+	// subscriber's name, say. apply sends nothing of it.
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Where the class's ID (its key) and its words stand in the file.
 	idAt, specAt place
 }
@@ -160,11 +170,50 @@ type Class struct {
 // MarshalYAML writes a qdisc with nothing below it and no handle as its tc
 // words alone, the short form a person writes.
 func (q *Qdisc) MarshalYAML() (any, error) {
-	if q.Handle == "" && q.Options == nil && q.EditFilter == nil && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
+	if q.Handle == "" && q.Name == "" && q.Options == nil && q.EditFilter == nil && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
 		return q.Spec, nil
 	}
 	type plain Qdisc
 	return (*plain)(q), nil
+}
+
+// Names returns the names the file gives its qdiscs and classes, by
+// device and handle (a qdisc's major:0, a class's ID). A handle or class ID
+// that does not parse is left out: Compute reports it.
+func (f *File) Names() map[string]map[uint32]string {
+	out := map[string]map[uint32]string{}
+	var classes func(dev string, cs map[string]*Class)
+	var qdisc func(dev string, q *Qdisc)
+	add := func(dev string, h uint32, err error, name string) {
+		if err != nil || name == "" {
+			return
+		}
+		if out[dev] == nil {
+			out[dev] = map[uint32]string{}
+		}
+		out[dev][h] = name
+	}
+	qdisc = func(dev string, q *Qdisc) {
+		if q == nil {
+			return
+		}
+		h, err := tcfmt.ParseQdiscHandle(q.Handle)
+		add(dev, h, err, q.Name)
+		classes(dev, q.Classes)
+	}
+	classes = func(dev string, cs map[string]*Class) {
+		for id, c := range cs {
+			h, err := tcfmt.ParseClassID(id)
+			add(dev, h, err, c.Name)
+			qdisc(dev, c.Leaf)
+			classes(dev, c.Classes)
+		}
+	}
+	for name, d := range f.Devices {
+		qdisc(name, d.Root)
+		qdisc(name, d.Ingress)
+	}
+	return out
 }
 
 // Write writes f as YAML.

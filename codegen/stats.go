@@ -64,7 +64,7 @@ type StatField struct {
 // constants.
 var (
 	statUnits = map[string]string{
-		"microseconds": "UnitMicroseconds", "nanoseconds": "UnitNanoseconds",
+		"microseconds": "UnitMicroseconds", "nanoseconds": "UnitNanoseconds", "psched-ticks": "UnitPschedTicks",
 		"probability": "UnitProbability", "probability64": "UnitProbability64",
 		"sfb-probability": "UnitSFBProbability",
 	}

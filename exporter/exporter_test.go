@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -279,7 +278,7 @@ func TestScrapeOverHTTP(t *testing.T) {
 		"# TYPE gotc_qdisc_bytes counter\n",
 		"# UNIT gotc_qdisc_bytes bytes\n",
 		"# UNIT gotc_cake_tin_peak_delay_seconds seconds\n",
-		`gotc_cake_tin_sent_packets_total{dev="eth0",handle="1:",kind="cake",parent="root",tin="1",tin_name="Best Effort"} 101.0` + "\n",
+		`gotc_cake_tin_sent_packets_total{dev="eth0",handle="1:",kind="cake",parent="root",tin="1",tin_name="Best Effort"} 101` + "\n",
 	} {
 		if !strings.Contains(om, want) {
 			t.Errorf("OpenMetrics output lacks %q", want)
@@ -348,19 +347,12 @@ func (f *flakySource) Dump(ctx context.Context, o netlink.Object, flt netlink.Du
 
 func (f *flakySource) Close() error { *f.closed++; return nil }
 
-func gather(t *testing.T, c prometheus.Collector) map[string]*dto.MetricFamily {
+// gather scrapes c through its Handler and parses the text format.
+func gather(t *testing.T, c *Collector) map[string]*dto.MetricFamily {
 	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	fams, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]*dto.MetricFamily{}
-	for _, f := range fams {
-		out[f.GetName()] = f
-	}
-	return out
+	rec := httptest.NewRecorder()
+	Handler(c).ServeHTTP(rec, httptest.NewRequest("GET", MetricsPath, nil))
+	return parse(t, rec.Body.String())
 }
 
 func TestReconnect(t *testing.T) {
@@ -370,9 +362,9 @@ func TestReconnect(t *testing.T) {
 	// Dial 1: a socket that went bad before the scrape (retried at once);
 	// dial 2: one that fails mid-dump; dial 3: a good one.
 	plan := []*flakySource{
-		{replaySource{links, msgs}, true, false, &closed},
-		{replaySource{links, msgs}, false, true, &closed},
-		{replaySource{links, msgs}, false, false, &closed},
+		{replaySource{links: links, msgs: msgs}, true, false, &closed},
+		{replaySource{links: links, msgs: msgs}, false, true, &closed},
+		{replaySource{links: links, msgs: msgs}, false, false, &closed},
 	}
 	dials := 0
 	c := New(Options{Dial: func() (Source, error) {
@@ -411,32 +403,32 @@ func TestReconnect(t *testing.T) {
 	if value(t, mfs, "gotc_exporter_scrape_success", nil) != 0 || value(t, mfs, "gotc_exporter_scrape_errors_total", nil) != 2 {
 		t.Error("dial failure not reported")
 	}
+	if mfs["gotc_qdisc_bytes_total"] != nil {
+		t.Error("a failed dial exported the last scrape's qdiscs")
+	}
 }
 
 func TestPedanticRegistryAndDescribe(t *testing.T) {
-	// The pedantic registry checks every sample against its descriptor:
-	// label names, order and types.
+	// The pedantic registry checks the exporter's own metrics against
+	// their descriptors; the parser refuses a family written twice.
 	k := testKernel()
 	c := New(Options{Dial: func() (Source, error) { return k.conn(), nil }})
 	defer c.Close()
 	mfs := gather(t, c)
-	var names []string
-	for n := range mfs {
-		names = append(names, n)
+	if len(mfs) < 50 {
+		t.Errorf("only %d families", len(mfs))
 	}
-	sort.Strings(names)
-	if len(names) < 50 {
-		t.Errorf("only %d families: %v", len(names), names)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	own, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
 	}
-	ch := make(chan *prometheus.Desc, 200)
+	ch := make(chan *prometheus.Desc, 20)
 	c.Describe(ch)
 	close(ch)
-	described := 0
-	for range ch {
-		described++
-	}
-	if described != len(allDefs) || described < len(names) {
-		t.Errorf("described %d, defined %d, gathered %d", described, len(allDefs), len(names))
+	if len(ch) != len(healthDefs) || len(own) != len(healthDefs) {
+		t.Errorf("described %d, defined %d, gathered %d", len(ch), len(healthDefs), len(own))
 	}
 }
 

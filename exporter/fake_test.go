@@ -110,9 +110,10 @@ func dualpi2Qdisc(ifindex int32, handle uint32) *netlink.Msg {
 // so the real netlink decoding (and its errors) is exercised. mangle, if
 // set, may alter the qdisc dump's replies.
 type fakeKernel struct {
-	links  map[int32]string
-	msgs   []*netlink.Msg
-	mangle func([]mnl.Message) []mnl.Message
+	links   map[int32]string
+	msgs    []*netlink.Msg
+	classes []*netlink.Msg
+	mangle  func([]mnl.Message) []mnl.Message
 }
 
 func (k *fakeKernel) conn() *netlink.Conn {
@@ -139,6 +140,18 @@ func (k *fakeKernel) conn() *netlink.Conn {
 			if k.mangle != nil {
 				out = k.mangle(out)
 			}
+		case nlabi.RTM_GETTCLASS:
+			ifindex := int32(binary.NativeEndian.Uint32(req.Data[4:]))
+			for _, m := range k.classes {
+				if m.Header.Ifindex != ifindex {
+					continue
+				}
+				b, err := m.MarshalBinary()
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, reply(req, nlabi.RTM_NEWTCLASS, b))
+			}
 		}
 		return append(out, mnl.Message{Header: mnl.Header{Type: mnl.Done, Flags: mnl.Multi, Sequence: req.Header.Sequence}, Data: make([]byte, 4)}), nil
 	}))
@@ -151,12 +164,20 @@ func reply(req mnl.Message, typ uint16, data []byte) mnl.Message {
 // replaySource replays pre-decoded messages without netlink, to measure the
 // exporter's own cost.
 type replaySource struct {
-	links map[int32]string
-	msgs  []*netlink.Msg
+	links   map[int32]string
+	msgs    []*netlink.Msg
+	classes []*netlink.Msg
 }
 
-func (r *replaySource) Dump(_ context.Context, _ netlink.Object, _ netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
-	for _, m := range r.msgs {
+func (r *replaySource) Dump(_ context.Context, o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+	msgs := r.msgs
+	if o == netlink.Class {
+		msgs = r.classes
+	}
+	for _, m := range msgs {
+		if f.Ifindex != 0 && m.Header.Ifindex != f.Ifindex {
+			continue
+		}
 		if err := fn(m, nil); err != nil {
 			return err
 		}
@@ -166,3 +187,10 @@ func (r *replaySource) Dump(_ context.Context, _ netlink.Object, _ netlink.DumpF
 
 func (r *replaySource) LinkNames(context.Context) (map[int32]string, error) { return r.links, nil }
 func (r *replaySource) Close() error                                        { return nil }
+
+// htbClass builds a dumped htb class whose values derive from base.
+func htbClass(ifindex int32, classid, parent uint32, base uint32) *netlink.Msg {
+	m := fakeQdisc(ifindex, classid, parent, "htb", uint64(base)*1000, base)
+	m.Attrs.Stats2.App = &attrs.TCHTBXstats{Lends: base + 1, Borrows: base + 2, Giants: 0, Tokens: -15625, Ctokens: int32(base)}
+	return m
+}

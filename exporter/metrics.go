@@ -9,112 +9,98 @@ import (
 	_ "github.com/gotc/gotc/allkinds"
 	"github.com/gotc/gotc/tckind"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 )
 
-// Label names. They are listed in sorted order because the label pairs of a
-// metric must be sorted by name, and building them in that order once per
-// qdisc spares the registry a copy and a sort per sample.
-const (
-	labelDev    = "dev"
-	labelHandle = "handle"
-	labelKind   = "kind"
-	labelParent = "parent"
-)
-
-var (
-	qdiscLabels = []string{labelDev, labelHandle, labelKind, labelParent}
-
-	// qdiscLabelNames are shared by every label pair: dto wants *string and
-	// the names never change, so one pointer per name serves all samples.
-	qdiscLabelNames = func() [6]*string {
-		var p [6]*string
-		for i := range qdiscLabels {
-			p[i] = &qdiscLabels[i]
-		}
-		return p
-	}()
-)
-
-// metricDef is one exported metric: its descriptor and whether it counts.
+// metricDef is one exported metric family.
 type metricDef struct {
-	desc *prometheus.Desc
-	typ  prometheus.ValueType
+	name, help string
+	counter    bool
+	// headers are the family's # lines in the text format and in
+	// OpenMetrics, made once.
+	text, om []byte
 }
 
-// allDefs collects every definition made by newDef, for Describe; the
-// kinds' metrics join it in kindDefs.
-var allDefs []*metricDef
+// units are the OpenMetrics units a name may end in (before any _total):
+// OpenMetrics requires a family's name to end in its unit.
+var units = []string{"bytes_per_second", "seconds", "bytes"}
 
-// newDef defines a metric with the given variable labels. The OpenMetrics
-// unit is taken from the name's suffix so that "# UNIT" lines agree with the
-// names (OpenMetrics requires the family name to end in its unit).
-func newDef(name string, typ prometheus.ValueType, labels []string, help string) *metricDef {
-	var opts []prometheus.DescOpt
-	family := strings.TrimSuffix(name, "_total")
-	for _, u := range []string{"bytes_per_second", "seconds", "bytes"} {
+// newDef defines a metric family.
+func newDef(name string, counter bool, help string) *metricDef {
+	d := &metricDef{name: name, help: help, counter: counter}
+	typ, family := "gauge", name
+	if counter {
+		typ, family = "counter", strings.TrimSuffix(name, "_total")
+	}
+	var unit string
+	for _, u := range units {
 		if strings.HasSuffix(family, "_"+u) {
-			opts = append(opts, prometheus.WithUnit(u))
+			unit = u
 			break
 		}
 	}
-	d := &metricDef{
-		desc: prometheus.V2.NewDesc(name, help, prometheus.UnconstrainedLabels(labels), nil, opts...),
-		typ:  typ,
+	d.text = []byte("# HELP " + name + " " + escapeHelp(help, false) + "\n# TYPE " + name + " " + typ + "\n")
+	om := "# HELP " + family + " " + escapeHelp(help, true) + "\n# TYPE " + family + " " + typ + "\n"
+	if unit != "" {
+		om += "# UNIT " + family + " " + unit + "\n"
 	}
-	allDefs = append(allDefs, d)
+	d.om = []byte(om)
 	return d
 }
 
-func qdiscCounter(name, help string) *metricDef {
-	return newDef(name, prometheus.CounterValue, qdiscLabels, help)
+// escapeHelp escapes a help text: backslashes and newlines, and for
+// OpenMetrics double quotes too.
+func escapeHelp(s string, om bool) string {
+	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`)
+	if om {
+		r = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
+	}
+	return r.Replace(s)
 }
 
-func qdiscGauge(name, help string) *metricDef {
-	return newDef(name, prometheus.GaugeValue, qdiscLabels, help)
+// genericDefs are the metrics of the generic statistics of qdiscs (labels
+// dev, handle, kind, parent) and classes (dev, class, kind, parent), by
+// tckind.GenericStat, and of the attributes left over.
+type genericDefs struct {
+	stats   [tckind.NumGenericStats]*metricDef
+	unknown *metricDef
 }
 
-// Generic statistics of every qdisc, as tckind.GenericStatsOf reads them.
+// newGenericDefs defines the generic metrics of qdiscs or classes: the
+// names are gotc_<what>_bytes_total ...
+func newGenericDefs(what, thing string) *genericDefs {
+	p := "gotc_" + what + "_"
+	return &genericDefs{
+		stats: [tckind.NumGenericStats]*metricDef{
+			tckind.GenericBytes:      newDef(p+"bytes_total", true, "Bytes sent by the "+thing+" (tc's \"Sent N bytes\")."),
+			tckind.GenericPackets:    newDef(p+"packets_total", true, "Packets sent by the "+thing+"."),
+			tckind.GenericDrops:      newDef(p+"drops_total", true, "Packets dropped by the "+thing+"."),
+			tckind.GenericOverlimits: newDef(p+"overlimits_total", true, "Times the "+thing+" was over its limit (throttled or shaped)."),
+			tckind.GenericRequeues:   newDef(p+"requeues_total", true, "Packets requeued by the "+thing+"."),
+			tckind.GenericBacklog:    newDef(p+"backlog_bytes", false, "Bytes queued now."),
+			tckind.GenericQlen:       newDef(p+"backlog_packets", false, "Packets queued now (the queue length, tc's qlen)."),
+			tckind.GenericRate:       newDef(p+"rate_bytes_per_second", false, "Rate estimate of the "+thing+"'s rate estimator, if it has one."),
+			tckind.GenericPacketRate: newDef(p+"rate_packets_per_second", false, "Packet rate estimate of the "+thing+"'s rate estimator, if it has one."),
+		},
+		unknown: newDef(p+"unknown_attributes", false, "Netlink attributes of the "+thing+"'s dump that gotc did not understand and did not export."),
+	}
+}
+
 var (
-	mBytes      = qdiscCounter("gotc_qdisc_bytes_total", "Bytes sent by the qdisc (tc's \"Sent N bytes\").")
-	mPackets    = qdiscCounter("gotc_qdisc_packets_total", "Packets sent by the qdisc.")
-	mDrops      = qdiscCounter("gotc_qdisc_drops_total", "Packets dropped by the qdisc.")
-	mOverlimits = qdiscCounter("gotc_qdisc_overlimits_total", "Times the qdisc was over its limit (throttled or shaped).")
-	mRequeues   = qdiscCounter("gotc_qdisc_requeues_total", "Packets requeued by the qdisc.")
-	mBacklogB   = qdiscGauge("gotc_qdisc_backlog_bytes", "Bytes queued now.")
-	mBacklogP   = qdiscGauge("gotc_qdisc_backlog_packets", "Packets queued now (the queue length, tc's qlen).")
-	mRateBps    = qdiscGauge("gotc_qdisc_rate_bytes_per_second", "Rate estimate of the qdisc's rate estimator, if it has one.")
-	mRatePps    = qdiscGauge("gotc_qdisc_rate_packets_per_second", "Packet rate estimate of the qdisc's rate estimator, if it has one.")
-	mUnknown    = qdiscGauge("gotc_qdisc_unknown_attributes", "Netlink attributes of the qdisc's dump that gotc did not understand and did not export.")
+	qdiscDefs = newGenericDefs("qdisc", "qdisc")
+	classDefs = newGenericDefs("class", "class")
 )
 
-// genericMetrics are the metrics of tckind's generic statistics, by
-// tckind.GenericStat.
-var genericMetrics = [tckind.NumGenericStats]*metricDef{
-	tckind.GenericBytes:      mBytes,
-	tckind.GenericPackets:    mPackets,
-	tckind.GenericDrops:      mDrops,
-	tckind.GenericOverlimits: mOverlimits,
-	tckind.GenericRequeues:   mRequeues,
-	tckind.GenericBacklog:    mBacklogB,
-	tckind.GenericQlen:       mBacklogP,
-	tckind.GenericRate:       mRateBps,
-	tckind.GenericPacketRate: mRatePps,
-}
-
 // kindMetrics are the metrics of one kind's statistics table, one per
-// table field that names a metric (nil for those that do not), and the
-// label names of its records' metrics.
+// table field that names a metric (nil for those that do not), and of its
+// records' fields.
 type kindMetrics struct {
-	fields    []*metricDef
-	recFields []*metricDef
-	recNames  [6]*string
+	fields, recFields []*metricDef
 }
 
 // kindDefs defines the metrics of every registered kind's statistics
 // table. Kinds sharing a table (cake and cake_mq) share its metrics.
-// It runs once, when the first Collector is made, so that kinds registered
-// in any package's init are included.
+// It runs on the first scrape, so that kinds registered in any package's
+// init are included.
 var kindDefs = sync.OnceValue(func() map[*tckind.StatsTable]*kindMetrics {
 	m := map[*tckind.StatsTable]*kindMetrics{}
 	for _, k := range tckind.Qdiscs() {
@@ -122,91 +108,47 @@ var kindDefs = sync.OnceValue(func() map[*tckind.StatsTable]*kindMetrics {
 		if t == nil || m[t] != nil {
 			continue
 		}
-		km := &kindMetrics{fields: defsOf(t.Fields, qdiscLabels)}
+		km := &kindMetrics{fields: defsOf(t.Fields)}
 		if r := t.Records; r != nil {
-			labels := append(append([]string{}, qdiscLabels...), r.Label, r.NameLabel)
-			km.recFields = defsOf(r.Fields, labels)
-			for i := range labels {
-				km.recNames[i] = &labels[i]
-			}
+			km.recFields = defsOf(r.Fields)
 		}
 		m[t] = km
 	}
 	return m
 })
 
-func defsOf(fields []tckind.Stat, labels []string) []*metricDef {
+func defsOf(fields []tckind.Stat) []*metricDef {
 	defs := make([]*metricDef, len(fields))
 	for i := range fields {
-		f := &fields[i]
-		if f.Metric == "" {
-			continue
+		if f := &fields[i]; f.Metric != "" {
+			defs[i] = newDef(f.Metric, f.Counter, f.Help)
 		}
-		typ := prometheus.GaugeValue
-		if f.Counter {
-			typ = prometheus.CounterValue
-		}
-		defs[i] = newDef(f.Metric, typ, labels, f.Help)
 	}
 	return defs
 }
 
-// The exporter's own health.
-var (
-	mDecodeErrors = newDef("gotc_exporter_decode_errors_total", prometheus.CounterValue, nil,
-		"Dump messages, or parts of them, that did not decode; what did decode is still exported.")
-	mScrapeErrors = newDef("gotc_exporter_scrape_errors_total", prometheus.CounterValue, nil,
-		"Scrapes whose netlink dump failed (the socket is then reopened).")
-	mScrapeOK = newDef("gotc_exporter_scrape_success", prometheus.GaugeValue, nil,
-		"1 if the last dump completed, 0 if it failed.")
-	mScrapeTime = newDef("gotc_exporter_scrape_duration_seconds", prometheus.GaugeValue, nil,
-		"Time the last netlink dump and its conversion took.")
-	mQdiscs = newDef("gotc_exporter_qdiscs", prometheus.GaugeValue, nil,
-		"Qdiscs exported by the last scrape.")
-)
-
-// sample is one exported value. It implements prometheus.Metric directly
-// rather than through prometheus.MustNewConstMetric because that builds new
-// label pairs (three allocations per label) for every value; here all values
-// of a qdisc share one immutable label slice, which the registry's contract
-// allows.
-type sample struct {
-	def    *metricDef
-	val    float64
-	labels []*dto.LabelPair
+// healthMetric is one of the exporter's own metrics, which go through
+// the registry.
+type healthMetric struct {
+	name string
+	desc *prometheus.Desc
+	typ  prometheus.ValueType
 }
 
-// Desc implements prometheus.Metric.
-func (s *sample) Desc() *prometheus.Desc { return s.def.desc }
-
-// Write implements prometheus.Metric.
-func (s *sample) Write(out *dto.Metric) error {
-	out.Label = s.labels
-	if s.def.typ == prometheus.CounterValue {
-		out.Counter = &dto.Counter{Value: &s.val}
-	} else {
-		out.Gauge = &dto.Gauge{Value: &s.val}
-	}
-	return nil
+func healthDef(name string, typ prometheus.ValueType, help string, opts ...prometheus.DescOpt) healthMetric {
+	return healthMetric{name, prometheus.V2.NewDesc(name, help, prometheus.UnconstrainedLabels(nil), nil, opts...), typ}
 }
 
-// labelSet holds the label values and pairs of one qdisc or one tin in a
-// single allocation.
-type labelSet struct {
-	vals  [6]string
-	pairs [6]dto.LabelPair
-	ptrs  [6]*dto.LabelPair
-}
-
-// newLabels returns the sorted label pairs for vals, named by names (in
-// sorted order; a qdisc's are the first four of qdiscLabels).
-func newLabels(names *[6]*string, vals ...string) []*dto.LabelPair {
-	l := &labelSet{}
-	for i, v := range vals {
-		l.vals[i] = v
-		l.pairs[i].Name = names[i]
-		l.pairs[i].Value = &l.vals[i]
-		l.ptrs[i] = &l.pairs[i]
-	}
-	return l.ptrs[:len(vals):len(vals)]
+// healthDefs are the exporter's own metrics, in the order Collect sends
+// them.
+var healthDefs = []healthMetric{
+	healthDef("gotc_exporter_scrape_duration_seconds", prometheus.GaugeValue,
+		"Time the last scrape's netlink dumps and their exposition took.", prometheus.WithUnit("seconds")),
+	healthDef("gotc_exporter_scrape_success", prometheus.GaugeValue, "1 if the last scrape's dumps completed, 0 if one failed."),
+	healthDef("gotc_exporter_qdiscs", prometheus.GaugeValue, "Qdiscs exported by the last scrape."),
+	healthDef("gotc_exporter_classes", prometheus.GaugeValue, "Classes exported by the last scrape."),
+	healthDef("gotc_exporter_decode_errors_total", prometheus.CounterValue,
+		"Dump messages, or parts of them, that did not decode; what did decode is still exported."),
+	healthDef("gotc_exporter_scrape_errors_total", prometheus.CounterValue,
+		"Scrapes whose netlink dump failed (the socket is then reopened)."),
 }

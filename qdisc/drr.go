@@ -34,16 +34,11 @@ func init() {
 			PrintOptions:      printDRROptions,
 			PrintClassOptions: printDRROptions,
 			PrintClassXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-				// A payload too short for the struct stays raw; tc then prints
-				// nothing of it.
-				s, ok := x.App.(*attrs.TCDRRStats)
-				if x.App == nil {
-					s, ok = x.Legacy.(*attrs.TCDRRStats)
-				}
-				if ok {
+				if s := drrStatsOf(x); s != nil {
 					p.Size(tcfmt.FP, "", " deficit %s ", uint64(s.Deficit))
 				}
 			},
+			Stats:         drrStatsTable,
 			Keywords:      tckind.NoOptions("drr"),
 			ClassKeywords: tckind.KeywordsOf("drr class", drrClassKeywords),
 		})
@@ -101,4 +96,29 @@ func drrClassKeywords(o *attrs.DRRAttrs) ([]string, error) {
 		return nil, nil
 	}
 	return []string{"quantum", tcword.UintWord(*o.Quantum)}, nil
+}
+
+// drrStatsOf returns a class's struct tc_drr_stats from TCA_STATS_APP, or
+// else TCA_XSTATS; nil for a payload too short for it (which stays raw),
+// of which tc prints nothing.
+func drrStatsOf(x tckind.Xstats) *attrs.TCDRRStats {
+	s, ok := x.App.(*attrs.TCDRRStats)
+	if x.App == nil {
+		s, ok = x.Legacy.(*attrs.TCDRRStats)
+	}
+	if !ok {
+		return nil
+	}
+	return s
+}
+
+// drrStatsTable lists a class's statistics (the qdisc has none of its own).
+var drrStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
+		if s := drrStatsOf(x); s != nil {
+			return s
+		}
+		return nil
+	},
+	Fields: tcDRRStatsFields,
 }

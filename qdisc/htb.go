@@ -62,6 +62,7 @@ func init() {
 			PrintOptions:      printHTB,
 			PrintClassOptions: printHTB,
 			PrintClassXstats:  printHTBXstats,
+			Stats:             htbStatsTable,
 			Keywords:          tckind.KeywordsOf("htb", htbQdiscKeywords),
 			ClassKeywords:     tckind.KeywordsOf("htb class", htbClassKeywords),
 			Dumped:            htbDumped,
@@ -376,6 +377,18 @@ func htbXstats(x tckind.Xstats) (*attrs.TCHTBXstats, bool) {
 	}
 	s, ok := x.Legacy.(*attrs.TCHTBXstats)
 	return s, ok
+}
+
+// htbStatsTable lists a class's statistics (the qdisc has none of its
+// own) in tc's order.
+var htbStatsTable = &tckind.StatsTable{
+	Of: func(x tckind.Xstats) any {
+		if s, ok := htbXstats(x); ok {
+			return s
+		}
+		return nil
+	},
+	Fields: tcHTBXstatsFields,
 }
 
 // printHTBXstats prints an htb class's statistics (htb_print_xstats).

@@ -897,6 +897,65 @@ var tcHFSCStatsFields = []tckind.Stat{
 	},
 }
 
+// tcHTBXstatsFields: the statistics of struct tc-htb-xstats (attrs.TCHTBXstats),
+// in the order of tc's JSON.
+var tcHTBXstatsFields = []tckind.Stat{
+	{
+		Key:    "lended",
+		Metric: "gotc_htb_lends_total", Help: "Packets the class sent within its own rate (tc's lended).",
+		Counter: true,
+		Get: func(s any) (uint64, bool) {
+			return uint64(s.(*attrs.TCHTBXstats).Lends), true
+		},
+	},
+	{
+		Key:    "borrowed",
+		Metric: "gotc_htb_borrows_total", Help: "Packets the class sent on tokens borrowed from an ancestor, above its rate.",
+		Counter: true,
+		Get: func(s any) (uint64, bool) {
+			return uint64(s.(*attrs.TCHTBXstats).Borrows), true
+		},
+	},
+	{
+		Key:    "giants",
+		Metric: "gotc_htb_giants_total", Help: "Packets larger than the class's MTU (unused by the kernel since it handles TSO packets).",
+		Counter: true,
+		Get: func(s any) (uint64, bool) {
+			return uint64(s.(*attrs.TCHTBXstats).Giants), true
+		},
+	},
+	{
+		Key:    "tokens",
+		Metric: "gotc_htb_tokens_seconds", Help: "Tokens of the rate bucket, as sending time (negative: overdrawn).",
+		Signed: true,
+		Unit:   tckind.UnitPschedTicks,
+		Get: func(s any) (uint64, bool) {
+			return uint64(int64(s.(*attrs.TCHTBXstats).Tokens)), true
+		},
+	},
+	{
+		Key:    "ctokens",
+		Metric: "gotc_htb_ctokens_seconds", Help: "Tokens of the ceil bucket, as sending time (negative: overdrawn).",
+		Signed: true,
+		Unit:   tckind.UnitPschedTicks,
+		Get: func(s any) (uint64, bool) {
+			return uint64(int64(s.(*attrs.TCHTBXstats).Ctokens)), true
+		},
+	},
+}
+
+// tcDRRStatsFields: the statistics of struct tc-drr-stats (attrs.TCDRRStats), in
+// the order of tc's JSON.
+var tcDRRStatsFields = []tckind.Stat{
+	{
+		Key:    "deficit",
+		Metric: "gotc_drr_deficit_bytes", Help: "Bytes the class may still send this round.",
+		Get: func(s any) (uint64, bool) {
+			return uint64(s.(*attrs.TCDRRStats).Deficit), true
+		},
+	},
+}
+
 // taprioOffloadStatsAttrsFields: the statistics of attribute set
 // taprio-offload-stats-attrs (attrs.TAPrioOffloadStatsAttrs), in the order of tc's
 // JSON.

@@ -170,3 +170,36 @@ func TestFlatStatsTablesMatchPrintedJSON(t *testing.T) {
 		t.Error("a table took another kind's statistics")
 	}
 }
+
+// htb's and drr's tables read a class's statistics: tc's JSON keys, and
+// htb's tokens (psched ticks of 64 ns, signed) as seconds.
+func TestClassStatsTables(t *testing.T) {
+	htb := tckind.LookupQdisc("htb")
+	x := tckind.Xstats{App: &attrs.TCHTBXstats{Lends: 3, Borrows: 4, Giants: 5, Tokens: -15625, Ctokens: 31250}}
+	out := kindtest.Render(tcfmt.Options{JSON: true}, func(p *tcfmt.Printer) { htb.PrintClassXstats(p, x) })
+	var printed []map[string]any
+	if err := json.Unmarshal([]byte(out), &printed); err != nil || len(printed) != 1 {
+		t.Fatalf("%s: %v", out, err)
+	}
+	s := htb.Stats.Of(x)
+	want := map[string]float64{"lended": 3, "borrowed": 4, "giants": 5, "tokens": -0.001, "ctokens": 0.002}
+	for i := range htb.Stats.Fields {
+		f := &htb.Stats.Fields[i]
+		v, ok := f.Get(s)
+		if !ok || f.Value(v) != want[f.Key] {
+			t.Errorf("htb %s = %v (%v), want %v", f.Key, f.Value(v), ok, want[f.Key])
+		}
+		if printed[0][f.Key] == nil {
+			t.Errorf("htb %s: tc prints no such key", f.Key)
+		}
+	}
+	if htb.Stats.Of(tckind.Xstats{App: attrs.StatsAppMsgRaw{1, 2}}) != nil {
+		t.Error("htb: a payload too short for the struct read as statistics")
+	}
+
+	drr := tckind.LookupQdisc("drr")
+	d := drr.Stats.Of(tckind.Xstats{Legacy: &attrs.TCDRRStats{Deficit: 1514}})
+	if v, ok := drr.Stats.Fields[0].Get(d); !ok || v != 1514 {
+		t.Errorf("drr deficit = %d, %v; want 1514", v, ok)
+	}
+}

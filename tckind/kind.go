@@ -100,6 +100,11 @@ type Device struct {
 	Type            uint16
 }
 
+// HasClasses reports whether the kind's qdisc has classes of a tree: it
+// takes them (ParseClass) or makes them (MakesClasses). The classes that
+// fq_codel, sfq and cake dump are their flows, and do not count.
+func (k *Qdisc) HasClasses() bool { return k.ParseClass != nil || k.MakesClasses }
+
 // ParseEnv is what a kind's parser knows of the command beyond its keywords.
 type ParseEnv struct {
 	// Dev is the device named by "dev" before the kind ("" when none was):

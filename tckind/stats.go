@@ -110,7 +110,14 @@ const (
 	// UnitSFBProbability is a fraction scaled to SFB_MAX_PROB (0xFFFF,
 	// sfb's maxprob and avgprob); Value gives the fraction.
 	UnitSFBProbability
+	// UnitPschedTicks is a time in the packet scheduler's ticks of 64 ns
+	// (PSCHED_NS2TICKS: htb's tokens); Value gives seconds.
+	UnitPschedTicks
 )
+
+// PschedTickNanoseconds is the length of one packet-scheduler tick
+// (1 << PSCHED_SHIFT ns).
+const PschedTickNanoseconds = 64
 
 // Fraction reports whether Value gives a fraction rather than a count or
 // seconds: JSON writes it as a float.
@@ -151,6 +158,8 @@ func (s *Stat) Value(raw uint64) float64 {
 		return v / 1e9
 	case UnitSFBProbability:
 		return v / SfbMaxProb
+	case UnitPschedTicks:
+		return v * PschedTickNanoseconds / 1e9
 	}
 	return v
 }

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package watch samples the statistics of traffic-control qdiscs at an
-// interval and writes them as JSON lines: one line per qdisc per sample, each
-// a self-contained JSON object, so that a consumer (jq, a log shipper, a
+// Package watch samples the statistics of traffic-control qdiscs and classes
+// at an interval and writes them as JSON lines: one line per qdisc or class
+// per sample, each a self-contained JSON object, so that a consumer (jq, a log shipper, a
 // plotting script) can process the stream as it comes.
 //
-// A line carries the sample's time and number, the qdisc's identity, the
-// generic statistics and the kind's own statistics under the keys tc -j -s
-// uses (CAKE's "tins" array, DualPI2's "prob", "delay-c", ...), plus keys for
-// values tc does not print. With Options.Deltas and Options.Rates it also
+// A line carries the sample's time and number, the qdisc's or class's
+// identity (a class's line has "class":true and its class ID as "handle"),
+// the generic statistics and the kind's own statistics under the keys tc -j
+// -s uses (CAKE's "tins" array, DualPI2's "prob", "delay-c", htb's
+// "tokens", "borrowed" ...), plus keys for values tc does not print. The
+// classes are those of every device with a classful qdisc (htb, hfsc, drr,
+// prio ...), dumped after the qdiscs; the flows that fq_codel, sfq and cake
+// dump as classes are left out. With Options.Deltas and Options.Rates it also
 // carries the counters' change since the qdisc's previous sample, and that
 // change per second. Memory stays bounded however long a watch runs: lines
 // are written as the dump arrives and only the previous sample of each qdisc
@@ -31,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -90,16 +95,20 @@ type Watcher struct {
 	seen map[qdiscKey]uint64
 	recs []statValues
 
-	// Per-sample state, set by Sample for the dump callback.
-	now   time.Time
-	stamp []byte // now, as the lines write it
-	names map[int32]string
-	err   error
+	// Per-sample state, set by Sample for the dump callback: whether the
+	// dump is of classes, and the devices with a classful qdisc.
+	class    bool
+	classful []int32
+	now      time.Time
+	stamp    []byte // now, as the lines write it
+	names    map[int32]string
+	err      error
 }
 
 type qdiscKey struct {
 	ifindex        int32
 	handle, parent uint32
+	class          bool
 }
 
 // New returns a Watcher that writes to out.
@@ -171,7 +180,16 @@ func (w *Watcher) Sample(ctx context.Context) error {
 	w.now = w.opts.Now()
 	w.stamp = w.now.UTC().AppendFormat(w.stamp[:0], time.RFC3339Nano)
 	w.err = nil
+	w.class, w.classful = false, w.classful[:0]
 	err = w.dump(ctx, netlink.Qdisc, w.filter, w.fn)
+	w.class = true
+	for _, ifindex := range w.classful {
+		if err != nil {
+			break
+		}
+		// The kernel dumps the classes of one device at a time.
+		err = w.dump(ctx, netlink.Class, netlink.DumpFilter{Ifindex: ifindex}, w.fn)
+	}
 	if err == nil {
 		err = w.err
 	}
@@ -196,8 +214,15 @@ func (w *Watcher) Sample(ctx context.Context) error {
 	return nil
 }
 
-// qdisc writes the line of one dumped qdisc.
+// qdisc writes the line of one dumped qdisc or class.
 func (w *Watcher) qdisc(m *netlink.Msg, decodeErr error) error {
+	if k := tckind.LookupQdisc(m.Kind()); k == nil || !k.HasClasses() {
+		if w.class {
+			return nil // a flow, not a class
+		}
+	} else if !w.class && !slices.Contains(w.classful, m.Header.Ifindex) {
+		w.classful = append(w.classful, m.Header.Ifindex)
+	}
 	if decodeErr != nil {
 		// A message too short for its header leaves m with the previous
 		// message's header: nothing of it can be attributed.
@@ -209,7 +234,7 @@ func (w *Watcher) qdisc(m *netlink.Msg, decodeErr error) error {
 			return nil
 		}
 	}
-	key := qdiscKey{m.Header.Ifindex, m.Header.Handle, m.Header.Parent}
+	key := qdiscKey{m.Header.Ifindex, m.Header.Handle, m.Header.Parent, w.class}
 	var prev *prevSample
 	if w.keepsPrevious() {
 		prev = w.prev[key]
@@ -290,8 +315,13 @@ func (w *Watcher) appendSample(b []byte, m *netlink.Msg, decodeErr error, prev, 
 	}
 	b = append(b, `,"kind":`...)
 	b = appendString(b, m.Kind())
-	b = append(b, `,"handle":"`...)
-	b = tcfmt.AppendQdiscHandle(b, m.Header.Handle)
+	if w.class {
+		b = append(b, `,"class":true,"handle":"`...)
+		b = tcfmt.AppendClassID(b, m.Header.Handle)
+	} else {
+		b = append(b, `,"handle":"`...)
+		b = tcfmt.AppendQdiscHandle(b, m.Header.Handle)
+	}
 	b = append(b, `","parent":"`...)
 	b = tcfmt.AppendClassID(b, m.Header.Parent)
 	b = append(b, '"')

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -371,5 +372,47 @@ func TestReusingDumpAndNoMemoryWithoutDeltas(t *testing.T) {
 		if ls := lines(t, out.String()); len(ls) == 0 || ls[len(ls)-1]["sample"] != 2.0 || ls[len(ls)-1]["time"] != "2026-01-02T03:04:07Z" {
 			t.Errorf("%+v: last line %v", opts, ls[len(ls)-1])
 		}
+	}
+}
+
+// treeSource dumps an htb qdisc on eth0 and, for eth0's classes, an htb
+// class and an fq_codel flow; wan0 has only a classless qdisc.
+type treeSource struct {
+	*advancingKernel
+	classDumps []int32
+}
+
+func (s *treeSource) Dump(_ context.Context, o netlink.Object, f netlink.DumpFilter, fn func(*netlink.Msg, error) error) error {
+	msgs := []*netlink.Msg{generic(2, 0x10000, netlink.HandleRoot, "htb", 1), generic(3, 0x20000, netlink.HandleRoot, "fq_codel", 1)}
+	if o == netlink.Class {
+		s.classDumps = append(s.classDumps, f.Ifindex)
+		cl := generic(2, 0x10010, 0x10001, "htb", 2)
+		cl.Attrs.Stats2.App = &attrs.TCHTBXstats{Lends: 3, Borrows: 4, Tokens: -15625, Ctokens: 100}
+		msgs = []*netlink.Msg{cl, generic(2, 0x100001, 0x100000, "fq_codel", 1)}
+	}
+	for _, m := range msgs {
+		if err := fn(m, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestClasses(t *testing.T) {
+	src := &treeSource{advancingKernel: &advancingKernel{}}
+	var out bytes.Buffer
+	w := New(src, netlink.DumpFilter{}, &out, Options{Now: func() time.Time { return time.Unix(0, 0) }})
+	if err := w.Sample(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 3 || !slices.Equal(src.classDumps, []int32{2}) {
+		t.Fatalf("%d lines, class dumps of %v:\n%s", len(lines), src.classDumps, out.String())
+	}
+	want := `"dev":"eth0","kind":"htb","class":true,"handle":"1:10","parent":"1:1","bytes":2000,"packets":20,` +
+		`"drops":4294967295,"overlimits":2,"requeues":0,"backlog":3000,"qlen":2,` +
+		`"lended":3,"borrowed":4,"giants":0,"tokens":-15625,"ctokens":100}`
+	if !strings.HasSuffix(lines[2], want) {
+		t.Errorf("class line\n%s\nwant it to end in\n%s", lines[2], want)
 	}
 }

@@ -16,12 +16,16 @@
 // exporter is to serve another network namespace:
 //
 //	gotc-exporter [-netns NAME] [--] [listen ADDR] [dev DEV]
+//	              [include SEL] [exclude SEL] [aggregate SEL] [names FILE]
 //	gotc-exporter help
 //
 // and serves http://ADDR/metrics (ADDR defaults to localhost:9978) until
 // SIGINT or SIGTERM. Exit status, as gotc's: 0 when stopped by a signal; 1
 // when it cannot serve (an unknown device, an address it cannot listen on);
 // 255 for a usage error or a namespace it cannot open.
+//
+// "names FILE" reads an apply file (gotc-apply(5)) for the names of its
+// qdiscs and classes, exported as the label "name".
 package main
 
 import (
@@ -31,6 +35,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/gotc/gotc/apply"
 	"github.com/gotc/gotc/exporter"
 	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/netlink"
@@ -112,11 +117,20 @@ func serve(a cmdline.ExporterArgs, netns string, stderr io.Writer, dial dialFunc
 			return cmdline.Status(cmdline.ExitBadOption)
 		}
 	}
+	names, err := loadNames(a.Names)
+	if err != nil {
+		fmt.Fprintf(stderr, "gotc exporter: %v\n", err)
+		return cmdline.Status(cmdline.ExitBadOption)
+	}
 	// The collector opens (and after errors reopens) its own socket, in the
 	// namespace that resolved the device.
 	collector := exporter.New(exporter.Options{
-		Filter: filter,
-		Dial:   func() (exporter.Source, error) { return dial(fd) },
+		Filter:    filter,
+		Dial:      func() (exporter.Source, error) { return dial(fd) },
+		Include:   matches(a.Include),
+		Exclude:   matches(a.Exclude),
+		Aggregate: matches(a.Aggregate),
+		Names:     names,
 	})
 	defer collector.Close()
 	// Listen before saying "serving", so that an address that cannot be
@@ -135,6 +149,39 @@ func serve(a cmdline.ExporterArgs, netns string, stderr io.Writer, dial dialFunc
 		return cmdline.Status(cmdline.ExitBadOption)
 	}
 	return nil
+}
+
+// matches converts the command line's selectors.
+func matches(sels []cmdline.Selector) []exporter.Match {
+	var out []exporter.Match
+	for _, s := range sels {
+		out = append(out, exporter.Match(s))
+	}
+	return out
+}
+
+// loadNames reads the names of an apply file's qdiscs and classes; nil for
+// no file.
+func loadNames(file string) (map[exporter.NameKey]string, error) {
+	if file == "" {
+		return nil, nil
+	}
+	r, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := apply.Load(file, r)
+	if err != nil {
+		return nil, err
+	}
+	names := map[exporter.NameKey]string{}
+	for dev, byHandle := range f.Names() {
+		for h, name := range byHandle {
+			names[exporter.NameKey{Dev: dev, Handle: h}] = name
+		}
+	}
+	return names, nil
 }
 
 // exitCode is the status err carries, ExitBadOption if none.

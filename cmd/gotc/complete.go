@@ -47,7 +47,7 @@ var verbs = map[string][]string{
 	"monitor":  {"help"},
 	"apply":    {"--check", "--diff", "-v", "--try", "--confirm", "--from-kernel", "--example", "help", fileWord},
 	"stats":    {"dev", "interval", "count", "deltas", "rates", "help"},
-	"exporter": {"listen", "dev", "help"},
+	"exporter": {"listen", "dev", "include", "exclude", "aggregate", "names", "help"},
 }
 
 // The words of tc's grammar before a kind, by object. The kinds that are
@@ -68,6 +68,7 @@ var valueWords = map[string]int{
 	"handle": 1, "parent": 1, "classid": 1, "estimator": 2, "pref": 1, "protocol": 1, "chain": 1,
 	"block": 1, "ingress_block": 1, "egress_block": 1, "index": 1, "interval": 1, "count": 1, "listen": 1,
 	"truesize": 1, "mtu": 1, "start": 1, "at": 1, "seed": 1, "enqueue": 1,
+	"include": 1, "exclude": 1, "aggregate": 1, "names": 1,
 }
 
 // complete prints the words that may stand where the last of args is being

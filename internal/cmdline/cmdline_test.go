@@ -4,6 +4,7 @@ package cmdline
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,6 +25,15 @@ func TestParseExporterArgs(t *testing.T) {
 		{"dev eth0 help bogus", ExporterArgs{Listen: DefaultListen, Dev: "eth0", Help: true}, 0, manual.Exporter.Help()},
 		{"listen", ExporterArgs{}, ExitUsage, "Command line is not complete. Try option \"help\"\n"},
 		{"listen :1 -listen :2", ExporterArgs{}, ExitUsage, "What is \"-listen\"? Try \"gotc exporter help\".\n"},
+		{"include dev=eth0,under=1:1 exclude kind=fq_codel include handle=10: aggregate handle=1:10 names subs.yaml",
+			ExporterArgs{Listen: DefaultListen, Names: "subs.yaml",
+				Include:   []Selector{{Dev: "eth0", Under: 0x10001}, {Handle: 0x100000}},
+				Exclude:   []Selector{{Kind: "fq_codel"}},
+				Aggregate: []Selector{{Handle: 0x10010}}}, 0, ""},
+		{"include dev", ExporterArgs{}, ExitUsage, "Illegal \"include\": \"dev\" is not KEY=VALUE\n"},
+		{"exclude size=3", ExporterArgs{}, ExitUsage, "Illegal \"exclude\": unknown key \"size\" (dev, kind, handle, under)\n"},
+		{"aggregate under=root", ExporterArgs{}, ExitUsage, "Illegal \"aggregate\": \"root\" is not a qdisc handle or class ID\n"},
+		{"names", ExporterArgs{}, ExitUsage, "Command line is not complete. Try option \"help\"\n"},
 	} {
 		var stderr bytes.Buffer
 		got, err := ParseExporterArgs(strings.Fields(tc.args), &stderr)
@@ -31,7 +41,7 @@ func TestParseExporterArgs(t *testing.T) {
 		if err != nil {
 			status = err.(Status).ExitCode()
 		}
-		if status != tc.status || stderr.String() != tc.stderr || (err == nil && got != tc.want) {
+		if status != tc.status || stderr.String() != tc.stderr || (err == nil && !reflect.DeepEqual(got, tc.want)) {
 			t.Errorf("%q: %+v, status %d, stderr %q; want %+v, %d, %q", tc.args, got, status, stderr.String(), tc.want, tc.status, tc.stderr)
 		}
 	}

@@ -308,10 +308,10 @@ var Stats = Page{
 	Usage: `Usage: gotc stats [ dev STRING ] [ interval TIME ] [ count N ]
                   [ deltas ] [ rates ]
 `,
-	About: `gotc's own command (tc has none): one JSON line per qdisc per sample,
-tc's -s -j statistics, from one netlink socket kept open.
+	About: `gotc's own command (tc has none): one JSON line per qdisc and class per
+sample, tc's -s -j statistics, from one netlink socket kept open.
 `,
-	Options: `  dev STRING     only the qdiscs of this device (all devices by default)
+	Options: `  dev STRING     only the qdiscs and classes of this device (all by default)
   interval TIME  time between samples, in tc's units (1s by default)
   count N        stop after N samples (0, the default: until interrupted)
   deltas         add each counter's increase since the previous sample
@@ -319,10 +319,14 @@ tc's -s -j statistics, from one netlink socket kept open.
 `,
 	Example: `gotc stats dev lo interval 100ms count 3 deltas`,
 	Description: `gotc stats is gotc's own command; tc has none like it. It prints one
-JSON line per qdisc per sample, from one netlink socket kept open: the
-statistics "tc -s -j qdisc show" prints (CAKE's per tin, DualPI2's
-extended statistics), and with deltas and rates the counters' increase
-and rate since the previous sample. Sampling a hundred qdiscs ten times
+JSON line per qdisc and class per sample, from one netlink socket kept
+open: the statistics "tc -s -j qdisc show" and "tc -s -j class show"
+print (CAKE's per tin, DualPI2's extended statistics, htb's tokens and
+borrows, hfsc's periods, drr's deficit), and with deltas and rates the
+counters' increase and rate since the previous sample. A class's line
+has "class":true and its class ID as "handle"; the classes are those of
+the devices with a classful qdisc (htb, hfsc, drr, qfq, ets, prio ...),
+not the flows that fq_codel, sfq and cake dump as classes. Sampling a hundred qdiscs ten times
 a second costs a fraction of running "tc -s -j" as often.
 
 It runs until interrupted (SIGINT or SIGTERM) or until count samples
@@ -446,22 +450,72 @@ var Exporter = Page{
 	Name:    "gotc-exporter",
 	Section: "8",
 	Summary: "serve traffic control statistics as Prometheus metrics",
-	Usage: `Usage: gotc exporter [ listen ADDR ] [ dev STRING ]
-       gotc-exporter [ -netns NAME ] [ -- ] [ listen ADDR ] [ dev STRING ]
+	Usage: `Usage: gotc exporter [ listen ADDR ] [ dev STRING ] [ include SEL ]
+                     [ exclude SEL ] [ aggregate SEL ] [ names FILE ]
+       gotc-exporter [ -netns NAME ] [ -- ] [ ARGS as above ]
+Where:
+SEL := KEY=VALUE[,KEY=VALUE...]   KEY := { dev | kind | handle | under }
 `,
 	About: `gotc's own command (tc has none): it serves the statistics of every qdisc
-(or of one device's) as Prometheus metrics at http://ADDR/metrics.
+and class (or of one device's) as Prometheus metrics at http://ADDR/metrics.
 `,
 	Options: `  listen ADDR    the address to serve on, host:port (localhost:9978)
-  dev STRING     only the qdiscs of this device (all devices by default)
+  dev STRING     only the qdiscs and classes of this device (all by default)
+  include SEL    only what SEL selects (any include, when given more than once)
+  exclude SEL    not what SEL selects
+  aggregate SEL  what SEL selects, but nothing below it (its subtree's total)
+  names FILE     label what an apply file names ("name:") with its name
   -netns NAME    (gotc-exporter) the namespace to read, as gotc's -netns
 `,
-	Example: `gotc exporter listen localhost:9978 dev lo   # then GET /metrics`,
+	Example: `gotc exporter dev eth0 exclude kind=fq_codel names subscribers.yaml`,
 	Description: `gotc exporter is gotc's own command; tc has none like it. It serves the
-statistics of every qdisc (or of one device's) as Prometheus metrics at
-http://ADDR/metrics, in the text format or OpenMetrics as the client
-asks, reading the kernel at each scrape over one netlink socket. It
-runs until SIGINT or SIGTERM.
+statistics of every qdisc and class (or of one device's) as Prometheus
+metrics at http://ADDR/metrics, in the text format or OpenMetrics as the
+client asks, reading the kernel at each scrape over one netlink socket.
+It runs until SIGINT or SIGTERM.
+
+# Metrics
+
+Every qdisc has gotc_qdisc_* (labels dev, handle, kind, parent) and
+every class of a classful kind (htb, hfsc, drr, qfq, ets, prio, mqprio,
+taprio, ...) gotc_class_* (labels dev, class, kind, parent); the flows
+that fq_codel, sfq and cake dump as classes are left out. Each kind's
+own statistics follow, from its table: gotc_htb_*, gotc_hfsc_*,
+gotc_drr_*, gotc_cake_* and gotc_cake_tin_* (labels tin and tin_name),
+and so on. Names end in their unit (_bytes, _seconds,
+_bytes_per_second, _packets) and counters, only they, in _total.
+
+	gotc_qdisc_bytes_total, gotc_class_bytes_total        counter  bytes sent
+	gotc_qdisc_packets_total, gotc_class_packets_total    counter  packets sent
+	gotc_qdisc_drops_total, gotc_class_drops_total        counter  packets dropped
+	gotc_qdisc_overlimits_total, gotc_class_overlimits_total  counter  times over the limit
+	gotc_qdisc_requeues_total, gotc_class_requeues_total  counter  packets requeued
+	gotc_qdisc_backlog_bytes, gotc_class_backlog_bytes    gauge    bytes queued
+	gotc_qdisc_backlog_packets, gotc_class_backlog_packets  gauge  packets queued
+	gotc_qdisc_rate_bytes_per_second (and class)          gauge    rate estimator
+	gotc_qdisc_rate_packets_per_second (and class)        gauge    rate estimator
+	gotc_htb_lends_total, gotc_htb_borrows_total          counter  packets within / above the rate
+	gotc_htb_giants_total                                 counter  packets above the MTU
+	gotc_htb_tokens_seconds, gotc_htb_ctokens_seconds     gauge    rate and ceil bucket, as time
+	gotc_hfsc_periods_total                               counter  periods begun
+	gotc_hfsc_work_bytes_total, gotc_hfsc_realtime_work_bytes_total  counter  bytes sent
+	gotc_drr_deficit_bytes                                gauge    bytes left this round
+	gotc_exporter_scrape_duration_seconds, _scrape_success, _qdiscs, _classes,
+	_decode_errors_total, _scrape_errors_total            the exporter's own
+
+The full table, with every kind's, is in docs/exporter.md.
+
+# Selecting what to export
+
+A selector SEL is one word of KEY=VALUE pairs, all of which must hold:
+dev=DEV, kind=KIND (a class's kind is its qdisc's), handle=ID (a qdisc's
+handle "1:" or a class's ID "1:10"), under=ID (that qdisc or class and
+everything below it). With include only what one include selects is
+exported; exclude leaves out what it selects; aggregate exports what it
+selects and nothing below it: an inner htb or hfsc class, or a qdisc,
+counts all that went through its subtree. names FILE reads an apply file
+(gotc-apply(5)) whose qdiscs and classes carry "name:", and labels their
+series with name="...": a subscriber's name for its class ID.
 
 "gotc exporter" checks its words and hands over to gotc-exporter, a
 program of its own so that gotc does not link an HTTP server; gotc
