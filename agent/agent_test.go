@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/gotc/gotc/apply"
-	"github.com/gotc/gotc/exporter"
 	"github.com/gotc/gotc/netlink"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -224,7 +223,7 @@ func TestFleetOfTwo(t *testing.T) {
 		t.Errorf("node-a's status: %+v", s)
 	}
 	// The metrics as scraped.
-	srv := httptest.NewServer(exporter.Handler(a.Metrics))
+	srv := httptest.NewServer(a.Metrics.Handler())
 	defer srv.Close()
 	body := scrape(t, srv.URL)
 	for _, want := range []string{"gotc_agent_applies_total 1\n", "gotc_agent_drifts_repaired_total 1\n",

@@ -2,7 +2,12 @@
 
 package agent
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
 
 // Metrics are the agent's counters, a prometheus.Collector of its own
 // (exporter.Serve serves it).
@@ -79,4 +84,12 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range m.all() {
 		c.Collect(ch)
 	}
+}
+
+// Handler serves the metrics in Prometheus's text or OpenMetrics format,
+// as the agent's /metrics.
+func (m *Metrics) Handler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }

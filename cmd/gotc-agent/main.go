@@ -167,7 +167,8 @@ func dial(netns string, stderr io.Writer) (*netlink.Conn, error) {
 
 // serve serves the agent's metrics and status on ln until ctx is done.
 func serve(ctx context.Context, ln net.Listener, a *agent.Agent) {
-	mux := exporter.Mux(a.Metrics)
+	mux := http.NewServeMux()
+	mux.Handle(exporter.MetricsPath, a.Metrics.Handler())
 	mux.HandleFunc("/status", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
