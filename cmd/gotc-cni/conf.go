@@ -86,9 +86,7 @@ func parseConf(stdin []byte) (*PluginConf, error) {
 		// refusing says so instead of shaping what the user excluded.
 		return nil, errors.New("shapedSubnets and unshapedSubnets are not supported: gotc-cni would shape all traffic; use tree for per-subnet shaping")
 	}
-	switch conf.AQM {
-	case "", "cake", "fq_codel", "fq":
-	default:
+	if _, ok := aqms[conf.AQM]; !ok {
 		return nil, fmt.Errorf("aqm %q: want cake, fq_codel or fq", conf.AQM)
 	}
 	if len(conf.Tree) > 0 && !bytes.Equal(bytes.TrimSpace(conf.Tree), []byte("null")) {
@@ -154,14 +152,27 @@ func tbf(rateBits, burstBits uint64, tickInUsec float64) *attrs.TBFAttrs {
 // shaper is the root qdisc that shapes one direction at rate and burst
 // (bits), with the configuration's AQM.
 func shaper(rateBits, burstBits uint64, aqm string, tickInUsec float64) *apply.Qdisc {
-	q := &apply.Qdisc{Spec: "tbf", Handle: "1:", Options: tbf(rateBits, burstBits, tickInUsec)}
-	switch aqm {
-	case "cake":
+	return aqms[aqm](rateBits, &apply.Qdisc{Spec: "tbf", Handle: "1:", Options: tbf(rateBits, burstBits, tickInUsec)})
+}
+
+// aqms are the configuration's "aqm" choices, each making a direction's
+// root from its rate (bits/s) and the bandwidth plugin's TBF: the TBF
+// alone (no aqm), cake's own shaper in its place, or a leaf below it.
+var aqms = map[string]func(rateBits uint64, tbf *apply.Qdisc) *apply.Qdisc{
+	"": func(_ uint64, tbf *apply.Qdisc) *apply.Qdisc { return tbf },
+	"cake": func(rateBits uint64, _ *apply.Qdisc) *apply.Qdisc {
 		return &apply.Qdisc{Spec: "cake bandwidth " + strconv.FormatUint(rateBits, 10) + "bit", Handle: "1:"}
-	case "fq_codel", "fq":
-		q.Classes = map[string]*apply.Class{"1:1": {Leaf: &apply.Qdisc{Spec: aqm}}}
+	},
+	"fq_codel": leafUnderTBF("fq_codel"),
+	"fq":       leafUnderTBF("fq"),
+}
+
+// leafUnderTBF is an aqm choice that hangs a qdisc of kind below the TBF.
+func leafUnderTBF(kind string) func(uint64, *apply.Qdisc) *apply.Qdisc {
+	return func(_ uint64, tbf *apply.Qdisc) *apply.Qdisc {
+		tbf.Classes = map[string]*apply.Class{"1:1": {Leaf: &apply.Qdisc{Spec: kind}}}
+		return tbf
 	}
-	return q
 }
 
 // redirectFilter is the bandwidth plugin's filter on the host interface's
