@@ -10,11 +10,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gotc/gotc/internal/hostns"
 
 	"github.com/gotc/gotc/apply"
 	"github.com/gotc/gotc/netlink"
@@ -27,22 +28,7 @@ import (
 // that cannot be done (not root, no ip, no ifb).
 func netns(t *testing.T, name string) (*netlink.NetNS, apply.Kernel) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a network namespace")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs ip(8)")
-	}
-	name = fmt.Sprintf("gotc-agent-%s-%d", name, os.Getpid())
-	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
-		t.Skipf("ip netns add: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", name).Run() })
-	for _, cmd := range [][]string{{"link", "add", "ifb0", "type", "ifb"}, {"link", "set", "ifb0", "up"}} {
-		if out, err := exec.Command("ip", append([]string{"-n", name}, cmd...)...).CombinedOutput(); err != nil {
-			t.Skipf("ip %v: %v: %s (no ifb in this kernel?)", cmd, err, out)
-		}
-	}
+	name = hostns.New(t, "agent-"+name, "ifb0")
 	ns, err := netlink.OpenNetNS(name)
 	if err != nil {
 		t.Fatal(err)

@@ -5,14 +5,13 @@ package apply
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/gotc/gotc/internal/hostns"
 
 	"github.com/gotc/gotc/netlink"
 )
@@ -22,23 +21,10 @@ import (
 // (not root, no ip or tc, no ifb).
 func hostNS(t *testing.T) (string, Kernel) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: it makes a network namespace")
+	if _, err := exec.LookPath("tc"); err != nil {
+		hostns.Skip(t, "needs tc(8)")
 	}
-	for _, tool := range []string{"ip", "tc"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s", tool)
-		}
-	}
-	ns := fmt.Sprintf("gotc-ap%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Skipf("ip netns add: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	if out, err := exec.Command("ip", "-n", ns, "link", "add", "ifb0", "type", "ifb").CombinedOutput(); err != nil {
-		t.Skipf("no ifb: %v: %s", err, out)
-	}
-	sh(t, "ip -n "+ns+" link set ifb0 up")
+	ns := hostns.New(t, "apply", "ifb0")
 	h, err := netlink.OpenNetNS(ns)
 	if err != nil {
 		t.Fatal(err)

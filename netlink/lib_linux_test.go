@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotc/gotc/internal/hostns"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/nlabi"
 	"golang.org/x/sys/unix"
@@ -411,7 +413,7 @@ func TestNetNSHandles(t *testing.T) {
 	defer ns.Close()
 	c, err := ns.Dial(nil)
 	if err != nil {
-		t.Skipf("no rtnetlink here: %v", err)
+		hostns.Skip(t, "no rtnetlink here: %v", err)
 	}
 	defer c.Close()
 	if _, err := c.LinkIndex(ctx, "lo"); err != nil {

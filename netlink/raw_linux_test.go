@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gotc/gotc/internal/hostns"
+
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/nlabi"
 	"golang.org/x/sys/unix"
@@ -101,7 +103,7 @@ func TestEndsDump(t *testing.T) {
 func TestRawSocketOnTheHost(t *testing.T) {
 	c, err := Dial(nil)
 	if err != nil {
-		t.Skipf("no rtnetlink here: %v", err)
+		hostns.Skip(t, "no rtnetlink here: %v", err)
 	}
 	defer c.Close()
 	if c.sock == nil {
@@ -182,7 +184,7 @@ func hostLoopback(t *testing.T, cfg *Config) (*Conn, int32) {
 	t.Helper()
 	c, err := Dial(cfg)
 	if err != nil {
-		t.Skipf("no rtnetlink here: %v", err)
+		hostns.Skip(t, "no rtnetlink here: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	lo, err := c.LinkIndex(ctx, "lo")
@@ -213,7 +215,7 @@ func freshNetNS(t *testing.T) int {
 	}()
 	f := <-fd
 	if f < 0 {
-		t.Skip("cannot make a network namespace here")
+		hostns.Skip(t, "cannot make a network namespace here")
 	}
 	t.Cleanup(func() { unix.Close(f) })
 	return f

@@ -6,16 +6,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gotc/gotc/internal/hostns"
 
 	"github.com/gotc/gotc/agent"
 	"github.com/gotc/gotc/apply"
@@ -49,17 +49,7 @@ func TestUsage(t *testing.T) {
 // serves its metrics and status, and on the signal exits 0 leaving the
 // tree.
 func TestServes(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root for a network namespace")
-	}
-	ns := fmt.Sprintf("gotc-agent-cmd-%d", os.Getpid())
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Skipf("ip netns add: %v: %s", err, out)
-	}
-	defer exec.Command("ip", "netns", "del", ns).Run()
-	if out, err := exec.Command("ip", "-n", ns, "link", "add", "ifb0", "type", "ifb").CombinedOutput(); err != nil {
-		t.Skipf("no ifb: %v: %s", err, out)
-	}
+	ns := hostns.New(t, "agent-cmd", "ifb0")
 	file := filepath.Join(t.TempDir(), "tc.yaml")
 	if err := os.WriteFile(file, []byte("devices:\n  ifb0:\n    root: tbf rate 1mbit burst 10kb latency 50ms\n"), 0o644); err != nil {
 		t.Fatal(err)

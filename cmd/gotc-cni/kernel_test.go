@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotc/gotc/internal/hostns"
+
 	"github.com/containernetworking/cni/pkg/skel"
 	"github.com/containernetworking/cni/pkg/types"
 	vnl "github.com/vishvananda/netlink"
@@ -27,7 +29,7 @@ import (
 func inNewNetns(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root for a network namespace")
+		hostns.Skip(t, "needs root for a network namespace")
 	}
 	runtime.LockOSThread()
 	orig, err := netns.Get()
@@ -37,7 +39,7 @@ func inNewNetns(t *testing.T) {
 	ns, err := netns.New()
 	if err != nil {
 		runtime.UnlockOSThread()
-		t.Skipf("no new network namespace: %v", err)
+		hostns.Skip(t, "no new network namespace: %v", err)
 	}
 	t.Cleanup(func() {
 		ns.Close()
@@ -49,7 +51,7 @@ func inNewNetns(t *testing.T) {
 		runtime.UnlockOSThread()
 	})
 	if err := vnl.LinkAdd(&vnl.Ifb{LinkAttrs: vnl.LinkAttrs{Name: "probe0", TxQLen: -1}}); err != nil {
-		t.Skipf("no ifb in this kernel: %v", err)
+		hostns.Skip(t, "no ifb in this kernel: %v", err)
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotc/gotc/internal/hostns"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -23,22 +25,7 @@ import (
 // cannot be made (not root, no ip, no ifb).
 func ifbNS(t *testing.T) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: it makes a network namespace")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs ip")
-	}
-	ns := fmt.Sprintf("gotc-try%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Skipf("ip netns add: %v: %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	if out, err := exec.Command("ip", "-n", ns, "link", "add", "ifb0", "type", "ifb").CombinedOutput(); err != nil {
-		t.Skipf("no ifb: %v: %s", err, out)
-	}
-	mustRun(t, "ip", "-n", ns, "link", "set", "ifb0", "up")
-	return ns
+	return hostns.New(t, "try", "ifb0")
 }
 
 func mustRun(t *testing.T, name string, args ...string) string {
