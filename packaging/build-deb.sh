@@ -46,7 +46,7 @@ mkdir -p "$root/DEBIAN" "$root/usr/bin" "$doc/examples" "$root/usr/share/man" \
 # machine, stripped (-s -w) as Debian ships binaries; -buildvcs records
 # the tag and commit that gotc -V prints (GOFLAGS may turn it off).
 CGO_ENABLED=0 go build -trimpath -buildvcs=true -ldflags='-s -w' -o "$root/usr/bin/" \
-	./cmd/gotc ./cmd/gotc-exporter ./cmd/gotc-bpf ./cmd/gotc-traffic ./cmd/gotc-cni ./cmd/gotc-agent
+	./cmd/gotc ./cmd/gotc-exporter ./cmd/gotc-bpf ./cmd/gotc-traffic ./cmd/gotc-model ./cmd/gotc-apply ./cmd/gotc-cni ./cmd/gotc-agent
 
 go run ./internal/manual/mkman -o "$root/usr/share/man" -date "${date%%T*}" -source "gotc $version"
 install -m 644 completion/gotc.bash "$root/usr/share/bash-completion/completions/gotc"

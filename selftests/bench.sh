@@ -53,7 +53,7 @@ if [ "${1-}" = --host ]; then
 	bin=$(mktemp -d)
 	ns=gotc-bench-$$
 	trap 'ip netns del "$ns" 2>/dev/null || true; rm -rf "$bin"' EXIT
-	CGO_ENABLED=0 go build -o "$bin/" ./cmd/gotc ./cmd/gotc-exporter ./cmd/gotc-bpf ./selftests/bench ./selftests/bench/hello
+	CGO_ENABLED=0 go build -o "$bin/" ./cmd/gotc ./cmd/gotc-exporter ./cmd/gotc-bpf ./cmd/gotc-model ./cmd/gotc-apply ./selftests/bench ./selftests/bench/hello
 	peers_build "$bin"
 	source selftests/vm/lib.sh # need_file: install what the host lacks
 	need_file /usr/lib/python3/dist-packages/pyroute2:python3-pyroute2

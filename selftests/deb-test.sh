@@ -56,6 +56,8 @@ echo "ok: gotc qdisc show dev lo: $out"
 gotc -s model cake bandwidth 10mbit diffserv3 trace /usr/share/doc/gotc/examples/cake-diffserv3.trace.jsonl 2>/dev/null |
 	grep -q '^ Sent 7296 bytes 64 pkt' || fail "gotc model on the example trace"
 echo "ok: gotc model on the packaged example trace"
+gotc apply --example | grep -q '^devices:' || fail "gotc apply --example"
+echo "ok: gotc apply --example (gotc-apply)"
 systemd-analyze verify /usr/lib/systemd/system/gotc-exporter.service /usr/lib/systemd/system/gotc-apply.service \
 	/usr/lib/systemd/system/gotc-agent.service /usr/lib/systemd/system/gotc-agent.path ||
 	fail "systemd-analyze verify"

@@ -18,8 +18,6 @@ import (
 
 	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/internal/tcword"
-	"github.com/gotc/gotc/model/predict"
-	"github.com/gotc/gotc/model/report"
 	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/tckind"
 )
@@ -264,6 +262,14 @@ func actionCandidates(words []string) []string {
 	return []string{"action"}
 }
 
+// The kinds gotc model has models of (predict.Kinds) and its metrics
+// (report.Metrics), written out so that gotc does not link the models and
+// the plotting; a test holds them equal.
+var (
+	modelKinds   = []string{"cake", "dualpi2"}
+	modelMetrics = []string{"p50", "p95", "p99", "max", "drops", "marks", "throughput"}
+)
+
 // modelCandidates completes "gotc model": the kinds it has models of (or
 // dev), the kind's keywords, and its own words, a file after trace, plan,
 // pcap and plot, a kind again after vs (whose words are then completed).
@@ -272,13 +278,13 @@ func modelCandidates(words []string) []string {
 		return slices.DeleteFunc(modelCandidates(words[i+1:]), func(w string) bool { return w == "help" })
 	}
 	if len(words) == 0 {
-		return append(slices.Clone(predict.Kinds), "dev", "help")
+		return append(slices.Clone(modelKinds), "dev", "help")
 	}
 	switch words[len(words)-1] {
 	case "trace", "plan", "pcap", "plot":
 		return []string{fileWord}
 	case "metric":
-		return slices.Clone(report.Metrics)
+		return slices.Clone(modelMetrics)
 	}
 	if valueExpected(words) {
 		return nil

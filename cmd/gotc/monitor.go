@@ -185,7 +185,13 @@ func (t *tc) exporterCmd(args []string) error {
 	}
 	argv = append(append(argv, "--"), args...)
 	if _, inBatch := t.conn.(*batchConn); inBatch {
-		return t.runExporter(path, argv, a.Dev)
+		// A device is resolved first through the batch's connection, so
+		// the line waits for requests in flight like any line that reads
+		// from the kernel.
+		if _, err := t.deviceFilter(a.Dev); err != nil {
+			return err
+		}
+		return t.runChild("exporter", path, argv)
 	}
 	err = execExporter(path, argv, os.Environ())
 	fmt.Fprintf(t.stderr, "gotc exporter: cannot run %s: %v\n", path, err)
@@ -197,7 +203,8 @@ func (t *tc) exporterCmd(args []string) error {
 func findExporter() (string, error) { return findHelper(exporterBinary) }
 
 // findHelper finds one of gotc's helper executables (gotc-exporter,
-// gotc-bpf) in the directory of gotc's own executable, else in $PATH.
+// gotc-bpf, gotc-model, gotc-apply) in the directory of gotc's own
+// executable, else in $PATH.
 func findHelper(name string) (string, error) {
 	beside := "gotc's directory"
 	if self, err := os.Executable(); err == nil {
@@ -214,20 +221,16 @@ func findHelper(name string) (string, error) {
 	return "", fmt.Errorf("cannot find the %s executable, neither in %s nor in $PATH", name, beside)
 }
 
-// runExporter runs gotc-exporter as a child of a batch and waits for it,
-// passing SIGINT and SIGTERM on while it runs. A device is resolved first
-// through the batch's connection, so the line waits for requests in flight
-// like any line that reads from the kernel.
-func (t *tc) runExporter(path string, argv []string, dev string) error {
-	if _, err := t.deviceFilter(dev); err != nil {
-		return err
-	}
+// runChild runs a helper (gotc-exporter, gotc-model, gotc-apply) as a
+// child of a batch and waits for it, passing SIGINT and SIGTERM on while it
+// runs.
+func (t *tc) runChild(command, path string, argv []string) error {
 	cmd := &exec.Cmd{Path: path, Args: argv, Stdout: t.stdout, Stderr: t.stderr}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(t.stderr, "gotc exporter: cannot run %s: %v\n", path, err)
+		fmt.Fprintf(t.stderr, "gotc %s: cannot run %s: %v\n", command, path, err)
 		return errStatus(exitBadOption)
 	}
 	done := make(chan struct{})
@@ -250,7 +253,7 @@ func (t *tc) runExporter(path string, argv []string, dev string) error {
 	case errors.As(err, &exit) && exit.ExitCode() > 0:
 		return errStatus(exit.ExitCode())
 	}
-	fmt.Fprintf(t.stderr, "gotc exporter: %v\n", err)
+	fmt.Fprintf(t.stderr, "gotc %s: %v\n", command, err)
 	return errStatus(exitBadOption)
 }
 

@@ -147,10 +147,14 @@ and --help are the same as help.
 
 # Helpers
 
-gotc runs two programs of its own, which it looks for beside its own
+gotc runs programs of its own, which it looks for beside its own
 executable and then in PATH: gotc-exporter(8), which serves "gotc
-exporter" (so that gotc itself does not link an HTTP server), and
-gotc-bpf(8), which loads the eBPF ELF objects of "bpf obj FILE".
+exporter" (so that gotc itself does not link an HTTP server);
+gotc-bpf(8), which loads the eBPF ELF objects of "bpf obj FILE";
+gotc-model and gotc-apply, which serve "gotc model" (gotc-model(8)) and
+"gotc apply" (gotc-apply(8)), so that gotc does not link the models,
+the plotting and the YAML reader; and gotc-traffic(8), which gotc-model
+runs to read captures.
 
 # Completion
 

@@ -37,12 +37,14 @@ func mustRun(t *testing.T, name string, args ...string) string {
 	return string(out)
 }
 
-// gotcBinary builds gotc into the test's temporary directory, for the
-// test that runs it as processes.
+// gotcBinary builds gotc and gotc-apply into the test's temporary
+// directory, for the test that runs gotc as processes: gotc executes
+// gotc-apply in its place, which must keep the signals and the terminal.
 func gotcBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gotc")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "gotc")
+	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../gotc").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
