@@ -23,12 +23,12 @@ import (
 func (t *tc) applyCmd(args []string) error {
 	var check, diff, verbose, fromKernel, confirm bool
 	var try time.Duration
-	asJSON := t.json
+	asJSON := t.JSON
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if manual.IsHelp(a) {
-			fmt.Fprint(t.stderr, manual.Apply.Help())
+			fmt.Fprint(t.Stderr, manual.Apply.Help())
 			return nil
 		}
 		switch a {
@@ -53,20 +53,20 @@ func (t *tc) applyCmd(args []string) error {
 				}
 			}
 		case "--example", "-example":
-			fmt.Fprint(t.stdout, apply.Example)
+			fmt.Fprint(t.Stdout, apply.Example)
 			return nil
 		default:
 			if v, ok := strings.CutPrefix(a, "--try="); ok {
 				d, ok := parseTry(v)
 				if !ok {
-					fmt.Fprintf(t.stderr, "apply: --try takes a duration (\"90s\", \"2m\") or seconds, not %q\n%s", v, manual.Apply.Help())
+					fmt.Fprintf(t.Stderr, "apply: --try takes a duration (\"90s\", \"2m\") or seconds, not %q\n%s", v, manual.Apply.Help())
 					return errStatus(exitUsage)
 				}
 				try = d
 				continue
 			}
 			if strings.HasPrefix(a, "-") && a != "-" {
-				fmt.Fprintf(t.stderr, "apply: unknown option %q\n%s", a, manual.Apply.Help())
+				fmt.Fprintf(t.Stderr, "apply: unknown option %q\n%s", a, manual.Apply.Help())
 				return errStatus(exitUsage)
 			}
 			rest = append(rest, a)
@@ -74,17 +74,17 @@ func (t *tc) applyCmd(args []string) error {
 	}
 	if confirm {
 		if len(rest) > 0 || try > 0 || check || diff || fromKernel {
-			fmt.Fprintf(t.stderr, "apply: --confirm takes nothing else\n%s", manual.Apply.Help())
+			fmt.Fprintf(t.Stderr, "apply: --confirm takes nothing else\n%s", manual.Apply.Help())
 			return errStatus(exitUsage)
 		}
 		return t.confirmTry()
 	}
 	if try > 0 && (check || diff || fromKernel) {
-		fmt.Fprintf(t.stderr, "apply: --try sends the plan; --check, --diff and --from-kernel send nothing\n%s", manual.Apply.Help())
+		fmt.Fprintf(t.Stderr, "apply: --try sends the plan; --check, --diff and --from-kernel send nothing\n%s", manual.Apply.Help())
 		return errStatus(exitUsage)
 	}
 	if asJSON && !diff {
-		fmt.Fprintf(t.stderr, "apply: -j prints the plan of --diff\n%s", manual.Apply.Help())
+		fmt.Fprintf(t.Stderr, "apply: -j prints the plan of --diff\n%s", manual.Apply.Help())
 		return errStatus(exitUsage)
 	}
 	if fromKernel {
@@ -92,15 +92,15 @@ func (t *tc) applyCmd(args []string) error {
 		if err != nil {
 			return err
 		}
-		f, err := apply.FromKernel(t.ctx, k, rest)
+		f, err := apply.FromKernel(t.Ctx, k, rest)
 		if err != nil {
-			fmt.Fprintf(t.stderr, "apply --from-kernel: %v\n", err)
+			fmt.Fprintf(t.Stderr, "apply --from-kernel: %v\n", err)
 			return errStatus(exitBadOption)
 		}
-		return f.Write(t.stdout)
+		return f.Write(t.Stdout)
 	}
 	if len(rest) != 1 {
-		fmt.Fprint(t.stderr, manual.Apply.Help())
+		fmt.Fprint(t.Stderr, manual.Apply.Help())
 		return errStatus(exitUsage)
 	}
 	// The file's form is read before the kernel is dialed, its words
@@ -114,7 +114,7 @@ func (t *tc) applyCmd(args []string) error {
 		return err
 	}
 	if check || diff {
-		plan, err := apply.Compute(t.ctx, k, file)
+		plan, err := apply.Compute(t.Ctx, k, file)
 		if err != nil {
 			return t.applyRefused(err)
 		}
@@ -146,12 +146,12 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 		defer tf.Close()
 		defer signal.Reset(syscall.SIGUSR1, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	}
-	plan, err := apply.Compute(t.ctx, k, file)
+	plan, err := apply.Compute(t.Ctx, k, file)
 	if err != nil {
 		return t.applyRefused(err)
 	}
 	if len(plan.Requests) == 0 {
-		fmt.Fprintln(t.stdout, "apply: 0 requests sent")
+		fmt.Fprintln(t.Stdout, "apply: 0 requests sent")
 		return nil
 	}
 	var before *apply.File
@@ -159,30 +159,30 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 		// The state to roll back to, in the file's words: refused when
 		// it cannot be written so.
 		devs := slices.Sorted(maps.Keys(file.Devices))
-		if before, err = apply.FromKernel(t.ctx, k, devs); err != nil {
+		if before, err = apply.FromKernel(t.Ctx, k, devs); err != nil {
 			return t.applyRefused(fmt.Errorf("--try cannot roll back: %w", err))
 		}
 	}
-	if err := plan.Recheck(t.ctx, k); err != nil {
+	if err := plan.Recheck(t.Ctx, k); err != nil {
 		var stale *apply.Stale
 		if errors.As(err, &stale) {
-			fmt.Fprintf(t.stderr, "apply: %v: nothing sent\n", err)
+			fmt.Fprintf(t.Stderr, "apply: %v: nothing sent\n", err)
 			return errStatus(exitBusy)
 		}
 		return t.applyRefused(err)
 	}
-	sent, err := plan.Run(t.ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
+	sent, err := plan.Run(t.Ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
 	if err != nil {
-		fmt.Fprintf(t.stderr, "apply: %v\n", err)
+		fmt.Fprintf(t.Stderr, "apply: %v\n", err)
 		var perr *apply.Error
 		if errors.As(err, &perr) && perr.UndoErr == nil {
-			fmt.Fprintln(t.stderr, "apply: the state before the apply is restored")
+			fmt.Fprintln(t.Stderr, "apply: the state before the apply is restored")
 			return errStatus(exitKernel)
 		}
-		fmt.Fprintln(t.stderr, "apply: the state is neither the file's nor the one before")
+		fmt.Fprintln(t.Stderr, "apply: the state is neither the file's nor the one before")
 		return errStatus(exitNotRestored)
 	}
-	fmt.Fprintf(t.stdout, "apply: %d requests sent\n", sent)
+	fmt.Fprintf(t.Stdout, "apply: %d requests sent\n", sent)
 	if try > 0 {
 		return t.tryWait(k, tf, try, before, sigs, verbose)
 	}
@@ -202,9 +202,9 @@ const exitNotRestored = 3
 func (t *tc) reportPlan(plan *apply.Plan, check, diff, asJSON bool) error {
 	switch {
 	case diff && asJSON:
-		enc := json.NewEncoder(t.stdout)
+		enc := json.NewEncoder(t.Stdout)
 		enc.SetEscapeHTML(false) // tc's words as they are: "<", ">" and "&" too
-		if t.pretty {
+		if t.Pretty {
 			enc.SetIndent("", "  ")
 		}
 		if err := enc.Encode(plan.Changes()); err != nil {
@@ -212,17 +212,17 @@ func (t *tc) reportPlan(plan *apply.Plan, check, diff, asJSON bool) error {
 		}
 	case diff:
 		for _, c := range plan.Commands() {
-			fmt.Fprintln(t.stdout, c)
+			fmt.Fprintln(t.Stdout, c)
 		}
 	}
 	n := len(plan.Requests)
 	if n == 0 {
 		if diff {
-			fmt.Fprintln(t.stderr, "apply: in sync, nothing to change")
+			fmt.Fprintln(t.Stderr, "apply: in sync, nothing to change")
 		}
 		return nil
 	}
-	fmt.Fprintf(t.stderr, "apply: %d changes pending\n", n)
+	fmt.Fprintf(t.Stderr, "apply: %d changes pending\n", n)
 	if check {
 		return errStatus(exitKernel)
 	}
@@ -235,14 +235,14 @@ func (t *tc) reportPlan(plan *apply.Plan, check, diff, asJSON bool) error {
 func (t *tc) applyRefused(err error) error {
 	var bad *apply.BadFile
 	if errors.As(err, &bad) {
-		fmt.Fprintln(t.stderr, bad)
+		fmt.Fprintln(t.Stderr, bad)
 		faults := "1 fault"
 		if len(bad.Faults) > 1 {
 			faults = fmt.Sprintf("%d faults", len(bad.Faults))
 		}
-		fmt.Fprintf(t.stderr, "apply: bad file %s (%s): nothing sent\n", bad.Name, faults)
+		fmt.Fprintf(t.Stderr, "apply: bad file %s (%s): nothing sent\n", bad.Name, faults)
 	} else {
-		fmt.Fprintf(t.stderr, "apply: %v: nothing sent\n", err)
+		fmt.Fprintf(t.Stderr, "apply: %v: nothing sent\n", err)
 	}
 	return errStatus(exitBadOption)
 }
@@ -255,7 +255,7 @@ func (t *tc) applyRefused(err error) error {
 func (t *tc) applyAnswered(a apply.Answer, verbose bool) {
 	if !verbose {
 		if a.Warning != "" {
-			fmt.Fprintf(t.stderr, "apply: %s: Warning: %s\n", a.Request.Command, a.Warning)
+			fmt.Fprintf(t.Stderr, "apply: %s: Warning: %s\n", a.Request.Command, a.Warning)
 		}
 		return
 	}
@@ -263,29 +263,29 @@ func (t *tc) applyAnswered(a apply.Answer, verbose bool) {
 	if a.Undo {
 		what = "undo"
 	}
-	fmt.Fprintf(t.stdout, "%s: %s\n", what, a.Request.Command)
+	fmt.Fprintf(t.Stdout, "%s: %s\n", what, a.Request.Command)
 	var kerr *netlink.Error
 	switch {
 	case errors.As(a.Err, &kerr) && kerr.Message != "":
-		fmt.Fprintf(t.stdout, "  kernel: refused: %s (%v)\n", kerr.Message, kerr.Errno)
+		fmt.Fprintf(t.Stdout, "  kernel: refused: %s (%v)\n", kerr.Message, kerr.Errno)
 	case a.Err != nil:
-		fmt.Fprintf(t.stdout, "  kernel: refused: %v\n", a.Err)
+		fmt.Fprintf(t.Stdout, "  kernel: refused: %v\n", a.Err)
 	case a.Warning != "":
-		fmt.Fprintf(t.stdout, "  kernel: ok, warning: %s\n", a.Warning)
+		fmt.Fprintf(t.Stdout, "  kernel: ok, warning: %s\n", a.Warning)
 	default:
-		fmt.Fprintln(t.stdout, "  kernel: ok")
+		fmt.Fprintln(t.Stdout, "  kernel: ok")
 	}
 }
 
 // applyKernel is the connection as apply's Kernel.
 func (t *tc) applyKernel() (apply.Kernel, error) {
-	c, err := t.kernel()
+	c, err := t.Kernel()
 	if err != nil {
 		return nil, err
 	}
 	ac, ok := c.(apply.Conn)
 	if !ok {
-		fmt.Fprintln(t.stderr, "apply: needs a netlink connection")
+		fmt.Fprintln(t.Stderr, "apply: needs a netlink connection")
 		return nil, errStatus(exitBadOption)
 	}
 	return apply.KernelConn{Conn: ac}, nil
@@ -294,7 +294,7 @@ func (t *tc) applyKernel() (apply.Kernel, error) {
 // loadApplyFile reads the desired state, "-" from standard input.
 func (t *tc) loadApplyFile(name string) (*apply.File, error) {
 	if name == "-" {
-		return apply.Load("<stdin>", t.stdin)
+		return apply.Load("<stdin>", t.Stdin)
 	}
 	f, err := os.Open(name)
 	if err != nil {

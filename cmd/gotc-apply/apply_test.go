@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/gotc/gotc/apply"
+	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/netlink"
 )
 
@@ -245,7 +246,7 @@ func TestApplyDiffSummary(t *testing.T) {
 		{true, false, &apply.Plan{}, "", nil},
 	} {
 		var terminal bytes.Buffer
-		cmd := &tc{stdout: &terminal, stderr: &terminal}
+		cmd := &tc{Helper: cmdline.Helper[conn]{Stdout: &terminal, Stderr: &terminal}}
 		if err := cmd.reportPlan(c.plan, c.check, c.diff, false); err != c.err || terminal.String() != c.want {
 			t.Errorf("check %v diff %v, %d requests: %v, output %q; want %v, %q", c.check, c.diff, len(c.plan.Requests), err, terminal.String(), c.err, c.want)
 		}

@@ -59,7 +59,7 @@ func parseTry(s string) (time.Duration, bool) {
 // nsKey names the network namespace apply works in (the -netns one or the
 // process's own) by its inode, the same whichever way it was reached.
 func (t *tc) nsKey() (string, error) {
-	fd, err := t.netnsFD()
+	fd, err := t.NetNSFD()
 	if err != nil {
 		return "", err
 	}
@@ -79,7 +79,7 @@ func (t *tc) nsKey() (string, error) {
 func (t *tc) lockDevices(ns string, file *apply.File) (func(), error) {
 	release, err := apply.Lock(applyLockDir, ns, slices.Sorted(maps.Keys(file.Devices)))
 	if err != nil {
-		fmt.Fprintf(t.stderr, "apply: %v: nothing sent\n", err)
+		fmt.Fprintf(t.Stderr, "apply: %v: nothing sent\n", err)
 		var busy *apply.Busy
 		if errors.As(err, &busy) {
 			return nil, errStatus(exitBusy)
@@ -104,12 +104,12 @@ func tryFile(ns string) string { return filepath.Join(applyLockDir, ns+".try") }
 func (t *tc) tryWait(k apply.Kernel, f *os.File, d time.Duration, before *apply.File, sigs <-chan os.Signal, verbose bool) error {
 	key := make(chan struct{}, 1)
 	go func() {
-		if t.stdin == nil {
+		if t.Stdin == nil {
 			return
 		}
 		// Only a whole line confirms: the end of input (no terminal,
 		// or the SSH session's death) does not.
-		r := bufio.NewReader(t.stdin)
+		r := bufio.NewReader(t.Stdin)
 		for {
 			line, err := r.ReadString('\n')
 			if strings.HasSuffix(line, "\n") {
@@ -122,10 +122,10 @@ func (t *tc) tryWait(k apply.Kernel, f *os.File, d time.Duration, before *apply.
 		}
 	}()
 	netns := ""
-	if t.netns != "" {
-		netns = "-n " + t.netns + " "
+	if t.NetNS != "" {
+		netns = "-n " + t.NetNS + " "
 	}
-	fmt.Fprintf(t.stderr, "apply: keep these changes? press Enter, or run \"gotc %sapply --confirm\", within %v; otherwise they are rolled back\n", netns, d)
+	fmt.Fprintf(t.Stderr, "apply: keep these changes? press Enter, or run \"gotc %sapply --confirm\", within %v; otherwise they are rolled back\n", netns, d)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	why := fmt.Sprintf("not confirmed within %v", d)
@@ -140,23 +140,23 @@ func (t *tc) tryWait(k apply.Kernel, f *os.File, d time.Duration, before *apply.
 	case <-timer.C:
 	}
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM) // the rollback runs to its end
-	back, err := apply.Compute(t.ctx, k, before)
+	back, err := apply.Compute(t.Ctx, k, before)
 	if err == nil {
-		_, err = back.Run(t.ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
+		_, err = back.Run(t.Ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
 	}
 	if err != nil {
 		writeOutcome(f, tryNeither)
-		fmt.Fprintf(t.stderr, "apply: %s; rolling back failed: %v\napply: the state is neither the file's nor the one before\n", why, err)
+		fmt.Fprintf(t.Stderr, "apply: %s; rolling back failed: %v\napply: the state is neither the file's nor the one before\n", why, err)
 		return errStatus(exitNotRestored)
 	}
 	writeOutcome(f, tryRolledBack)
-	fmt.Fprintf(t.stderr, "apply: %s: the state before is restored (%d requests)\n", why, len(back.Requests))
+	fmt.Fprintf(t.Stderr, "apply: %s: the state before is restored (%d requests)\n", why, len(back.Requests))
 	return errStatus(exitRolledBack)
 }
 
 func (t *tc) tryConfirmed(f *os.File) error {
 	writeOutcome(f, tryConfirmed)
-	fmt.Fprintln(t.stdout, "apply: confirmed, the changes are kept")
+	fmt.Fprintln(t.Stdout, "apply: confirmed, the changes are kept")
 	return nil
 }
 
@@ -180,7 +180,7 @@ func (t *tc) startTry(ns string) (*os.File, chan os.Signal, error) {
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
-		fmt.Fprintln(t.stderr, "apply: another apply --try waits for its confirmation in this namespace: nothing sent")
+		fmt.Fprintln(t.Stderr, "apply: another apply --try waits for its confirmation in this namespace: nothing sent")
 		return nil, nil, errStatus(exitBusy)
 	}
 	// Caught before the process ID is written, so that apply --confirm
@@ -205,7 +205,7 @@ func (t *tc) startTry(ns string) (*os.File, chan os.Signal, error) {
 func (t *tc) confirmTry() error {
 	ns, err := t.nsKey()
 	if err != nil {
-		fmt.Fprintf(t.stderr, "apply --confirm: %v\n", err)
+		fmt.Fprintf(t.Stderr, "apply --confirm: %v\n", err)
 		return errStatus(exitBadOption)
 	}
 	f, err := os.OpenFile(tryFile(ns), os.O_RDWR, 0)
@@ -214,14 +214,14 @@ func (t *tc) confirmTry() error {
 	}
 	// A --try that waits holds its file's lock.
 	if err != nil || unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB) == nil {
-		fmt.Fprintln(t.stderr, "apply --confirm: no apply --try is waiting in this namespace")
+		fmt.Fprintln(t.Stderr, "apply --confirm: no apply --try is waiting in this namespace")
 		return errStatus(exitBadOption)
 	}
 	b := make([]byte, 64)
 	n, _ := f.ReadAt(b, 0)
 	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b[:n]), "\n", 2)[0]))
 	if pid <= 0 || unix.Kill(pid, unix.SIGUSR1) != nil {
-		fmt.Fprintln(t.stderr, "apply --confirm: the waiting apply --try cannot be signalled")
+		fmt.Fprintln(t.Stderr, "apply --confirm: the waiting apply --try cannot be signalled")
 		return errStatus(exitBadOption)
 	}
 	// The --try process unlocks its file when it is done.
@@ -230,7 +230,7 @@ func (t *tc) confirmTry() error {
 			break
 		}
 		if time.Now().After(deadline) {
-			fmt.Fprintln(t.stderr, "apply --confirm: the waiting apply --try does not answer")
+			fmt.Fprintln(t.Stderr, "apply --confirm: the waiting apply --try does not answer")
 			return errStatus(exitBadOption)
 		}
 	}
@@ -239,12 +239,12 @@ func (t *tc) confirmTry() error {
 	lines := strings.Split(strings.TrimSpace(string(b[:n])), "\n")
 	switch lines[len(lines)-1] {
 	case tryConfirmed:
-		fmt.Fprintln(t.stdout, "apply: confirmed, the changes are kept")
+		fmt.Fprintln(t.Stdout, "apply: confirmed, the changes are kept")
 		return nil
 	case tryRolledBack:
-		fmt.Fprintln(t.stderr, "apply --confirm: too late: the changes were rolled back")
+		fmt.Fprintln(t.Stderr, "apply --confirm: too late: the changes were rolled back")
 		return errStatus(exitRolledBack)
 	}
-	fmt.Fprintln(t.stderr, "apply --confirm: too late: the rollback failed, the state is neither the file's nor the one before")
+	fmt.Fprintln(t.Stderr, "apply --confirm: too late: the rollback failed, the state is neither the file's nor the one before")
 	return errStatus(exitNotRestored)
 }

@@ -20,15 +20,12 @@
 // Its exit statuses are gotc apply's (gotc-apply(8), gotc apply help).
 package main
 
-// The part of gotc's command line that gotc-apply needs: the options gotc passes
-// on, the connection in the -netns namespace, and tc's messages. It is
-// cmd/gotc's (tc.go), cut down to what the command uses; gotc-model and
-// gotc-apply each have a copy, their cli.go.
+// The part of gotc's command line that gotc-apply needs: the options gotc
+// passes on and the connection in the -netns namespace (cmdline.Helper,
+// which gotc-model and gotc-apply share), and tc's exit statuses.
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -38,11 +35,15 @@ import (
 
 // Exit statuses, as tc's.
 const (
-	exitOK        = 0
-	exitBadOption = 1
-	exitKernel    = 2
-	exitUsage     = 255
+	exitOK        = cmdline.ExitOK
+	exitBadOption = cmdline.ExitBadOption
+	exitKernel    = cmdline.ExitKernel
+	exitUsage     = cmdline.ExitUsage
 )
+
+// errStatus carries an exit status for an error whose message is already
+// printed.
+type errStatus = cmdline.Status
 
 // conn is what the command needs from the kernel; tests replace it.
 type conn interface {
@@ -64,133 +65,23 @@ func main() {
 }
 
 // run is main without the process: it returns the exit status. args are
-// those gotc passes, "NAME [OPTIONS] [--] COMMAND WORDS...", where the
-// options are gotc's that change the command (-s, -d, -j, -p, -r, -iec,
-// -oneline, -netns NAME), each as gotc writes it.
+// those gotc passes (cmdline.Helper.ParseArgs).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc) int {
-	t := &tc{ctx: context.Background(), stdout: stdout, stderr: stderr, stdin: stdin, dial: dial}
-	defer t.close()
-	i := 1
-options:
-	for ; i < len(args); i++ {
-		switch args[i] {
-		case "-s", "-stats":
-			t.stats = true
-		case "-d", "-details":
-			t.details = true
-		case "-j", "-json":
-			t.json = true
-		case "-p", "-pretty":
-			t.pretty = true
-		case "-r", "-raw":
-			t.raw = true
-		case "-iec":
-			t.iec = true
-		case "-oneline":
-			t.oneline = true
-		case "-n", "-netns":
-			if i+1 >= len(args) {
-				fmt.Fprintln(stderr, `Command line is not complete. Try option "help"`)
-				return exitUsage
-			}
-			i++
-			t.netns = args[i]
-		case "--":
-			i++
-			break options
-		default:
-			break options
-		}
+	t := &tc{Helper: cmdline.Helper[conn]{Ctx: context.Background(), Stdin: stdin, Stdout: stdout, Stderr: stderr, Dial: dial}}
+	defer t.Close()
+	words, err := t.ParseArgs(args, command, helperName)
+	if err == nil {
+		err = t.cmd(words)
 	}
-	if i >= len(args) || args[i] != command {
-		fmt.Fprintf(stderr, "Usage: %s [OPTIONS] [--] %s ARGS (run by \"gotc %s\")\n", helperName, command, command)
-		return exitUsage
-	}
-	if err := t.cmd(args[i+1:]); err != nil {
-		return exitCodeOf(err, exitBadOption)
+	if err != nil {
+		return cmdline.ExitCodeOf(err, exitBadOption)
 	}
 	return exitOK
 }
 
-// exitCoder is an error that carries the status tc exits with.
-type exitCoder interface{ ExitCode() int }
-
-func exitCodeOf(err error, fallback int) int {
-	var ec exitCoder
-	if errors.As(err, &ec) {
-		return ec.ExitCode()
-	}
-	return fallback
-}
-
-// tc holds one invocation's options and its connection, opened on first use.
+// tc is one run of the command: gotc's options and the connection.
 type tc struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	dial           dialFunc
-
-	// ctx bounds every call to the kernel.
-	ctx context.Context
-
-	stats, details, json, pretty, raw, iec, oneline bool
-	netns                                           string
-
-	conn      conn
-	netnsFile *os.File // the -netns namespace, open while the command runs
-	netnsErr  error    // why it could not be opened, already printed
-}
-
-func (t *tc) close() {
-	if t.conn != nil {
-		t.conn.Close()
-	}
-	if t.netnsFile != nil {
-		t.netnsFile.Close()
-	}
-}
-
-// errStatus carries an exit status for an error whose message is already printed.
-type errStatus int
-
-func (e errStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-func (e errStatus) ExitCode() int { return int(e) }
-
-// netnsFD opens the -netns namespace once and returns its descriptor, 0 for
-// the process's own namespace.
-func (t *tc) netnsFD() (int, error) {
-	if t.netns == "" {
-		return 0, nil
-	}
-	if t.netnsErr != nil {
-		return 0, t.netnsErr
-	}
-	if t.netnsFile == nil {
-		f, err := cmdline.OpenNetNS(t.netns, t.stderr)
-		if err != nil {
-			t.netnsErr = err
-			return 0, err
-		}
-		t.netnsFile = f
-	}
-	return int(t.netnsFile.Fd()), nil
-}
-
-// kernel opens the connection, in the -netns namespace if one was named.
-func (t *tc) kernel() (conn, error) {
-	if t.conn != nil {
-		return t.conn, nil
-	}
-	fd, err := t.netnsFD()
-	if err != nil {
-		return nil, err
-	}
-	c, err := t.dial(fd)
-	if err != nil {
-		fmt.Fprintf(t.stderr, "Cannot open rtnetlink: %v\n", err)
-		return nil, errStatus(exitBadOption)
-	}
-	t.conn = c
-	return c, nil
+	cmdline.Helper[conn]
 }
 
 // The command this binary runs, and its name.

@@ -32,11 +32,11 @@ var modelWords = map[string]bool{"trace": true, "plan": true, "pcap": true}
 // the kernel's, so that a user can put the two side by side.
 func (t *tc) modelCmd(args []string) error {
 	if len(args) > 0 && args[0] == "help" {
-		fmt.Fprint(t.stderr, manual.Model.Help())
+		fmt.Fprint(t.Stderr, manual.Model.Help())
 		return nil
 	}
 	if len(args) == 0 {
-		fmt.Fprint(t.stderr, manual.Model.Help())
+		fmt.Fprint(t.Stderr, manual.Model.Help())
 		return errStatus(exitUsage)
 	}
 	// The qdisc's own words come first; they end at "trace", "plan" or
@@ -74,7 +74,7 @@ func (t *tc) modelCmd(args []string) error {
 		key, val := rest[0], rest[1]
 		if key == "sweep" {
 			if len(rest) < 5 {
-				fmt.Fprintln(t.stderr, `"sweep" needs PARAM FROM TO STEPS`)
+				fmt.Fprintln(t.Stderr, `"sweep" needs PARAM FROM TO STEPS`)
 				return errStatus(exitUsage)
 			}
 			sweep, rest = rest[1:5], rest[5:]
@@ -152,11 +152,11 @@ func (t *tc) modelCmd(args []string) error {
 			}
 			cfg.Seed = n
 		default:
-			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", key)
+			fmt.Fprintf(t.Stderr, "What is %q? Try \"gotc model help\".\n", key)
 			return errStatus(exitUsage)
 		}
 		if err != nil {
-			fmt.Fprintf(t.stderr, "%s %s: %v\n", key, val, err)
+			fmt.Fprintf(t.Stderr, "%s %s: %v\n", key, val, err)
 			return errStatus(exitBadOption)
 		}
 		rest = rest[2:]
@@ -169,17 +169,17 @@ func (t *tc) modelCmd(args []string) error {
 		}
 		var err error
 		if trace, err = readCapture(pcap, o); err != nil {
-			fmt.Fprintf(t.stderr, "pcap %s: %v\n", pcap, err)
+			fmt.Fprintf(t.Stderr, "pcap %s: %v\n", pcap, err)
 			return errStatus(exitBadOption)
 		}
 	}
 	if trace == nil {
-		fmt.Fprintln(t.stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
+		fmt.Fprintln(t.Stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
 		return errStatus(exitUsage)
 	}
 	if len(heads) > 1 {
 		if pcap == "" || sweep != nil {
-			fmt.Fprintln(t.stderr, `"vs" compares configurations on a capture ("pcap FILE"), without "sweep"`)
+			fmt.Fprintln(t.Stderr, `"vs" compares configurations on a capture ("pcap FILE"), without "sweep"`)
 			return errStatus(exitUsage)
 		}
 		return t.modelCompare(cfg, heads, head, trace, plot)
@@ -189,23 +189,23 @@ func (t *tc) modelCmd(args []string) error {
 		return t.modelSweep(cfg, head, trace, sweep, plot, metric)
 	}
 	if plot != "" && pcap == "" {
-		fmt.Fprintln(t.stderr, `"plot" draws a capture's report: it needs "pcap FILE"`)
+		fmt.Fprintln(t.Stderr, `"plot" draws a capture's report: it needs "pcap FILE"`)
 		return errStatus(exitUsage)
 	}
 	res, err := predict.Run(cfg, trace)
 	if err != nil {
-		fmt.Fprintln(t.stderr, err)
+		fmt.Fprintln(t.Stderr, err)
 		return errStatus(exitBadOption)
 	}
 	// A capture's report follows the qdisc; with -j both go in one
 	// object, {"qdisc": [...], "report": {...}}.
 	var rep *report.Report
-	stdout := t.stdout
+	stdout := t.Stdout
 	var qd bytes.Buffer
 	if pcap != "" {
 		rep = report.New(cfg.Kind, trace, res)
-		if t.json {
-			t.stdout = &qd
+		if t.JSON {
+			t.Stdout = &qd
 		}
 	}
 	out := &netlink.Msg{Header: res.Header, Attrs: res.Attrs}
@@ -213,28 +213,28 @@ func (t *tc) modelCmd(args []string) error {
 	p.Start()
 	tcline.PrintQdisc(p, out, t.printEnv(), false, tcline.Verb{})
 	err = p.Finish()
-	t.stdout = stdout
+	t.Stdout = stdout
 	if err != nil {
-		fmt.Fprintln(t.stderr, err)
+		fmt.Fprintln(t.Stderr, err)
 		return errStatus(exitBadOption)
 	}
 	// The margins go to stderr so that stdout stays exactly what "qdisc
 	// show" would print; the tdc runner reads this line.
-	fmt.Fprintln(t.stderr, marginsLine(res))
+	fmt.Fprintln(t.Stderr, marginsLine(res))
 	if rep == nil {
 		return nil
 	}
-	if t.json {
+	if t.JSON {
 		err = t.writeJSON(map[string]any{"qdisc": json.RawMessage(bytes.TrimSpace(qd.Bytes())), "report": rep})
 	} else {
-		fmt.Fprintln(t.stdout)
-		err = rep.WriteText(t.stdout)
+		fmt.Fprintln(t.Stdout)
+		err = rep.WriteText(t.Stdout)
 	}
 	if err == nil && plot != "" {
 		err = rep.Plot(plot)
 	}
 	if err != nil {
-		fmt.Fprintln(t.stderr, err)
+		fmt.Fprintln(t.Stderr, err)
 		return errStatus(exitBadOption)
 	}
 	return nil
@@ -273,7 +273,7 @@ func (t *tc) modelConfig(head []string) (predict.Config, error) {
 			return cfg, err
 		}
 		if len(head) > 2 {
-			fmt.Fprintf(t.stderr, "What is %q? Try \"gotc model help\".\n", head[2])
+			fmt.Fprintf(t.Stderr, "What is %q? Try \"gotc model help\".\n", head[2])
 			return cfg, errStatus(exitUsage)
 		}
 		live, err := t.rootQdisc(head[1])
@@ -285,10 +285,10 @@ func (t *tc) modelConfig(head []string) (predict.Config, error) {
 		return cfg, nil
 	}
 	if len(head) == 0 {
-		fmt.Fprint(t.stderr, manual.Model.Help())
+		fmt.Fprint(t.Stderr, manual.Model.Help())
 		return cfg, errStatus(exitUsage)
 	}
-	opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.stderr})
+	opts, err := tcline.ParseKindOptions(netlink.Qdisc, head[0], head[1:], tckind.ParseEnv{Stderr: t.Stderr})
 	if err != nil {
 		return cfg, t.parseFailed(err)
 	}
@@ -337,7 +337,7 @@ func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []st
 		}
 		res, err := predict.Run(c, trace)
 		if err != nil {
-			fmt.Fprintf(t.stderr, "%s: %v\n", strings.Join(h, " "), err)
+			fmt.Fprintf(t.Stderr, "%s: %v\n", strings.Join(h, " "), err)
 			return errStatus(exitBadOption)
 		}
 		name := strings.Join(h, " ")
@@ -348,16 +348,16 @@ func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []st
 		i++
 	}
 	var err error
-	if t.json {
+	if t.JSON {
 		err = t.writeJSON(map[string]any{"compare": cmp})
 	} else {
-		err = cmp.WriteText(t.stdout)
+		err = cmp.WriteText(t.Stdout)
 	}
 	if err == nil && plot != "" {
 		err = cmp.Plot(plot)
 	}
 	if err != nil {
-		fmt.Fprintln(t.stderr, err)
+		fmt.Fprintln(t.Stderr, err)
 		return errStatus(exitBadOption)
 	}
 	return nil
@@ -369,7 +369,7 @@ func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []st
 // (its word after the kind replaced, or added) or the model's rate.
 func (t *tc) modelSweep(cfg predict.Config, head []string, trace []traffic.Record, sweep []string, plot, metric string) error {
 	if head[0] == "dev" {
-		fmt.Fprintln(t.stderr, `"sweep" needs the qdisc's words (KIND OPTIONS), not "dev DEV"`)
+		fmt.Fprintln(t.Stderr, `"sweep" needs the qdisc's words (KIND OPTIONS), not "dev DEV"`)
 		return errStatus(exitUsage)
 	}
 	param := sweep[0]
@@ -386,26 +386,26 @@ func (t *tc) modelSweep(cfg predict.Config, head []string, trace []traffic.Recor
 				return t.invarg("invalid rate", w)
 			}
 		} else if c.Options, err = tcline.ParseKindOptions(netlink.Qdisc, head[0], report.SetWord(head[1:], param, w),
-			tckind.ParseEnv{Stderr: t.stderr}); err != nil {
+			tckind.ParseEnv{Stderr: t.Stderr}); err != nil {
 			return t.parseFailed(err)
 		}
 		res, err := predict.Run(c, trace)
 		if err != nil {
-			fmt.Fprintf(t.stderr, "%s %s: %v\n", param, w, err)
+			fmt.Fprintf(t.Stderr, "%s %s: %v\n", param, w, err)
 			return errStatus(exitBadOption)
 		}
 		sw.Add(w, xs[i], report.New(cfg.Kind, trace, res))
 	}
-	if t.json {
+	if t.JSON {
 		err = t.writeJSON(map[string]any{"sweep": sw})
 	} else {
-		err = sw.WriteText(t.stdout)
+		err = sw.WriteText(t.Stdout)
 	}
 	if err == nil && plot != "" {
 		err = sw.Plot(plot, metric)
 	}
 	if err != nil {
-		fmt.Fprintln(t.stderr, err)
+		fmt.Fprintln(t.Stderr, err)
 		return errStatus(exitBadOption)
 	}
 	return nil
@@ -413,8 +413,8 @@ func (t *tc) modelSweep(cfg predict.Config, head []string, trace []traffic.Recor
 
 // writeJSON writes v as JSON, indented with -p as tc's JSON is.
 func (t *tc) writeJSON(v any) error {
-	enc := json.NewEncoder(t.stdout)
-	if t.pretty {
+	enc := json.NewEncoder(t.Stdout)
+	if t.Pretty {
 		enc.SetIndent("", "    ")
 	}
 	return enc.Encode(v)
@@ -448,12 +448,12 @@ func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := t.kernel()
+	c, err := t.Kernel()
 	if err != nil {
 		return nil, err
 	}
 	var found *netlink.Msg
-	err = c.Dump(t.ctx, netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
+	err = c.Dump(t.Ctx, netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
 		if found == nil && decodeErr == nil && m.Header.Ifindex == idx && m.Header.Parent == netlink.HandleRoot {
 			cp := *m
 			found = &cp
@@ -464,11 +464,11 @@ func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
 		return nil, t.kernelRefused(err)
 	}
 	if found == nil {
-		fmt.Fprintf(t.stderr, "No root qdisc on %q\n", dev)
+		fmt.Fprintf(t.Stderr, "No root qdisc on %q\n", dev)
 		return nil, errStatus(exitBadOption)
 	}
 	if _, ok := found.Attrs.Options.(attrs.TCOptionsMsgRaw); ok {
-		fmt.Fprintf(t.stderr, "The options of %s on %q did not decode\n", found.Kind(), dev)
+		fmt.Fprintf(t.Stderr, "The options of %s on %q did not decode\n", found.Kind(), dev)
 		return nil, errStatus(exitBadOption)
 	}
 	return found, nil

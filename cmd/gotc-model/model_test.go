@@ -16,6 +16,7 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/traffic"
 	_ "github.com/gotc/gotc/traffic/pcapread" // what gotc-traffic reads captures with
@@ -31,9 +32,9 @@ func init() {
 // only routes the object to modelCmd).
 func modelTC(k *fakeKernel, jsonOut bool, args ...string) (stdout, stderr string, err error) {
 	var out, errOut bytes.Buffer
-	t := &tc{ctx: context.Background(), stdout: &out, stderr: &errOut, stdin: strings.NewReader(""), stats: true, json: jsonOut,
-		dial: func(int) (conn, error) { return k, nil }}
-	defer t.close()
+	t := &tc{Helper: cmdline.Helper[conn]{Ctx: context.Background(), Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""), Stats: true, JSON: jsonOut,
+		Dial: func(int) (conn, error) { return k, nil }}}
+	defer t.Close()
 	err = t.modelCmd(args)
 	return out.String(), errOut.String(), err
 }

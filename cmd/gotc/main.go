@@ -21,7 +21,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -212,15 +211,4 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, dial dialFunc
 		return t.batch(batch)
 	}
 	return t.do(args[i:])
-}
-
-// exitCoder is an error that carries the status tc exits with.
-type exitCoder interface{ ExitCode() int }
-
-func exitCodeOf(err error, fallback int) int {
-	var ec exitCoder
-	if errors.As(err, &ec) {
-		return ec.ExitCode()
-	}
-	return fallback
 }

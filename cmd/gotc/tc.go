@@ -257,7 +257,7 @@ func (t *tc) do(args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	return exitCodeOf(err, exitBadOption)
+	return cmdline.ExitCodeOf(err, exitBadOption)
 }
 
 // kernelRefused prints a kernel refusal as tc does: the extended-ack message

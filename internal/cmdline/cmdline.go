@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // Package cmdline holds the parts of gotc's command line that cmd/gotc and
-// cmd/gotc-exporter share: tc's exit statuses, the -netns namespace, stopping
-// on a signal, and the arguments of "gotc exporter". It imports nothing of
+// its helper binaries share: tc's exit statuses, the -netns namespace,
+// stopping on a signal, the arguments of "gotc exporter", and the options
+// and connection of the binaries that serve a command in gotc's place
+// (Helper: gotc-model, gotc-apply). It imports nothing of
 // the exporter, so gotc can check an exporter command line without linking
 // the Prometheus client.
 package cmdline

@@ -65,3 +65,27 @@ func TestOpenNetNS(t *testing.T) {
 		t.Errorf("missing namespace: %v, stderr %q; want 255, %q", err, stderr.String(), want)
 	}
 }
+
+// nopCloser is a connection that Helper can hold in its tests.
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
+
+// TestHelperParseArgs: gotc's options as gotc passes them to a helper,
+// then the command's words; a line for another command, or an option
+// without its value, is a usage error (255) with its message.
+func TestHelperParseArgs(t *testing.T) {
+	var stderr strings.Builder
+	h := Helper[nopCloser]{Stderr: &stderr}
+	words, err := h.ParseArgs([]string{"gotc-model", "-s", "-j", "-netns", "red", "--", "model", "cake", "-s"}, "model", "gotc-model")
+	if err != nil || !h.Stats || !h.JSON || h.Pretty || h.NetNS != "red" || strings.Join(words, " ") != "cake -s" {
+		t.Errorf("words %q, err %v, options %+v", words, err, h)
+	}
+	for _, args := range [][]string{{"gotc-apply", "model"}, {"gotc-apply", "-netns"}, {"gotc-apply"}} {
+		stderr.Reset()
+		h := Helper[nopCloser]{Stderr: &stderr}
+		if _, err := h.ParseArgs(args, "apply", "gotc-apply"); ExitCodeOf(err, 0) != ExitUsage || stderr.Len() == 0 {
+			t.Errorf("%q: %v, stderr %q; want status 255 with a message", args, err, stderr.String())
+		}
+	}
+}
