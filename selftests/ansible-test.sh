@@ -24,7 +24,7 @@ ns=gotc-ansible-$$
 trap 'ip netns del "$ns" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; [ ! -f "$tmp/out" ] || cat "$tmp/out"; exit 1; }
 
-CGO_ENABLED=0 go build -o "$tmp/" ./cmd/gotc
+CGO_ENABLED=0 go build -o "$tmp/" ./cmd/gotc ./cmd/gotc-apply # gotc runs gotc-apply for "gotc apply"
 gotc=$tmp/gotc
 /usr/bin/python3 -m venv --system-site-packages "$tmp/venv"
 # --ignore-installed: from the index even where Debian's is installed.
