@@ -198,7 +198,7 @@ func call(plugin, command string, p pod, conf map[string]any, noPrev bool) answe
 var (
 	actionIndex = regexp.MustCompile(`index \d+ ref`)
 	macs        = regexp.MustCompile(`"mac": "[0-9a-f:]*"`)
-	linkNoise   = regexp.MustCompile(`^\d+: |link/ether \S+ brd \S+|\\ *(alias .*)?$| +altname \S+`)
+	linkIndex   = regexp.MustCompile(`^\d+: `)
 	// ingressParent is what tc prints of a filter on the ingress qdisc
 	// that was added with the qdisc's handle (ffff:) as its parent, as the
 	// bandwidth plugin adds its own, where gotc-cni (apply) adds it at
@@ -219,7 +219,10 @@ func (p pod) state() string {
 		}
 		link, _ := run(*ipBin, "-o", "link", "show", "dev", dev)
 		if dev != p.host {
-			fmt.Fprintf(&b, "link %s\n", linkNoise.ReplaceAllString(strings.TrimSpace(link), ""))
+			// ip -o's first line only: its continuations (after "\\")
+			// are the address, the alias and altnames.
+			first, _, _ := strings.Cut(strings.TrimSpace(link), `\`)
+			fmt.Fprintf(&b, "link %s\n", linkIndex.ReplaceAllString(strings.TrimSpace(first), ""))
 		}
 		for _, args := range [][]string{{"qdisc"}, {"class"}, {"filter"}, {"filter", "ingress"}} {
 			show := append([]string{"-d", args[0], "show", "dev", dev}, args[1:]...)
