@@ -5,6 +5,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -206,7 +208,12 @@ func timed(n int) {
 		links, _ := run(*ipBin, "-o", "link", "show", "type", "ifb")
 		qdiscs, _ := run(*tcBin, "qdisc", "show")
 		left := strings.Count(links, ": bwp")
-		onVeths := strings.Count(qdiscs, "qdisc tbf") + strings.Count(qdiscs, "qdisc ingress")
+		onVeths := 0 // on this run's host veths only: earlier tests may leave qdiscs elsewhere
+		for _, line := range strings.Split(qdiscs, "\n") {
+			if m := qdiscOnDev.FindStringSubmatch(line); m != nil && (m[1] == "tbf" || m[1] == "ingress") && podVeth(m[2], prefix) {
+				onVeths++
+			}
+		}
 		switch {
 		case failures > 0:
 			fail("%s: %d of %d pods' calls failed", plugin, failures, 2*n)
@@ -240,4 +247,18 @@ func batch(lines string) {
 	}
 	f.Close()
 	must(*ipBin, "-batch", f.Name())
+}
+
+// qdiscOnDev picks a qdisc's kind and device out of a line of tc qdisc show.
+var qdiscOnDev = regexp.MustCompile(`^qdisc (\S+) \S+ dev (\S+) `)
+
+// podVeth reports whether dev is one of timed's host veths of the plugin
+// whose names begin with prefix ("gv12").
+func podVeth(dev, prefix string) bool {
+	n, found := strings.CutPrefix(dev, prefix+"v")
+	if !found || n == "" {
+		return false
+	}
+	_, err := strconv.Atoi(n)
+	return err == nil
 }
