@@ -18,6 +18,7 @@ import (
 
 	"github.com/gotc/gotc/apply"
 	"github.com/gotc/gotc/internal/cmdline"
+	"github.com/gotc/gotc/internal/fakekernel"
 	"github.com/gotc/gotc/netlink"
 )
 
@@ -37,16 +38,16 @@ func TestApplyExample(t *testing.T) {
 // warning in the acknowledgement of each request it accepts, and with
 // refuseAt, the requests (counted from 1) it refuses with refused.
 type applyConn struct {
-	*fakeKernel
+	*fakekernel.Kernel
 	warning  string
 	refuseAt []int
 	refused  error
 }
 
 func (c applyConn) DoWarning(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
-	if slices.Contains(c.refuseAt, len(c.requests)+1) {
-		c.refuse = c.refused
-		defer func() { c.refuse = nil }()
+	if slices.Contains(c.refuseAt, len(c.Requests)+1) {
+		c.Refuse = c.refused
+		defer func() { c.Refuse = nil }()
 	}
 	if err := c.Do(ctx, o, op, m); err != nil {
 		return "", err
@@ -73,9 +74,9 @@ func lockIn(t *testing.T, dir string) {
 }
 
 // gotcApply runs "gotc apply ARGS FILE" with the file's text against k.
-func gotcApply(t *testing.T, k *fakeKernel, text string, args ...string) (status int, stdout, stderr string) {
+func gotcApply(t *testing.T, k *fakekernel.Kernel, text string, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
-	return gotcApplyWarned(t, applyConn{fakeKernel: k}, text, args...)
+	return gotcApplyWarned(t, applyConn{Kernel: k}, text, args...)
 }
 
 // gotcApplyWarned is gotcApply against a kernel that may warn.
@@ -121,13 +122,13 @@ func TestApplyExitStatus(t *testing.T) {
 		{"applied", good, nil, exitOK, "", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			k := newFake()
+			k := fakekernel.New()
 			status, _, stderr := gotcApply(t, k, tt.file, tt.args...)
 			if status != tt.status || !strings.Contains(stderr, tt.stderr) {
 				t.Errorf("status %d, stderr:\n%s\nwant %d and %q", status, stderr, tt.status, tt.stderr)
 			}
-			if len(k.requests) != tt.requests {
-				t.Errorf("%d requests sent, want %d", len(k.requests), tt.requests)
+			if len(k.Requests) != tt.requests {
+				t.Errorf("%d requests sent, want %d", len(k.Requests), tt.requests)
 			}
 		})
 	}
@@ -155,13 +156,13 @@ func TestApplyRefused(t *testing.T) {
 		{[]int{2, 3}, exitNotRestored, "apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: refused by the test; restoring the 1 changes made before it failed too: qdisc del dev eth0 root handle 1:: refused by the test\n" +
 			"apply: the state is neither the file's nor the one before\n"},
 	} {
-		k := newFake()
-		status, _, stderr := gotcApplyWarned(t, applyConn{fakeKernel: k, refuseAt: tt.refuseAt, refused: refused}, file)
+		k := fakekernel.New()
+		status, _, stderr := gotcApplyWarned(t, applyConn{Kernel: k, refuseAt: tt.refuseAt, refused: refused}, file)
 		if status != tt.status || stderr != tt.stderr {
 			t.Errorf("refused at %v: status %d, stderr:\n%s\nwant %d and\n%s", tt.refuseAt, status, stderr, tt.status, tt.stderr)
 		}
-		if len(k.requests) != 3 { // the qdisc, the class refused, the qdisc's undo
-			t.Errorf("refused at %v: %d requests sent, want 3", tt.refuseAt, len(k.requests))
+		if len(k.Requests) != 3 { // the qdisc, the class refused, the qdisc's undo
+			t.Errorf("refused at %v: %d requests sent, want 3", tt.refuseAt, len(k.Requests))
 		}
 	}
 }
@@ -172,21 +173,21 @@ func TestApplyDiffJSON(t *testing.T) {
 	const file = "devices:\n  eth0:\n    root: fq_codel limit 1000\n"
 	const want = `[{"op":"replace","object":"qdisc","device":"eth0","parent":"root","kind":"fq_codel","words":["limit","1000"],"command":"qdisc replace dev eth0 root fq_codel limit 1000","reason":"not in the kernel"}]` + "\n"
 	for _, args := range [][]string{{"--diff", "-j"}, {"-j", "--diff", "--check"}} {
-		k := newFake()
+		k := fakekernel.New()
 		status, stdout, stderr := gotcApply(t, k, file, args...)
 		wantStatus := exitOK
 		if slices.Contains(args, "--check") {
 			wantStatus = exitKernel // pending
 		}
-		if status != wantStatus || stdout != want || len(k.requests) != 0 {
-			t.Errorf("%v: status %d, %d requests, stdout:\n%s\nstderr:\n%s\nwant %d and\n%s", args, status, len(k.requests), stdout, stderr, wantStatus, want)
+		if status != wantStatus || stdout != want || len(k.Requests) != 0 {
+			t.Errorf("%v: status %d, %d requests, stdout:\n%s\nstderr:\n%s\nwant %d and\n%s", args, status, len(k.Requests), stdout, stderr, wantStatus, want)
 		}
 	}
-	status, stdout, _ := gotcApply(t, newFake(), "devices:\n  eth0: {}\n", "--diff", "-j")
+	status, stdout, _ := gotcApply(t, fakekernel.New(), "devices:\n  eth0: {}\n", "--diff", "-j")
 	if status != exitOK || stdout != "[]\n" {
 		t.Errorf("in sync: status %d, stdout %q, want 0 and []", status, stdout)
 	}
-	status, _, stderr := gotcApply(t, newFake(), file, "-j")
+	status, _, stderr := gotcApply(t, fakekernel.New(), file, "-j")
 	if status != exitUsage || !strings.HasPrefix(stderr, "apply: -j prints the plan of --diff\n") {
 		t.Errorf("-j without --diff: status %d, stderr %q", status, stderr)
 	}
@@ -197,7 +198,7 @@ func TestApplyDiffJSON(t *testing.T) {
 func TestApplyVerbose(t *testing.T) {
 	const file = "devices:\n  eth0:\n    root: { qdisc: htb, handle: \"1:\", classes: { \"1:1\": { class: htb rate 1gbit } } }\n"
 	const warning = "sch_htb: quantum of class 10001 is big. Consider r2q change."
-	status, stdout, stderr := gotcApplyWarned(t, applyConn{fakeKernel: newFake(), warning: warning}, file, "-v")
+	status, stdout, stderr := gotcApplyWarned(t, applyConn{Kernel: fakekernel.New(), warning: warning}, file, "-v")
 	want := "apply: qdisc replace dev eth0 root handle 1: htb\n" +
 		"  kernel: ok, warning: " + warning + "\n" +
 		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit\n" +
@@ -207,15 +208,15 @@ func TestApplyVerbose(t *testing.T) {
 		t.Errorf("-v: status %d, stdout:\n%s\nstderr:\n%s\nwant stdout:\n%s", status, stdout, stderr, want)
 	}
 
-	status, stdout, stderr = gotcApplyWarned(t, applyConn{fakeKernel: newFake(), warning: warning}, file)
+	status, stdout, stderr = gotcApplyWarned(t, applyConn{Kernel: fakekernel.New(), warning: warning}, file)
 	wantErr := "apply: qdisc replace dev eth0 root handle 1: htb: Warning: " + warning + "\n" +
 		"apply: class add dev eth0 parent 1: classid 1:1 htb rate 1gbit: Warning: " + warning + "\n"
 	if status != exitOK || stdout != "apply: 2 requests sent\n" || stderr != wantErr {
 		t.Errorf("without -v: status %d, stdout:\n%s\nstderr:\n%s\nwant stderr:\n%s", status, stdout, stderr, wantErr)
 	}
 
-	k := newFake()
-	k.refuse = &netlink.Error{Errno: syscall.EINVAL, Message: "Specified qdisc kind is unknown"}
+	k := fakekernel.New()
+	k.Refuse = &netlink.Error{Errno: syscall.EINVAL, Message: "Specified qdisc kind is unknown"}
 	status, stdout, _ = gotcApply(t, k, file, "-v")
 	want = "apply: qdisc replace dev eth0 root handle 1: htb\n" +
 		"  kernel: refused: Specified qdisc kind is unknown (invalid argument)\n"
@@ -267,10 +268,10 @@ func TestApplyTryUsage(t *testing.T) {
 		{[]string{"--try=soon"}, exitUsage, `--try takes a duration ("90s", "2m") or seconds, not "soon"`},
 		{[]string{"--confirm"}, exitUsage, "--confirm takes nothing else"},
 	} {
-		k := newFake()
+		k := fakekernel.New()
 		status, _, stderr := gotcApply(t, k, good, tt.args...)
-		if status != tt.status || !strings.Contains(stderr, tt.stderr) || len(k.requests) != 0 {
-			t.Errorf("%q: status %d, %d requests, stderr %q; want %d and %q", tt.args, status, len(k.requests), stderr, tt.status, tt.stderr)
+		if status != tt.status || !strings.Contains(stderr, tt.stderr) || len(k.Requests) != 0 {
+			t.Errorf("%q: status %d, %d requests, stderr %q; want %d and %q", tt.args, status, len(k.Requests), stderr, tt.status, tt.stderr)
 		}
 	}
 	for _, s := range []string{"90", "90s", "1m30s"} {
@@ -298,13 +299,13 @@ func TestApplyTryUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	k := newFake()
+	k := fakekernel.New()
 	file := filepath.Join(t.TempDir(), "tc.yaml")
 	os.WriteFile(file, []byte(good), 0o644)
 	out.Reset()
 	errOut.Reset()
-	status := run([]string{"gotc", "apply", file}, nil, &out, &errOut, func(int) (conn, error) { return applyConn{fakeKernel: k}, nil })
-	if want := "device eth0 is being changed by process " + strconv.Itoa(os.Getpid()); status != exitBusy || !strings.Contains(errOut.String(), want) || len(k.requests) != 0 {
-		t.Errorf("a held device: status %d, %d requests, stderr %q; want %d and %q", status, len(k.requests), errOut.String(), exitBusy, want)
+	status := run([]string{"gotc", "apply", file}, nil, &out, &errOut, func(int) (conn, error) { return applyConn{Kernel: k}, nil })
+	if want := "device eth0 is being changed by process " + strconv.Itoa(os.Getpid()); status != exitBusy || !strings.Contains(errOut.String(), want) || len(k.Requests) != 0 {
+		t.Errorf("a held device: status %d, %d requests, stderr %q; want %d and %q", status, len(k.Requests), errOut.String(), exitBusy, want)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/google/gopacket/pcapgo"
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/cmdline"
+	"github.com/gotc/gotc/internal/fakekernel"
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/traffic"
 	_ "github.com/gotc/gotc/traffic/pcapread" // what gotc-traffic reads captures with
@@ -30,7 +31,7 @@ func init() {
 
 // modelTC runs "gotc [-s] [-j] model ARGS" against k (the dispatch in tc.go
 // only routes the object to modelCmd).
-func modelTC(k *fakeKernel, jsonOut bool, args ...string) (stdout, stderr string, err error) {
+func modelTC(k *fakekernel.Kernel, jsonOut bool, args ...string) (stdout, stderr string, err error) {
 	var out, errOut bytes.Buffer
 	t := &tc{Helper: cmdline.Helper[conn]{Ctx: context.Background(), Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""), Stats: true, JSON: jsonOut,
 		Dial: func(int) (conn, error) { return k, nil }}}
@@ -54,7 +55,7 @@ func writePlan(t *testing.T) string {
 }
 
 func TestModelPlanText(t *testing.T) {
-	out, errOut, err := modelTC(newFake(), false, "cake", "diffserv3", "plan", writePlan(t))
+	out, errOut, err := modelTC(fakekernel.New(), false, "cake", "diffserv3", "plan", writePlan(t))
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -74,7 +75,7 @@ func TestModelPlanText(t *testing.T) {
 }
 
 func TestModelPlanJSON(t *testing.T) {
-	out, errOut, err := modelTC(newFake(), true, "dualpi2", "split_gso", "plan", writePlan(t), "truesize", "1000")
+	out, errOut, err := modelTC(fakekernel.New(), true, "dualpi2", "split_gso", "plan", writePlan(t), "truesize", "1000")
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -92,10 +93,10 @@ func TestModelPlanJSON(t *testing.T) {
 // TestModelDev takes the configuration from a live qdisc: a cake with
 // diffserv4 on eth0, handle 1:.
 func TestModelDev(t *testing.T) {
-	k := newFake()
+	k := fakekernel.New()
 	kind := "cake"
 	ds4 := attrs.CakeDiffservMode(1)
-	k.dump = map[netlink.Object][]*netlink.Msg{netlink.Qdisc: {{
+	k.Dumps = map[netlink.Object][]*netlink.Msg{netlink.Qdisc: {{
 		Header: attrs.TCMsg{Ifindex: 2, Handle: 0x10000, Parent: netlink.HandleRoot},
 		Attrs:  attrs.TCAttrs{Kind: &kind, Options: &attrs.CakeAttrs{DiffservMode: &ds4}},
 	}}}
@@ -114,7 +115,7 @@ func TestModelUsage(t *testing.T) {
 		{}, {"cake"}, {"cake", "plan"}, {"fq", "plan", "x"}, {"cake", "plan", "/nonexistent"},
 		{"dev", "nosuch", "plan", "x"}, {"cake", "trace", "x", "truesize", "0"},
 	} {
-		if _, _, err := modelTC(newFake(), false, args...); err == nil {
+		if _, _, err := modelTC(fakekernel.New(), false, args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
 	}
@@ -154,7 +155,7 @@ func TestModelPcap(t *testing.T) {
 	// needs about 2 ms a packet, so a queue builds (too short to drop
 	// from) and drains after the last: all 20 are sent.
 	pc := writeCapture(t, 20)
-	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "diffserv3", "pcap", pc)
+	out, errOut, err := modelTC(fakekernel.New(), false, "cake", "bandwidth", "4mbit", "diffserv3", "pcap", pc)
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -165,7 +166,7 @@ func TestModelPcap(t *testing.T) {
 	b, _ := os.ReadFile(pc)
 	cut := filepath.Join(t.TempDir(), "cut.pcap")
 	os.WriteFile(cut, b[:24+16+1014+20], 0o644)
-	_, errOut, err = modelTC(newFake(), false, "cake", "pcap", cut)
+	_, errOut, err = modelTC(fakekernel.New(), false, "cake", "pcap", cut)
 	if err == nil || !strings.Contains(errOut, "packet 2: cut short") {
 		t.Errorf("cut capture: %v %q", err, errOut)
 	}
@@ -173,7 +174,7 @@ func TestModelPcap(t *testing.T) {
 
 func TestModelPcapReportSweepPlot(t *testing.T) {
 	pc := writeCapture(t, 200) // 8.1 Mbit/s of EF
-	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
+	out, errOut, err := modelTC(fakekernel.New(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -194,7 +195,7 @@ func TestModelPcapReportSweepPlot(t *testing.T) {
 			Queues []struct{ Name string }
 		}
 	}
-	out, errOut, err = modelTC(newFake(), true, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
+	out, errOut, err = modelTC(fakekernel.New(), true, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc)
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
 	}
@@ -206,7 +207,7 @@ func TestModelPcapReportSweepPlot(t *testing.T) {
 		t.Errorf("JSON %+v", j)
 	}
 	plot := filepath.Join(t.TempDir(), "sweep.svg")
-	out, errOut, err = modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc,
+	out, errOut, err = modelTC(fakekernel.New(), false, "cake", "bandwidth", "4mbit", "besteffort", "pcap", pc,
 		"sweep", "bandwidth", "4mbit", "12mbit", "3", "plot", plot, "metric", "drops")
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
@@ -229,7 +230,7 @@ func TestModelPcapReportSweepPlot(t *testing.T) {
 		{"cake", "pcap", pc, "rate", "10mbit"},
 		{"cake", "plan", writePlan(t), "plot", plot},
 	} {
-		if _, errOut, err := modelTC(newFake(), false, bad...); err == nil || errOut == "" {
+		if _, errOut, err := modelTC(fakekernel.New(), false, bad...); err == nil || errOut == "" {
 			t.Errorf("%v: accepted", bad)
 		}
 	}
@@ -238,7 +239,7 @@ func TestModelPcapReportSweepPlot(t *testing.T) {
 func TestModelCompare(t *testing.T) {
 	pc := writeCapture(t, 200) // 8.1 Mbit/s of EF
 	plot := filepath.Join(t.TempDir(), "cmp.png")
-	out, errOut, err := modelTC(newFake(), false, "cake", "bandwidth", "4mbit", "besteffort", "vs", "cake", "bandwidth", "12mbit",
+	out, errOut, err := modelTC(fakekernel.New(), false, "cake", "bandwidth", "4mbit", "besteffort", "vs", "cake", "bandwidth", "12mbit",
 		"vs", "dualpi2", "pcap", pc, "rate", "4mbit", "plot", plot)
 	if err != nil {
 		t.Fatalf("%v: %s", err, errOut)
@@ -256,7 +257,7 @@ func TestModelCompare(t *testing.T) {
 	if st, err := os.Stat(plot); err != nil || st.Size() < 1000 {
 		t.Errorf("plot: %v", err)
 	}
-	out, _, err = modelTC(newFake(), true, "cake", "vs", "dualpi2", "pcap", pc)
+	out, _, err = modelTC(fakekernel.New(), true, "cake", "vs", "dualpi2", "pcap", pc)
 	var j struct {
 		Compare struct{ Rows []struct{ Config string } }
 	}
@@ -268,7 +269,7 @@ func TestModelCompare(t *testing.T) {
 		{"cake", "vs", "dualpi2", "pcap", pc, "sweep", "bandwidth", "1mbit", "2mbit", "2"},
 		{"cake", "vs", "pcap", pc},
 	} {
-		if _, errOut, err := modelTC(newFake(), false, bad...); err == nil || errOut == "" {
+		if _, errOut, err := modelTC(fakekernel.New(), false, bad...); err == nil || errOut == "" {
 			t.Errorf("%v: accepted", bad)
 		}
 	}
