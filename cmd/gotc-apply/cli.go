@@ -30,7 +30,6 @@ import (
 	"os"
 
 	"github.com/gotc/gotc/internal/cmdline"
-	"github.com/gotc/gotc/netlink"
 )
 
 // Exit statuses, as tc's.
@@ -45,23 +44,13 @@ const (
 // printed.
 type errStatus = cmdline.Status
 
-// conn is what the command needs from the kernel; tests replace it.
-type conn interface {
-	Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error
-	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
-	LinkIndex(ctx context.Context, name string) (int32, error)
-	LinkNames(ctx context.Context) (map[int32]string, error)
-	Close() error
-}
+// conn is what the command needs from the kernel.
+type conn = cmdline.Conn
 
 type dialFunc func(netnsFD int) (conn, error)
 
-func dialKernel(netnsFD int) (conn, error) {
-	return netlink.Dial(&netlink.Config{NetNS: netnsFD})
-}
-
 func main() {
-	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr, dialKernel))
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr, cmdline.DialKernel))
 }
 
 // run is main without the process: it returns the exit status. args are

@@ -28,8 +28,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/gotc/gotc/internal/cmdline"
@@ -51,23 +49,13 @@ const (
 // printed.
 type errStatus = cmdline.Status
 
-// conn is what the command needs from the kernel; tests replace it.
-type conn interface {
-	Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error
-	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
-	LinkIndex(ctx context.Context, name string) (int32, error)
-	LinkNames(ctx context.Context) (map[int32]string, error)
-	Close() error
-}
+// conn is what the command needs from the kernel.
+type conn = cmdline.Conn
 
 type dialFunc func(netnsFD int) (conn, error)
 
-func dialKernel(netnsFD int) (conn, error) {
-	return netlink.Dial(&netlink.Config{NetNS: netnsFD})
-}
-
 func main() {
-	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr, dialKernel))
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr, cmdline.DialKernel))
 }
 
 // run is main without the process: it returns the exit status. args are
@@ -176,24 +164,6 @@ func (t *tc) invarg(msg, arg string) error {
 // parseFailed prints a parse error as tc does and returns its status.
 func (t *tc) parseFailed(err error) error {
 	return errStatus(tcline.PrintError(t.Stderr, err))
-}
-
-// findHelper finds one of gotc's helper executables in the directory of
-// this executable, else in $PATH.
-func findHelper(name string) (string, error) {
-	beside := "gotc's directory"
-	if self, err := os.Executable(); err == nil {
-		dir := filepath.Dir(self)
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-		beside = dir
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("cannot find the %s executable, neither in %s nor in $PATH", name, beside)
 }
 
 // The command this binary runs, and its name.

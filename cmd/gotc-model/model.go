@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/model/predict"
@@ -245,7 +246,7 @@ func (t *tc) modelCmd(args []string) error {
 // capture reader (gopacket's initialisation would slow every start). Tests
 // replace it.
 var readCapture = func(path string, o traffic.PcapOptions) ([]traffic.Record, error) {
-	helper, err := findHelper(trafficBinary)
+	helper, err := cmdline.FindHelper(trafficBinary)
 	if err != nil {
 		return nil, fmt.Errorf("%v: it reads captures for gotc model", err)
 	}

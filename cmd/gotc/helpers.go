@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/internal/manual"
 )
 
@@ -21,7 +22,7 @@ const (
 
 // Hooks for tests: where a helper is, and how gotc becomes it.
 var (
-	lookHelper = findHelper
+	lookHelper = cmdline.FindHelper
 	execHelper = syscall.Exec
 )
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -200,26 +199,7 @@ func (t *tc) exporterCmd(args []string) error {
 
 // findExporter finds gotc-exporter in the directory of gotc's own executable,
 // else in $PATH.
-func findExporter() (string, error) { return findHelper(exporterBinary) }
-
-// findHelper finds one of gotc's helper executables (gotc-exporter,
-// gotc-bpf, gotc-model, gotc-apply) in the directory of gotc's own
-// executable, else in $PATH.
-func findHelper(name string) (string, error) {
-	beside := "gotc's directory"
-	if self, err := os.Executable(); err == nil {
-		dir := filepath.Dir(self)
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-		beside = dir
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("cannot find the %s executable, neither in %s nor in $PATH", name, beside)
-}
+func findExporter() (string, error) { return cmdline.FindHelper(exporterBinary) }
 
 // runChild runs a helper (gotc-exporter, gotc-model, gotc-apply) as a
 // child of a batch and waits for it, passing SIGINT and SIGTERM on while it

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/gotc/gotc/internal/cmdline"
 	"github.com/gotc/gotc/tckind"
 	"golang.org/x/sys/unix"
 )
@@ -28,7 +29,7 @@ func init() { tckind.SetObjectLoader(loadObjectWithHelper) }
 const bpfBinary = "gotc-bpf"
 
 // lookBPFHelper finds gotc-bpf; a hook for tests.
-var lookBPFHelper = func() (string, error) { return findHelper(bpfBinary) }
+var lookBPFHelper = func() (string, error) { return cmdline.FindHelper(bpfBinary) }
 
 // loadObjectWithHelper is gotc's qdisc.ObjectLoader: it runs gotc-bpf and
 // receives the program's descriptor from it.

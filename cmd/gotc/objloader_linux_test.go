@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotc/gotc/internal/cmdline"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,7 +41,7 @@ func TestObjectLoaderHelper(t *testing.T) {
 		t.Errorf("descriptor %d is %q (%v), not a BPF program", fd, target, err)
 	}
 
-	lookBPFHelper = func() (string, error) { return findHelper("gotc-bpf-nonexistent") }
+	lookBPFHelper = func() (string, error) { return cmdline.FindHelper("gotc-bpf-nonexistent") }
 	if _, err := loadObjectWithHelper(obj, "action", "", true); err == nil || !strings.Contains(err.Error(), "cannot find the gotc-bpf-nonexistent executable") {
 		t.Errorf("no helper: error %v", err)
 	}

@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/gotc/gotc/netlink"
 )
 
 // Helper is one run of a binary that serves one of gotc's commands in its
@@ -136,4 +140,39 @@ func ExitCodeOf(err error, fallback int) int {
 		return ec.ExitCode()
 	}
 	return fallback
+}
+
+// FindHelper finds one of gotc's helper executables (gotc-exporter,
+// gotc-bpf, gotc-model, gotc-apply, gotc-traffic) in the directory of the
+// running executable, else in $PATH.
+func FindHelper(name string) (string, error) {
+	beside := "gotc's directory"
+	if self, err := os.Executable(); err == nil {
+		dir := filepath.Dir(self)
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+		beside = dir
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("cannot find the %s executable, neither in %s nor in $PATH", name, beside)
+}
+
+// Conn is what a helper's command needs of the kernel; its tests give a
+// fake (internal/fakekernel).
+type Conn interface {
+	Do(ctx context.Context, o netlink.Object, op netlink.Op, m *netlink.Msg) error
+	Dump(ctx context.Context, o netlink.Object, f netlink.DumpFilter, fn func(m *netlink.Msg, decodeErr error) error) error
+	LinkIndex(ctx context.Context, name string) (int32, error)
+	LinkNames(ctx context.Context) (map[int32]string, error)
+	Close() error
+}
+
+// DialKernel opens the kernel's connection in the namespace of netnsFD (0:
+// the process's own), a Helper's Dial outside tests.
+func DialKernel(netnsFD int) (Conn, error) {
+	return netlink.Dial(&netlink.Config{NetNS: netnsFD})
 }
