@@ -3,10 +3,8 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -48,29 +46,11 @@ func (c *Comparison) Add(config string, r *Report) {
 // WriteText writes one line per configuration: its totals, then the p99
 // delay of each traffic class.
 func (c *Comparison) WriteText(w io.Writer) error {
-	var b strings.Builder
-	wid := len("configuration")
-	for _, r := range c.Rows {
-		wid = max(wid, len(r.Config))
+	rows := make([]totalsRow, len(c.Rows))
+	for i, r := range c.Rows {
+		rows[i] = totalsRow{r.Config, r.Total, r.Classes}
 	}
-	fmt.Fprintf(&b, "%-*s %8s %6s %6s %8s %8s %8s %8s %9s", wid, "configuration", "sent", "drops", "marks", "p50 ms", "p95 ms", "p99 ms", "max ms", "Mbit/s")
-	if len(c.Rows) > 0 {
-		for _, g := range c.Rows[0].Classes {
-			fmt.Fprintf(&b, " %12s", g.Name+" p99")
-		}
-	}
-	b.WriteByte('\n')
-	for _, r := range c.Rows {
-		g := r.Total
-		fmt.Fprintf(&b, "%-*s %8d %6d %6d %8.3f %8.3f %8.3f %8.3f %9.3f", wid, r.Config,
-			g.Sent, g.Drops, g.Marks, g.Delay.P50, g.Delay.P95, g.Delay.P99, g.Delay.Max, g.Throughput/1e6)
-		for _, cl := range r.Classes {
-			fmt.Fprintf(&b, " %12.3f", cl.Delay.P99)
-		}
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeTotals(w, "configuration", rows, func(name string) string { return name })
 }
 
 // Plot draws each configuration's delay distribution (CDF): of every

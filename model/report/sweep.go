@@ -128,23 +128,43 @@ func (s *Sweep) Add(value string, x float64, r *Report) {
 // WriteText writes one line per value: the totals, and the p99 delay of
 // each queue.
 func (s *Sweep) WriteText(w io.Writer) error {
-	var b strings.Builder
-	wid := len(s.Param)
-	for _, r := range s.Rows {
-		wid = max(wid, len(r.Value))
+	rows := make([]totalsRow, len(s.Rows))
+	for i, r := range s.Rows {
+		rows[i] = totalsRow{r.Value, r.Total, r.Queues}
 	}
-	fmt.Fprintf(&b, "%-*s %8s %6s %6s %8s %8s %8s %8s %9s", wid, s.Param, "sent", "drops", "marks", "p50 ms", "p95 ms", "p99 ms", "max ms", "Mbit/s")
-	if len(s.Rows) > 0 {
-		for _, q := range s.Rows[0].Queues {
-			fmt.Fprintf(&b, " %12s", trunc(q.Name, 8)+" p99")
+	return writeTotals(w, s.Param, rows, func(name string) string { return trunc(name, 8) })
+}
+
+// totalsRow is one line of writeTotals: its label, its totals, and the
+// groups whose p99 delay follows them.
+type totalsRow struct {
+	label  string
+	total  Group
+	groups []Group
+}
+
+// writeTotals writes the table of a sweep or a comparison: a line per
+// row, under a header that names the first column first, with the row's
+// totals and the p99 delay of each of its groups (their columns named by
+// column from the first row's groups).
+func writeTotals(w io.Writer, first string, rows []totalsRow, column func(string) string) error {
+	var b strings.Builder
+	wid := len(first)
+	for _, r := range rows {
+		wid = max(wid, len(r.label))
+	}
+	fmt.Fprintf(&b, "%-*s %8s %6s %6s %8s %8s %8s %8s %9s", wid, first, "sent", "drops", "marks", "p50 ms", "p95 ms", "p99 ms", "max ms", "Mbit/s")
+	if len(rows) > 0 {
+		for _, g := range rows[0].groups {
+			fmt.Fprintf(&b, " %12s", column(g.Name)+" p99")
 		}
 	}
 	b.WriteByte('\n')
-	for _, r := range s.Rows {
-		g := r.Total
-		fmt.Fprintf(&b, "%-*s %8d %6d %6d %8.3f %8.3f %8.3f %8.3f %9.3f", wid, r.Value,
+	for _, r := range rows {
+		g := r.total
+		fmt.Fprintf(&b, "%-*s %8d %6d %6d %8.3f %8.3f %8.3f %8.3f %9.3f", wid, r.label,
 			g.Sent, g.Drops, g.Marks, g.Delay.P50, g.Delay.P95, g.Delay.P99, g.Delay.Max, g.Throughput/1e6)
-		for _, q := range r.Queues {
+		for _, q := range r.groups {
 			fmt.Fprintf(&b, " %12.3f", q.Delay.P99)
 		}
 		b.WriteByte('\n')
