@@ -9,9 +9,9 @@ import (
 	"github.com/gotc/gotc/tckind"
 )
 
-// deviceDefaults writes out, for each qdisc of a device's desired trees
-// written without options, the options the kernel gives it from the device
-// (the kind's DeviceDefaults: the fifos' limit), when k is a LinkQueuer,
+// deviceDefaults writes out, for each qdisc of a device's desired trees,
+// the options the kernel fills in from the device (the kind's
+// DeviceDefaults: a fifo's limit, ets's quanta), when k is a LinkQueuer,
 // so that the plan compares and sends them like options the file gave.
 func deviceDefaults(ctx context.Context, k Kernel, d *deviceState) error {
 	lq, ok := k.(LinkQueuer)
@@ -25,7 +25,7 @@ func deviceDefaults(ctx context.Context, k Kernel, d *deviceState) error {
 		if n == nil {
 			return nil
 		}
-		if kind := tckind.LookupQdisc(n.kind); kind != nil && kind.DeviceDefaults != nil && n.options == nil && len(n.words) == 0 {
+		if kind := tckind.LookupQdisc(n.kind); kind != nil && kind.DeviceDefaults != nil {
 			if q == nil {
 				got, err := lq.LinkQueue(ctx, d.ifindex)
 				if errors.Is(err, errors.ErrUnsupported) {
@@ -36,7 +36,7 @@ func deviceDefaults(ctx context.Context, k Kernel, d *deviceState) error {
 				}
 				q = &got
 			}
-			if opts, words, ok := kind.DeviceDefaults(tckind.Device(*q)); ok {
+			if opts, words, ok := kind.DeviceDefaults(tckind.Device(*q), n.options); ok {
 				n.options, n.words = opts, words
 			}
 		}

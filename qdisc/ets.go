@@ -54,6 +54,7 @@ func init() {
 			Keywords:          tckind.KeywordsOf("ets", etsKeywords),
 			ClassKeywords:     tckind.KeywordsOf("ets class", etsClassKeywords),
 			Dumped:            etsDumped,
+			DeviceDefaults:    etsDefaults,
 			MakesClasses:      true,
 		})
 	})
@@ -280,10 +281,9 @@ func etsClassKeywords(o *attrs.ETSAttrs) ([]string, error) {
 // etsDumped is Kind.Dumped for ets (ets_qdisc_change and ets_qdisc_dump):
 // quanta clamped to 256 bytes .. 1 MiB, a priomap of all 16 priorities
 // whose entries the request leaves out go to the last band, and no strict
-// count when it is 0. Not modelled: a sharing band the request gives no
-// quantum gets the device's MTU (plus its link header), which the options
-// alone do not say, so a request that names some quanta but not all has
-// fewer than its dump.
+// count when it is 0. A sharing band the request gives no quantum gets the
+// device's psched_mtu, which the options alone do not say: etsDefaults
+// fills those in.
 func etsDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	o, ok := opts.(*attrs.ETSAttrs)
 	if !ok || o == nil || o.Nbands == nil {
@@ -310,4 +310,38 @@ func etsDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	}
 	c.Priomap = &attrs.ETSAttrs{PriomapBand: priomap}
 	return &c
+}
+
+// etsDefaults is Kind.DeviceDefaults for ets: ets_qdisc_change gives each
+// sharing band (those after the strict ones) that the request's quanta do
+// not reach the device's psched_mtu as its quantum. False when every
+// sharing band has one, or the device's link-layer header is unknown.
+func etsDefaults(dev tckind.Device, opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string, bool) {
+	o, ok := opts.(*attrs.ETSAttrs)
+	if !ok || o == nil || o.Nbands == nil {
+		return nil, nil, false
+	}
+	sharing := int(*o.Nbands)
+	if o.Nstrict != nil {
+		sharing -= int(*o.Nstrict)
+	}
+	var given []uint32
+	if o.Quanta != nil {
+		given = o.Quanta.QuantaBand
+	}
+	mtu, known := dev.PschedMTU()
+	if len(given) >= sharing || !known {
+		return nil, nil, false
+	}
+	c := *o
+	q := attrs.ETSAttrs{QuantaBand: append([]uint32(nil), given...)}
+	for len(q.QuantaBand) < sharing {
+		q.QuantaBand = append(q.QuantaBand, mtu)
+	}
+	c.Quanta = &q
+	w, err := etsKeywords(&c)
+	if err != nil {
+		return nil, nil, false
+	}
+	return &c, w, true
 }

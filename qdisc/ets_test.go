@@ -166,3 +166,45 @@ func TestETSMatchesKernelDumps(t *testing.T) {
 		}
 	}
 }
+
+// TestETSDeviceDefaults: the quanta the kernel gives an ets's sharing
+// bands that the request leaves without one, from the device's MTU and
+// link-layer header; nothing to fill when every sharing band has one.
+func TestETSDeviceDefaults(t *testing.T) {
+	ether := tckind.Device{TxQueueLen: 1000, MTU: 1500, Type: 1}
+	for _, tt := range []struct {
+		words  string
+		dev    tckind.Device
+		quanta []uint32 // nil: nothing filled
+		kw     string
+	}{
+		{"bands 4 strict 1 quanta 3000", ether, []uint32{3000, 1514, 1514}, "bands 4 strict 1 quanta 3000 1514 1514"},
+		{"bands 3", ether, []uint32{1514, 1514, 1514}, "bands 3 quanta 1514 1514 1514"},
+		{"bands 3", tckind.Device{MTU: 9000, Type: 0xfffe}, []uint32{9000, 9000, 9000}, "bands 3 quanta 9000 9000 9000"},
+		{"strict 2", ether, nil, ""},
+		{"quanta 1000 2000", ether, nil, ""},
+		{"bands 3", tckind.Device{MTU: 1500, Type: 768}, nil, ""},
+	} {
+		opts, err := parseETS(strings.Fields(tt.words))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.words, err)
+		}
+		got, kw, ok := tckind.LookupQdisc("ets").DeviceDefaults(tt.dev, opts)
+		if ok != (tt.quanta != nil) {
+			t.Errorf("%q on %+v: filled %v, want %v", tt.words, tt.dev, ok, tt.quanta != nil)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if q := got.(*attrs.ETSAttrs).Quanta.QuantaBand; !slices.Equal(q, tt.quanta) {
+			t.Errorf("%q on %+v: quanta %v, want %v", tt.words, tt.dev, q, tt.quanta)
+		}
+		if strings.Join(kw, " ") != tt.kw {
+			t.Errorf("%q on %+v: keywords %q, want %q", tt.words, tt.dev, kw, tt.kw)
+		}
+		if opts.Quanta != nil && len(opts.Quanta.QuantaBand) == len(tt.quanta) {
+			t.Errorf("%q: the request's own quanta were changed", tt.words)
+		}
+	}
+}

@@ -91,31 +91,25 @@ func fifoPrinter(name string) func(*tcfmt.Printer, attrs.TCOptionsMsg) {
 	}
 }
 
-// linkHeaders is the link-layer header length (hard_header_len) of the
-// hardware types whose length gotc knows: Ethernet's (ifb, veth, dummy,
-// bridges and most NICs) and loopback's, 14 bytes; none for devices
-// without one (tun, WireGuard).
-var linkHeaders = map[uint16]uint32{1: 14, 772: 14, 0xfffe: 0}
-
 // fifoDefaults returns a fifo kind's DeviceDefaults: the limit
 // __fifo_init gives one without options, the device's transmit queue
 // length in packets, or for bfifo (bytes) that many frames of psched_mtu
-// (the MTU and the link-layer header). None on a device whose link-layer
-// header gotc does not know (bfifo), nor on one without a transmit queue
-// length, where kernels differ (0, or 1) and a limit of 0 sent would drop
-// everything.
-func fifoDefaults(bytes bool) func(tckind.Device) (attrs.TCOptionsMsg, []string, bool) {
-	return func(dev tckind.Device) (attrs.TCOptionsMsg, []string, bool) {
-		if dev.TxQueueLen == 0 {
+// (the MTU and the link-layer header); a request with options keeps them.
+// None on a device whose link-layer header gotc does not know (bfifo), nor
+// on one without a transmit queue length, where kernels differ (0, or 1)
+// and a limit of 0 sent would drop everything.
+func fifoDefaults(bytes bool) func(tckind.Device, attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string, bool) {
+	return func(dev tckind.Device, opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string, bool) {
+		if opts != nil || dev.TxQueueLen == 0 {
 			return nil, nil, false
 		}
 		limit := dev.TxQueueLen
 		if bytes {
-			hh, known := linkHeaders[dev.Type]
+			mtu, known := dev.PschedMTU()
 			if !known {
 				return nil, nil, false
 			}
-			limit *= dev.MTU + hh
+			limit *= mtu
 		}
 		return &attrs.TCFifoQopt{Limit: limit}, []string{"limit", tcword.UintWord(limit)}, true
 	}

@@ -157,7 +157,7 @@ func TestFifoDeviceDefaults(t *testing.T) {
 		{"bfifo", tckind.Device{TxQueueLen: 10, MTU: 1500, Type: 768}, 0, false},
 		{"pfifo", tckind.Device{MTU: 1500, Type: 1}, 0, false},
 	} {
-		opts, words, ok := tckind.LookupQdisc(tt.kind).DeviceDefaults(tt.dev)
+		opts, words, ok := tckind.LookupQdisc(tt.kind).DeviceDefaults(tt.dev, nil)
 		if ok != tt.ok {
 			t.Errorf("%s on %+v: %v, want %v", tt.kind, tt.dev, ok, tt.ok)
 			continue

@@ -84,12 +84,14 @@ type Qdisc struct {
 	// levels (mqprio's traffic classes over their queues), so that a file
 	// names the queues below their traffic class.
 	MakesNestedClasses bool
-	// DeviceDefaults returns the options the kernel gives a qdisc of the
-	// kind that a request makes without any, where they follow from the
-	// device (the fifos' limit), with the keywords that ask for them; false
-	// where the device's settings do not say them. Nil for a kind whose
-	// defaults are its own (Dumped says them where it knows).
-	DeviceDefaults func(dev Device) (attrs.TCOptionsMsg, []string, bool)
+	// DeviceDefaults returns the options the kernel keeps of a request
+	// of opts (nil: none) for a qdisc of the kind on dev, where the
+	// kernel fills some from the device (a fifo's limit when there are no
+	// options, an ets band's quantum where the request gives none), with
+	// the keywords that ask for them; false where it fills nothing from
+	// the device, or where the device's settings do not say what. Nil for
+	// a kind whose defaults are its own (Dumped says them where it knows).
+	DeviceDefaults func(dev Device, opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string, bool)
 }
 
 // Device is what a kind's DeviceDefaults reads of the device a qdisc is
@@ -98,6 +100,20 @@ type Qdisc struct {
 type Device struct {
 	TxQueueLen, MTU uint32
 	Type            uint16
+}
+
+// linkHeaders is the link-layer header length (hard_header_len) of the
+// hardware types whose length gotc knows: Ethernet's (ifb, veth, dummy,
+// bridges and most NICs) and loopback's, 14 bytes; none for devices
+// without one (tun, WireGuard).
+var linkHeaders = map[uint16]uint32{1: 14, 772: 14, 0xfffe: 0}
+
+// PschedMTU is the kernel's psched_mtu of the device: its MTU and its
+// link-layer header, the frame size that qdiscs (bfifo, ets) take as their
+// default unit; false for a hardware type whose header gotc does not know.
+func (d Device) PschedMTU() (uint32, bool) {
+	hh, known := linkHeaders[d.Type]
+	return d.MTU + hh, known
 }
 
 // HasClasses reports whether the kind's qdisc has classes of a tree: it

@@ -143,7 +143,6 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 // found it. Their cases' mismatches are counted, not failed; a listed
 // kind whose every case matched in a run fails it, to be taken off.
 var dumpedUnmodelled = map[string]string{
-	"ets":    "a sharing band without a quantum given the device's MTU",
 	"taprio": "16 traffic-class entries dumped whatever the request names; base time and cycle time filled in",
 }
 
@@ -178,13 +177,23 @@ func (k *keywordsCheck) askedProblems(dev, kind string, words []string) []string
 	if err != nil {
 		return []string{fmt.Sprintf("dumped: gotc's parser refuses %q, which tc took: %v", strings.Join(words, " "), err)}
 	}
-	want := tckind.Dumped(kind, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ifindex, err := k.conn.LinkIndex(ctx, dev)
 	if err != nil {
 		return []string{fmt.Sprintf("dumped: %s: %v", dev, err)}
 	}
+	if q.DeviceDefaults != nil {
+		// What the kernel fills in from the device, as apply asks for it.
+		lq, err := k.conn.LinkQueue(ctx, ifindex)
+		if err != nil {
+			return []string{fmt.Sprintf("dumped: %s: %v", dev, err)}
+		}
+		if filled, _, ok := q.DeviceDefaults(tckind.Device(lq), opts); ok {
+			opts = filled
+		}
+	}
+	want := tckind.Dumped(kind, opts)
 	var dumped []string
 	for m, err := range k.conn.Msgs(ctx, netlink.Qdisc, netlink.DumpFilter{Ifindex: ifindex}) {
 		if err != nil {
