@@ -13,6 +13,7 @@ import (
 	"github.com/gotc/gotc/internal/kindtest"
 	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/tcfmt"
+	"github.com/gotc/gotc/tckind"
 )
 
 // checkParseError holds err to tc's message, usage and exit status.
@@ -327,4 +328,54 @@ func FuzzParseTAPrio(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTAPrioDumped: what the kernel fills in of a schedule (the entries'
+// numbers, the cycle time as the intervals' sum, base time and extension
+// 0) and the 16 traffic-class entries it dumps, of which only those the
+// request named carry values to compare.
+func TestTAPrioDumped(t *testing.T) {
+	opts, err := parseTAPrio(strings.Fields("num_tc 2 queues 1@0 1@1 sched-entry S 1 300000 sched-entry S 2 200000 max-sdu 0 1500 clockid CLOCK_TAI"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tckind.Dumped("taprio", opts).(*attrs.TAPrioAttrs)
+	for i, e := range d.SchedEntryList.Entry {
+		if e.Index == nil || *e.Index != uint32(i) {
+			t.Errorf("entry %d: index %v", i, e.Index)
+		}
+	}
+	if d.SchedCycleTime == nil || *d.SchedCycleTime != 500000 {
+		t.Errorf("cycle time %v, want 500000", d.SchedCycleTime)
+	}
+	if d.SchedBaseTime == nil || *d.SchedBaseTime != 0 || d.SchedCycleTimeExtension == nil || *d.SchedCycleTimeExtension != 0 {
+		t.Errorf("base time %v, extension %v, want 0 and 0", d.SchedBaseTime, d.SchedCycleTimeExtension)
+	}
+	if len(d.TCEntry) != 16 {
+		t.Fatalf("%d traffic-class entries, want 16", len(d.TCEntry))
+	}
+	for i, e := range d.TCEntry {
+		if e.Index == nil || *e.Index != uint32(i) {
+			t.Errorf("traffic class %d: index %v", i, e.Index)
+		}
+		named := i < 2
+		if (e.MaxSDU != nil) != named {
+			t.Errorf("traffic class %d: max-sdu %v, want it set only for the named classes", i, e.MaxSDU)
+		}
+	}
+	if *d.TCEntry[1].MaxSDU != 1500 {
+		t.Errorf("class 1's max-sdu %d, want 1500", *d.TCEntry[1].MaxSDU)
+	}
+	if opts.SchedCycleTime != nil || len(opts.TCEntry) != 2 || opts.SchedEntryList.Entry[0].Index != nil {
+		t.Error("Dumped changed the request")
+	}
+
+	given, err := parseTAPrio(strings.Fields("num_tc 2 queues 1@0 1@1 sched-entry S 1 300000 cycle-time 1000000 base-time 200 clockid CLOCK_TAI"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := tckind.Dumped("taprio", given).(*attrs.TAPrioAttrs)
+	if *g.SchedCycleTime != 1000000 || *g.SchedBaseTime != 200 || g.TCEntry != nil {
+		t.Errorf("cycle time %d, base time %d, %d traffic-class entries; want the request's 1000000 and 200, none", *g.SchedCycleTime, *g.SchedBaseTime, len(g.TCEntry))
+	}
 }

@@ -478,21 +478,60 @@ func taprioKeywords(o *attrs.TAPrioAttrs) ([]string, error) {
 	return fpKeywords(w, fp)
 }
 
-// taprioDumped is Kind.Dumped for taprio: the kernel numbers the
-// schedule's entries, which tc sends without their index, and dumps each
-// with it.
+// taprioDumped is Kind.Dumped for taprio (taprio_change, dump_schedule
+// and taprio_dump_tc_entries). Of a request with a schedule, the kernel
+// numbers the entries, which tc sends without their index; makes the
+// cycle time the sum of the intervals where the request gives none (or
+// 0); and keeps 0 for a base time or cycle extension left out, as each
+// request makes a new schedule. Of its traffic-class entries it dumps one
+// for each of the 16 classes: those the request leaves out carry only
+// their index here, their max-sdu and fp not compared, since the kernel
+// keeps what an earlier request set (and a new qdisc's 0 and express).
 func taprioDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	o, ok := opts.(*attrs.TAPrioAttrs)
-	if !ok || o.SchedEntryList == nil {
+	if !ok || o == nil {
 		return opts
 	}
-	d, l := *o, *o.SchedEntryList
-	l.Entry = append([]attrs.TAPrioSchedEntry(nil), l.Entry...)
-	for i := range l.Entry {
-		if l.Entry[i].Index == nil {
-			l.Entry[i].Index = tcword.PtrTo(uint32(i))
+	d := *o
+	if o.SchedEntryList != nil {
+		l := *o.SchedEntryList
+		l.Entry = append([]attrs.TAPrioSchedEntry(nil), l.Entry...)
+		var cycle int64
+		for i := range l.Entry {
+			if l.Entry[i].Index == nil {
+				l.Entry[i].Index = tcword.PtrTo(uint32(i))
+			}
+			if l.Entry[i].Interval != nil {
+				cycle += int64(*l.Entry[i].Interval)
+			}
+		}
+		d.SchedEntryList = &l
+		if d.SchedCycleTime == nil || *d.SchedCycleTime == 0 {
+			d.SchedCycleTime = &cycle
+		}
+		if d.SchedBaseTime == nil {
+			d.SchedBaseTime = tcword.PtrTo(int64(0))
+		}
+		if d.SchedCycleTimeExtension == nil {
+			d.SchedCycleTimeExtension = tcword.PtrTo(int64(0))
 		}
 	}
-	d.SchedEntryList = &l
+	if len(o.TCEntry) > 0 {
+		all := make([]attrs.TAPrioTCEntryAttrs, taprioMaxTC)
+		for i := range all {
+			all[i].Index = tcword.PtrTo(uint32(i))
+		}
+		for _, e := range o.TCEntry {
+			if e.Index == nil || *e.Index >= taprioMaxTC {
+				return &d // the kernel refuses it; nothing to number
+			}
+			all[*e.Index] = e
+		}
+		d.TCEntry = all
+	}
 	return &d
 }
+
+// taprioMaxTC is TC_QOPT_MAX_QUEUE, the traffic classes whose entries the
+// kernel dumps.
+const taprioMaxTC = 16

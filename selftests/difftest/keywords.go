@@ -26,7 +26,7 @@ type keywordsCheck struct {
 	conn    *netlink.Conn
 	checked map[string]int // "qdisc cake": objects written back and read again
 	refused map[string]int // "qdisc netem: why": objects the kind refused
-	// unmodelled counts the mismatches of the kinds in dumpedUnmodelled,
+	// unmodelled counts the mismatches of the kinds in keptUnmodelled,
 	// and checkedUnmodelled the kinds of them that were checked.
 	unmodelled        map[string]int
 	checkedUnmodelled map[string]bool
@@ -99,7 +99,7 @@ func tcfmtHandle(m *netlink.Msg) string {
 }
 
 // report prints what was written back and read again, kind by kind, what
-// the kinds refused, and the mismatches of the kinds whose Dumped is
+// the kinds refused, and the mismatches of the kinds whose keywords are
 // known to be short; it returns a problem for a listed kind that had
 // none, whose entry is to go.
 func (k *keywordsCheck) report() []string {
@@ -114,15 +114,11 @@ func (k *keywordsCheck) report() []string {
 	}
 	var problems []string
 	for _, kind := range slices.Sorted(mapKeys(k.unmodelled)) {
-		fmt.Printf("# dumped, not modelled yet (%d cases differ): %s\n", k.unmodelled[kind], kind)
+		fmt.Printf("# kept, not modelled yet (%d cases differ): %s\n", k.unmodelled[kind], kind)
 	}
 	for kind := range k.checkedUnmodelled {
-		why, list := dumpedUnmodelled[kind], "dumpedUnmodelled"
-		if w, ok := keptUnmodelled[kind]; ok {
-			why, list = w, "keptUnmodelled"
-		}
-		if k.unmodelled[kind+" ("+why+")"] == 0 {
-			problems = append(problems, fmt.Sprintf("%s lists %s, whose every case matched the kernel: take it off", list, kind))
+		if k.unmodelled[kind+" ("+keptUnmodelled[kind]+")"] == 0 {
+			problems = append(problems, fmt.Sprintf("keptUnmodelled lists %s, whose every case matched the kernel: take it off", kind))
 		}
 	}
 	return problems
@@ -138,37 +134,19 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 	}
 }
 
-// dumpedUnmodelled lists the qdisc kinds whose Dumped does not yet say all
-// the kernel does to a request, with what it leaves out, as these runs
-// found it. Their cases' mismatches are counted, not failed; a listed
-// kind whose every case matched in a run fails it, to be taken off.
-var dumpedUnmodelled = map[string]string{
-	"taprio": "16 traffic-class entries dumped whatever the request names; base time and cycle time filled in",
-}
-
 // keptUnmodelled lists the kinds whose keywords do not yet ask for all
-// the kernel keeps of a request it was given, as these runs found it:
-// the same rule as dumpedUnmodelled, for the keywords' round trip.
+// the kernel keeps of a request it was given, as these runs found it.
+// Their cases' mismatches are counted, not failed; a listed kind whose
+// every case matched in a run fails it, to be taken off.
 var keptUnmodelled = map[string]string{
 	"filter flower": "the kernel keeps the innermost ethertype of VLAN and PPPoE keys, not the filter's protocol, and gives encapsulation ports a full mask (flower has no Dumped yet)",
 }
 
 // asked checks the other half of the contract on the kernel: what the
-// kind's parser makes of a case's words, as its Dumped says the kernel
-// keeps it, is what the kernel dumps for the qdisc of that kind on dev.
-// A kind in dumpedUnmodelled has its mismatches counted instead.
+// kind's parser makes of a case's words, with what the kernel fills in
+// from the device (DeviceDefaults) and as its Dumped says the kernel keeps
+// it, is what the kernel dumps for the qdisc of that kind on dev.
 func (k *keywordsCheck) asked(dev, kind string, words []string) []string {
-	problems := k.askedProblems(dev, kind, words)
-	if why, ok := dumpedUnmodelled[kind]; ok {
-		k.unmodelled[kind+" ("+why+")"] += len(problems)
-		k.checkedUnmodelled[kind] = true
-		return nil
-	}
-	return problems
-}
-
-// askedProblems is asked's comparison.
-func (k *keywordsCheck) askedProblems(dev, kind string, words []string) []string {
 	q := tckind.LookupQdisc(kind)
 	if q == nil || q.ParseQdisc == nil {
 		return nil
