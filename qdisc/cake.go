@@ -119,11 +119,6 @@ Presets:   conservative   ipoa-vcmux | ipoa-llcsnap   bridged-vcmux |
 (* = kernel default; presets add to the overhead given before them)
 `
 
-// CakeUsage returns the usage text gotc prints for cake and cake_mq after
-// "help" or an unknown keyword. It is gotc's own text listing every keyword
-// tc accepts; it ends with a newline.
-func CakeUsage() string { return cakeUsage }
-
 // cakePreset is one of tc's named RTT presets: it sets both the AQM target and
 // the interval (the RTT), in microseconds.
 type cakePreset struct {

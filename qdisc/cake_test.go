@@ -230,7 +230,7 @@ func TestParseCakeErrors(t *testing.T) {
 }
 
 func TestCakeUsageListsEveryKeyword(t *testing.T) {
-	u := CakeUsage()
+	u := cakeUsage
 	if !strings.HasSuffix(u, "\n") {
 		t.Error("usage must end with a newline")
 	}
@@ -667,7 +667,7 @@ func TestCakeKinds(t *testing.T) {
 		if k.Name != name || k.ParseQdisc == nil || k.PrintOptions == nil || k.PrintXstats == nil || k.PrintClassXstats == nil {
 			t.Fatalf("%s: not registered fully: %+v", name, k)
 		}
-		if k.Usage != CakeUsage() {
+		if k.Usage != cakeUsage {
 			t.Errorf("%s: usage differs", name)
 		}
 		m, err := k.ParseQdisc([]string{"bandwidth", "100mbit", "raw"}, tckind.ParseEnv{})

@@ -67,7 +67,7 @@ func init() {
 			},
 			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
 				if s := dualpi2StatsOf(x); s != nil {
-					PrintDualPI2Xstats(p, s)
+					printDualPI2Stats(p, s)
 				}
 			},
 			ChangeAccepted: dualpi2ChangeAccepted,
@@ -534,7 +534,7 @@ func PrintDualPI2Options(p *tcfmt.Printer, o *attrs.DualPI2Attrs) {
 	}
 }
 
-// PrintDualPI2Xstats prints DualPI2's extended statistics (-s) as tc does:
+// printDualPI2Stats prints DualPI2's extended statistics (-s) as tc does:
 //
 //	prob 0.000000 delay_c 0us delay_l 0us
 //	pkts_in_c 0 pkts_in_l 0 maxq 0
@@ -547,7 +547,7 @@ func PrintDualPI2Options(p *tcfmt.Printer, o *attrs.DualPI2Attrs) {
 // JSON the members are prob, delay-c, delay-l, pkts-in-c, pkts-in-l, maxq,
 // ecn-mark, step-mark, credit, memory-used, max-memory-used and memory-limit,
 // at the qdisc's top level.
-func PrintDualPI2Xstats(p *tcfmt.Printer, x *attrs.TCDualPI2Xstats) {
+func printDualPI2Stats(p *tcfmt.Printer, x *attrs.TCDualPI2Xstats) {
 	if x == nil {
 		return
 	}

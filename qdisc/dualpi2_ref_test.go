@@ -206,7 +206,7 @@ func (m *dualpi2Model) show(opt tcfmt.Options, stats bool) string {
 	if stats {
 		p.Stats(&tcfmt.Stats2{HasBasic: true, HasQueue: true}, " ")
 		p.NL()
-		PrintDualPI2Xstats(p, m.xstats())
+		printDualPI2Stats(p, m.xstats())
 		p.NL()
 	}
 	p.QdiscTail("", false)

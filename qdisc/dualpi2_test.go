@@ -569,7 +569,7 @@ func printDualPI2Xstats(x *attrs.TCDualPI2Xstats, opt tcfmt.Options) string {
 		p.StartPlain()
 		p.OpenObject("")
 	}
-	PrintDualPI2Xstats(p, x)
+	printDualPI2Stats(p, x)
 	if opt.JSON {
 		p.CloseObject()
 	}

@@ -243,7 +243,7 @@ func fqCodelStatsOf(x tckind.Xstats) *attrs.TCFQCodelXstats {
 	return tckind.FixedXstats[attrs.TCFQCodelXstats](x, attrs.TCFQCodelXstatsLen)
 }
 
-// PrintFQCodelXstats prints fq_codel's xstats (-s) as tc does, for the
+// printFQCodelStats prints fq_codel's xstats (-s) as tc does, for the
 // qdisc (type 0):
 //
 //	maxpacket 0 drop_overlimit 0 new_flow_count 0 ecn_mark 0
@@ -256,7 +256,7 @@ func fqCodelStatsOf(x tckind.Xstats) *attrs.TCFQCodelXstats {
 //
 // In JSON the members sit in the object being printed (the qdisc's, or a
 // class's "stats"), under the keys of the text. Other types print nothing.
-func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
+func printFQCodelStats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 	if x == nil {
 		return
 	}
@@ -295,7 +295,7 @@ func PrintFQCodelXstats(p *tcfmt.Printer, x *attrs.TCFQCodelXstats) {
 
 func printFQCodelXstats(p *tcfmt.Printer, x tckind.Xstats) {
 	if s := fqCodelStatsOf(x); s != nil {
-		PrintFQCodelXstats(p, s)
+		printFQCodelStats(p, s)
 	}
 }
 

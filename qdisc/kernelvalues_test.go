@@ -53,7 +53,7 @@ func TestSFQLimitCapsFlows(t *testing.T) {
 		{"limit 5000 flows 4 depth 10", 40, 4},
 		{"flows 1024", sfqDefaultLimit, 1024},
 	} {
-		opts, err := ParseSFQ(strings.Fields(tt.words), tckind.ParseEnv{})
+		opts, err := sfqOptions(strings.Fields(tt.words), tckind.ParseEnv{})
 		if err != nil {
 			t.Fatalf("%q: %v", tt.words, err)
 		}

@@ -123,7 +123,7 @@ func TestREDKindsMatchKernelDumps(t *testing.T) {
 		n++
 	}
 	for _, c := range goldenSetups(t, "sfq", "qdisc") {
-		o, err := ParseSFQ(c.args, tckind.ParseEnv{})
+		o, err := sfqOptions(c.args, tckind.ParseEnv{})
 		if err != nil || o == nil {
 			continue // the default sends nothing
 		}
@@ -223,7 +223,7 @@ func TestREDFamilyNotes(t *testing.T) {
 	if len(g.Parms) != attrs.TCGREDQoptLen || len(g.MaxP) != 1 || g.VqList == nil || *g.VqList.Entry[0].Dp != 1 {
 		t.Errorf("gred queue options %+v", g)
 	}
-	s, err := ParseSFQ(nil, tckind.ParseEnv{})
+	s, err := sfqOptions(nil, tckind.ParseEnv{})
 	if s != nil || err != nil {
 		t.Errorf("sfq without keywords: %v %v, want no options", s, err)
 	}

@@ -62,18 +62,18 @@ func init() {
 // parseSFQ turns the words after "sfq" into its options as tc does: nil
 // (no TCA_OPTIONS) when there are none.
 func parseSFQ(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) {
-	o, err := ParseSFQ(args, env)
+	o, err := sfqOptions(args, env)
 	if err != nil || o == nil {
 		return nil, err
 	}
 	return o, nil
 }
 
-// ParseSFQ turns the words after "sfq" into the qdisc's options as tc 7.x
+// sfqOptions turns the words after "sfq" into the qdisc's options as tc 7.x
 // does; nil when no keyword was given. Errors are *ParseError: exit 1,
 // with the usage after an unknown keyword and for "help"; a keyword
 // missing its value exits 255.
-func ParseSFQ(args []string, env tckind.ParseEnv) (*attrs.TCSFQQoptV1, error) {
+func sfqOptions(args []string, env tckind.ParseEnv) (*attrs.TCSFQQoptV1, error) {
 	var (
 		o       attrs.TCSFQQoptV1
 		ok, red bool

@@ -115,9 +115,9 @@ const (
 	UnitPschedTicks
 )
 
-// PschedTickNanoseconds is the length of one packet-scheduler tick
+// pschedTickNanoseconds is the length of one packet-scheduler tick
 // (1 << PSCHED_SHIFT ns).
-const PschedTickNanoseconds = 64
+const pschedTickNanoseconds = 64
 
 // Fraction reports whether Value gives a fraction rather than a count or
 // seconds: JSON writes it as a float.
@@ -159,7 +159,7 @@ func (s *Stat) Value(raw uint64) float64 {
 	case UnitSFBProbability:
 		return v / SfbMaxProb
 	case UnitPschedTicks:
-		return v * PschedTickNanoseconds / 1e9
+		return v * pschedTickNanoseconds / 1e9
 	}
 	return v
 }

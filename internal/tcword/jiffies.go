@@ -16,13 +16,13 @@ var kernelHZ = sync.OnceValue(readKernelHZ)
 func KernelHZ() uint64 { return kernelHZ() }
 
 // JiffiesKept is a time in µs as the running kernel keeps it in jiffies
-// and dumps it back (JiffiesDumped at KernelHZ).
-func JiffiesKept(us uint32) uint32 { return JiffiesDumped(us, KernelHZ()) }
+// and dumps it back (jiffiesDumped at KernelHZ).
+func JiffiesKept(us uint32) uint32 { return jiffiesDumped(us, KernelHZ()) }
 
-// JiffiesDumped is a time in µs as a kernel of hz keeps it in jiffies
+// jiffiesDumped is a time in µs as a kernel of hz keeps it in jiffies
 // (usecs_to_jiffies, which rounds up) and dumps it back
 // (jiffies_to_usecs, whose unsigned int wraps above 2^32 µs).
-func JiffiesDumped(us uint32, hz uint64) uint32 {
+func jiffiesDumped(us uint32, hz uint64) uint32 {
 	ticks := (uint64(us)*hz + 999_999) / 1_000_000
 	return uint32(ticks * 1_000_000 / hz)
 }

@@ -23,7 +23,7 @@ func TestJiffiesDumped(t *testing.T) {
 		{4294967295, 250, 704},  // 1073742 ticks overflow the unsigned int
 		{2000000000, 1000, 2e9}, // 2e6 ticks
 	} {
-		if got := JiffiesDumped(tt.us, tt.hz); got != tt.want {
+		if got := jiffiesDumped(tt.us, tt.hz); got != tt.want {
 			t.Errorf("%d µs at HZ %d dumps as %d, want %d", tt.us, tt.hz, got, tt.want)
 		}
 	}
