@@ -85,7 +85,7 @@ func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
 	}
 	k := tckind.LookupFilter(f.kind)
 	back, _, err := k.Parse(w, tckind.FilterEnv{Protocol: f.protocol, Parent: f.parent, ActionEnv: tckind.ActionEnv{Links: l}})
-	if err != nil || !tckind.Covers(back, f.options) {
+	if err != nil || !tckind.Covers(tckind.FilterDumped(f.kind, back), f.options) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		return
 	}

@@ -269,7 +269,7 @@ func (p *planner) filters(want, have []*filterNode) {
 			add.Reason = notInKernel
 			p.filterAdds = append(p.filterAdds, add)
 			continue
-		case tckind.Covers(w.options, h.options):
+		case tckind.Covers(tckind.FilterDumped(w.kind, w.options), h.options):
 		case noFilterChange(w.kind):
 			// The kind changes no filter in place (matchall: the
 			// kernel answers EEXIST): delete it and add the new one.

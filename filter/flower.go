@@ -102,6 +102,7 @@ func init() {
 			Parse:        parseFlower,
 			PrintOptions: printFlower,
 			Keywords:     flowerKeywords,
+			Dumped:       flowerDumped,
 		})
 	})
 }
@@ -1659,7 +1660,7 @@ func flowerKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, erro
 	}
 	if o.KeyPppProto != nil {
 		w = append(w, "ppp_proto", tckind.PppProtocols.Word(*o.KeyPppProto))
-		if e, ok := map[uint16]uint16{0x21: ethPIP, 0x57: ethPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[*o.KeyPppProto]; ok {
+		if e, ok := pppEthType(*o.KeyPppProto); ok {
 			ethType = e
 		}
 	}
@@ -1894,4 +1895,49 @@ func flowerCTStateWord(state uint16, mask *uint16) (string, error) {
 		return "", tckind.NoKeywords(fmt.Sprintf("flower ct_state mask %#x", m))
 	}
 	return b.String(), nil
+}
+
+// pppEthType is the ethertype of what a PPP protocol carries, for those
+// the kernel's flower knows (fl_set_key_pppoe): IPv4, IPv6 and MPLS.
+func pppEthType(proto uint16) (uint16, bool) {
+	e, ok := map[uint16]uint16{0x21: ethPIP, 0x57: ethPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[proto]
+	return e, ok
+}
+
+// flowerDumped is Filter.Dumped for flower (fl_set_key and fl_dump_key).
+// The kernel keeps as the key's ethertype the innermost one: behind VLAN
+// tags the request's vlan_ethtype, or cvlan_ethtype behind two, none when
+// the innermost is not given; behind a PPPoE header the ethertype of
+// ppp_proto's protocol where the kernel knows it, none without ppp_proto.
+// It gives the encapsulation's UDP ports, for which tc sends no mask, a
+// full one.
+func flowerDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := opts.(*attrs.FlowerAttrs)
+	if !ok || o == nil {
+		return opts
+	}
+	d := *o
+	if e := o.KeyEthType; e != nil {
+		switch {
+		case *e == tckind.EthP8021Q || *e == tckind.EthP8021AD:
+			d.KeyEthType = o.KeyVLANEthType
+			if v := o.KeyVLANEthType; v != nil && (*v == tckind.EthP8021Q || *v == tckind.EthP8021AD) {
+				d.KeyEthType = o.KeyCvlanEthType
+			}
+		case *e == ethPPPPSes && o.KeyPppProto == nil:
+			d.KeyEthType = nil
+		case *e == ethPPPPSes:
+			if inner, ok := pppEthType(*o.KeyPppProto); ok {
+				d.KeyEthType = &inner
+			}
+		}
+	}
+	full := uint16(0xffff)
+	if o.KeyEncUdpDstPort != nil && o.KeyEncUdpDstPortMask == nil {
+		d.KeyEncUdpDstPortMask = &full
+	}
+	if o.KeyEncUdpSrcPort != nil && o.KeyEncUdpSrcPortMask == nil {
+		d.KeyEncUdpSrcPortMask = &full
+	}
+	return &d
 }

@@ -161,3 +161,52 @@ func TestPrintFlower(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowerDumped: the ethertype the kernel keeps of a request behind
+// VLAN tags and PPPoE (the innermost, or none), and the full mask it
+// gives the encapsulation's UDP ports; the request itself unchanged.
+func TestFlowerDumped(t *testing.T) {
+	for _, c := range []struct {
+		proto   uint16
+		args    string
+		ethType *uint16 // nil: none kept
+	}{
+		{ethPIP, "dst_ip 10.0.0.1", ptrOf[uint16](ethPIP)},
+		{tckind.EthP8021Q, "vlan_id 10 vlan_ethtype ip", ptrOf[uint16](ethPIP)},
+		{tckind.EthP8021Q, "vlan_ethtype 0x1234", ptrOf(uint16(0x1234))},
+		{tckind.EthP8021Q, "vlan_id 100 vlan_prio 3", nil},
+		{tckind.EthP8021AD, "vlan_id 5 vlan_ethtype 802.1Q cvlan_id 6 cvlan_ethtype ipv6", ptrOf[uint16](ethPIPv6)},
+		{tckind.EthP8021AD, "vlan_id 5 vlan_ethtype 802.1Q cvlan_id 6", nil},
+		{ethPPPPSes, "ppp_proto ip dst_ip 10.0.0.1", ptrOf[uint16](ethPIP)},
+		{ethPPPPSes, "pppoe_sid 1234", nil},
+	} {
+		opts, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		asked := *opts.(*attrs.FlowerAttrs)
+		got := tckind.FilterDumped("flower", opts).(*attrs.FlowerAttrs)
+		if !cmp.Equal(got.KeyEthType, c.ethType) {
+			t.Errorf("%q: ethertype kept %s, want %s", c.args, ethTypeOrNone(got.KeyEthType), ethTypeOrNone(c.ethType))
+		}
+		if !cmp.Equal(*opts.(*attrs.FlowerAttrs), asked) {
+			t.Errorf("%q: Dumped changed the request", c.args)
+		}
+	}
+	opts, _, err := parseFlower(strings.Fields("enc_dst_port 4789 enc_key_id 7"), flowerEnv(ethPIP))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tckind.FilterDumped("flower", opts).(*attrs.FlowerAttrs)
+	if got.KeyEncUdpDstPortMask == nil || *got.KeyEncUdpDstPortMask != 0xffff || got.KeyEncUdpSrcPortMask != nil {
+		t.Errorf("enc_dst_port 4789: masks dst %v src %v, want 0xffff and none", got.KeyEncUdpDstPortMask, got.KeyEncUdpSrcPortMask)
+	}
+}
+
+// ethTypeOrNone writes an ethertype kept, for messages.
+func ethTypeOrNone(e *uint16) string {
+	if e == nil {
+		return "none"
+	}
+	return tckind.EthProtocolName(*e)
+}

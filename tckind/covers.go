@@ -47,8 +47,8 @@ import (
 //     kernel will dump the request (Dumped), by the caller.
 //
 // Limits: the rule cannot tell a setting the kernel refused to keep from
-// one it rounded in a way Dumped does not know (ets's quanta and priomap,
-// taprio's schedule), which then shows as a change pending on every run;
+// one it rounded in a way Dumped does not know, which then shows as a
+// change pending on every run;
 // and a fixed struct's field the request means as 0 is not compared.
 func Covers(want, have any) bool {
 	registerPending()

@@ -43,6 +43,16 @@ func Restoring(kind string, dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	return dumped
 }
 
+// FilterDumped returns a filter's options as the kernel will dump them
+// after a request of opts, from the kind's Dumped; options of kinds that
+// keep what they are given come back as they are.
+func FilterDumped(kind string, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	if k := LookupFilter(kind); k != nil && k.Dumped != nil && opts != nil {
+		return k.Dumped(opts)
+	}
+	return opts
+}
+
 // ActionDumped returns an action's options as the kernel will dump them
 // after a request of opts, from the kind's Dumped; options of kinds that
 // keep what they are given come back as they are.

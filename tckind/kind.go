@@ -183,6 +183,10 @@ type Filter struct {
 	// that Parse reads back (u32's htid:hash:node, fw's MARK/MASK, whose
 	// mask is among opts); nil for a kind that reads tc's plain number.
 	HandleWord func(handle uint32, opts attrs.TCOptionsMsg) string
+	// Dumped returns options (a copy) as the kernel keeps them after a
+	// request of opts, where it keeps them otherwise than sent (flower's
+	// innermost ethertype); nil for a kind that keeps what it is sent.
+	Dumped func(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg
 	// NoChange says the kernel changes no filter of the kind in place
 	// (matchall answers EEXIST): other options take a new filter.
 	NoChange bool

@@ -26,12 +26,6 @@ type keywordsCheck struct {
 	conn    *netlink.Conn
 	checked map[string]int // "qdisc cake": objects written back and read again
 	refused map[string]int // "qdisc netem: why": objects the kind refused
-	// unmodelled counts the mismatches of the kinds in keptUnmodelled,
-	// and checkedUnmodelled the kinds of them that were checked.
-	unmodelled        map[string]int
-	checkedUnmodelled map[string]bool
-	// ownCases are the filter and action kinds whose own cases run.
-	ownCases map[string]bool
 }
 
 // newKeywordsCheck connects to the kernel the cases run on.
@@ -40,8 +34,7 @@ func newKeywordsCheck() (*keywordsCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &keywordsCheck{conn: conn, checked: map[string]int{}, refused: map[string]int{},
-		unmodelled: map[string]int{}, checkedUnmodelled: map[string]bool{}}, nil
+	return &keywordsCheck{conn: conn, checked: map[string]int{}, refused: map[string]int{}}, nil
 }
 
 // check writes back the objects of dev: its qdiscs and classes, and its
@@ -71,17 +64,10 @@ func (k *keywordsCheck) check(dev string, parents ...uint32) []string {
 			case errors.Is(err, roundtrip.ErrNotMade):
 			case errors.Is(err, tckind.ErrNoKeywords):
 				k.refused[name+": "+strings.TrimPrefix(err.Error(), tckind.ErrNoKeywords.Error()+": ")]++
-			case err != nil && keptUnmodelled[name] != "":
-				k.unmodelled[name+" ("+keptUnmodelled[name]+")"]++
 			case err != nil:
 				problems = append(problems, fmt.Sprintf("keywords of the kernel's %s %s (%q): %v", name, tcfmtHandle(m), strings.Join(words, " "), err))
 			default:
 				k.checked[name]++
-			}
-			if keptUnmodelled[name] != "" && k.ownCases[strings.TrimPrefix(name, "filter ")] {
-				// Only the kind's own cases (of this shard) make the
-				// list's entry stale: its mismatches are there.
-				k.checkedUnmodelled[name] = true
 			}
 		}
 	}
@@ -98,11 +84,9 @@ func tcfmtHandle(m *netlink.Msg) string {
 	return fmt.Sprintf("handle %#x parent %#x", m.Header.Handle, m.Header.Parent)
 }
 
-// report prints what was written back and read again, kind by kind, what
-// the kinds refused, and the mismatches of the kinds whose keywords are
-// known to be short; it returns a problem for a listed kind that had
-// none, whose entry is to go.
-func (k *keywordsCheck) report() []string {
+// report prints what was written back and read again, kind by kind, and
+// what the kinds refused (states no words ask for).
+func (k *keywordsCheck) report() {
 	total := 0
 	for _, name := range slices.Sorted(mapKeys(k.checked)) {
 		total += k.checked[name]
@@ -112,16 +96,6 @@ func (k *keywordsCheck) report() []string {
 	for _, why := range slices.Sorted(mapKeys(k.refused)) {
 		fmt.Printf("# keywords refused (%d): %s\n", k.refused[why], why)
 	}
-	var problems []string
-	for _, kind := range slices.Sorted(mapKeys(k.unmodelled)) {
-		fmt.Printf("# kept, not modelled yet (%d cases differ): %s\n", k.unmodelled[kind], kind)
-	}
-	for kind := range k.checkedUnmodelled {
-		if k.unmodelled[kind+" ("+keptUnmodelled[kind]+")"] == 0 {
-			problems = append(problems, fmt.Sprintf("keptUnmodelled lists %s, whose every case matched the kernel: take it off", kind))
-		}
-	}
-	return problems
 }
 
 func mapKeys(m map[string]int) func(func(string) bool) {
@@ -132,14 +106,6 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 			}
 		}
 	}
-}
-
-// keptUnmodelled lists the kinds whose keywords do not yet ask for all
-// the kernel keeps of a request it was given, as these runs found it.
-// Their cases' mismatches are counted, not failed; a listed kind whose
-// every case matched in a run fails it, to be taken off.
-var keptUnmodelled = map[string]string{
-	"filter flower": "the kernel keeps the innermost ethertype of VLAN and PPPoE keys, not the filter's protocol, and gives encapsulation ports a full mask (flower has no Dumped yet)",
 }
 
 // asked checks the other half of the contract on the kernel: what the
