@@ -56,7 +56,7 @@ if [ "$half" = kernel ]; then
 	sh selftests/vm/tdc-match.sh /gotc/bin/gotc $qdiscfiles || status=1
 
 	part "model-vs-kernel tests: traffic through the real qdisc, statistics against the models"
-	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json selftests/model-tests/replay.json || status=1
+	/gotc/bin/tdc -tc /gotc/bin/gotc -ip /ref/bin/ip selftests/model-tests/cake.json selftests/model-tests/dualpi2.json selftests/model-tests/fq_codel.json selftests/model-tests/replay.json || status=1
 
 	part "the netlink library: examples, gotc monitor against tc monitor, in-process rate change"
 	sh selftests/lib-examples.sh || status=1

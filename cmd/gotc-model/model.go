@@ -281,7 +281,7 @@ func (t *tc) modelConfig(head []string) (predict.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		cfg.Kind, cfg.Options = live.Kind(), live.Attrs.Options
+		cfg.Kind, cfg.Options, cfg.Dumped = live.Kind(), live.Attrs.Options, true
 		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
 		return cfg, nil
 	}
@@ -300,7 +300,7 @@ func (t *tc) modelConfig(head []string) (predict.Config, error) {
 // withQdisc returns the model's options cfg with the qdisc of q: its
 // kind, options, device and (unless the options name one) handle.
 func withQdisc(cfg, q predict.Config) predict.Config {
-	cfg.Kind, cfg.Options, cfg.Ifindex = q.Kind, q.Options, q.Ifindex
+	cfg.Kind, cfg.Options, cfg.Ifindex, cfg.Dumped = q.Kind, q.Options, q.Ifindex, q.Dumped
 	if cfg.Handle == 0 {
 		cfg.Handle = q.Handle
 	}
@@ -327,13 +327,14 @@ func splitAt(words []string, sep string) func(func([]string) bool) {
 // modelCompare runs each configuration (heads, the words of all of them
 // in words) over one capture and prints a row per configuration, or JSON
 // with -j; plot draws their delay distributions side by side. rate
-// applies to the DualPI2 configurations only (CAKE shapes by itself).
+// applies to the kinds that take one (predict.TakesRate; CAKE shapes by
+// itself).
 func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []string, trace []traffic.Record, plot string) error {
 	cmp := &report.Comparison{}
 	i := 0
 	for h := range splitAt(words, "vs") {
 		c := withQdisc(cfg, heads[i])
-		if c.Kind != predict.KindDualPI2 {
+		if !predict.TakesRate(c.Kind) {
 			c.Rate = 0
 		}
 		res, err := predict.Run(c, trace)

@@ -266,7 +266,7 @@ func actionCandidates(words []string) []string {
 // (report.Metrics), written out so that gotc does not link the models and
 // the plotting; a test holds them equal.
 var (
-	modelKinds   = []string{"cake", "dualpi2"}
+	modelKinds   = []string{"cake", "dualpi2", "fq_codel"}
 	modelMetrics = []string{"p50", "p95", "p99", "max", "drops", "marks", "throughput"}
 )
 

@@ -135,8 +135,8 @@ gotc adds commands of its own, each with a page:
   gotc-apply(5) for the file);
 - gotc stats: statistics sampled at an interval as JSON lines
   (gotc-stats(8));
-- gotc model: the statistics a reference model of CAKE or DualPI2
-  predicts for a recorded packet trace (gotc-model(8));
+- gotc model: the statistics a reference model of CAKE, DualPI2 or
+  fq_codel predicts for a recorded packet trace (gotc-model(8));
 - gotc exporter: the statistics of every qdisc served as Prometheus
   metrics (gotc-exporter(8)).
 
@@ -349,7 +349,7 @@ var Model = Page{
                   { trace FILE | plan FILE | pcap FILE } [ MODEL-OPTIONS ]
 Where:
 QDISC := { KIND [ OPTIONS ] | dev DEV }
-KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
+KIND := { cake | dualpi2 | fq_codel }  OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
                  [ rate RATE ] [ sweep PARAM FROM TO STEPS ]
@@ -374,7 +374,8 @@ timing margins on stderr.
                      the first send)
   at NS              when to take the dump, in trace time (when it drained)
   seed N             the seed of the models' random draws
-  rate RATE          dualpi2: the rate the device below takes packets at,
+  rate RATE          dualpi2, fq_codel: the rate the device below takes
+                     packets at,
                      as a parent shaper's (unlimited, a veth's)
   sweep PARAM FROM TO STEPS
                      run once per value of PARAM (one of KIND's options,
@@ -386,9 +387,10 @@ timing margins on stderr.
 	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl
 gotc model cake bandwidth 20mbit diffserv4 pcap up.pcap plot up.png
 gotc model cake diffserv4 pcap up.pcap sweep bandwidth 10mbit 40mbit 7
-gotc model dev eth0 vs cake bandwidth 20mbit diffserv4 pcap up.pcap`,
+gotc model dev eth0 vs cake bandwidth 20mbit diffserv4 pcap up.pcap
+gotc model fq_codel vs fq_codel target 1ms vs dualpi2 pcap up.pcap rate 20mbit`,
 	Description: `gotc model is gotc's own command; tc has none like it. It runs a
-userspace reference model of CAKE or DualPI2 over a recorded trace of
+userspace reference model of CAKE, DualPI2 or fq_codel over a recorded trace of
 sent packets, or over a traffic plan sent exactly on time, and prints
 the qdisc the model predicts as "tc qdisc show" prints a live one (with
 -s its statistics, with -j as JSON), so that the two can be put side by
@@ -413,7 +415,8 @@ TSO sender hands its qdisc. A capture that cannot be read is refused
 with the number of the packet at fault.
 
 For a capture, the qdisc's statistics are followed by a report: per
-queue (CAKE's tins, DualPI2's C and L queues), per traffic class (TCP
+queue (CAKE's tins, DualPI2's C and L queues, fq_codel's flows as one),
+per traffic class (TCP
 data, TCP ACK, UDP, ICMP, other) and per flow (the ten largest; all of
 them with -j), the packets offered, sent, dropped and CE-marked by the
 qdisc, the queueing delay's 50th, 95th and 99th percentiles and maximum
@@ -433,8 +436,15 @@ captured times, and its senders do not slow down when the qdisc drops or
 marks, as real TCP senders would. Delays behind a bandwidth well below
 the captured rate therefore grow further than they would; the queues
 that stay short (voice, pings, ACKs in their own tins or sparse flows)
-are predicted as they would be. DualPI2 queues only below a rate: give
-"rate" the link's.
+are predicted as they would be. DualPI2 and fq_codel queue only below a
+rate: give "rate" the link's. On a device without one (a veth) fq_codel
+is bypassed while empty, as the kernel bypasses it.
+
+fq_codel's flows come from a random hash the model cannot know: it
+gives each socket of a trace (each 5-tuple of a capture) its own flow,
+which is right when the kernel's hash does not collide them; a packet
+whose priority is the qdisc's handle with a minor in 1..flows goes to
+that flow, as in the kernel.
 
 "A vs B vs C" runs one capture through each configuration (KIND OPTIONS,
 or dev DEV for the qdisc a device runs now) and prints one row per
@@ -442,7 +452,7 @@ configuration: the totals and each traffic class's 99th percentile
 delay (with -j, a "compare" object). "plot FILE" draws their delay
 distributions side by side, of every packet and of the packets other
 than TCP data. The model's options apply to every configuration; "rate"
-to the DualPI2 ones.`,
+to the DualPI2 and fq_codel ones.`,
 	ExitStatus: `0 on success; 1 for a trace or plan that cannot be read or a
 qdisc the model cannot run; 255 for a usage error.`,
 	SeeAlso: []string{"gotc(8)", "gotc-traffic(8)", "tc-cake(8)", "tc(8)"},

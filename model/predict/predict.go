@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Package predict runs a reference model (model/cake, model/dualpi2) on a
+// Package predict runs a reference model (model/cake, model/dualpi2,
+// model/fqcodel) on a
 // recorded send trace (package traffic's format) and returns what a kernel
 // dump of the qdisc would hold: an attrs.TCAttrs with the kind, the options
 // as the model dumps them and the TCA_STATS2 statistics, so that the CLI's
@@ -28,10 +29,29 @@ import (
 const (
 	KindCake    = "cake"
 	KindDualPI2 = "dualpi2"
+	KindFQCodel = "fq_codel"
 )
 
+// model is one kind's registration: how to run it and what it takes.
+type model struct {
+	run func(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu uint32, res *Result) error
+	// rate says the model takes Config.Rate (a device rate below it).
+	rate bool
+}
+
+// models are the kinds the package predicts, by name.
+var models = map[string]model{
+	KindCake:    {run: runCake},
+	KindDualPI2: {run: runDualPI2, rate: true},
+	KindFQCodel: {run: runFQCodel, rate: true},
+}
+
 // Kinds lists the supported kinds.
-var Kinds = []string{KindCake, KindDualPI2}
+var Kinds = []string{KindCake, KindDualPI2, KindFQCodel}
+
+// TakesRate says a kind's model runs below a device rate (Config.Rate);
+// one that shapes by itself (CAKE) does not.
+func TakesRate(kind string) bool { return models[kind].rate }
 
 // SafeMargin is the smallest timing margin at which a prediction of the
 // timing-dependent counters is taken as exact: about the kernel's timing
@@ -67,12 +87,17 @@ func ConstTruesize(n uint32) Truesize {
 
 // Config says what to predict.
 type Config struct {
-	// Kind is "cake" or "dualpi2".
+	// Kind is "cake", "dualpi2" or "fq_codel".
 	Kind string
 	// Options are the qdisc's options as a request or a dump carries them
-	// (*attrs.CakeAttrs or *attrs.DualPI2Attrs; nil: the defaults). They
+	// (*attrs.CakeAttrs, *attrs.DualPI2Attrs or *attrs.FQCodelAttrs; nil:
+	// the defaults). They
 	// are applied to the kernel's defaults as the kind's init does.
 	Options attrs.TCOptionsMsg
+	// Dumped says Options are a live qdisc's dump rather than a request:
+	// a kind whose dump rounds its values (fq_codel's times) recovers the
+	// configuration that dumps them.
+	Dumped bool
 	// Handle is the qdisc's handle (0: DefaultHandle); CAKE and DualPI2
 	// compare skb->priority's major with it.
 	Handle uint32
@@ -99,9 +124,10 @@ type Config struct {
 	At int64
 	// Seed seeds the models' random draws (0: the models' default).
 	Seed uint64
-	// Rate is the rate in bytes/s at which the device below a DualPI2
-	// qdisc takes packets (an ideal serializer, as a parent shaper such
-	// as HTB is; 0: a device that takes every packet at once, a veth).
+	// Rate is the rate in bytes/s at which the device below a DualPI2 or
+	// fq_codel qdisc takes packets (an ideal serializer, as a parent
+	// shaper such as HTB is; 0: a device that takes every packet at once,
+	// a veth).
 	// CAKE shapes by itself and takes no Rate.
 	Rate uint64
 }
@@ -158,6 +184,9 @@ type Result struct {
 	// Outcomes are the packets' fates, one per packet or segment (in the
 	// order the model reports them, not necessarily the trace's).
 	Outcomes []Outcome
+	// Queues names the queues Outcome.Queue indexes, for a kind whose
+	// dump does not name them (nil: CAKE's tins or DualPI2's C and L).
+	Queues []string
 }
 
 // Run predicts the statistics of cfg's qdisc after the sends of trace.
@@ -195,16 +224,11 @@ func Run(cfg Config, trace []traffic.Record) (*Result, error) {
 	if o, ok := cfg.Options.(attrs.TCOptionsMsgRaw); ok {
 		cfg.Options = attrs.DecodeTCOptionsMsg(kind, o)
 	}
-	var err error
-	switch cfg.Kind {
-	case KindCake:
-		err = runCake(cfg, trace, mo, handle, mtu, res)
-	case KindDualPI2:
-		err = runDualPI2(cfg, trace, mo, handle, mtu, res)
-	default:
-		err = fmt.Errorf("predict: no model of qdisc kind %q (have %v)", cfg.Kind, Kinds)
+	m, ok := models[cfg.Kind]
+	if !ok {
+		return nil, fmt.Errorf("predict: no model of qdisc kind %q (have %v)", cfg.Kind, Kinds)
 	}
-	if err != nil {
+	if err := m.run(cfg, trace, mo, handle, mtu, res); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -109,8 +109,12 @@ func ClassOf(r *traffic.Record) string {
 }
 
 // QueueNames names the queues of a prediction: CAKE's tins as tc's
-// statistics table heads them, DualPI2's C and L queues.
+// statistics table heads them, DualPI2's C and L queues, or the names the
+// prediction gives (fq_codel's one set of flows).
 func QueueNames(res *predict.Result) []string {
+	if res.Queues != nil {
+		return res.Queues
+	}
 	if s, ok := res.Attrs.Stats2.App.(*attrs.CakeStatsAttrs); ok {
 		n := len(s.TinStats)
 		names := make([]string, n)
