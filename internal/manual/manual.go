@@ -542,6 +542,8 @@ var Traffic = Page{
        gotc-traffic run  -plan FILE.json [ -trace OUT.jsonl ]
                     [ -capture OUT.jsonl ] [ -timeout D ] [ -exact ]
        gotc-traffic pcap -in FILE [ -mtu N ]
+       gotc-traffic record -dev DEV [ -netns NS ] [ -count N ]
+                    [ -duration D ] [ -snap N ] -out FILE.pcap
 `,
 	About: `Sends a traffic plan's packets through a device's qdisc and records when
 each left (the trace gotc model reads) and what arrived.
@@ -551,6 +553,9 @@ each left (the trace gotc model reads) and what arrived.
   run            send and capture together, over the plan's veth pair
   pcap           write a capture (pcap, pcapng) as a send trace on stdout:
                  how gotc model reads a capture
+  record         write the frames arriving on DEV, whole (a GSO packet is
+                 one frame), as pcap: a capture of the kernel's own
+                 traffic, to replay through a qdisc
   -plan FILE     the traffic plan (JSON)
   -trace FILE    write the send trace (JSON lines) here: gotc model reads it
   -capture FILE  write the capture (JSON lines) here (recv: -out FILE)
@@ -558,6 +563,10 @@ each left (the trace gotc model reads) and what arrived.
   -in FILE       (pcap) the capture to read
   -mtu N         (pcap) the device's MTU (1500): longer TCP and UDP packets
                  are GSO super-packets
+  -count N       (recv, record) stop after N packets; record: frames
+  -duration D    (record) stop after D (10s)
+  -snap N        (record) keep N bytes of each frame (64..262144; 0: all)
+  -out FILE      (recv) the capture, JSON lines; (record) the pcap file
 `,
 	Example: `gotc-traffic run -plan plan.json -trace out.trace.jsonl`,
 	Description: `gotc-traffic sends the packets of a traffic plan (flows of UDP packets
