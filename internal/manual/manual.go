@@ -352,7 +352,8 @@ QDISC := { KIND [ OPTIONS ] | dev DEV }
 KIND := { cake | dualpi2 }    OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
-                 [ rate RATE ] [ sweep PARAM FROM TO STEPS ]
+                 [ rate RATE ] [ nic RATE bql BYTES ]
+                 [ sweep PARAM FROM TO STEPS ]
                  [ plot FILE.svg|FILE.png ] [ metric METRIC ]
 METRIC := { p50 | p95 | p99 | max | drops | marks | throughput }
 `,
@@ -376,6 +377,10 @@ timing margins on stderr.
   seed N             the seed of the models' random draws
   rate RATE          dualpi2: the rate the device below takes packets at,
                      as a parent shaper's (unlimited, a veth's)
+  nic RATE bql BYTES cake: a NIC below the qdisc, draining at line rate
+                     RATE, its queue stopped by BQL above BYTES in flight
+                     (a veth, which takes every packet at once, without);
+                     the qdisc then holds what the NIC refuses
   sweep PARAM FROM TO STEPS
                      run once per value of PARAM (one of KIND's options,
                      or rate), STEPS values from FROM to TO: one row each

@@ -104,6 +104,17 @@ type Config struct {
 	// as HTB is; 0: a device that takes every packet at once, a veth).
 	// CAKE shapes by itself and takes no Rate.
 	Rate uint64
+	// NIC, if set, puts a BQL-limited NIC below a CAKE qdisc (a real
+	// Ethernet device rather than a veth): the qdisc then holds what the
+	// NIC's queue refuses, and each Outcome says when its last bit left.
+	NIC *NIC
+}
+
+// NIC is a device queue below the qdisc: see cake.NIC.
+type NIC struct {
+	// Rate is the line rate in bytes/s; BQL the byte queue limit.
+	Rate uint64
+	BQL  uint32
 }
 
 // Outcome is what became of one packet of the trace, or of one segment
@@ -121,6 +132,9 @@ type Outcome struct {
 	Arrived, Done int64
 	// Dropped says the qdisc dropped it; Marked that it set CE on it.
 	Dropped, Marked bool
+	// Sent is when its last bit left the NIC (Config.NIC; 0 without a
+	// NIC, or for a packet dropped or not yet sent).
+	Sent int64
 }
 
 // Margins are a prediction's timing margins by category, in ns (NoMargin:
@@ -256,6 +270,19 @@ func runCake(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu u
 		// draining when the dump is taken).
 		link.Until = cfg.At + cfg.Offset
 	}
+	if n := cfg.NIC; n != nil {
+		// Outcomes are made at the dequeue: the NIC's completions come
+		// later, in order, one per dequeued packet.
+		var pos []int
+		link.Deliver = func(now int64, p *cake.Packet) {
+			pos = append(pos, len(res.Outcomes))
+			out(now, p, false)
+		}
+		link.NIC = &cake.NIC{Rate: n.Rate, Limit: n.BQL, Sent: func(now int64, p *cake.Packet) {
+			res.Outcomes[pos[0]].Sent = now - cfg.Offset
+			pos = pos[1:]
+		}}
+	}
 	cake.Simulate(q, arr, link)
 	s := q.Stats()
 	conf := q.Config()
@@ -275,6 +302,9 @@ func runDualPI2(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 		c = *o
 	default:
 		return fmt.Errorf("predict: dualpi2 options of type %T", cfg.Options)
+	}
+	if cfg.NIC != nil {
+		return errors.New("predict: a NIC below dualpi2 is not modelled (its Rate is a device that takes packets at a rate)")
 	}
 	start := cfg.Start
 	if start == 0 {
