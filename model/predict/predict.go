@@ -104,9 +104,10 @@ type Config struct {
 	// as HTB is; 0: a device that takes every packet at once, a veth).
 	// CAKE shapes by itself and takes no Rate.
 	Rate uint64
-	// NIC, if set, puts a BQL-limited NIC below a CAKE qdisc (a real
-	// Ethernet device rather than a veth): the qdisc then holds what the
-	// NIC's queue refuses, and each Outcome says when its last bit left.
+	// NIC, if set, puts a BQL-limited NIC below a CAKE qdisc, a real
+	// Ethernet device rather than a veth (other kinds refuse it): the
+	// qdisc then holds what the NIC's queue refuses, and each Outcome
+	// says when its last bit left.
 	NIC *NIC
 }
 
@@ -178,6 +179,11 @@ type Result struct {
 func Run(cfg Config, trace []traffic.Record) (*Result, error) {
 	if len(trace) == 0 {
 		return nil, errors.New("predict: empty trace")
+	}
+	// Only CAKE's model has the NIC stage: another kind must refuse it
+	// rather than run as if on a veth.
+	if cfg.NIC != nil && cfg.Kind != KindCake {
+		return nil, fmt.Errorf("predict: a NIC below %s is not modelled (only below cake)", cfg.Kind)
 	}
 	ts := cfg.Truesize
 	if ts == nil {
@@ -302,9 +308,6 @@ func runDualPI2(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 		c = *o
 	default:
 		return fmt.Errorf("predict: dualpi2 options of type %T", cfg.Options)
-	}
-	if cfg.NIC != nil {
-		return errors.New("predict: a NIC below dualpi2 is not modelled (its Rate is a device that takes packets at a rate)")
 	}
 	start := cfg.Start
 	if start == 0 {
