@@ -52,3 +52,11 @@ func InNetns(string, func() error) error { return errNotSupported }
 
 // TxPackets fails: not supported on this OS.
 func TxPackets(string, string) (uint64, error) { return 0, errNotSupported }
+
+// RecordSnap is the most of a frame RecordFrames keeps.
+const RecordSnap = 262144
+
+// RecordFrames fails: not supported on this OS.
+func RecordFrames(string, string, int, time.Duration, func(time.Time, []byte) error) (uint32, error) {
+	return 0, errNotSupported
+}

@@ -100,6 +100,23 @@ func (t *tc) modelCmd(args []string) error {
 				return t.invarg("invalid rate", val)
 			}
 			cfg.Rate = r
+		case "nic", "bql":
+			if cfg.NIC == nil {
+				cfg.NIC = &predict.NIC{}
+			}
+			if key == "nic" {
+				r, perr := tcfmt.ParseRate(val)
+				if perr != nil || r == 0 {
+					return t.invarg("invalid rate", val)
+				}
+				cfg.NIC.Rate = r
+			} else {
+				n, perr := strconv.ParseUint(val, 0, 32)
+				if perr != nil || n == 0 {
+					return t.invarg("invalid BQL limit", val)
+				}
+				cfg.NIC.BQL = uint32(n)
+			}
 		case "plan":
 			var p *traffic.Plan
 			if p, err = traffic.ReadPlan(val); err == nil {
@@ -176,6 +193,10 @@ func (t *tc) modelCmd(args []string) error {
 	}
 	if trace == nil {
 		fmt.Fprintln(t.Stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
+		return errStatus(exitUsage)
+	}
+	if cfg.NIC != nil && (cfg.NIC.Rate == 0 || cfg.NIC.BQL == 0) {
+		fmt.Fprintln(t.Stderr, `a NIC needs both "nic RATE" and "bql BYTES"`)
 		return errStatus(exitUsage)
 	}
 	if len(heads) > 1 {

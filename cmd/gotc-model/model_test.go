@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -271,6 +272,50 @@ func TestModelCompare(t *testing.T) {
 	} {
 		if _, errOut, err := modelTC(fakekernel.New(), false, bad...); err == nil || errOut == "" {
 			t.Errorf("%v: accepted", bad)
+		}
+	}
+}
+
+// TestModelNIC runs a capture of 1014-byte frames every ms through
+// unshaped CAKE, alone (a veth: nothing waits) and above a 4 Mbit/s NIC
+// with a 3000-byte BQL limit, which needs about 2 ms a frame: the qdisc
+// then holds what the NIC refuses, and the report's delays grow to over
+// ten ms (COBALT, its 5 ms target passed, may drop one).
+func TestModelNIC(t *testing.T) {
+	pc := writeCapture(t, 20)
+	maxDelay := func(args ...string) float64 {
+		t.Helper()
+		out, errOut, err := modelTC(fakekernel.New(), false, append([]string{"cake", "diffserv3", "pcap", pc}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %s", err, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 10 && f[0] == "Voice" {
+				if f[1] != "20" {
+					t.Errorf("%q: %s packets offered, want 20", args, f[1])
+				}
+				v, err := strconv.ParseFloat(f[8], 64)
+				if err != nil {
+					t.Fatalf("%q", l)
+				}
+				return v
+			}
+		}
+		t.Fatalf("%q: no Voice row in\n%s", args, out)
+		return 0
+	}
+	if d := maxDelay(); d != 0 {
+		t.Errorf("without a NIC: max delay %v ms", d)
+	}
+	if d := maxDelay("nic", "4mbit", "bql", "3000"); d < 10 || d > 25 {
+		t.Errorf("above a 4 Mbit/s NIC: max delay %v ms, want 10..25", d)
+	}
+	for _, args := range [][]string{
+		{"cake", "pcap", pc, "nic", "4mbit"}, {"cake", "pcap", pc, "bql", "3000"}, {"cake", "pcap", pc, "nic", "4mbit", "bql", "0"},
+		{"cake", "pcap", pc, "nic", "fast", "bql", "3000"}, {"dualpi2", "pcap", pc, "nic", "4mbit", "bql", "3000"},
+	} {
+		if _, _, err := modelTC(fakekernel.New(), false, args...); err == nil {
+			t.Errorf("%q: no error", args)
 		}
 	}
 }

@@ -8,15 +8,18 @@
 //	gotc-traffic recv -dev v1 [-netns NS] [-count N] [-timeout D] [-linger D] [-udp-sink PORTS] [-out FILE]
 //	gotc-traffic run  -plan FILE.json [-trace OUT.jsonl] [-capture OUT.jsonl] [-timeout D] [-exact]
 //	gotc-traffic pcap -in FILE.pcap [-mtu N]
+//	gotc-traffic record -dev v1 [-netns NS] [-count N] [-duration D] [-snap N] -out FILE.pcap
 //
 // send and run print a JSON summary on stdout; recv writes the capture
-// (JSONL) to -out or stdout and its summary to stderr. help, -h and
+// (JSONL) to -out or stdout and its summary to stderr; record writes the
+// frames arriving on a device as pcap to -out and its summary to stderr. help, -h and
 // --help, alone or after a command, print the usage on stdout. Exit
 // status: 0 on success, 1 on an error, 2 on bad usage, 3 when run -exact
 // finds that the capture differs from what was sent.
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -29,7 +32,7 @@ import (
 
 	"github.com/gotc/gotc/internal/manual"
 	"github.com/gotc/gotc/traffic"
-	_ "github.com/gotc/gotc/traffic/pcapread" // captures: pcap, and plans' pcap flows
+	"github.com/gotc/gotc/traffic/pcapread" // captures: pcap, and plans' pcap flows
 )
 
 // errUsage marks errors that are the caller's (exit status 2).
@@ -85,6 +88,8 @@ func command(args []string, stdout, stderr io.Writer) error {
 		return cmdRun(args[1:], stdout)
 	case "pcap":
 		return cmdPcap(args[1:], stdout)
+	case "record":
+		return cmdRecord(args[1:], stderr)
 	}
 	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }
@@ -136,6 +141,55 @@ func cmdPcap(args []string, stdout io.Writer) error {
 		return err
 	}
 	return traffic.WriteTrace(stdout, recs)
+}
+
+// cmdRecord records what arrives on a device as a pcap file: a capture
+// of the kernel's own traffic, for replay through a qdisc and its model.
+func cmdRecord(args []string, stderr io.Writer) error {
+	fs := newFlags("record")
+	dev := fs.String("dev", "", "the device to record on")
+	ns := fs.String("netns", "", "the network namespace of -dev")
+	count := fs.Int("count", 0, "stop after this many frames (0: no limit)")
+	dur := fs.Duration("duration", 10*time.Second, "stop after this long")
+	out := fs.String("out", "", "the pcap file to write")
+	snap := fs.Int("snap", 0, "keep at most this many bytes of each frame (0: all)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *dev == "" || *out == "" {
+		return fmt.Errorf("%w: record needs -dev and -out", errUsage)
+	}
+	if *dur <= 0 {
+		return fmt.Errorf("%w: -duration must be positive", errUsage)
+	}
+	if *snap != 0 && (*snap < 64 || *snap > traffic.RecordSnap) {
+		return fmt.Errorf("%w: -snap %d is not 0 or within 64..%d", errUsage, *snap, traffic.RecordSnap)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	w, err := pcapread.NewWriter(bw, *snap)
+	if err == nil {
+		frames, bytes := 0, 0
+		var drops uint32
+		drops, err = traffic.RecordFrames(*ns, *dev, *count, *dur, func(t time.Time, frame []byte) error {
+			frames++
+			bytes += len(frame)
+			return w.Write(t, frame)
+		})
+		if err == nil {
+			fmt.Fprintf(stderr, "recorded %d frames, %d bytes, %d lost, on %s\n", frames, bytes, drops, *dev)
+		}
+	}
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func cmdSend(args []string, stdout io.Writer) error {

@@ -56,7 +56,7 @@ var (
 	classWords     = []string{"dev", "classid", "root", "parent", "estimator"}
 	filterWords    = []string{"dev", "block", "parent", "root", "ingress", "egress", "handle", "pref", "protocol", "chain", "estimator"}
 	modelOwnWords  = []string{"trace", "plan", "pcap", "truesize", "handle", "mtu", "enqueue", "start", "at", "seed",
-		"rate", "sweep", "plot", "metric", "vs"}
+		"rate", "nic", "bql", "sweep", "plot", "metric", "vs"}
 )
 
 // valueWords take the word after them as their value (estimator two),
@@ -65,7 +65,7 @@ var (
 var valueWords = map[string]int{
 	"handle": 1, "parent": 1, "classid": 1, "estimator": 2, "pref": 1, "protocol": 1, "chain": 1,
 	"block": 1, "ingress_block": 1, "egress_block": 1, "index": 1, "interval": 1, "count": 1, "listen": 1,
-	"truesize": 1, "mtu": 1, "start": 1, "at": 1, "seed": 1, "enqueue": 1,
+	"truesize": 1, "mtu": 1, "start": 1, "at": 1, "seed": 1, "enqueue": 1, "nic": 1, "bql": 1,
 	"include": 1, "exclude": 1, "aggregate": 1, "names": 1,
 }
 

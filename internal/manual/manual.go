@@ -352,7 +352,8 @@ QDISC := { KIND [ OPTIONS ] | dev DEV }
 KIND := { cake | dualpi2 | fq_codel }  OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
-                 [ rate RATE ] [ sweep PARAM FROM TO STEPS ]
+                 [ rate RATE ] [ nic RATE bql BYTES ]
+                 [ sweep PARAM FROM TO STEPS ]
                  [ plot FILE.svg|FILE.png ] [ metric METRIC ]
 METRIC := { p50 | p95 | p99 | max | drops | marks | throughput }
 `,
@@ -377,6 +378,10 @@ timing margins on stderr.
   rate RATE          dualpi2, fq_codel: the rate the device below takes
                      packets at,
                      as a parent shaper's (unlimited, a veth's)
+  nic RATE bql BYTES cake: a NIC below the qdisc, draining at line rate
+                     RATE, its queue stopped by BQL above BYTES in flight
+                     (a veth, which takes every packet at once, without);
+                     the qdisc then holds what the NIC refuses
   sweep PARAM FROM TO STEPS
                      run once per value of PARAM (one of KIND's options,
                      or rate), STEPS values from FROM to TO: one row each
@@ -552,6 +557,8 @@ var Traffic = Page{
        gotc-traffic run  -plan FILE.json [ -trace OUT.jsonl ]
                     [ -capture OUT.jsonl ] [ -timeout D ] [ -exact ]
        gotc-traffic pcap -in FILE [ -mtu N ]
+       gotc-traffic record -dev DEV [ -netns NS ] [ -count N ]
+                    [ -duration D ] [ -snap N ] -out FILE.pcap
 `,
 	About: `Sends a traffic plan's packets through a device's qdisc and records when
 each left (the trace gotc model reads) and what arrived.
@@ -561,6 +568,9 @@ each left (the trace gotc model reads) and what arrived.
   run            send and capture together, over the plan's veth pair
   pcap           write a capture (pcap, pcapng) as a send trace on stdout:
                  how gotc model reads a capture
+  record         write the frames arriving on DEV, whole (a GSO packet is
+                 one frame), as pcap: a capture of the kernel's own
+                 traffic, to replay through a qdisc
   -plan FILE     the traffic plan (JSON)
   -trace FILE    write the send trace (JSON lines) here: gotc model reads it
   -capture FILE  write the capture (JSON lines) here (recv: -out FILE)
@@ -568,6 +578,10 @@ each left (the trace gotc model reads) and what arrived.
   -in FILE       (pcap) the capture to read
   -mtu N         (pcap) the device's MTU (1500): longer TCP and UDP packets
                  are GSO super-packets
+  -count N       (recv, record) stop after N packets; record: frames
+  -duration D    (record) stop after D (10s)
+  -snap N        (record) keep N bytes of each frame (64..262144; 0: all)
+  -out FILE      (recv) the capture, JSON lines; (record) the pcap file
 `,
 	Example: `gotc-traffic run -plan plan.json -trace out.trace.jsonl`,
 	Description: `gotc-traffic sends the packets of a traffic plan (flows of UDP packets

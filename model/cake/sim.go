@@ -10,20 +10,26 @@ type Arrival struct {
 	Pkt Packet
 }
 
-// Link describes the device below the qdisc. Only the "immediate" device
-// (veth without XDP/GRO, which never returns NETDEV_TX_BUSY) is modelled:
-// every enqueue is followed by dequeues until the qdisc returns nothing, as
-// __dev_xmit_skb → __qdisc_run does, and every watchdog expiry (hrtimer →
-// __netif_schedule → net_tx_action) runs the same loop. The kernel yields
-// after 64 packets (dev_tx_weight) and resumes in softirq a little later;
-// the model dequeues them all at the same instant.
+// Link describes the device below the qdisc. Without a NIC it is the
+// "immediate" device (veth without XDP/GRO, which never returns
+// NETDEV_TX_BUSY): every enqueue is followed by dequeues until the qdisc
+// returns nothing, as __dev_xmit_skb → __qdisc_run does, and every
+// watchdog expiry (hrtimer → __netif_schedule → net_tx_action) runs the
+// same loop. The kernel yields after 64 packets (dev_tx_weight) and
+// resumes in softirq a little later; the model dequeues them all at the
+// same instant. With a NIC the loop also stops while BQL has the NIC's
+// queue stopped, and each completion that restarts it runs the loop.
 type Link struct {
 	// Deliver, if set, receives every packet the device takes, with the
 	// time it was dequeued.
 	Deliver func(now int64, p *Packet)
-	// Until bounds the watchdog wakeups served after the last arrival;
-	// 0 serves them until the watchdog stays disarmed.
+	// Until bounds the watchdog wakeups (and NIC completions) served
+	// after the last arrival; 0 serves them until nothing is left.
 	Until int64
+	// NIC, if set, is a BQL-limited device queue below the qdisc. Its
+	// completions are the model's own events, exact by construction: they
+	// take no part in the timing margins.
+	NIC *NIC
 }
 
 // Driver feeds a Qdisc the way the immediate link does, for callers that
@@ -33,9 +39,11 @@ type Driver struct {
 	Link Link
 }
 
-// drain dequeues at now until the qdisc returns nothing.
+// drain dequeues at now until the qdisc returns nothing or the NIC's
+// queue is stopped.
 func (d *Driver) drain(now int64) {
-	for {
+	nic := d.Link.NIC
+	for nic == nil || !nic.stopped {
 		p, ok := d.Q.Dequeue(now)
 		if !ok {
 			return
@@ -43,10 +51,27 @@ func (d *Driver) drain(now int64) {
 		if d.Link.Deliver != nil {
 			d.Link.Deliver(now, &p)
 		}
+		if nic != nil {
+			nic.push(now, &p)
+		}
 	}
 }
 
-// AdvanceTo serves every watchdog expiry at or before t, in time order.
+// Next returns the time of the next event the driver serves by itself (a
+// watchdog expiry or a NIC completion), if there is one: for callers whose
+// sources react to departures.
+func (d *Driver) Next() (int64, bool) {
+	w, armed := d.Q.NextWakeup()
+	if nic := d.Link.NIC; nic != nil {
+		if c, busy := nic.next(); busy && (!armed || c <= w) {
+			return c, true
+		}
+	}
+	return w, armed
+}
+
+// AdvanceTo serves every watchdog expiry and NIC completion at or before
+// t, in time order (a completion first when both fall at one instant).
 func (d *Driver) AdvanceTo(t int64) {
 	d.advance(t)
 }
@@ -60,6 +85,12 @@ func (d *Driver) advance(t int64) int64 {
 	last := int64(math.MinInt64)
 	for {
 		w, armed := d.Q.NextWakeup()
+		if nic := d.Link.NIC; nic != nil {
+			if c, busy := nic.next(); busy && c <= t && (!armed || c <= w) {
+				d.drain(nic.complete())
+				continue
+			}
+		}
 		if !armed || w > t {
 			return last
 		}
@@ -86,7 +117,7 @@ func (d *Driver) Send(now int64, p *Packet) Verdict {
 }
 
 // Simulate replays trace (sorted by time) through q on link and then serves
-// the watchdog up to link.Until (or until it stays disarmed). A recorded
+// the watchdog and the NIC up to link.Until (or until nothing is left). A recorded
 // trace of enqueue times therefore replays exactly; Margins tells how close
 // its timing-dependent decisions were.
 func Simulate(q *Qdisc, trace []Arrival, link Link) {
@@ -99,8 +130,8 @@ func Simulate(q *Qdisc, trace []Arrival, link Link) {
 		return
 	}
 	for {
-		w, armed := q.NextWakeup()
-		if !armed {
+		w, ok := d.Next()
+		if !ok {
 			return
 		}
 		d.AdvanceTo(w)

@@ -3,6 +3,7 @@
 package cake
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -29,95 +30,35 @@ const (
 	publishedBQLNoSplit   = 131966  // bytes
 )
 
-// bqlDevice is a NIC transmitting at bitsPerSec, whose driver reports bytes
-// to BQL as each frame is queued and completes each frame when its last bit
-// has left (no completion batching). The stack stops the queue once the bytes
-// in flight exceed the limit (netdev_tx_sent_queue after each packet, so one
-// packet may overshoot) and restarts it from the completion that brings them
-// back to the limit or below, running the qdisc again.
-type bqlDevice struct {
-	q          *Qdisc
-	bitsPerSec float64
-	limit      uint32
-
-	fifo     []Packet // frames queued in the NIC, head being transmitted
-	headEnd  int64    // when the head's last bit leaves
-	inflight uint32   // bytes queued to the NIC and not yet completed
-	stopped  bool
-
-	completed func(now int64, p *Packet)
+// pingDelay is the mean delay of the pings of a splitGSOPing run: in the
+// qdisc (enqueue to dequeue) and through qdisc and NIC (enqueue to the
+// last bit on the wire), with the number of pings.
+type pingDelay struct {
+	qdisc, total float64 // s
+	n            int
 }
 
-// frameBytes is what the driver reports to BQL: every segment's Ethernet
-// frame (a TSO super-packet is counted with its headers replicated).
-func frameBytes(p *Packet) uint32 {
-	if p.GSOSegs > 1 {
-		return p.Len + uint32(p.GSOSegs-1)*uint32(p.HdrLen)
-	}
-	return p.Len
-}
-
-// wireNs is the time the frames of p occupy the link: each adds FCS,
-// preamble and inter-frame gap (24 bytes).
-func (d *bqlDevice) wireNs(p *Packet) int64 {
-	segs := uint32(max(p.GSOSegs, 1))
-	return int64(float64(frameBytes(p)+24*segs) * 8 / d.bitsPerSec * 1e9)
-}
-
-// run dequeues from the qdisc until it is empty or BQL stops the queue.
-func (d *bqlDevice) run(now int64) {
-	for !d.stopped {
-		p, ok := d.q.Dequeue(now)
-		if !ok {
-			return
-		}
-		if len(d.fifo) == 0 {
-			d.headEnd = now + d.wireNs(&p)
-		}
-		d.fifo = append(d.fifo, p)
-		d.inflight += frameBytes(&p)
-		d.stopped = d.inflight > d.limit
-	}
-}
-
-// next returns the time of the next completion, if a frame is in flight.
-func (d *bqlDevice) next() (int64, bool) { return d.headEnd, len(d.fifo) > 0 }
-
-// complete finishes the head frame at its end time.
-func (d *bqlDevice) complete() {
-	now, p := d.headEnd, d.fifo[0]
-	d.fifo = d.fifo[1:]
-	d.inflight -= frameBytes(&p)
-	if len(d.fifo) > 0 {
-		d.headEnd = now + d.wireNs(&d.fifo[0])
-	}
-	d.completed(now, &p)
-	if d.stopped && d.inflight <= d.limit {
-		d.stopped = false
-	}
-	d.run(now)
-}
-
-// splitGSOPing runs tcp_nup through CAKE (unshaped, defaults otherwise) on a
-// BQL device with the given limit, and returns the mean time a ping spends
-// from its enqueue to its last bit on the wire, with the number of pings.
-func splitGSOPing(t *testing.T, split uint32, bqlLimit uint32) (mean float64, n int) {
+// splitGSOPing runs tcp_nup through CAKE (defaults, split-gso as split,
+// and bandwidth if nonzero) on a 1 Gbit/s NIC with the given BQL limit,
+// and returns the pings' mean delays. Four TCP senders keep two 64 KB GSO
+// super-packets each below TCP (TCP small queues), and get one back when
+// its last segment has left the NIC or when CAKE dropped any of it (the
+// retransmission is another super-packet); a ping arrives every 4–6 ms.
+func splitGSOPing(t *testing.T, split uint32, bandwidth uint64, bqlLimit uint32) pingDelay {
 	const (
 		pingID   = 1 << 40
 		segs     = 44 // ≈64 KB super-packets of 1448-byte segments (TCP timestamps)
 		mss      = 1448
-		perFlow  = 2 // TCP small queues: two super-packets per socket below TCP
+		perFlow  = 2
 		duration = int64(3e9)
 	)
-	q := mustNew(t, attrs.CakeAttrs{SplitGSO: p32(split)})
-	dev := &bqlDevice{q: q, bitsPerSec: 1e9, limit: bqlLimit}
-
-	// A sender gets a super-packet back (TSQ frees the socket's budget)
-	// when its last segment has been transmitted or when CAKE dropped
-	// any of it (the retransmission is another super-packet). IDs are
-	// flow<<32 | sequence; left counts each super-packet's segments.
+	cfg := attrs.CakeAttrs{SplitGSO: p32(split)}
+	if bandwidth != 0 {
+		cfg.BaseRate64 = p64(bandwidth)
+	}
+	q := mustNew(t, cfg)
 	pending := make([]int, 4)
-	left := map[uint64]int{}
+	left := map[uint64]int{} // each super-packet's segments not yet sent
 	giveBack := func(id uint64) {
 		if _, ok := left[id]; ok {
 			delete(left, id)
@@ -129,40 +70,48 @@ func splitGSOPing(t *testing.T, split uint32, bqlLimit uint32) (mean float64, n 
 			giveBack(p.ID)
 		}
 	}
-	var sum int64
-	dev.completed = func(now int64, p *Packet) {
+	var d pingDelay
+	var inQdisc, total int64
+	// A packet has left the bottleneck: the NIC's wire, or without a
+	// NIC the qdisc (the shaper is the bottleneck).
+	done := func(now int64, p *Packet) {
 		if p.ID == pingID {
-			sum += now - p.EnqueuedAt
-			n++
-			return
-		}
-		if split == 0 {
-			giveBack(p.ID)
+			total += now - p.EnqueuedAt
+			d.n++
 			return
 		}
 		if l, ok := left[p.ID]; ok {
-			if left[p.ID] = l - 1; l == 1 {
+			if left[p.ID] = l - max(int(p.GSOSegs), 1); left[p.ID] <= 0 {
 				giveBack(p.ID)
 			}
 		}
 	}
+	link := Link{Deliver: func(now int64, p *Packet) {
+		if p.ID == pingID {
+			inQdisc += now - p.EnqueuedAt
+		}
+	}}
+	if bqlLimit != 0 {
+		link.NIC = &NIC{Rate: 125_000_000, Limit: bqlLimit, Sent: done}
+	} else {
+		deliver := link.Deliver
+		link.Deliver = func(now int64, p *Packet) { deliver(now, p); done(now, p) }
+	}
+	drv := &Driver{Q: q, Link: link}
 	var seq uint64
 	send := func(now int64) {
 		if now > t0+duration {
 			return // the senders stop; what is queued drains
 		}
 		for i := range pending {
-			k := pending[i]
-			pending[i] = 0
-			for ; k > 0; k-- {
+			for ; pending[i] > 0; pending[i]-- {
 				p := gso4(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2), 5000+uint16(i), 80, segs, mss)
 				seq++
 				p.ID = uint64(i)<<32 | seq
 				left[p.ID] = segs
-				q.Enqueue(now, &p)
+				drv.Send(now, &p)
 			}
 		}
-		dev.run(now)
 	}
 	for i := range pending {
 		pending[i] = perFlow
@@ -175,22 +124,26 @@ func splitGSOPing(t *testing.T, split uint32, bqlLimit uint32) (mean float64, n 
 	r := rand.New(rand.NewPCG(7, 7))
 	nextPing := t0 + 10e6 + int64(r.IntN(5e6))
 	for {
-		c, busy := dev.next()
-		if !busy && nextPing > t0+duration {
-			break
-		}
-		if busy && (c <= nextPing || nextPing > t0+duration) {
-			dev.complete()
-			send(c)
+		c, busy := drv.Next()
+		if nextPing <= t0+duration && (!busy || nextPing < c) {
+			ping := udp4(ip4(10, 0, 0, 1), ip4(10, 0, 0, 3), 0, 0, 84)
+			ping.Proto, ping.ID = 1, pingID
+			drv.Send(nextPing, &ping)
+			nextPing += 5e6 - 1e6 + int64(r.IntN(2e6))
 			continue
 		}
-		ping := udp4(ip4(10, 0, 0, 1), ip4(10, 0, 0, 3), 0, 0, 84)
-		ping.Proto, ping.ID = 1, pingID
-		q.Enqueue(nextPing, &ping)
-		dev.run(nextPing)
-		nextPing += 5e6 - 1e6 + int64(r.IntN(2e6))
+		if !busy {
+			break
+		}
+		drv.AdvanceTo(c)
+		send(c)
 	}
-	return float64(sum) / float64(n) / 1e9, n
+	if d.n < 400 {
+		t.Fatalf("split %d, bandwidth %d, BQL %d: only %d pings", split, bandwidth, bqlLimit, d.n)
+	}
+	d.qdisc = float64(inQdisc) / float64(d.n) / 1e9
+	d.total = float64(total) / float64(d.n) / 1e9
+	return d
 }
 
 // TestSplitGSOHalvesPing reproduces the 2018 measurement in direction and
@@ -198,13 +151,10 @@ func splitGSOPing(t *testing.T, split uint32, bqlLimit uint32) (mean float64, n 
 // bottleneck (CAKE plus the NIC's BQL queue), and the RTT it implies when
 // the rest of the path costs what the split-gso run leaves over.
 func TestSplitGSOHalvesPing(t *testing.T) {
-	split, nSplit := splitGSOPing(t, 1, publishedBQLSplit)
-	whole, nWhole := splitGSOPing(t, 0, publishedBQLNoSplit)
-	if nSplit < 400 || nWhole < 400 {
-		t.Fatalf("too few pings: %d, %d", nSplit, nWhole)
-	}
+	ds, dw := splitGSOPing(t, 1, 0, publishedBQLSplit), splitGSOPing(t, 0, 0, publishedBQLNoSplit)
+	split, nSplit, whole, nWhole := ds.total, ds.n, dw.total, dw.n
 	// What splitting does with BQL's limit held at the no-split value.
-	sameLimit, _ := splitGSOPing(t, 1, publishedBQLNoSplit)
+	sameLimit := splitGSOPing(t, 1, 0, publishedBQLNoSplit).total
 
 	// The rest of the path (the reply, both stacks, interrupt latency) is
 	// not in the model: take it from the split-gso run.
@@ -244,5 +194,54 @@ func TestSplitGSOHalvesPing(t *testing.T) {
 	// bytes and the ping gains nothing.
 	if !(sameLimit > split*1.5) {
 		t.Errorf("split-gso with the no-split BQL limit: %.3f ms, want well above %.3f ms", sameLimit*1e3, split*1e3)
+	}
+}
+
+// TestSplitGSOTable is the README's table: ping delay under tcp_nup with
+// and without split-gso, in the qdisc alone (CAKE shaped at 1 Gbit/s on
+// an immediate device, the model without a NIC) and in front of a
+// 1 Gbit/s NIC (CAKE unshaped) for a range of BQL limits, in the qdisc
+// and through qdisc and NIC. Run it with -v to print the table:
+//
+//	go test ./model/cake -run TestSplitGSOTable -v
+//
+// It checks the qualitative result, computed: in the qdisc alone
+// splitting cuts the ping's delay many times over; through qdisc and NIC
+// the no-split/split ratio is far below that, because the NIC's queue is
+// most of the delay. At one BQL limit for both, splitting wins only while
+// the limit is below about half a super-packet: above, the NIC holds
+// about the limit's bytes of small frames, against an average of half a
+// super-packet when it takes them whole. With the limits DQL settled at
+// in the published run (higher without splitting) splitting wins.
+func TestSplitGSOTable(t *testing.T) {
+	shS, shW := splitGSOPing(t, 1, 125_000_000, 0), splitGSOPing(t, 0, 125_000_000, 0)
+	qdiscRatio := shW.qdisc / shS.qdisc
+	t.Logf("published (flent tcp_nup, RTT): split-gso %.2f ms, no-split-gso %.2f ms, ratio %.2f",
+		published1GSplitRTT*1e3, published1GNoSplitRTT*1e3, published1GNoSplitRTT/published1GSplitRTT)
+	t.Logf("| %-24s | %11s | %11s | %11s | %11s | %6s | %6s |", "setting (BQL split/no-split)", "qdisc split", "no-split",
+		"+NIC split", "no-split", "qdisc×", "+NIC×")
+	t.Logf("| %-24s | %8.3f ms | %8.3f ms | %11s | %11s | %6.1f | %6s |", "bandwidth 1gbit, no NIC", shS.qdisc*1e3, shW.qdisc*1e3,
+		"-", "-", qdiscRatio, "-")
+	if !(qdiscRatio > 10) {
+		t.Errorf("in the qdisc alone: split-gso %.3f ms, no-split-gso %.3f ms", shS.qdisc*1e3, shW.qdisc*1e3)
+	}
+	// One super-packet as BQL counts it.
+	sp := gso4(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2), 1, 2, 44, 1448)
+	half := FrameBytes(&sp) / 2
+	limits := [][2]uint32{{8_000, 8_000}, {15_000, 15_000}, {30_000, 30_000}, {publishedBQLSplit, publishedBQLSplit},
+		{65_536, 65_536}, {publishedBQLNoSplit, publishedBQLNoSplit}, {publishedBQLSplit, publishedBQLNoSplit}}
+	for _, l := range limits {
+		s, w := splitGSOPing(t, 1, 0, l[0]), splitGSOPing(t, 0, 0, l[1])
+		name := fmt.Sprintf("NIC 1gbit, %d/%d", l[0], l[1])
+		ratio := w.total / s.total
+		t.Logf("| %-24s | %8.3f ms | %8.3f ms | %8.3f ms | %8.3f ms | %6.1f | %6.2f |", name, s.qdisc*1e3, w.qdisc*1e3,
+			s.total*1e3, w.total*1e3, w.qdisc/s.qdisc, ratio)
+		if !(ratio*4 < qdiscRatio) {
+			t.Errorf("%s: ratio %.2f through qdisc and NIC, not far below %.1f in the qdisc alone", name, ratio, qdiscRatio)
+		}
+		if wins, want := s.total < w.total, l[0] < half || l[0] < l[1]; wins != want {
+			t.Errorf("%s: split-gso %.3f ms, no-split-gso %.3f ms through qdisc and NIC; split should win: %v",
+				name, s.total*1e3, w.total*1e3, want)
+		}
 	}
 }

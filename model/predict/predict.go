@@ -130,6 +130,18 @@ type Config struct {
 	// a veth).
 	// CAKE shapes by itself and takes no Rate.
 	Rate uint64
+	// NIC, if set, puts a BQL-limited NIC below a CAKE qdisc, a real
+	// Ethernet device rather than a veth (other kinds refuse it): the
+	// qdisc then holds what the NIC's queue refuses, and each Outcome
+	// says when its last bit left.
+	NIC *NIC
+}
+
+// NIC is a device queue below the qdisc: see cake.NIC.
+type NIC struct {
+	// Rate is the line rate in bytes/s; BQL the byte queue limit.
+	Rate uint64
+	BQL  uint32
 }
 
 // Outcome is what became of one packet of the trace, or of one segment
@@ -147,6 +159,9 @@ type Outcome struct {
 	Arrived, Done int64
 	// Dropped says the qdisc dropped it; Marked that it set CE on it.
 	Dropped, Marked bool
+	// Sent is when its last bit left the NIC (Config.NIC; 0 without a
+	// NIC, or for a packet dropped or not yet sent).
+	Sent int64
 }
 
 // Margins are a prediction's timing margins by category, in ns (NoMargin:
@@ -193,6 +208,11 @@ type Result struct {
 func Run(cfg Config, trace []traffic.Record) (*Result, error) {
 	if len(trace) == 0 {
 		return nil, errors.New("predict: empty trace")
+	}
+	// Only CAKE's model has the NIC stage: another kind must refuse it
+	// rather than run as if on a veth.
+	if cfg.NIC != nil && cfg.Kind != KindCake {
+		return nil, fmt.Errorf("predict: a NIC below %s is not modelled (only below cake)", cfg.Kind)
 	}
 	ts := cfg.Truesize
 	if ts == nil {
@@ -279,6 +299,19 @@ func runCake(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu u
 		// Serve the watchdog up to the dump (a shaped queue may still be
 		// draining when the dump is taken).
 		link.Until = cfg.At + cfg.Offset
+	}
+	if n := cfg.NIC; n != nil {
+		// Outcomes are made at the dequeue: the NIC's completions come
+		// later, in order, one per dequeued packet.
+		var pos []int
+		link.Deliver = func(now int64, p *cake.Packet) {
+			pos = append(pos, len(res.Outcomes))
+			out(now, p, false)
+		}
+		link.NIC = &cake.NIC{Rate: n.Rate, Limit: n.BQL, Sent: func(now int64, p *cake.Packet) {
+			res.Outcomes[pos[0]].Sent = now - cfg.Offset
+			pos = pos[1:]
+		}}
 	}
 	cake.Simulate(q, arr, link)
 	s := q.Stats()
