@@ -79,9 +79,17 @@ type Change struct {
 // qdiscs and classes deleted child before parent.
 type Plan struct {
 	Requests []Request
+	// Listen, when set, is where Run hears the kernel's announcements:
+	// before each request and after the last, a change to the plan's
+	// devices that no request made stops it, undone (*Foreign).
+	Listen Announcements
 	// file is the desired state the plan was computed for, which Recheck
 	// computes it again from.
 	file *File
+	// afterRequest, when set, is called after each request the kernel
+	// accepted, with its index: tests make their other writer's change
+	// there.
+	afterRequest func(i int)
 }
 
 // planner collects the requests of one device's plan in their phases.
