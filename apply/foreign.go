@@ -120,6 +120,10 @@ func causedBy(ev netlink.Event, r *Request) bool {
 		return false
 	}
 	switch {
+	case r.Object == netlink.Filter && ev.Object == netlink.Chain:
+		// The chain a filter's add makes or its delete empties, announced
+		// at its qdisc (ffff: for both of clsact's hooks).
+		return h.Parent>>16 == rh.Parent>>16
 	case r.Object == netlink.Filter:
 		return ev.Object == netlink.Filter && h.Parent == rh.Parent && (rh.Info>>16 == 0 || h.Info>>16 == rh.Info>>16)
 	case ev.Object == netlink.Filter || ev.Object == netlink.Chain:
