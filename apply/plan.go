@@ -4,6 +4,7 @@ package apply
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	_ "github.com/gotc/gotc/allkinds"
@@ -79,9 +80,17 @@ type Change struct {
 // qdiscs and classes deleted child before parent.
 type Plan struct {
 	Requests []Request
+	// Listen, when set, is where Run hears the kernel's announcements:
+	// before each request and after the last, a change to the plan's
+	// devices that no request made stops it, undone (*Foreign).
+	Listen Announcements
 	// file is the desired state the plan was computed for, which Recheck
 	// computes it again from.
 	file *File
+	// afterRequest, when set, is called after each request the kernel
+	// accepted, with its index: tests make their other writer's change
+	// there.
+	afterRequest func(i int)
 }
 
 // planner collects the requests of one device's plan in their phases.
@@ -146,6 +155,9 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 	}
 	// A change without a size table takes the qdisc's away, so a table
 	// that differs is a change like its options.
+	// What the file leaves out is the kind's default: for an option a
+	// change keeps when not sent, the default is compared and sent.
+	want = keptDefaults(want)
 	inSync := tckind.Covers(tckind.Dumped(want.kind, want.options), have.dumped) && tckind.SameSizeTable(want.stab, have.stab)
 	if !inSync && !changesInPlace(want.kind) {
 		// The kernel cannot change this kind's options (htb's default
@@ -173,6 +185,22 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 	p.classes(want.classes, have.classes, handle)
 	p.filters(want.filters, have.filters)
 	p.filters(want.egressFilters, have.egressFilters)
+}
+
+// keptDefaults returns q, or a copy of it with the defaults of its
+// kind's KeptOnChange written out in its options and words.
+func keptDefaults(q *qdiscNode) *qdiscNode {
+	k := tckind.LookupQdisc(q.kind)
+	if k == nil || k.KeptOnChange == nil {
+		return q
+	}
+	opts, words := k.KeptOnChange(q.options)
+	if len(words) == 0 {
+		return q
+	}
+	c := *q
+	c.options, c.words = opts, append(slices.Clip(q.words), words...)
+	return &c
 }
 
 // changesInPlace reports whether the kernel changes a qdisc kind's

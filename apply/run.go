@@ -155,20 +155,56 @@ func (p *Plan) Run(ctx context.Context, k Kernel, answered func(Answer)) (sent i
 		answered(Answer{Request: r, Undo: undo, Warning: warning, Err: err})
 		return err
 	}
-	for i, r := range p.Requests {
-		if err := send(r, false); err != nil {
-			e := &Error{Failed: r, Err: err, Sent: i}
-			for j := i - 1; j >= 0 && e.UndoErr == nil; j-- {
-				for _, u := range p.Requests[j].undo {
-					e.Undone++
-					if uerr := send(u, true); uerr != nil {
-						e.UndoErr = fmt.Errorf("%s: %w", u.Command, uerr)
-						break
-					}
+	// undo sends the undo requests of the first n requests, latest
+	// first, and returns how many it sent and the first refusal.
+	undo := func(n int) (undone int, err error) {
+		for j := n - 1; j >= 0; j-- {
+			for _, u := range p.Requests[j].undo {
+				undone++
+				if uerr := send(u, true); uerr != nil {
+					return undone, fmt.Errorf("%s: %w", u.Command, uerr)
 				}
 			}
+		}
+		return undone, nil
+	}
+	// foreign checks the announcements since the last request, i of
+	// them sent.
+	foreign := func(i int) *Foreign {
+		if p.Listen == nil {
+			return nil
+		}
+		evs, err := p.Listen.Pending(ctx)
+		var last *Request
+		if i > 0 {
+			last = &p.Requests[i-1]
+		}
+		change, found := p.foreignEvent(evs, last)
+		if !found && err == nil {
+			return nil
+		}
+		if !found {
+			change = err.Error()
+		}
+		e := &Foreign{Change: change, Sent: i}
+		e.Undone, e.UndoErr = undo(i)
+		return e
+	}
+	for i, r := range p.Requests {
+		if f := foreign(i); f != nil {
+			return i + f.Undone, f
+		}
+		if err := send(r, false); err != nil {
+			e := &Error{Failed: r, Err: err, Sent: i}
+			e.Undone, e.UndoErr = undo(i)
 			return i + 1 + e.Undone, e
 		}
+		if p.afterRequest != nil {
+			p.afterRequest(i)
+		}
+	}
+	if f := foreign(len(p.Requests)); f != nil {
+		return len(p.Requests) + f.Undone, f
 	}
 	return len(p.Requests), nil
 }

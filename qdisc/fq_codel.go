@@ -72,6 +72,7 @@ func init() {
 			Stats:            fqCodelStatsTable,
 			Keywords:         tckind.KeywordsOf("fq_codel", fqCodelKeywords),
 			Dumped:           fqCodelDumped,
+			KeptOnChange:     fqCodelKept,
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 				return fqCodelTimes(o, tcword.SmallestDumpedAs(codelDumped))
 			},
@@ -337,6 +338,45 @@ func fqCodelKeywords(o *attrs.FQCodelAttrs) ([]string, error) {
 		w = append(w, "ce_threshold_selector", fmt.Sprintf("%#x/%#x", *o.CEThresholdSelector, *o.CEThresholdMask))
 	}
 	return w, nil
+}
+
+// The defaults fq_codel_init gives the options fq_codel_change keeps
+// when a request omits them.
+const (
+	fqCodelDefaultLimit     uint32 = 10 * 1024
+	fqCodelDefaultTarget    uint32 = 5000   // µs
+	fqCodelDefaultInterval  uint32 = 100000 // µs
+	fqCodelDefaultMemory    uint32 = 32 << 20
+	fqCodelDefaultDropBatch uint32 = 64
+)
+
+// fqCodelKept is Kind.KeptOnChange for fq_codel: limit, target,
+// interval, ecn, memory_limit and drop_batch. Not the quantum, whose
+// default is the device's MTU, nor a ce_threshold, which no value a
+// request can send turns off again.
+func fqCodelKept(opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string) {
+	o, ok := opts.(*attrs.FQCodelAttrs)
+	if !ok && opts != nil {
+		return opts, nil
+	}
+	c := attrs.FQCodelAttrs{}
+	if o != nil {
+		c = *o
+	}
+	var words []string
+	set := func(v **uint32, def uint32, word string) {
+		if *v == nil {
+			*v = &def
+			words = append(words, word)
+		}
+	}
+	set(&c.Limit, fqCodelDefaultLimit, "limit "+tcword.UintWord(fqCodelDefaultLimit))
+	set(&c.Target, fqCodelDefaultTarget, "target "+tcword.TimeWord(fqCodelDefaultTarget))
+	set(&c.Interval, fqCodelDefaultInterval, "interval "+tcword.TimeWord(fqCodelDefaultInterval))
+	set(&c.ECN, 1, "ecn")
+	set(&c.MemoryLimit, fqCodelDefaultMemory, "memory_limit "+tcword.UintWord(fqCodelDefaultMemory))
+	set(&c.DropBatchSize, fqCodelDefaultDropBatch, "drop_batch "+tcword.UintWord(fqCodelDefaultDropBatch))
+	return &c, strings.Fields(strings.Join(words, " "))
 }
 
 // fqCodelMinQuantum is the least quantum fq_codel_change keeps: a smaller

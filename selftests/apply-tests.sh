@@ -230,6 +230,26 @@ leaf2=$(sentbytes qdisc show dev dpa parent 1:1)
 restored dualpi2 "$dir/dualpi2-refused.yaml" dpa dpb dpc
 in_sync dualpi2 "$dir/dualpi2-changed.yaml" "$dir/dualpi2.yaml" dpa dpb dpc
 
+# Dropped settings: a qdisc's options removed from the file go back to the
+# kind's defaults, as a new qdisc of the file has them (a change keeps what
+# it is not sent, so the plan sends the defaults).
+$IP link add dropd type dummy
+$IP link set dropd up
+dropped() { # KIND WITH-OPTIONS
+	printf 'devices:\n  dropd:\n    root: { qdisc: %s, handle: "1:" }\n' "$1" >"$dir/dropped-bare.yaml"
+	printf 'devices:\n  dropd:\n    root: { qdisc: %s %s, handle: "1:" }\n' "$1" "$2" >"$dir/dropped-with.yaml"
+	$TC qdisc del dev dropd root 2>/dev/null
+	expect_sent "dropped $1" "bare" "$dir/dropped-bare.yaml" +
+	ref=$(state dropd)
+	expect_sent "dropped $1" "with $2" "$dir/dropped-with.yaml" 1
+	[ "$(state dropd)" != "$ref" ] || fail "dropped $1: $2 changed nothing tc shows"
+	expect_sent "dropped $1" "settings dropped" "$dir/dropped-bare.yaml" 1
+	got=$(state dropd)
+	[ "$got" = "$ref" ] && ok "dropped $1: back to the defaults" || fail "dropped $1: tc shows $got, want $ref"
+	expect_sent "dropped $1" "then in sync" "$dir/dropped-bare.yaml" 0
+}
+dropped fq_codel "limit 500 target 7ms interval 50ms noecn memory_limit 1000000 drop_batch 8"
+
 echo "# apply tests took $(($(date +%s) - began)) s"
 echo "apply: $passed passed, $failed failed"
 [ $failed = 0 ]

@@ -63,6 +63,13 @@ type Qdisc struct {
 	// none to invert (a kind without Dumped, or whose Dumped only drops
 	// what the kernel does not keep).
 	Restoring func(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg
+	// KeptOnChange returns opts (a copy) with the kind's defaults set
+	// for the options a change leaves as they were when the request omits
+	// them, and the words that ask for the defaults it set: what apply
+	// sends so that a setting removed from its file goes back to its
+	// default. Nil for a kind whose change resets what it omits (one
+	// struct sent whole: tbf, htb's classes).
+	KeptOnChange func(opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string)
 	// NoChange says the kernel has no change operation for the kind's
 	// qdisc options (Linux 7.2: htb, ingress, clsact, mq, mqprio, etf, teql):
 	// other options take a new qdisc, replacing this one.

@@ -163,6 +163,13 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 			return t.applyRefused(fmt.Errorf("--try cannot roll back: %w", err))
 		}
 	}
+	// Listen from before the recheck: another writer's change is then
+	// either in the state it reads or announced during the run.
+	stopListening, err := t.listen(plan)
+	if err != nil {
+		return t.applyRefused(err)
+	}
+	defer stopListening()
 	if err := plan.Recheck(t.Ctx, k); err != nil {
 		var stale *apply.Stale
 		if errors.As(err, &stale) {
@@ -174,6 +181,11 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 	sent, err := plan.Run(t.Ctx, k, func(a apply.Answer) { t.applyAnswered(a, verbose) })
 	if err != nil {
 		fmt.Fprintf(t.Stderr, "apply: %v\n", err)
+		var ferr *apply.Foreign
+		if errors.As(err, &ferr) && ferr.UndoErr == nil {
+			fmt.Fprintln(t.Stderr, "apply: the state before the apply is restored")
+			return errStatus(exitBusy)
+		}
 		var perr *apply.Error
 		if errors.As(err, &perr) && perr.UndoErr == nil {
 			fmt.Fprintln(t.Stderr, "apply: the state before the apply is restored")
@@ -187,6 +199,33 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 		return t.tryWait(k, tf, try, before, sigs, verbose)
 	}
 	return nil
+}
+
+// listen subscribes a connection of its own to the kernel's
+// announcements for the plan's run (Plan.Listen), when the kernel's
+// connection is netlink's (a fake kernel's tests have none to hear).
+func (t *tc) listen(plan *apply.Plan) (stop func(), err error) {
+	fd, err := t.NetNSFD()
+	if err != nil {
+		return nil, err
+	}
+	c, err := t.Dial(fd)
+	if err != nil {
+		return nil, err
+	}
+	nc, ok := c.(*netlink.Conn)
+	if !ok {
+		c.Close()
+		return func() {}, nil
+	}
+	l := apply.EventConn{Conn: nc}
+	// The first read subscribes: what comes after is announced.
+	if _, err := l.Pending(t.Ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	plan.Listen = l
+	return func() { c.Close() }, nil
 }
 
 // exitNotRestored is apply's status when the kernel refused a request

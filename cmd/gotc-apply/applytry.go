@@ -23,8 +23,9 @@ import (
 
 // The exit statuses of apply's safety nets.
 const (
-	// exitBusy: nothing was sent because another writer holds or changed
-	// the devices (another apply's lock, a change since the plan).
+	// exitBusy: another writer holds or changed the devices (another
+	// apply's lock, a change since the plan: nothing was sent; a change
+	// announced during the run: what was sent is undone).
 	exitBusy = 4
 	// exitRolledBack: apply --try was not confirmed in time and the state
 	// before it is restored.
