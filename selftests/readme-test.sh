@@ -33,7 +33,7 @@ block() {
 [ "$(wc -l <"$tmp/lines")" -ge 12 ] || die "README: the quick start and one-line blocks have $(wc -l <"$tmp/lines") commands"
 
 # A gotc line that changes something names the demo namespace.
-bad=$(grep -E '^gotc ' "$tmp/lines" | grep -vE -- '-n gotc-demo|^gotc (apply --example|-s model|help)' || true)
+bad=$(grep -E '^gotc ' "$tmp/lines" | grep -vE -- '-n gotc-demo|^gotc (apply --example|-s model|model|help)' || true)
 [ -z "$bad" ] || { echo "FAIL: README commands outside the demo namespace:"; echo "$bad"; exit 1; }
 
 unshare --mount --propagation private -- bash -c '
