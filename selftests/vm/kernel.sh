@@ -16,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # dependencies fail, so each one is checked to be =y afterwards.
 OPTIONS="64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD RD_GZIP
  BINFMT_ELF BINFMT_SCRIPT DEVTMPFS DEVTMPFS_MOUNT PROC_FS PROC_SYSCTL SYSFS SHMEM TMPFS
- FUTEX EPOLL SIGNALFD TIMERFD EVENTFD MULTIUSER POSIX_TIMERS HIGH_RES_TIMERS FILE_LOCKING
+ FUTEX EPOLL SIGNALFD TIMERFD EVENTFD INOTIFY_USER MULTIUSER POSIX_TIMERS HIGH_RES_TIMERS FILE_LOCKING
  NET PACKET UNIX INET IPV6 NAMESPACES NET_NS NETDEVICES NET_CORE VETH DUMMY IFB
  NETDEVSIM DEBUG_FS PCI ACPI X86_PM_TIMER HPET_TIMER
  NET_SCHED NET_SCH_FIFO NET_SCH_HTB NET_SCH_HFSC NET_SCH_PRIO NET_SCH_MULTIQ NET_SCH_RED
@@ -41,6 +41,8 @@ OPTIONS="64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD RD_GZIP
 # table (act_ct), xtables and ipset (ematches), cgroups (cls_cgroup), BPF
 # (cls_bpf, act_bpf), CAN (canid ematch), tunnels (tunnel_key), the PTP mock
 # clock (taprio's tests), route classids (cls_route4).
+# INOTIFY_USER: gotc-agent watches its file or directory with inotify
+# (selftests/agent-test.sh).
 # PCI, ACPI, X86_PM_TIMER, HPET_TIMER: a fine clocksource. Without ACPI the kernel
 # cannot find qemu's HPET or PM timer, and when TSC calibration fails under a
 # loaded host (TCG) it falls back to jiffies: 4 ms steps, useless for the
