@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Build (once) the VM's base initramfs and print its path: busybox-static with all
-# applets in /bin, Debian unstable's iproute2 and python3.14 (with scapy) under /ref
+# applets in /bin, Debian unstable's iproute2 and python3.14 (with scapy and ansible-core) under /ref
 # (run through their own loader by wrappers in /ref/bin), netem's distribution
 # tables at /usr/lib/tc, the kernel's tc-testing tree at /tc-testing. The per-run part (gotc binaries, payload, command, /init) is a
 # second cpio appended by `run`, so rebuilding gotc never rebuilds this.
@@ -19,7 +19,9 @@ REF_PKGS="libc6 libgcc-s1 iproute2 libbpf1 libcap2 libdb5.3t64 libelf1t64 libmnl
  libk5crypto3 libkrb5-3 libkrb5support0 libkeyutils1 libcom-err2 libssl3t64
  python3.14-minimal libpython3.14-minimal libpython3.14-stdlib libexpat1 libffi8
  libbz2-1.0 liblzma5 libncursesw6 libtinfo6 libreadline8t64 libuuid1 libsqlite3-0
- python3-scapy bash jq libjq1 libonig5"
+ python3-scapy bash jq libjq1 libonig5
+ ansible-core python3-jinja2 python3-markupsafe python3-yaml libyaml-0-2 python3-packaging
+ python3-resolvelib libc-bin"
 # python3-scapy (pure Python): tdc's scapyPlugin, which many qdisc files load
 # (fq_codel, fq, codel, pie, qfq, ...); without the module tdc.py runs none of
 # their cases. It unpacks into usr/lib/python3/dist-packages, which Debian's
@@ -27,6 +29,12 @@ REF_PKGS="libc6 libgcc-s1 iproute2 libbpf1 libcap2 libdb5.3t64 libelf1t64 libmnl
 # bash and jq: tdc cases run `bash -c '...'` (the batches of 32 actions, of
 # 2048 filters) and taprio's probe `jq`; without bash a failed batch case
 # makes tdc.py skip every case after it ("previous setup failed").
+# ansible-core and what it imports (jinja2, markupsafe, yaml, packaging,
+# resolvelib): ansible-playbook runs gotc's Ansible module in the VM
+# (selftests/ansible-test.sh --vm). From Debian, not the package index, which
+# this host cannot reach; the rest of its Depends (ssh, cryptography, ...)
+# a local connection without vault does not use. libc-bin: the C.UTF-8
+# locale, without which ansible-core does not start (it wants a UTF-8 one).
 BUSYBOX=/bin/busybox # from the host's busybox-static: statically linked
 
 need cpio:cpio gzip:gzip dpkg-deb:dpkg sha256sum:coreutils flock:util-linux
@@ -51,7 +59,7 @@ st=$CACHE/image/ref-$key
 rm -rf "$st" && mkdir -p "$st"/{bin,usr/bin,ref/bin,proc,sys,dev,tmp,run,root,etc,var}
 for d in "${debs[@]}"; do dpkg-deb -x "$d" "$st/ref/root" || die "cannot unpack $d"; done
 R=/ref/root L=/ref/root/usr/lib/x86_64-linux-gnu
-rm -rf "$st$R"/usr/share/{doc,man,info,locale,lintian,bug} "$st$L/gconv" # smaller, faster boot
+rm -rf "$st$R"/usr/share/{doc,man,info,locale,lintian,bug,vim} "$st$L/gconv" # smaller, faster boot
 [ -x "$st$L/ld-linux-x86-64.so.2" ] || die "libc6 from unstable has no $L/ld-linux-x86-64.so.2"
 
 # busybox's own `ip`/`tc` applets win over $PATH in its shell, so the reference
@@ -84,6 +92,9 @@ ln -s "$R/$tcdist" "$st/usr/lib/tc"; ln -s "$R/$tcdist" "$st/$tcdist"
 # rt_dsfield, ...) from /usr/share/iproute2, where the package installs them.
 [ -e "$st$R/usr/share/iproute2/ematch_map" ] || die "iproute2 from unstable has no usr/share/iproute2/ematch_map"
 mkdir -p "$st/usr/share" && ln -s "$R/usr/share/iproute2" "$st/usr/share/iproute2"
+# The loader of unstable's libc looks for locales in /usr/lib/locale.
+[ -e "$st$R/usr/lib/locale/C.utf8/LC_CTYPE" ] || die "libc-bin from unstable has no usr/lib/locale/C.utf8"
+ln -s "$R/usr/lib/locale" "$st/usr/lib/locale"
 echo "root:x:0:0:root:/root:/bin/sh" >"$st/etc/passwd"; echo "root:x:0:" >"$st/etc/group"
 
 # Check on the host that every program finds its libraries and python its modules.
@@ -94,7 +105,10 @@ done
 v=$(PYTHONHOME=$st$R/usr "$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/bin/python3.14" -c \
 	'import json, argparse, subprocess, socket, resource, multiprocessing, importlib, signal, random, re, struct, sys, scapy, scapy.all; print(sys.version.split()[0], "scapy", scapy.VERSION)') ||
 	die "reference python3 cannot import what tdc.py (and its scapy plugin) needs"
-log "reference tc: $("$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/sbin/tc" -V), python $v"
+a=$(LC_ALL=C.UTF-8 LOCPATH=$st$R/usr/lib/locale PYTHONHOME=$st$R/usr "$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/bin/python3.14" -c \
+	'import locale; locale.setlocale(locale.LC_ALL, ""); import ansible, ansible.cli.playbook, jinja2, markupsafe, yaml, packaging, resolvelib; print(ansible.__version__)') ||
+	die "reference python3 cannot import ansible-core and what it needs; fix REF_PKGS in image.sh"
+log "reference tc: $("$st$L/ld-linux-x86-64.so.2" --library-path "$st$L" "$st$R/usr/sbin/tc" -V), python $v, ansible-core $a"
 
 # The kernel's tc-testing suite, set up for this image (tdc_config_local.py is ours).
 cp -a "$tct" "$st/tc-testing"
