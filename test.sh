@@ -64,7 +64,9 @@ GOTC_KERNEL_TESTS=required go test -count=1 ./...
 # quick start and one-line commands run as pasted; bash in tmux completes
 # gotc's lines; the .deb is built, linted, installed into a throwaway
 # overlay of /, run and removed; ansible-playbook runs the Ansible module
-# (its check mode and diff too) on an ifb.
+# (its check mode and diff too) on an ifb, with ansible-core from the
+# package index in a venv where it can be reached (the VM's runner half
+# runs it again with Debian unstable's ansible-core, on a veth).
 section "the README's quick start and one-line commands"
 selftests/readme-test.sh
 section "bash completion in a real shell (tmux)"
@@ -99,7 +101,8 @@ selftests/vm/image.sh "$TC_TESTING" >/dev/null
 # otherwise both find qemu missing on a fresh machine and race for apt.
 need qemu-system-x86_64:qemu-system-x86 timeout:coreutils cpio:cpio gzip:gzip
 vmbuild=(--build ./selftests/tdc --build ./selftests/difftest --build ./selftests/crossdecode --build ./cmd/gotc-traffic --test . --build ./selftests/ratechange
-	--build ./cmd/gotc-cni --build github.com/containernetworking/plugins/plugins/meta/bandwidth --build ./selftests/cni)
+	--build ./cmd/gotc-cni --build github.com/containernetworking/plugins/plugins/meta/bandwidth --build ./selftests/cni
+	--build ./cmd/gotc-agent)
 kernellog=$(mktemp) runnerlog=$(mktemp) && trap 'rm -rf "$before" "$fuzzlog" "$kernellog" "$runnerlog"' EXIT
 suite_start=$(date +%s)
 selftests/vm/run --timeout 2700 "${vmbuild[@]}" -- sh selftests/vm-suite.sh kernel >"$kernellog" 2>&1 &

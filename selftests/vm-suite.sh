@@ -10,16 +10,19 @@
 #        tdc.py, each checked against the reference tc's verdicts
 #        (selftests/tdc-expected.txt); 3. the first half of the differential
 #        test against the reference tc (with the batches); 4. CAKE options
-#        decoded a second time by go-tc.
-#   sh selftests/vm-suite.sh kernel    5. the kernel's tdc files of qdiscs
-#        under tdc.py, as in 2; 6. the model-vs-kernel cases
-#        (selftests/model-tests); 7. the library's examples, gotc monitor and
-#        the rate-change benchmark (selftests/lib-examples.sh); 8. gotc
-#        apply's beds (selftests/apply-tests.sh); 9. the second half of the
-#        differential test; 10. gotc-cni against the bandwidth CNI plugin
-#        (selftests/cni: same kernel state, verdicts and errors; AQM
-#        options; CHECK on drift; 100 pods' ADD and DEL timed, fewer than
-#        the 500 of a full run because the VM runs under TCG).
+#        decoded a second time by go-tc; 5. gotc-cni against the bandwidth
+#        CNI plugin (selftests/cni: same kernel state, verdicts and errors;
+#        AQM options; CHECK on drift; 100 pods' ADD and DEL timed, fewer
+#        than the 500 of a full run because the VM runs under TCG); 6. the
+#        Ansible module by ansible-playbook, --check --diff and runs, on a
+#        veth (selftests/ansible-test.sh --vm).
+#   sh selftests/vm-suite.sh kernel    7. the kernel's tdc files of qdiscs
+#        under tdc.py, as in 2; 8. the model-vs-kernel cases
+#        (selftests/model-tests); 9. the library's examples, gotc monitor and
+#        the rate-change benchmark (selftests/lib-examples.sh); 10. gotc
+#        apply's beds (selftests/apply-tests.sh); 11. the second half of the
+#        differential test; 12. gotc-agent on a fleet file: changes, drift
+#        repaired, metrics scraped, two nodes (selftests/agent-test.sh).
 #
 # tdc.py and the model cases are timing-sensitive, so nothing runs beside
 # them. The runner half's tdc.py takes longer than the kernel half's, so it
@@ -66,6 +69,9 @@ if [ "$half" = kernel ]; then
 
 	part "differential test against the reference tc, second half of the kinds"
 	/gotc/bin/difftest -shard 5-9/9 || status=1
+
+	part "gotc-agent: a fleet file applied, changes, drift repaired, metrics scraped"
+	sh selftests/agent-test.sh || status=1
 	finish
 fi
 
@@ -84,5 +90,8 @@ part "CAKE options: gotc vs go-tc"
 
 part "gotc-cni against the bandwidth CNI plugin v1.10.0: differential, AQM, drift, 100 pods timed"
 /gotc/bin/cni -pods 100 || status=1
+
+part "Ansible: gotc.gotc.apply by ansible-playbook (Debian's ansible-core) on a veth, --check --diff and runs"
+bash selftests/ansible-test.sh --vm || status=1
 
 finish
