@@ -2,10 +2,9 @@
 
 package ematch
 
-// The cmp, u32, nbyte and canid extended matches (net/sched/em_*.c), as
-// tc 7.3's em_*.c read and print them. Their data are C structs with bit
-// fields (tcf_em_cmp, tcf_em_nbyte) or CAN's can_filter, which the YNL
-// spec cannot describe; they are laid out here as x86-64 C lays them out.
+// The cmp extended match (net/sched/em_cmp.c), as tc 7.3's em_cmp.c reads
+// and prints it. Its data, struct tcf_em_cmp, has bit fields the YNL spec
+// cannot describe: it is laid out here as x86-64 C lays it out.
 
 import (
 	"encoding/binary"
