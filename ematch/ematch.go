@@ -887,3 +887,42 @@ func writeEmString(b *strings.Builder, s []byte, plain bool) {
 	}
 	b.WriteByte('"')
 }
+
+// Operands of cmp and meta (TCF_EM_OPND_*).
+const (
+	emOpndEq = 0
+	emOpndGt = 1
+	emOpndLt = 2
+)
+
+// emOperand reads eq, gt or lt.
+func emOperand(a *emArg) (uint8, bool) {
+	switch {
+	case a.is("eq"):
+		return emOpndEq, true
+	case a.is("gt"):
+		return emOpndGt, true
+	case a.is("lt"):
+		return emOpndLt, true
+	}
+	return 0, false
+}
+
+// emAlign reads u8, u16 or u32 as a size in bytes.
+func emAlign(a *emArg) uint8 {
+	switch {
+	case a.is("u8"):
+		return 1
+	case a.is("u16"):
+		return 2
+	case a.is("u32"):
+		return 4
+	}
+	return 0
+}
+
+// emAlignNames are the words of cmp's and u32's sizes, by size in bytes.
+var emAlignNames = map[uint8]string{1: "u8", 2: "u16", 4: "u32"}
+
+// emOperandNames are the words of the operands, by TCF_EM_OPND_*.
+var emOperandNames = []string{emOpndEq: "eq", emOpndGt: "gt", emOpndLt: "lt"}

@@ -77,7 +77,6 @@ func shares(text string) bool {
 // mismatches are counted, not failed; a listed kind whose every case came
 // back the same in a run fails it, to be taken off.
 var reapplyUnmodelled = map[string]string{
-	"taprio": "the traffic-class entries the kernel fills in are written as max-sdu and fp, which the kernel then does not dump",
 	"block":  "the file has no shared blocks (ingress_block, egress_block) nor a block's filters and chains",
 }
 
@@ -152,11 +151,21 @@ func (c *reapplyCheck) problems(dev string, parents []uint32) []string {
 	if _, err := plan.Run(ctx, c.k, nil); err != nil {
 		return fail("apply", err)
 	}
-	after, _, err := c.show(ctx, ifindex, parents)
-	if err != nil {
-		return []string{fmt.Sprintf("reapply: after: %v", err)}
+	// The kernel may still be settling what was applied: taprio dumps a
+	// new schedule as pending, without its traffic-class entries, until
+	// its first cycle starts (up to a cycle time later). So the state
+	// is read until it is the one before, or a second has passed.
+	before = maskIndex(before)
+	var after string
+	for settle := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		shown, _, err := c.show(ctx, ifindex, parents)
+		if err != nil {
+			return []string{fmt.Sprintf("reapply: after: %v", err)}
+		}
+		if after = maskIndex(shown); after == before || time.Now().After(settle) {
+			break
+		}
 	}
-	before, after = maskIndex(before), maskIndex(after)
 	var problems []string
 	if after != before {
 		problems = append(problems, fmt.Sprintf("reapply: tc -d differs after --from-kernel, wipe, apply:\n%s  file:\n%s", diff(before, after), indent(indent(written.String()))))
