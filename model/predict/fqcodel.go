@@ -51,7 +51,7 @@ func runFQCodel(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 			Arrived: ev.Arrived - cfg.Offset, Done: ev.Time - cfg.Offset,
 			Dropped: ev.Fate != fqcodel.FateDelivered, Marked: ev.Marked})
 	})
-	fqcodel.Simulate(q, arr, cfg.Rate)
+	sim := fqcodel.Simulate(q, arr, fqcodel.Link{Rate: cfg.Rate, Burst: cfg.Burst})
 	s := q.Stats()
 	conf := q.Config()
 	res.Attrs.Options = &conf
@@ -59,7 +59,7 @@ func runFQCodel(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 	x2 := x
 	res.Attrs.Stats2 = &attrs.StatsAttrs{Basic: &basic, Queue: &queue, App: &x}
 	res.Attrs.Xstats = &x2
-	res.Margins = Margins{Names: []string{"codel"}, NS: []int64{q.Margin()}}
+	res.Margins = Margins{Names: []string{"codel", "order"}, NS: []int64{q.Margin(), sim.Order}}
 	res.Queues = []string{"flows"}
 	return nil
 }
