@@ -111,6 +111,47 @@ func TestModelDev(t *testing.T) {
 	}
 }
 
+// TestModelDevParent takes an fq_codel leaf below HTB class 1:1 (the
+// root qdisc is HTB, which the models do not run) and drains it at the
+// class's rate and burst: the prediction is the leaf's, parent 1:1.
+func TestModelDevParent(t *testing.T) {
+	k := fakekernel.New()
+	htb, fqc := "htb", "fq_codel"
+	k.Dumps = map[netlink.Object][]*netlink.Msg{netlink.Qdisc: {
+		{Header: attrs.TCMsg{Ifindex: 2, Handle: 0x10000, Parent: netlink.HandleRoot}, Attrs: attrs.TCAttrs{Kind: &htb}},
+		{Header: attrs.TCMsg{Ifindex: 2, Handle: 0x100000, Parent: 0x10001}, Attrs: attrs.TCAttrs{Kind: &fqc, Options: &attrs.FQCodelAttrs{}}},
+	}}
+	out, errOut, err := modelTC(k, true, "dev", "eth0", "parent", "1:1", "plan", writePlan(t), "rate", "100kbit", "burst", "2000")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	var dump []map[string]any
+	if err := json.Unmarshal([]byte(out), &dump); err != nil || len(dump) != 1 {
+		t.Fatalf("not a one-qdisc JSON dump (%v): %s", err, out)
+	}
+	// 15 packets in 10 ms at 12500 B/s: the bucket lets two go at once,
+	// the rest queue; every flow starts new, nothing is dropped.
+	q := dump[0]
+	if q["kind"] != "fq_codel" || q["handle"] != "10:" || q["parent"] != "1:1" || q["packets"] != 15.0 ||
+		q["drops"] != 0.0 || q["new_flow_count"] == 0.0 {
+		t.Errorf("dump %v", q)
+	}
+	if !strings.Contains(errOut, " order ") {
+		t.Errorf("margins: %s", errOut)
+	}
+	for _, args := range [][]string{
+		{"dev", "eth0", "parent", "1:2", "plan", writePlan(t)},
+		{"dev", "eth0", "parent", "x", "plan", writePlan(t)},
+		{"dev", "eth0", "parent", "1:1", "plan", writePlan(t), "burst", "2000"},
+	} {
+		if _, errOut, err := modelTC(k, false, args...); err == nil {
+			t.Errorf("%q: no error", args)
+		} else if errOut == "" {
+			t.Errorf("%q: no message", args)
+		}
+	}
+}
+
 func TestModelUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"cake"}, {"cake", "plan"}, {"fq", "plan", "x"}, {"cake", "plan", "/nonexistent"},

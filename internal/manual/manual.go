@@ -348,11 +348,11 @@ var Model = Page{
 	Usage: `Usage: gotc [ -s ] [ -j ] model QDISC [ vs QDISC ]...
                   { trace FILE | plan FILE | pcap FILE } [ MODEL-OPTIONS ]
 Where:
-QDISC := { KIND [ OPTIONS ] | dev DEV }
+QDISC := { KIND [ OPTIONS ] | dev DEV [ parent CLASSID ] }
 KIND := { cake | dualpi2 | fq_codel }  OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
-                 [ rate RATE ] [ nic RATE bql BYTES ]
+                 [ rate RATE [ burst BYTES ] ] [ nic RATE bql BYTES ]
                  [ sweep PARAM FROM TO STEPS ]
                  [ plot FILE.svg|FILE.png ] [ metric METRIC ]
 METRIC := { p50 | p95 | p99 | max | drops | marks | throughput }
@@ -362,6 +362,9 @@ predicts for a trace, as "tc qdisc show" prints a live one, and the model's
 timing margins on stderr.
 `,
 	Options: `  dev DEV            take kind, options and handle from DEV's root qdisc
+  parent CLASSID     (after dev DEV) from the qdisc below that class instead,
+                     such as an fq_codel leaf of an HTB class: give "rate"
+                     (and "burst") the class's
   vs QDISC           compare: run the capture through each QDISC in turn
   trace FILE         a send trace (JSON lines) recorded by gotc-traffic
   plan FILE          a traffic plan, sent exactly on time (a dry run)
@@ -378,6 +381,9 @@ timing margins on stderr.
   rate RATE          dualpi2, fq_codel: the rate the device below takes
                      packets at,
                      as a parent shaper's (unlimited, a veth's)
+  burst BYTES        fq_codel: the depth of the token bucket that meters
+                     rate, as an HTB class's burst (0: none, each packet
+                     leaves when the previous one has)
   nic RATE bql BYTES cake: a NIC below the qdisc, draining at line rate
                      RATE, its queue stopped by BQL above BYTES in flight
                      (a veth, which takes every packet at once, without);
