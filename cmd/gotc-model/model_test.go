@@ -351,6 +351,43 @@ func TestModelNIC(t *testing.T) {
 	if d := maxDelay("nic", "4mbit", "bql", "3000"); d < 10 || d > 25 {
 		t.Errorf("above a 4 Mbit/s NIC: max delay %v ms, want 10..25", d)
 	}
+	// The NIC stage is reported: what it sent (19: COBALT drops one),
+	// in tc's words, and each group's delay to the wire, which adds at
+	// least a frame's 2 ms serialization to the delay in the qdisc.
+	out, errOut, err := modelTC(fakekernel.New(), false, "cake", "diffserv3", "pcap", pc, "nic", "4mbit", "bql", "3000")
+	if err != nil || !strings.Contains(out, "\nnic rate 4mbit bql 3000b\n Sent 19266 bytes 19 pkt\n") ||
+		!strings.Contains(out, "queue, arrival to wire") {
+		t.Errorf("%v %s:\n%s", err, errOut, out)
+	}
+	out, errOut, err = modelTC(fakekernel.New(), true, "cake", "diffserv3", "pcap", pc, "nic", "4mbit", "bql", "3000")
+	var j struct {
+		Report struct {
+			NIC *struct {
+				Rate uint64 `json:"rate_bps"`
+				BQL  uint64 `json:"bql_bytes"`
+			}
+			Total struct {
+				Delay struct {
+					Max float64 `json:"max_ms"`
+				}
+				NIC *struct {
+					Sent  int
+					Delay struct {
+						Max float64 `json:"max_ms"`
+					}
+				}
+			}
+		}
+	}
+	if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.Report.NIC == nil || j.Report.NIC.Rate != 4e6 ||
+		j.Report.NIC.BQL != 3000 || j.Report.Total.NIC == nil || j.Report.Total.NIC.Sent != 19 ||
+		j.Report.Total.NIC.Delay.Max < j.Report.Total.Delay.Max+2 {
+		t.Errorf("JSON %v %s: %+v\n%s", err, errOut, j, out)
+	}
+	out, _, _ = modelTC(fakekernel.New(), true, "cake", "diffserv3", "pcap", pc)
+	if strings.Contains(out, `"nic"`) {
+		t.Errorf("a NIC without one: %s", out)
+	}
 	for _, args := range [][]string{
 		{"cake", "pcap", pc, "nic", "4mbit"}, {"cake", "pcap", pc, "bql", "3000"}, {"cake", "pcap", pc, "nic", "4mbit", "bql", "0"},
 		{"cake", "pcap", pc, "nic", "fast", "bql", "3000"}, {"dualpi2", "pcap", pc, "nic", "4mbit", "bql", "3000"},

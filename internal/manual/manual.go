@@ -432,7 +432,10 @@ data, TCP ACK, UDP, ICMP, other) and per flow (the ten largest; all of
 them with -j), the packets offered, sent, dropped and CE-marked by the
 qdisc, the queueing delay's 50th, 95th and 99th percentiles and maximum
 over the delivered packets, and the throughput. With -j the output is
-one object, {"qdisc": [...], "report": {...}}. "plot FILE" draws each
+one object, {"qdisc": [...], "report": {...}}. With "nic", the report
+adds the NIC stage: what left the NIC ("Sent", as tc words it) and each
+queue's, class's and flow's delay from arrival at the qdisc to its last
+bit on the wire (with -j, each group's "nic"). "plot FILE" draws each
 packet's queueing delay over time, by queue, above the delay's
 distribution by traffic class.
 

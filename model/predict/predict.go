@@ -208,6 +208,8 @@ type Result struct {
 	// Queues names the queues Outcome.Queue indexes, for a kind whose
 	// dump does not name them (nil: CAKE's tins or DualPI2's C and L).
 	Queues []string
+	// NIC is the NIC below the qdisc (Config.NIC), nil without one.
+	NIC *NIC
 }
 
 // Run predicts the statistics of cfg's qdisc after the sends of trace.
@@ -307,6 +309,7 @@ func runCake(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu u
 		link.Until = cfg.At + cfg.Offset
 	}
 	if n := cfg.NIC; n != nil {
+		res.NIC = n
 		// Outcomes are made at the dequeue: the NIC's completions come
 		// later, in order, one per dequeued packet.
 		var pos []int
