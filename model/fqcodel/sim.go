@@ -27,10 +27,11 @@ type Result struct {
 	// End is when the queue drained (the last arrival on an immediate
 	// link).
 	End Time
-	// Order is the smallest gap in ns between an arrival and a dequeue
-	// of the link whose order the model took as given: a dequeue that the
-	// link's timer drives (not the one the arrival's own send makes),
-	// before or after an arrival that finds the link busy. A kernel whose
+	// Order is the smallest gap in ns between an arrival and an event of
+	// the link's timer whose order the model took as given: a dequeue
+	// that the timer drives (not the one the arrival's own send makes)
+	// before or after the arrival, or the instant the bucket refilled to
+	// zero before an arrival that found the qdisc empty. A kernel whose
 	// timer fires later than that may see the two the other way round
 	// (NoMargin: no such pair, as on an immediate link).
 	Order int64
@@ -115,8 +116,15 @@ func Simulate(q *Qdisc, trace []Arrival, link Link) Result {
 		if timerAt >= 0 {
 			res.Order = min(res.Order, a.Time-timerAt)
 		}
-		if ready := b.ready(); q.Qlen() > 0 || ready > a.Time {
+		switch ready := b.ready(); {
+		case q.Qlen() > 0 || ready > a.Time:
 			res.Order = min(res.Order, max(ready, from)-a.Time)
+		case ready > b.at:
+			// The bucket refilled from below zero before this arrival:
+			// the kernel's timer notices that (HTB's class mode changes)
+			// and a packet that arrives before the timer fires waits
+			// for it.
+			res.Order = min(res.Order, a.Time-ready)
 		}
 		from = a.Time
 		res.End = max(res.End, a.Time)
