@@ -452,7 +452,10 @@ the captured rate therefore grow further than they would; the queues
 that stay short (voice, pings, ACKs in their own tins or sparse flows)
 are predicted as they would be. DualPI2 and fq_codel queue only below a
 rate: give "rate" the link's. On a device without one (a veth) fq_codel
-is bypassed while empty, as the kernel bypasses it.
+is bypassed while empty, as the kernel bypasses it. A leaf of a shaper
+is modelled from the live leaf, "dev DEV parent CLASSID", below its
+class's "rate" and (for fq_codel) "burst": HTB lets a packet go while its
+token bucket holds tokens, so a full bucket passes a burst at once.
 
 fq_codel's flows come from a random hash the model cannot know: it
 gives each socket of a trace (each 5-tuple of a capture) its own flow,
