@@ -35,7 +35,8 @@
 //
 // Enqueue (fq_codel_enqueue, fq_codel_drop): per-flow FIFO, backlogs,
 // new flows joining new_flows with deficit = quantum (new_flow_count),
-// memory_usage += truesize, and when qlen > limit or memory_usage >
+// memory_usage += truesize (none for an skb a local socket's write memory
+// holds, is_skb_wmem), and when qlen > limit or memory_usage >
 // memory_limit the batch drop from the flow with the largest byte backlog
 // (first index on ties): head packets until half its backlog or
 // drop_batch_size packets, count += dropped on that flow's codel, drops,

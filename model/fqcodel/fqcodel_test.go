@@ -261,3 +261,24 @@ func TestTokenBucket(t *testing.T) {
 		}
 	}
 }
+
+// TestWmemNotCounted: an skb a local socket's write memory holds adds
+// nothing to memory_usage, so memory_limit never drops it; one that does
+// not (a forwarded packet) is counted.
+func TestWmemNotCounted(t *testing.T) {
+	for _, wmem := range []bool{false, true} {
+		q := mustNew(t, attrs.FQCodelAttrs{MemoryLimit: u32(2000)})
+		for i := range 4 {
+			p := pin(uint64(i), 1, 1000, NotECT)
+			p.Wmem = wmem
+			q.Enqueue(1e9, p)
+		}
+		s := q.Stats()
+		if wmem && (s.Xstats.DropOvermemory != 0 || s.Xstats.MemoryUsage != 0 || s.Queue.Qlen != 4) {
+			t.Errorf("socket-owned: %+v %+v", s.Queue, s.Xstats)
+		}
+		if !wmem && (s.Xstats.DropOvermemory == 0 || s.Xstats.MemoryUsage > 2000) {
+			t.Errorf("forwarded: %+v %+v", s.Queue, s.Xstats)
+		}
+	}
+}

@@ -23,6 +23,10 @@ func FQCodelPacket(r *traffic.Record, o *ModelOptions) fqcodel.Packet {
 		p.DSField = r.DSCP<<2 | r.ECN&3
 	}
 	p.Truesize, _ = o.truesize(r)
+	// Every packet of a trace or capture is taken as sent by a local
+	// socket (gotc-traffic's UDP and packet sockets, a host's own
+	// uplink), whose skbs fq_codel leaves out of its memory_usage.
+	p.Wmem = true
 	return p
 }
 
