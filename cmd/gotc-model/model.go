@@ -100,6 +100,12 @@ func (t *tc) modelCmd(args []string) error {
 				return t.invarg("invalid rate", val)
 			}
 			cfg.Rate = r
+		case "burst":
+			n, perr := tcfmt.ParseSize(val)
+			if perr != nil || n == 0 {
+				return t.invarg("invalid burst", val)
+			}
+			cfg.Burst = n
 		case "nic", "bql":
 			if cfg.NIC == nil {
 				cfg.NIC = &predict.NIC{}
@@ -195,6 +201,10 @@ func (t *tc) modelCmd(args []string) error {
 		fmt.Fprintln(t.Stderr, `gotc model needs "trace FILE", "plan FILE" or "pcap FILE"`)
 		return errStatus(exitUsage)
 	}
+	if cfg.Burst != 0 && cfg.Rate == 0 {
+		fmt.Fprintln(t.Stderr, `"burst" meters a "rate": give both`)
+		return errStatus(exitUsage)
+	}
 	if cfg.NIC != nil && (cfg.NIC.Rate == 0 || cfg.NIC.BQL == 0) {
 		fmt.Fprintln(t.Stderr, `a NIC needs both "nic RATE" and "bql BYTES"`)
 		return errStatus(exitUsage)
@@ -286,24 +296,37 @@ var readCapture = func(path string, o traffic.PcapOptions) ([]traffic.Record, er
 // trafficBinary is the helper that reads captures.
 const trafficBinary = "gotc-traffic"
 
-// modelConfig reads one configuration: KIND OPTIONS, or dev DEV (the
-// device's root qdisc's kind, options and handle).
+// modelConfig reads one configuration: KIND OPTIONS, or dev DEV [parent
+// CLASSID] (the kind, options, handle and parent of the device's root
+// qdisc, or of the qdisc attached to the class).
 func (t *tc) modelConfig(head []string) (predict.Config, error) {
 	var cfg predict.Config
 	if len(head) > 0 && head[0] == "dev" {
 		if err := t.needArg(head); err != nil {
 			return cfg, err
 		}
+		parent := uint32(netlink.HandleRoot)
+		if len(head) > 2 && head[2] == "parent" {
+			if err := t.needArg(head[2:]); err != nil {
+				return cfg, err
+			}
+			p, err := tcfmt.ParseClassID(head[3])
+			if err != nil {
+				return cfg, t.invarg("invalid parent ID", head[3])
+			}
+			parent = p
+			head = append(head[:2:2], head[4:]...)
+		}
 		if len(head) > 2 {
 			fmt.Fprintf(t.Stderr, "What is %q? Try \"gotc model help\".\n", head[2])
 			return cfg, errStatus(exitUsage)
 		}
-		live, err := t.rootQdisc(head[1])
+		live, err := t.liveQdisc(head[1], parent)
 		if err != nil {
 			return cfg, err
 		}
 		cfg.Kind, cfg.Options, cfg.Dumped = live.Kind(), live.Attrs.Options, true
-		cfg.Handle, cfg.Ifindex = live.Header.Handle, live.Header.Ifindex
+		cfg.Handle, cfg.Ifindex, cfg.Parent = live.Header.Handle, live.Header.Ifindex, live.Header.Parent
 		return cfg, nil
 	}
 	if len(head) == 0 {
@@ -319,9 +342,9 @@ func (t *tc) modelConfig(head []string) (predict.Config, error) {
 }
 
 // withQdisc returns the model's options cfg with the qdisc of q: its
-// kind, options, device and (unless the options name one) handle.
+// kind, options, device, parent and (unless the options name one) handle.
 func withQdisc(cfg, q predict.Config) predict.Config {
-	cfg.Kind, cfg.Options, cfg.Ifindex, cfg.Dumped = q.Kind, q.Options, q.Ifindex, q.Dumped
+	cfg.Kind, cfg.Options, cfg.Ifindex, cfg.Parent, cfg.Dumped = q.Kind, q.Options, q.Ifindex, q.Parent, q.Dumped
 	if cfg.Handle == 0 {
 		cfg.Handle = q.Handle
 	}
@@ -356,7 +379,7 @@ func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []st
 	for h := range splitAt(words, "vs") {
 		c := withQdisc(cfg, heads[i])
 		if !predict.TakesRate(c.Kind) {
-			c.Rate = 0
+			c.Rate, c.Burst = 0, 0
 		}
 		res, err := predict.Run(c, trace)
 		if err != nil {
@@ -366,6 +389,9 @@ func (t *tc) modelCompare(cfg predict.Config, heads []predict.Config, words []st
 		name := strings.Join(h, " ")
 		if c.Rate != 0 {
 			name += " at " + tcword.RateWord(c.Rate)
+		}
+		if c.Burst != 0 {
+			name += fmt.Sprintf(" burst %db", c.Burst)
 		}
 		cmp.Add(name, report.New(c.Kind, trace, res))
 		i++
@@ -465,8 +491,9 @@ func marginsLine(r *predict.Result) string {
 	return b.String()
 }
 
-// rootQdisc returns the root qdisc of dev from a dump.
-func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
+// liveQdisc returns the qdisc of dev whose parent is parent (the root
+// qdisc for netlink.HandleRoot) from a dump.
+func (t *tc) liveQdisc(dev string, parent uint32) (*netlink.Msg, error) {
 	idx, err := t.ifindex(dev)
 	if err != nil {
 		return nil, err
@@ -477,7 +504,7 @@ func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
 	}
 	var found *netlink.Msg
 	err = c.Dump(t.Ctx, netlink.Qdisc, netlink.DumpFilter{Ifindex: idx}, func(m *netlink.Msg, decodeErr error) error {
-		if found == nil && decodeErr == nil && m.Header.Ifindex == idx && m.Header.Parent == netlink.HandleRoot {
+		if found == nil && decodeErr == nil && m.Header.Ifindex == idx && m.Header.Parent == parent {
 			cp := *m
 			found = &cp
 		}
@@ -487,7 +514,11 @@ func (t *tc) rootQdisc(dev string) (*netlink.Msg, error) {
 		return nil, t.kernelRefused(err)
 	}
 	if found == nil {
-		fmt.Fprintf(t.Stderr, "No root qdisc on %q\n", dev)
+		if parent == netlink.HandleRoot {
+			fmt.Fprintf(t.Stderr, "No root qdisc on %q\n", dev)
+		} else {
+			fmt.Fprintf(t.Stderr, "No qdisc on %q below %s\n", dev, tcfmt.FormatClassID(parent))
+		}
 		return nil, errStatus(exitBadOption)
 	}
 	if _, ok := found.Attrs.Options.(attrs.TCOptionsMsgRaw); ok {

@@ -111,6 +111,47 @@ func TestModelDev(t *testing.T) {
 	}
 }
 
+// TestModelDevParent takes an fq_codel leaf below HTB class 1:1 (the
+// root qdisc is HTB, which the models do not run) and drains it at the
+// class's rate and burst: the prediction is the leaf's, parent 1:1.
+func TestModelDevParent(t *testing.T) {
+	k := fakekernel.New()
+	htb, fqc := "htb", "fq_codel"
+	k.Dumps = map[netlink.Object][]*netlink.Msg{netlink.Qdisc: {
+		{Header: attrs.TCMsg{Ifindex: 2, Handle: 0x10000, Parent: netlink.HandleRoot}, Attrs: attrs.TCAttrs{Kind: &htb}},
+		{Header: attrs.TCMsg{Ifindex: 2, Handle: 0x100000, Parent: 0x10001}, Attrs: attrs.TCAttrs{Kind: &fqc, Options: &attrs.FQCodelAttrs{}}},
+	}}
+	out, errOut, err := modelTC(k, true, "dev", "eth0", "parent", "1:1", "plan", writePlan(t), "rate", "100kbit", "burst", "2000")
+	if err != nil {
+		t.Fatalf("%v: %s", err, errOut)
+	}
+	var dump []map[string]any
+	if err := json.Unmarshal([]byte(out), &dump); err != nil || len(dump) != 1 {
+		t.Fatalf("not a one-qdisc JSON dump (%v): %s", err, out)
+	}
+	// 15 packets in 10 ms at 12500 B/s: the bucket lets two go at once,
+	// the rest queue; every flow starts new, nothing is dropped.
+	q := dump[0]
+	if q["kind"] != "fq_codel" || q["handle"] != "10:" || q["parent"] != "1:1" || q["packets"] != 15.0 ||
+		q["drops"] != 0.0 || q["new_flow_count"] == 0.0 {
+		t.Errorf("dump %v", q)
+	}
+	if !strings.Contains(errOut, " order ") {
+		t.Errorf("margins: %s", errOut)
+	}
+	for _, args := range [][]string{
+		{"dev", "eth0", "parent", "1:2", "plan", writePlan(t)},
+		{"dev", "eth0", "parent", "x", "plan", writePlan(t)},
+		{"dev", "eth0", "parent", "1:1", "plan", writePlan(t), "burst", "2000"},
+	} {
+		if _, errOut, err := modelTC(k, false, args...); err == nil {
+			t.Errorf("%q: no error", args)
+		} else if errOut == "" {
+			t.Errorf("%q: no message", args)
+		}
+	}
+}
+
 func TestModelUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"cake"}, {"cake", "plan"}, {"fq", "plan", "x"}, {"cake", "plan", "/nonexistent"},
@@ -309,6 +350,43 @@ func TestModelNIC(t *testing.T) {
 	}
 	if d := maxDelay("nic", "4mbit", "bql", "3000"); d < 10 || d > 25 {
 		t.Errorf("above a 4 Mbit/s NIC: max delay %v ms, want 10..25", d)
+	}
+	// The NIC stage is reported: what it sent (19: COBALT drops one),
+	// in tc's words, and each group's delay to the wire, which adds at
+	// least a frame's 2 ms serialization to the delay in the qdisc.
+	out, errOut, err := modelTC(fakekernel.New(), false, "cake", "diffserv3", "pcap", pc, "nic", "4mbit", "bql", "3000")
+	if err != nil || !strings.Contains(out, "\nnic rate 4mbit bql 3000b\n Sent 19266 bytes 19 pkt\n") ||
+		!strings.Contains(out, "queue, arrival to wire") {
+		t.Errorf("%v %s:\n%s", err, errOut, out)
+	}
+	out, errOut, err = modelTC(fakekernel.New(), true, "cake", "diffserv3", "pcap", pc, "nic", "4mbit", "bql", "3000")
+	var j struct {
+		Report struct {
+			NIC *struct {
+				Rate uint64 `json:"rate_bps"`
+				BQL  uint64 `json:"bql_bytes"`
+			}
+			Total struct {
+				Delay struct {
+					Max float64 `json:"max_ms"`
+				}
+				NIC *struct {
+					Sent  int
+					Delay struct {
+						Max float64 `json:"max_ms"`
+					}
+				}
+			}
+		}
+	}
+	if err != nil || json.Unmarshal([]byte(out), &j) != nil || j.Report.NIC == nil || j.Report.NIC.Rate != 4e6 ||
+		j.Report.NIC.BQL != 3000 || j.Report.Total.NIC == nil || j.Report.Total.NIC.Sent != 19 ||
+		j.Report.Total.NIC.Delay.Max < j.Report.Total.Delay.Max+2 {
+		t.Errorf("JSON %v %s: %+v\n%s", err, errOut, j, out)
+	}
+	out, _, _ = modelTC(fakekernel.New(), true, "cake", "diffserv3", "pcap", pc)
+	if strings.Contains(out, `"nic"`) {
+		t.Errorf("a NIC without one: %s", out)
 	}
 	for _, args := range [][]string{
 		{"cake", "pcap", pc, "nic", "4mbit"}, {"cake", "pcap", pc, "bql", "3000"}, {"cake", "pcap", pc, "nic", "4mbit", "bql", "0"},

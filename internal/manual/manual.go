@@ -348,11 +348,11 @@ var Model = Page{
 	Usage: `Usage: gotc [ -s ] [ -j ] model QDISC [ vs QDISC ]...
                   { trace FILE | plan FILE | pcap FILE } [ MODEL-OPTIONS ]
 Where:
-QDISC := { KIND [ OPTIONS ] | dev DEV }
+QDISC := { KIND [ OPTIONS ] | dev DEV [ parent CLASSID ] }
 KIND := { cake | dualpi2 | fq_codel }  OPTIONS as for "tc qdisc add ... KIND"
 MODEL-OPTIONS := [ truesize BYTES ] [ handle QHANDLE ] [ mtu BYTES ]
                  [ enqueue { start | end } ] [ start NS ] [ at NS ] [ seed N ]
-                 [ rate RATE ] [ nic RATE bql BYTES ]
+                 [ rate RATE [ burst BYTES ] ] [ nic RATE bql BYTES ]
                  [ sweep PARAM FROM TO STEPS ]
                  [ plot FILE.svg|FILE.png ] [ metric METRIC ]
 METRIC := { p50 | p95 | p99 | max | drops | marks | throughput }
@@ -362,6 +362,9 @@ predicts for a trace, as "tc qdisc show" prints a live one, and the model's
 timing margins on stderr.
 `,
 	Options: `  dev DEV            take kind, options and handle from DEV's root qdisc
+  parent CLASSID     (after dev DEV) from the qdisc below that class instead,
+                     such as an fq_codel leaf of an HTB class: give "rate"
+                     (and "burst") the class's
   vs QDISC           compare: run the capture through each QDISC in turn
   trace FILE         a send trace (JSON lines) recorded by gotc-traffic
   plan FILE          a traffic plan, sent exactly on time (a dry run)
@@ -378,6 +381,9 @@ timing margins on stderr.
   rate RATE          dualpi2, fq_codel: the rate the device below takes
                      packets at,
                      as a parent shaper's (unlimited, a veth's)
+  burst BYTES        fq_codel: the depth of the token bucket that meters
+                     rate, as an HTB class's burst (0: none, each packet
+                     leaves when the previous one has)
   nic RATE bql BYTES cake: a NIC below the qdisc, draining at line rate
                      RATE, its queue stopped by BQL above BYTES in flight
                      (a veth, which takes every packet at once, without);
@@ -426,7 +432,10 @@ data, TCP ACK, UDP, ICMP, other) and per flow (the ten largest; all of
 them with -j), the packets offered, sent, dropped and CE-marked by the
 qdisc, the queueing delay's 50th, 95th and 99th percentiles and maximum
 over the delivered packets, and the throughput. With -j the output is
-one object, {"qdisc": [...], "report": {...}}. "plot FILE" draws each
+one object, {"qdisc": [...], "report": {...}}. With "nic", the report
+adds the NIC stage: what left the NIC ("Sent", as tc words it) and each
+queue's, class's and flow's delay from arrival at the qdisc to its last
+bit on the wire (with -j, each group's "nic"). "plot FILE" draws each
 packet's queueing delay over time, by queue, above the delay's
 distribution by traffic class.
 
@@ -443,7 +452,10 @@ the captured rate therefore grow further than they would; the queues
 that stay short (voice, pings, ACKs in their own tins or sparse flows)
 are predicted as they would be. DualPI2 and fq_codel queue only below a
 rate: give "rate" the link's. On a device without one (a veth) fq_codel
-is bypassed while empty, as the kernel bypasses it.
+is bypassed while empty, as the kernel bypasses it. A leaf of a shaper
+is modelled from the live leaf, "dev DEV parent CLASSID", below its
+class's "rate" and (for fq_codel) "burst": HTB lets a packet go while its
+token bucket holds tokens, so a full bucket passes a burst at once.
 
 fq_codel's flows come from a random hash the model cannot know: it
 gives each socket of a trace (each 5-tuple of a capture) its own flow,

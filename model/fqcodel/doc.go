@@ -29,12 +29,14 @@
 // Bypass: fq_codel sets TCQ_F_CAN_BYPASS when limit >= 1, so a packet that
 // finds the root qdisc empty and idle goes straight to the device,
 // counted in bytes/packets only. On an immediate link (a veth) every
-// packet of one sender does so; WithRate models a shaper that pulls
-// packets instead (no bypass, as for a leaf of HTB).
+// packet of one sender does so; a Link with a rate (and HTB's burst)
+// models a parent shaper that pulls packets instead (no bypass, as for a
+// leaf of HTB).
 //
 // Enqueue (fq_codel_enqueue, fq_codel_drop): per-flow FIFO, backlogs,
 // new flows joining new_flows with deficit = quantum (new_flow_count),
-// memory_usage += truesize, and when qlen > limit or memory_usage >
+// memory_usage += truesize (none for an skb a local socket's write memory
+// holds, is_skb_wmem), and when qlen > limit or memory_usage >
 // memory_limit the batch drop from the flow with the largest byte backlog
 // (first index on ties): head packets until half its backlog or
 // drop_batch_size packets, count += dropped on that flow's codel, drops,
@@ -57,5 +59,7 @@
 // External filters (tcf_classify), Change on a live qdisc (its trimming),
 // GSO segments (fq_codel does not split; a GSO packet is one skb of
 // qdisc_pkt_len bytes), and the timing of a real device: the margins say
-// how close each timing decision came (in ns) to going the other way.
+// how close each timing decision came (in ns) to going the other way,
+// CoDel's (Qdisc.Margin) and, below a rate, the order of arrivals and the
+// link's dequeues (Result.Order).
 package fqcodel

@@ -27,8 +27,13 @@ type Packet struct {
 	ID uint64
 	// Len is qdisc_pkt_len (for GSO, with the segments' headers).
 	Len uint32
-	// Truesize is skb->truesize, what memory_limit counts.
+	// Truesize is skb->truesize, what memory_limit counts unless Wmem.
 	Truesize uint32
+	// Wmem says the skb is charged to the write memory of the socket
+	// that sent it (is_skb_wmem: a local sender's, until the device frees
+	// it): fq_codel then leaves it out of memory_usage, as the socket's
+	// send buffer bounds it already.
+	Wmem bool
 	// IP says the packet is IPv4 or IPv6: only those carry a DS field that
 	// INET_ECN_set_ce and skb_get_dsfield read.
 	IP bool
@@ -76,6 +81,7 @@ type codelVars struct {
 
 type entry struct {
 	p       Packet
+	mem     uint32 // what it adds to memory_usage (codel_skb_cb's mem_usage)
 	enq     uint32 // codel_time_t of enqueue
 	arrived Time
 	marked  bool
@@ -192,7 +198,11 @@ func (q *Qdisc) FlowOf(p *Packet) int { return q.classify(p) }
 func (q *Qdisc) Enqueue(now Time, p Packet) {
 	idx := q.classify(&p)
 	f := &q.flows[idx]
-	f.q = append(f.q, entry{p: p, enq: uint32(now >> codelShift), arrived: now})
+	e := entry{p: p, enq: uint32(now >> codelShift), arrived: now}
+	if !p.Wmem {
+		e.mem = p.Truesize
+	}
+	f.q = append(f.q, e)
 	f.backlog += p.Len
 	q.backlog += p.Len
 	if f.on == onNone {
@@ -201,7 +211,7 @@ func (q *Qdisc) Enqueue(now Time, p Packet) {
 		q.newFlowCount++
 		f.deficit = int32(q.p.quantum)
 	}
-	q.memoryUsage += p.Truesize
+	q.memoryUsage += e.mem
 	memoryLimited := q.memoryUsage > q.p.memoryLimit
 	q.qlen++
 	if q.qlen <= q.p.limit && !memoryLimited {
@@ -231,7 +241,7 @@ func (q *Qdisc) dropFattest(now Time) {
 	for {
 		e := f.pop()
 		length += e.p.Len
-		q.memoryUsage -= e.p.Truesize
+		q.memoryUsage -= e.mem
 		q.report(Event{Time: now, Packet: &e.p, Arrived: e.arrived, Flow: idx, Fate: FateDropOverlimit})
 		n++
 		if n >= q.p.dropBatch || length >= threshold {
@@ -261,7 +271,7 @@ func (q *Qdisc) dequeueFunc(f *flow) *entry {
 	}
 	e := f.pop()
 	f.backlog -= e.p.Len
-	q.memoryUsage -= e.p.Truesize
+	q.memoryUsage -= e.mem
 	q.qlen--
 	q.backlog -= e.p.Len
 	return &e

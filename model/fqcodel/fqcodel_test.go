@@ -82,7 +82,7 @@ func TestBypassOnImmediateLink(t *testing.T) {
 	for i := range 10 {
 		tr = append(tr, Arrival{Time: Time(i) * 1000, Packet: pin(uint64(i), 1, 100, 0)})
 	}
-	Simulate(q, tr, 0)
+	Simulate(q, tr, Link{})
 	s := q.Stats()
 	if s.Basic.Packets != 10 || s.Basic.Bytes != 1000 || s.Xstats.NewFlowCount != 0 || s.Xstats.Maxpacket != 0 {
 		t.Errorf("bypass: %+v", s)
@@ -170,7 +170,7 @@ func standing(t *testing.T, c attrs.FQCodelAttrs, ecn uint8) (Stats, int, int) {
 	for i := range 333 {
 		tr = append(tr, Arrival{Time: 1e9 + Time(i)*6_000_000, Packet: pin(uint64(i), 1, 1500, ecn)})
 	}
-	Simulate(q, tr, 125_000/2)
+	Simulate(q, tr, Link{Rate: 125_000 / 2})
 	s := q.Stats()
 	if delivered+dropped != 333 || int(s.Basic.Packets) != delivered || int(s.Queue.Drops) != dropped {
 		t.Errorf("conservation: %d delivered, %d dropped, stats %+v", delivered, dropped, s)
@@ -218,6 +218,67 @@ func TestDumpRoundTrip(t *testing.T) {
 		}
 		if a.p != b.p {
 			t.Fatalf("%d µs: request %+v, from its dump %+v", us, a.p, b.p)
+		}
+	}
+}
+
+// TestTokenBucket: below a rate with a burst, as HTB meters a leaf, a
+// packet leaves while the bucket holds tokens (even none left over), so
+// a full bucket lets a burst through before the rate paces; the order
+// margin is the gap between an arrival and the timer's dequeue it could
+// swap with.
+func TestTokenBucket(t *testing.T) {
+	q := mustNew(t, attrs.FQCodelAttrs{})
+	var done []Time
+	q.SetHook(func(ev Event) { done = append(done, ev.Time) })
+	const t0, ms = 1e9, 1e6
+	var tr []Arrival
+	for i := range 5 {
+		tr = append(tr, Arrival{Time: t0 + Time(i)*ms, Packet: pin(uint64(i), 1, 1000, NotECT)})
+	}
+	// 1000 bytes at 125000 B/s take 8 ms; the bucket holds 16 ms.
+	res := Simulate(q, tr, Link{Rate: 125_000, Burst: 2000})
+	want := []Time{t0, t0 + ms, t0 + 2*ms, t0 + 8*ms, t0 + 16*ms}
+	for i := range want {
+		if i >= len(done) || done[i] != want[i] {
+			t.Fatalf("dequeues at %v, want %v", done, want)
+		}
+	}
+	// Packet 3 waits for the bucket (due at 8 ms), packet 4 arrives 4 ms
+	// before that dequeue.
+	if res.End != t0+16*ms || res.Order != 4*ms {
+		t.Errorf("end %d, order margin %d", res.End, res.Order)
+	}
+	// Without a burst the link is an ideal serializer.
+	q = mustNew(t, attrs.FQCodelAttrs{})
+	done = nil
+	q.SetHook(func(ev Event) { done = append(done, ev.Time) })
+	Simulate(q, tr, Link{Rate: 125_000})
+	want = []Time{t0, t0 + 8*ms, t0 + 16*ms, t0 + 24*ms, t0 + 32*ms}
+	for i := range want {
+		if i >= len(done) || done[i] != want[i] {
+			t.Fatalf("no burst: dequeues at %v, want %v", done, want)
+		}
+	}
+}
+
+// TestWmemNotCounted: an skb a local socket's write memory holds adds
+// nothing to memory_usage, so memory_limit never drops it; one that does
+// not (a forwarded packet) is counted.
+func TestWmemNotCounted(t *testing.T) {
+	for _, wmem := range []bool{false, true} {
+		q := mustNew(t, attrs.FQCodelAttrs{MemoryLimit: u32(2000)})
+		for i := range 4 {
+			p := pin(uint64(i), 1, 1000, NotECT)
+			p.Wmem = wmem
+			q.Enqueue(1e9, p)
+		}
+		s := q.Stats()
+		if wmem && (s.Xstats.DropOvermemory != 0 || s.Xstats.MemoryUsage != 0 || s.Queue.Qlen != 4) {
+			t.Errorf("socket-owned: %+v %+v", s.Queue, s.Xstats)
+		}
+		if !wmem && (s.Xstats.DropOvermemory == 0 || s.Xstats.MemoryUsage > 2000) {
+			t.Errorf("forwarded: %+v %+v", s.Queue, s.Xstats)
 		}
 	}
 }

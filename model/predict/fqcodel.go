@@ -23,6 +23,10 @@ func FQCodelPacket(r *traffic.Record, o *ModelOptions) fqcodel.Packet {
 		p.DSField = r.DSCP<<2 | r.ECN&3
 	}
 	p.Truesize, _ = o.truesize(r)
+	// Every packet of a trace or capture is taken as sent by a local
+	// socket (gotc-traffic's UDP and packet sockets, a host's own
+	// uplink), whose skbs fq_codel leaves out of its memory_usage.
+	p.Wmem = true
 	return p
 }
 
@@ -51,7 +55,7 @@ func runFQCodel(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 			Arrived: ev.Arrived - cfg.Offset, Done: ev.Time - cfg.Offset,
 			Dropped: ev.Fate != fqcodel.FateDelivered, Marked: ev.Marked})
 	})
-	fqcodel.Simulate(q, arr, cfg.Rate)
+	sim := fqcodel.Simulate(q, arr, fqcodel.Link{Rate: cfg.Rate, Burst: cfg.Burst})
 	s := q.Stats()
 	conf := q.Config()
 	res.Attrs.Options = &conf
@@ -59,7 +63,7 @@ func runFQCodel(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 	x2 := x
 	res.Attrs.Stats2 = &attrs.StatsAttrs{Basic: &basic, Queue: &queue, App: &x}
 	res.Attrs.Xstats = &x2
-	res.Margins = Margins{Names: []string{"codel"}, NS: []int64{q.Margin()}}
+	res.Margins = Margins{Names: []string{"codel", "order"}, NS: []int64{q.Margin(), sim.Order}}
 	res.Queues = []string{"flows"}
 	return nil
 }

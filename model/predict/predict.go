@@ -11,7 +11,9 @@
 //
 // The qdisc is taken to be the root qdisc of a veth (every enqueue is
 // followed by dequeues until the qdisc returns nothing), which is how the
-// traffic tool and the model tests run it.
+// traffic tool and the model tests run it, unless Config says what drains
+// it: a rate (and burst) for a DualPI2 or fq_codel leaf of a shaper, or a
+// NIC below CAKE.
 package predict
 
 import (
@@ -130,6 +132,10 @@ type Config struct {
 	// a veth).
 	// CAKE shapes by itself and takes no Rate.
 	Rate uint64
+	// Burst is the depth in bytes of the token bucket that meters Rate
+	// for fq_codel, as an HTB class's burst meters its leaf (0: an ideal
+	// serializer); see fqcodel.Link. DualPI2's link has none.
+	Burst uint32
 	// NIC, if set, puts a BQL-limited NIC below a CAKE qdisc, a real
 	// Ethernet device rather than a veth (other kinds refuse it): the
 	// qdisc then holds what the NIC's queue refuses, and each Outcome
@@ -202,6 +208,8 @@ type Result struct {
 	// Queues names the queues Outcome.Queue indexes, for a kind whose
 	// dump does not name them (nil: CAKE's tins or DualPI2's C and L).
 	Queues []string
+	// NIC is the NIC below the qdisc (Config.NIC), nil without one.
+	NIC *NIC
 }
 
 // Run predicts the statistics of cfg's qdisc after the sends of trace.
@@ -301,6 +309,7 @@ func runCake(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mtu u
 		link.Until = cfg.At + cfg.Offset
 	}
 	if n := cfg.NIC; n != nil {
+		res.NIC = n
 		// Outcomes are made at the dequeue: the NIC's completions come
 		// later, in order, one per dequeued packet.
 		var pos []int
@@ -343,6 +352,9 @@ func runDualPI2(cfg Config, trace []traffic.Record, mo *ModelOptions, handle, mt
 		dualpi2.WithStart(dualpi2.Time(start + cfg.Offset))}
 	if cfg.Seed != 0 {
 		opts = append(opts, dualpi2.WithSeed(cfg.Seed))
+	}
+	if cfg.Burst != 0 {
+		return errors.New("predict: dualpi2: a burst of the rate below it is not modelled (its link is an ideal serializer)")
 	}
 	q, err := dualpi2.New(c, opts...)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/gotc/gotc/attrs"
+	"github.com/gotc/gotc/internal/tcword"
 	"github.com/gotc/gotc/model/predict"
 	"github.com/gotc/gotc/qdisc"
 	"github.com/gotc/gotc/traffic"
@@ -46,6 +47,27 @@ type Group struct {
 	// Throughput is the bits delivered per second over the whole run
 	// (first arrival to last departure).
 	Throughput float64 `json:"throughput_bps"`
+	// NIC is the group's passage through the NIC below the qdisc, when
+	// the prediction has one (nil otherwise).
+	NIC *Wire `json:"nic,omitempty"`
+}
+
+// Wire is what a group's packets did in the NIC below the qdisc
+// (predict.Config.NIC): how many left it and, for those, the delay from
+// their arrival at the qdisc to their last bit on the wire (the wait in
+// the qdisc and in the NIC's queue, and their own serialization), in
+// milliseconds.
+type Wire struct {
+	Sent  int   `json:"sent"`
+	Bytes int64 `json:"sent_bytes"`
+	Delay Delay `json:"delay"`
+}
+
+// NIC describes the NIC below the qdisc.
+type NIC struct {
+	// Rate is the line rate in bits per second; BQL the byte queue limit.
+	Rate uint64 `json:"rate_bps"`
+	BQL  uint32 `json:"bql_bytes"`
 }
 
 // Flow is a Group for one 5-tuple.
@@ -79,6 +101,9 @@ type Report struct {
 	Classes []Group `json:"classes"`
 	// Flows are every flow, largest (in bytes) first.
 	Flows []Flow `json:"flows"`
+	// NIC is the NIC below the qdisc, if the prediction has one: every
+	// group then has its NIC figures.
+	NIC *NIC `json:"nic,omitempty"`
 
 	// What plots draw: per queue the delivered packets in time order,
 	// per class the sorted delays.
@@ -130,9 +155,19 @@ func QueueNames(res *predict.Result) []string {
 type acc struct {
 	g      Group
 	delays []float64
+	// nic says the prediction has a NIC; wire accumulates the group's
+	// Wire, wireDelays its delays.
+	nic        bool
+	wire       Wire
+	wireDelays []float64
 }
 
 func (a *acc) add(o *predict.Outcome) {
+	if o.Sent != 0 {
+		a.wire.Sent++
+		a.wire.Bytes += int64(o.Len)
+		a.wireDelays = append(a.wireDelays, float64(o.Sent-o.Arrived)/1e6)
+	}
 	a.g.Packets++
 	a.g.Bytes += int64(o.Len)
 	switch {
@@ -151,10 +186,11 @@ func (a *acc) add(o *predict.Outcome) {
 // finish sorts the delays, fills the percentiles and turns the bits into
 // bits per second over span seconds.
 func (a *acc) finish(span float64) Group {
-	slices.Sort(a.delays)
-	a.g.Delay = Delay{P50: rank(a.delays, 0.50), P95: rank(a.delays, 0.95), P99: rank(a.delays, 0.99)}
-	if n := len(a.delays); n > 0 {
-		a.g.Delay.Max = a.delays[n-1]
+	a.g.Delay = percentiles(a.delays)
+	if a.nic {
+		w := a.wire
+		w.Delay = percentiles(a.wireDelays)
+		a.g.NIC = &w
 	}
 	if span > 0 {
 		a.g.Throughput /= span
@@ -162,6 +198,16 @@ func (a *acc) finish(span float64) Group {
 		a.g.Throughput = 0
 	}
 	return a.g
+}
+
+// percentiles sorts delays and returns their percentiles.
+func percentiles(delays []float64) Delay {
+	slices.Sort(delays)
+	d := Delay{P50: rank(delays, 0.50), P95: rank(delays, 0.95), P99: rank(delays, 0.99)}
+	if n := len(delays); n > 0 {
+		d.Max = delays[n-1]
+	}
+	return d
 }
 
 // rank is the nearest-rank percentile q of sorted values (0 if none).
@@ -179,10 +225,20 @@ func rank(sorted []float64, q float64) float64 {
 func New(kind string, trace []traffic.Record, res *predict.Result) *Report {
 	names := QueueNames(res)
 	r := &Report{Kind: kind}
-	var total acc
+	nic := res.NIC != nil
+	if nic {
+		r.NIC = &NIC{Rate: res.NIC.Rate * 8, BQL: res.NIC.BQL}
+	}
+	total := acc{nic: nic}
 	queues := make([]acc, len(names))
 	r.queueSeries = make([][]Point, len(names))
 	classes := make([]acc, len(Classes))
+	for i := range queues {
+		queues[i].nic = nic
+	}
+	for i := range classes {
+		classes[i].nic = nic
+	}
 	flows := map[int]*acc{}
 	first, last := int64(math.MaxInt64), int64(math.MinInt64)
 	for i := range res.Outcomes {
@@ -211,7 +267,7 @@ func New(kind string, trace []traffic.Record, res *predict.Result) *Report {
 		classes[slices.Index(Classes, ClassOf(rec))].add(o)
 		f := flows[rec.Flow]
 		if f == nil {
-			f = &acc{}
+			f = &acc{nic: nic}
 			flows[rec.Flow] = f
 		}
 		f.add(o)
@@ -298,8 +354,32 @@ func (r *Report) WriteText(w io.Writer) error {
 		head = fmt.Sprintf("flow (largest %d of %d)", n, len(r.Flows))
 	}
 	table(&b, head, flows)
+	if r.NIC != nil {
+		// The NIC stage as tc would show a qdisc's: what it sent, then
+		// the delays to the wire of the same groups.
+		fmt.Fprintf(&b, "\nnic rate %s bql %db\n Sent %d bytes %d pkt\n", tcword.RateWord(r.NIC.Rate/8), r.NIC.BQL,
+			r.Total.NIC.Bytes, r.Total.NIC.Sent)
+		wireTable(&b, "queue, arrival to wire", r.Queues)
+		wireTable(&b, "class, arrival to wire", r.Classes)
+		wireTable(&b, head+", arrival to wire", flows)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wireTable writes the NIC figures of groups under a header naming their
+// kind.
+func wireTable(b *strings.Builder, what string, gs []Group) {
+	wid := len(what)
+	for _, g := range gs {
+		wid = max(wid, len(g.Name))
+	}
+	fmt.Fprintf(b, "\n%-*s %8s %10s %8s %8s %8s %8s\n", wid, what, "sent", "bytes", "p50 ms", "p95 ms", "p99 ms", "max ms")
+	for _, g := range gs {
+		w := g.NIC
+		fmt.Fprintf(b, "%-*s %8d %10d %8.3f %8.3f %8.3f %8.3f\n", wid, g.Name,
+			w.Sent, w.Bytes, w.Delay.P50, w.Delay.P95, w.Delay.P99, w.Delay.Max)
+	}
 }
 
 // table writes groups under a header naming their kind.

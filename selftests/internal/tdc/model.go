@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gotc/gotc/tcfmt"
 	"github.com/gotc/gotc/traffic"
 	_ "github.com/gotc/gotc/traffic/pcapread" // plans' pcap flows
 )
@@ -52,6 +53,14 @@ type ModelCompare struct {
 	// Dev is the device whose root qdisc is compared (default: the plan's
 	// dev). Substitution values ($DEV1...) apply.
 	Dev string `json:"dev"`
+	// Parent, if set, compares the qdisc attached to this class of Dev
+	// (such as "1:1", an HTB class) rather than the root qdisc.
+	Parent string `json:"parent"`
+	// Rate and Burst tell the model what drains a qdisc below a shaper:
+	// the class's rate (a tc rate, "1mbit") and burst (a tc size, "2k"),
+	// gotc model's "rate" and "burst".
+	Rate  string `json:"rate"`
+	Burst string `json:"burst"`
 	// TrafficTimeoutMS bounds the capture after the last send (default
 	// 1000): a run with drops waits this long for packets that never come.
 	TrafficTimeoutMS int `json:"trafficTimeoutMs"`
@@ -101,6 +110,23 @@ func modelCase(c *Case) (plan json.RawMessage, mc *ModelCompare, ok bool, err er
 	}
 	if mc.TrafficTimeoutMS == 0 {
 		mc.TrafficTimeoutMS = 1000
+	}
+	if mc.Parent != "" {
+		h, err := tcfmt.ParseClassID(mc.Parent)
+		if err != nil || h == tcfmt.HandleRoot {
+			return nil, nil, true, fmt.Errorf("modelCompare: parent %q is not a class ID", mc.Parent)
+		}
+		mc.Parent = tcfmt.FormatClassID(h) // as the dumps print it
+	}
+	if mc.Rate != "" {
+		if r, err := tcfmt.ParseRate(mc.Rate); err != nil || r == 0 {
+			return nil, nil, true, fmt.Errorf("modelCompare: rate %q is not a rate", mc.Rate)
+		}
+	}
+	if mc.Burst != "" {
+		if _, err := tcfmt.ParseSize(mc.Burst); err != nil || mc.Rate == "" {
+			return nil, nil, true, fmt.Errorf("modelCompare: burst %q needs a rate and a size", mc.Burst)
+		}
 	}
 	return plan, mc, true, nil
 }
@@ -166,7 +192,7 @@ func runModelCompare(t *TestRun, tools ModelTools) {
 		t.Fail(fmt.Sprintf("kernel dump exited %d", r.Code), r.Output())
 		return
 	}
-	kernel, err := rootQdiscJSON(r.Stdout)
+	kernel, err := qdiscJSON(r.Stdout, mc.Parent)
 	if err != nil {
 		t.Fail("kernel dump: "+err.Error(), r.Stdout)
 		return
@@ -177,16 +203,26 @@ func runModelCompare(t *TestRun, tools ModelTools) {
 	var preds [2]map[string]any
 	margin := int64(math.MaxInt64)
 	for i, at := range []string{"start", "end"} {
-		cmd := fmt.Sprintf("%s -s -j model dev %s trace %s enqueue %s", shellQuote(tools.Gotc), shellQuote(dev), tracePath, at)
+		cmd := fmt.Sprintf("%s -s -j model dev %s", shellQuote(tools.Gotc), shellQuote(dev))
+		if mc.Parent != "" {
+			cmd += " parent " + mc.Parent
+		}
+		cmd += fmt.Sprintf(" trace %s enqueue %s", tracePath, at)
 		if mc.Truesize != 0 {
 			cmd += fmt.Sprintf(" truesize %d", mc.Truesize)
+		}
+		if mc.Rate != "" {
+			cmd += " rate " + shellQuote(mc.Rate)
+		}
+		if mc.Burst != "" {
+			cmd += " burst " + shellQuote(mc.Burst)
 		}
 		r, _ := t.Exec("modelCompare", cmd)
 		if r.Code != 0 {
 			t.Fail(fmt.Sprintf("model exited %d", r.Code), r.Stdout+r.Stderr)
 			return
 		}
-		if preds[i], err = rootQdiscJSON(r.Stdout); err != nil {
+		if preds[i], err = qdiscJSON(r.Stdout, mc.Parent); err != nil {
 			t.Fail("model dump: "+err.Error(), r.Stdout)
 			return
 		}
@@ -237,8 +273,10 @@ func parseMargin(stderr string) (int64, error) {
 	return strconv.ParseInt(m[2], 10, 64)
 }
 
-// rootQdiscJSON picks the root qdisc's object from a "-j qdisc show" dump.
-func rootQdiscJSON(out string) (map[string]any, error) {
+// qdiscJSON picks from a "-j qdisc show" dump the object of the qdisc
+// whose parent is parent (as the dump prints it), or of the root qdisc if
+// parent is "".
+func qdiscJSON(out, parent string) (map[string]any, error) {
 	var list []map[string]any
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.UseNumber()
@@ -246,9 +284,12 @@ func rootQdiscJSON(out string) (map[string]any, error) {
 		return nil, err
 	}
 	for _, q := range list {
-		if q["root"] == true {
+		if (parent == "" && q["root"] == true) || (parent != "" && q["parent"] == parent) {
 			return q, nil
 		}
+	}
+	if parent != "" {
+		return nil, fmt.Errorf("no qdisc below %s in the dump", parent)
 	}
 	return nil, fmt.Errorf("no root qdisc in the dump")
 }

@@ -27,6 +27,10 @@ func TestModelCaseBlocks(t *testing.T) {
 		`, "traffic": {}, "modelCompare": {"exact": ["tins[x]"]}`,
 		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "minMarginUs": 50}`,
 		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "typo": 1}`,
+		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "parent": "root"}`,
+		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "parent": "1:x"}`,
+		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "rate": "fast"}`,
+		`, "traffic": {}, "modelCompare": {"exact": ["packets"], "burst": "2k"}`,
 	} {
 		if _, _, ok, err := modelCase(mk(bad)); !ok || err == nil {
 			t.Errorf("%s: ok %v err %v", bad, ok, err)
@@ -36,11 +40,29 @@ func TestModelCaseBlocks(t *testing.T) {
 	if !ok || err != nil || mc.MinMarginUS != DefaultMinMarginUS || mc.TrafficTimeoutMS != 1000 {
 		t.Errorf("%+v %v %v", mc, ok, err)
 	}
+	// A parent is compared as the dump prints it.
+	_, mc, ok, err = modelCase(mk(`, "traffic": {}, "modelCompare": {"exact": ["packets"], "parent": "0001:01", "rate": "1mbit", "burst": "2k"}`))
+	if !ok || err != nil || mc.Parent != "1:1" {
+		t.Errorf("%+v %v %v", mc, ok, err)
+	}
+}
+
+func TestQdiscJSON(t *testing.T) {
+	dump := `[{"kind":"htb","handle":"1:","root":true,"packets":3},{"kind":"fq_codel","handle":"10:","parent":"1:1","packets":2}]`
+	for parent, want := range map[string]string{"": "htb", "1:1": "fq_codel"} {
+		q, err := qdiscJSON(dump, parent)
+		if err != nil || q["kind"] != want {
+			t.Errorf("parent %q: %v %v", parent, q, err)
+		}
+	}
+	if _, err := qdiscJSON(dump, "1:2"); err == nil {
+		t.Error("parent 1:2 found")
+	}
 }
 
 func decode(t *testing.T, s string) map[string]any {
 	t.Helper()
-	q, err := rootQdiscJSON(s)
+	q, err := qdiscJSON(s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
