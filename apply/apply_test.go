@@ -233,6 +233,9 @@ func merge(old, req attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 }
 
 func (k *fakeKernel) doFilter(op netlink.Op, m netlink.Msg) error {
+	if op != netlink.Delete {
+		m.Attrs.Options = tckind.FilterDumped(m.Kind(), m.Attrs.Options) // what the kernel keeps
+	}
 	same := func(f netlink.Msg) bool {
 		return f.Header.Ifindex == m.Header.Ifindex && f.Header.Parent == m.Header.Parent && f.Header.Info>>16 == m.Header.Info>>16
 	}
@@ -563,6 +566,7 @@ devices:
       egress_filters:
         - protocol ip pref 1 basic action skbedit priority 1:2 mark 7/0xff
         - protocol all pref 2 bpf bytecode '1,6 0 0 0' classid 1:1
+        - protocol all pref 3 matchall action tunnel_key unset
   ifb0:
     root: tbf rate 2mbit burst 10k latency 50ms
 `
@@ -713,5 +717,28 @@ devices:
 	without := strings.Replace(file, "stab overhead 18 linklayer atm ", "", 1)
 	if got, want := commands(t, k, without), []string{"qdisc change dev eth0 root handle 1: tbf rate 1mbit burst 10k latency 10ms"}; !slices.Equal(got, want) {
 		t.Errorf("without the size table: plan %q, want %q", got, want)
+	}
+}
+
+// TestFilterActionsAsKept: a filter's actions are compared as the kernel
+// keeps them. tc sends tunnel_key's checksum flag with every tunnel_key,
+// and the kernel keeps it only for "set": a filter whose unset action
+// were compared with the flag would never be in sync, and --from-kernel
+// would refuse its words.
+func TestFilterActionsAsKept(t *testing.T) {
+	opts, _, err := tckind.LookupFilter("matchall").Parse([]string{"action", "tunnel_key", "unset"}, tckind.FilterEnv{Protocol: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts, ok := tckind.FilterActions(opts)
+	if !ok || len(acts) != 1 || acts[0].Options.(*attrs.ActTunnelKeyAttrs).NoCsum == nil {
+		t.Fatalf("matchall's parse of tunnel_key unset: %+v, %v", acts, ok)
+	}
+	kept, _ := tckind.FilterActions(tckind.FilterDumped("matchall", opts))
+	if c := kept[0].Options.(*attrs.ActTunnelKeyAttrs).NoCsum; c != nil {
+		t.Errorf("FilterDumped keeps tunnel_key unset's checksum flag (%d), which the kernel drops", *c)
+	}
+	if acts[0].Options.(*attrs.ActTunnelKeyAttrs).NoCsum == nil {
+		t.Error("FilterDumped changed the options it was given")
 	}
 }

@@ -44,13 +44,49 @@ func Restoring(kind string, dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 }
 
 // FilterDumped returns a filter's options as the kernel will dump them
-// after a request of opts, from the kind's Dumped; options of kinds that
+// after a request of opts: its actions as their kinds keep them
+// (ActionDumped), then the filter kind's Dumped; options of kinds that
 // keep what they are given come back as they are.
 func FilterDumped(kind string, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	if acts, ok := FilterActions(opts); ok {
+		kept := make([]attrs.ActAttrs, len(acts))
+		for i, a := range acts {
+			kept[i] = a
+			if a.Kind != nil {
+				kept[i].Options = ActionDumped(*a.Kind, a.Options)
+			}
+		}
+		opts = WithFilterActions(opts, kept)
+	}
 	if k := LookupFilter(kind); k != nil && k.Dumped != nil && opts != nil {
 		return k.Dumped(opts)
 	}
 	return opts
+}
+
+// FilterActions returns the action list of a filter's options (the Act
+// field every filter kind's options with actions has), and whether they
+// have one.
+func FilterActions(opts attrs.TCOptionsMsg) ([]attrs.ActAttrs, bool) {
+	v := reflect.ValueOf(opts)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	acts := v.Elem().FieldByName("Act")
+	if !acts.IsValid() || acts.Type() != reflect.TypeFor[[]attrs.ActAttrs]() {
+		return nil, false
+	}
+	return acts.Interface().([]attrs.ActAttrs), true
+}
+
+// WithFilterActions returns a copy of a filter's options (which
+// FilterActions accepts) with acts as their action list.
+func WithFilterActions(opts attrs.TCOptionsMsg, acts []attrs.ActAttrs) attrs.TCOptionsMsg {
+	v := reflect.ValueOf(opts)
+	out := reflect.New(v.Elem().Type())
+	out.Elem().Set(v.Elem())
+	out.Elem().FieldByName("Act").Set(reflect.ValueOf(acts))
+	return out.Interface().(attrs.TCOptionsMsg)
 }
 
 // ActionDumped returns an action's options as the kernel will dump them

@@ -92,7 +92,7 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 			err = fmt.Errorf("handle %q reads back as %#x, dumped %#x", env.Handle, h, handle)
 		}
 		if err == nil {
-			back = tckind.FilterDumped(kind, actionsAsKept(back))
+			back = tckind.FilterDumped(kind, back)
 		}
 	default:
 		return nil, fmt.Errorf("roundtrip: no keywords for a %s", o)
@@ -195,39 +195,6 @@ var actionFilled = map[string]bool{
 	"StatsDscpSet": true, "StatsDscpError": true, "StatsCpmarkSet": true,
 }
 
-// actList is the Act list of a filter's options, if they have one.
-func actList(opts any) (reflect.Value, bool) {
-	v := reflect.ValueOf(opts)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return reflect.Value{}, false
-	}
-	acts := v.Elem().FieldByName("Act")
-	return acts, acts.IsValid() && acts.Type() == reflect.TypeFor[[]attrs.ActAttrs]()
-}
-
-// withActs returns a copy of a filter's options with the Act list acts.
-func withActs(opts attrs.TCOptionsMsg, acts []attrs.ActAttrs) attrs.TCOptionsMsg {
-	v := reflect.ValueOf(opts)
-	out := reflect.New(v.Elem().Type())
-	out.Elem().Set(v.Elem())
-	out.Elem().FieldByName("Act").Set(reflect.ValueOf(acts))
-	return out.Interface().(attrs.TCOptionsMsg)
-}
-
-// actionsAsKept returns a copy of a filter's asked options whose actions
-// are as the kernel keeps them (their kinds' Dumped).
-func actionsAsKept(asked attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-	acts, ok := actList(asked)
-	if !ok {
-		return asked
-	}
-	list := slices.Clone(acts.Interface().([]attrs.ActAttrs))
-	for i := range list {
-		list[i].Options = actionAsKept(list[i])
-	}
-	return withActs(asked, list)
-}
-
 // actionAsKept is an asked action's options as the kernel keeps them.
 func actionAsKept(a attrs.ActAttrs) attrs.ActOptionsMsg {
 	if a.Kind == nil {
@@ -241,16 +208,16 @@ func actionAsKept(a attrs.ActAttrs) attrs.ActOptionsMsg {
 // fills, and without the options asked leaves out that are dumped as a
 // request of zero would be.
 func withoutActionFills(dumped, asked attrs.TCOptionsMsg) attrs.TCOptionsMsg {
-	acts, ok := actList(dumped)
-	askedActs, ok2 := actList(asked)
-	if !ok || !ok2 || acts.Len() != askedActs.Len() {
+	acts, ok := tckind.FilterActions(dumped)
+	askedActs, ok2 := tckind.FilterActions(asked)
+	if !ok || !ok2 || len(acts) != len(askedActs) {
 		return dumped
 	}
-	list := make([]attrs.ActAttrs, acts.Len())
+	list := make([]attrs.ActAttrs, len(acts))
 	for i := range list {
-		list[i] = actionWithoutFills(acts.Index(i).Interface().(attrs.ActAttrs), askedActs.Index(i).Interface().(attrs.ActAttrs))
+		list[i] = actionWithoutFills(acts[i], askedActs[i])
 	}
-	return withActs(dumped, list)
+	return tckind.WithFilterActions(dumped, list)
 }
 
 // actionWithoutFills is one action of withoutActionFills.
