@@ -276,11 +276,12 @@ func printMirredStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {
 	}
 }
 
-// mirredKeywords is ActionKind.Keywords for mirred.
+// mirredKeywords is ActionKind.Keywords for mirred: its direction and
+// action, then the device, or the shared block, it sends to.
 func mirredKeywords(opts attrs.ActOptionsMsg, links tckind.Links) ([]string, error) {
 	o, _ := opts.(*attrs.ActMirredAttrs)
-	if o == nil || o.Parms == nil || o.Blockid != nil {
-		return nil, tckind.NoKeywords("mirred without a device")
+	if o == nil || o.Parms == nil {
+		return nil, tckind.NoKeywords("mirred without its parameters")
 	}
 	p := o.Parms
 	names := map[int32][2]string{
@@ -292,6 +293,9 @@ func mirredKeywords(opts attrs.ActOptionsMsg, links tckind.Links) ([]string, err
 		return nil, tckind.NoKeywords(fmt.Sprintf("mirred action %d", p.Eaction))
 	}
 	w := []string{n[0], n[1], "dev", links.Name(int32(p.Ifindex))}
+	if o.Blockid != nil {
+		w = []string{n[0], n[1], "blockid", tcword.UintWord(*o.Blockid)}
+	}
 	dflt := int32(actStolen)
 	if n[1] == "mirror" {
 		dflt = actPipe
