@@ -77,7 +77,7 @@ func shares(text string) bool {
 // mismatches are counted, not failed; a listed kind whose every case came
 // back the same in a run fails it, to be taken off.
 var reapplyUnmodelled = map[string]string{
-	"block":  "the file has no shared blocks (ingress_block, egress_block) nor a block's filters and chains",
+	"block": "the file has no shared blocks (ingress_block, egress_block) nor a block's filters and chains",
 }
 
 // newReapplyCheck connects to the kernel the cases run on.
