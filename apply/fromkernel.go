@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	_ "github.com/gotc/gotc/allkinds"
@@ -51,9 +53,7 @@ func words(l tckind.Links, d *deviceState, strict bool) error {
 		for _, ch := range n.classes {
 			c(ch)
 		}
-		for _, f := range append(n.filters, n.egressFilters...) {
-			filterWords(l, f, fail)
-		}
+		placeWords(l, append(n.filters, n.egressFilters...), append(n.chains, n.egressChains...), fail)
 	}
 	c = func(n *classNode) {
 		if !n.made {
@@ -74,6 +74,41 @@ func words(l tckind.Links, d *deviceState, strict bool) error {
 	q(d.root)
 	q(d.ingress)
 	return errors.Join(errs...)
+}
+
+// describePlace gives the kernel's filters and chains of a place their
+// tc words where they have them, as describe.
+func describePlace(l tckind.Links, filters []*filterNode, chains []*chainNode) {
+	placeWords(l, filters, chains, func(string, error) {})
+}
+
+// placeWords fills in the words of the kernel's filters and chains of a
+// place; fail is told of each that has none.
+func placeWords(l tckind.Links, filters []*filterNode, chains []*chainNode, fail func(string, error)) {
+	for _, f := range filters {
+		filterWords(l, f, fail)
+	}
+	for _, c := range chains {
+		if c.kind != "" {
+			chainWords(l, c, fail)
+		}
+	}
+}
+
+// chainWords fills in the words of a chain's template.
+func chainWords(l tckind.Links, c *chainNode, fail func(string, error)) {
+	what := fmt.Sprintf("chain %d's template %s", c.chain, c.kind)
+	w, err := tckind.FilterKeywords(c.kind, c.options, l)
+	if err != nil {
+		fail(what, err)
+		return
+	}
+	back, _, err := tckind.LookupFilter(c.kind).Parse(w, tckind.FilterEnv{Protocol: c.protocol, Parent: c.parent, ActionEnv: tckind.ActionEnv{Links: l}})
+	if err != nil || !sameTemplate(&chainNode{kind: c.kind, protocol: c.protocol, options: back, words: w}, &chainNode{kind: c.kind, protocol: c.protocol, options: c.options}) {
+		fail(what, fmt.Errorf("the words %q do not ask for the kernel's template (%v)", strings.Join(w, " "), err))
+		return
+	}
+	c.words = nonNil(w)
 }
 
 func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
@@ -118,6 +153,7 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 	}
 	f := &File{Devices: map[string]*Device{}}
 	var errs []error
+	blocks := map[uint32]bool{}
 	for _, name := range devices {
 		idx, err := k.LinkIndex(ctx, name)
 		if err != nil {
@@ -136,8 +172,53 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 			continue
 		}
 		f.Devices[name] = dev
+		if q := d.ingress; q != nil {
+			blocks[q.ingressBlock], blocks[q.egressBlock] = true, true
+		}
+	}
+	delete(blocks, 0)
+	for _, index := range slices.Sorted(maps.Keys(blocks)) {
+		b, err := readBlock(ctx, k, index)
+		if err != nil {
+			return nil, err
+		}
+		var bad []error
+		placeWords(l, b.filters, b.chains, func(what string, err error) {
+			bad = append(bad, fmt.Errorf("block %d: %s: %w", index, what, err))
+		})
+		if len(bad) > 0 {
+			errs = append(errs, bad...)
+			continue
+		}
+		fb := &Block{Chains: fileChains(b.chains, b.filters)}
+		for _, fl := range b.filters {
+			fb.Filters = append(fb.Filters, fileFilter(fl))
+		}
+		if len(fb.Filters) > 0 || len(fb.Chains) > 0 {
+			if f.Blocks == nil {
+				f.Blocks = map[uint32]*Block{}
+			}
+			f.Blocks[index] = fb
+		}
 	}
 	return f, errors.Join(errs...)
+}
+
+// fileChains writes the kernel's chains of a place that a file names
+// (namedChains).
+func fileChains(chains []*chainNode, filters []*filterNode) []string {
+	var out []string
+	for _, c := range namedChains(chains, filters) {
+		w := []string{"chain", fmt.Sprint(c.chain)}
+		if c.kind != "" {
+			if c.protocol != 0 {
+				w = append(w, "protocol", tckind.EthProtocolName(c.protocol))
+			}
+			w = append(append(w, c.kind), c.words...)
+		}
+		out = append(out, tcline.JoinWords(w))
+	}
+	return out
 }
 
 // fileQdisc writes a kernel qdisc and what is below it; nil for none or
@@ -150,6 +231,7 @@ func fileQdisc(n *qdiscNode) *Qdisc {
 	if n.stab != nil {
 		words = tckind.SizeTableKeywords(*n.stab)
 	}
+	words = append(words, blockWords(n)...)
 	q := &Qdisc{Spec: tcline.JoinWords(append(append(words, n.kind), n.words...))}
 	if n.parent != netlink.HandleIngress {
 		q.Handle = tcfmt.FormatQdiscHandle(n.handle)
@@ -161,6 +243,8 @@ func fileQdisc(n *qdiscNode) *Qdisc {
 	for _, f := range n.egressFilters {
 		q.EgressFilters = append(q.EgressFilters, fileFilter(f))
 	}
+	q.Chains = fileChains(n.chains, n.filters)
+	q.EgressChains = fileChains(n.egressChains, n.egressFilters)
 	return q
 }
 

@@ -204,6 +204,10 @@ type Filter struct {
 	// goes newest first); the others were asked for ("divisor"), and
 	// their entries are written back as filters are.
 	IsTable func(handle uint32) bool
+	// TemplateProtocol is the protocol a chain template's options were
+	// parsed for (flower's ethertype key), which the kernel's dump of a
+	// chain does not carry; nil for a kind whose options do not say it.
+	TemplateProtocol func(opts attrs.TCOptionsMsg) (protocol uint16, ok bool)
 }
 
 // FilterEnv is what a filter kind's parser reads besides its own words.
