@@ -267,6 +267,11 @@ func (k *fakeKernel) removeQdisc(i int) {
 func (k *fakeKernel) removeClass(j int) {
 	c := k.classes[j]
 	k.classes = slices.Delete(k.classes, j, j+1)
+	own := func(f netlink.Msg) bool {
+		return f.Header.Ifindex == c.Header.Ifindex && f.Header.Parent == c.Header.Handle
+	}
+	k.filters = slices.DeleteFunc(k.filters, own)
+	k.chains = slices.DeleteFunc(k.chains, own)
 	if i := k.qdiscAt(c.Header.Ifindex, c.Header.Handle); i >= 0 {
 		k.removeQdisc(i)
 	}

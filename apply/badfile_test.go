@@ -73,7 +73,7 @@ var badFiles = []struct {
 	{"classes a list", "devices:\n  eth0:\n    root:\n      qdisc: htb\n      handle: \"1:\"\n      classes:\n        - \"1:1\"\n",
 		`tc.yaml:7:9: "classes" must be a mapping of class IDs ("1:10") to classes, not a list`},
 	{"a class its words alone", "devices:\n  eth0:\n    root:\n      qdisc: htb\n      handle: \"1:\"\n      classes:\n        \"1:1\": htb rate 100mbit\n",
-		`tc.yaml:7:16: class "1:1" must be a mapping with "class", "leaf", "classes" and "name", not "htb rate 100mbit"`},
+		`tc.yaml:7:16: class "1:1" must be a mapping with "class", "leaf", "classes", "filters", "chains" and "name", not "htb rate 100mbit"`},
 	{"class words a mapping", strings.Replace(htbTree, "class: htb rate 10mbit", "class: {htb: rate 10mbit}", 1),
 		`tc.yaml:11:22: "class" must be the kind and its options in tc's words, not a mapping`},
 	{"leaf a list", strings.Replace(htbTree, `leaf: { qdisc: fq_codel, handle: "10:" }`, "leaf: [fq_codel]", 1),

@@ -262,3 +262,82 @@ func TestBlockFaults(t *testing.T) {
 		})
 	}
 }
+
+// classFiltersFile has filters and a chain on htb classes.
+const classFiltersFile = `
+devices:
+  eth0:
+    root:
+      qdisc: htb default 10
+      handle: "1:"
+      classes:
+        "1:1":
+          class: htb rate 100mbit
+          filters:
+            - protocol ip pref 1 u32 match ip dst 192.0.2.1/32 classid 1:10
+          classes:
+            "1:10":
+              class: htb rate 10mbit ceil 100mbit
+              chains: [chain 5]
+            "1:20":
+              class: htb rate 20mbit ceil 100mbit
+              filters:
+                - protocol ip pref 2 handle 7 fw classid 1:20
+`
+
+// TestClassFilters plans filters and chains at classes: added after their
+// class, compared and changed in place, gone with a class the file drops
+// (no request of their own), and written by FromKernel.
+func TestClassFilters(t *testing.T) {
+	k := newFake("eth0", "ifb0")
+	wantPlan(t, commands(t, k, classFiltersFile),
+		"qdisc replace dev eth0 root handle 1: htb default 10",
+		"class add dev eth0 parent 1: classid 1:1 htb rate 100mbit",
+		"class add dev eth0 parent 1:1 classid 1:10 htb rate 10mbit ceil 100mbit",
+		"class add dev eth0 parent 1:1 classid 1:20 htb rate 20mbit ceil 100mbit",
+		"chain add dev eth0 parent 1:10 chain 5",
+		"filter add dev eth0 parent 1:20 protocol ip pref 2 handle 0x7 fw classid 1:20",
+		"filter add dev eth0 parent 1:1 protocol ip pref 1 u32 match ip dst 192.0.2.1/32 classid 1:10")
+	inSync(t, k, classFiltersFile)
+
+	changed := strings.Replace(classFiltersFile, "dst 192.0.2.1/32", "dst 192.0.2.2/32", 1)
+	got := commands(t, k, changed)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "filter replace dev eth0 parent 1:1 protocol ip pref 1 handle 0:0:1 u32 match ip dst 192.0.2.2/32") {
+		t.Errorf("a class's filter changed: %q", got)
+	}
+	inSync(t, k, changed)
+
+	f, err := FromKernel(context.Background(), k, []string{"eth0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := f.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- chain 5", "fw classid 1:20", "u32 match u32 0xc0000202 0xffffffff at 16 classid 1:10"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--from-kernel wrote\n%s\nwithout %q", out.String(), want)
+		}
+	}
+	filters := len(k.filters)
+	k.qdiscs, k.classes, k.filters, k.chains = nil, nil, nil, nil
+	inSync(t, k, out.String())
+	if len(k.filters) != filters || len(k.chains) != 1 {
+		t.Errorf("--from-kernel's file made %d filters and %d chains, want %d and 1", len(k.filters), len(k.chains), filters)
+	}
+
+	dropped := strings.Replace(changed, `            "1:20":
+              class: htb rate 20mbit ceil 100mbit
+              filters:
+                - protocol ip pref 2 handle 7 fw classid 1:20
+`, "", 1)
+	wantPlan(t, commands(t, k, dropped), "class del dev eth0 parent 1:1 classid 1:20")
+	inSync(t, k, dropped)
+
+	prio := "devices:\n  eth0:\n    root:\n      qdisc: prio\n      handle: \"1:\"\n      classes:\n        \"1:1\":\n          filters: [protocol ip pref 1 matchall classid 1:1]\n"
+	var bad *BadFile
+	if err := loadAndApply(newFake("eth0"), prio); !errors.As(err, &bad) || err.Error() != `tc.yaml:7:9: class 1:1: the classes of qdisc prio hold no filters of their own: its filters are the qdisc's` {
+		t.Errorf("filters at a band of prio: %v", err)
+	}
+}

@@ -70,6 +70,7 @@ func words(l tckind.Links, d *deviceState, strict bool) error {
 		for _, ch := range n.children {
 			c(ch)
 		}
+		placeWords(l, n.filters, n.chains, fail)
 	}
 	q(d.root)
 	q(d.ingress)
@@ -251,10 +252,13 @@ func fileQdisc(n *qdiscNode) *Qdisc {
 func fileClasses(cs []*classNode) map[string]*Class {
 	out := map[string]*Class{}
 	for _, c := range cs {
-		fc := &Class{Leaf: fileQdisc(c.leaf), Classes: fileClasses(c.children)}
+		fc := &Class{Leaf: fileQdisc(c.leaf), Classes: fileClasses(c.children), Chains: fileChains(c.chains, c.filters)}
+		for _, f := range c.filters {
+			fc.Filters = append(fc.Filters, fileFilter(f))
+		}
 		if !c.made {
 			fc.Spec = tcline.JoinWords(append([]string{c.kind}, c.words...))
-		} else if fc.Leaf == nil && fc.Classes == nil {
+		} else if fc.Leaf == nil && fc.Classes == nil && fc.Filters == nil && fc.Chains == nil {
 			continue // a class of its qdisc's with the default leaf: nothing to say
 		}
 		out[tcfmt.FormatClassID(c.id)] = fc

@@ -400,3 +400,29 @@ blocks:
 		t.Errorf("block 8's chains: %q", got)
 	}
 }
+
+// TestClassChainsHost: a chain at an htb class, on the host's kernel (a
+// class's filters need a classifier, which the VM's tests have): applied,
+// in sync, dropped in one request, and gone with its class.
+func TestClassChainsHost(t *testing.T) {
+	ns, k := hostNS(t)
+	file := strings.Replace(hostHTB, `"1:10": { class: htb rate 10mbit ceil 100mbit,`, `"1:10": { chains: [chain 3], class: htb rate 10mbit ceil 100mbit,`, 1)
+	if _, err := hostApply(t, k, file); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, "tc -n "+ns+" chain show dev ifb0 parent 1:10"); got != "chain parent 1: chain 3 \n" {
+		t.Fatalf("class 1:10's chains: %q", got)
+	}
+	if got := commands(t, k, file); len(got) > 0 {
+		t.Fatalf("changes pending after apply: %q", got)
+	}
+	if got := commands(t, k, hostHTB); !slices.Equal(got, []string{"chain del dev ifb0 parent 1:10 chain 3"}) {
+		t.Errorf("the chain dropped: %q", got)
+	}
+	if _, err := hostApply(t, k, hostHTB); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, "tc -n "+ns+" chain show dev ifb0 parent 1:10"); got != "" {
+		t.Errorf("class 1:10's chains after the drop: %q", got)
+	}
+}

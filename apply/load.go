@@ -130,7 +130,7 @@ var (
 	deviceKeys = []string{"root", "ingress"}
 	qdiscKeys  = []string{"qdisc", "handle", "classes", "filters", "egress_filters", "chains", "egress_chains", "name"}
 	blockKeys  = []string{"filters", "chains"}
-	classKeys  = []string{"class", "leaf", "classes", "name"}
+	classKeys  = []string{"class", "leaf", "classes", "filters", "chains", "name"}
 )
 
 // fileDecoder walks the YAML nodes of a file into a File, collecting a
@@ -248,6 +248,10 @@ func (d *fileDecoder) classes(n *yaml.Node) map[string]*Class {
 				c.Leaf = d.qdisc(value, key.Value)
 			case "classes":
 				c.Classes = d.classes(value)
+			case "filters":
+				c.Filters, c.filtersAt = d.filters(value, key.Value)
+			case "chains":
+				c.Chains, c.chainsAt = d.lines(value, key.Value, "chain")
 			case "name":
 				c.Name, _ = d.words(value, `"name" must be a name on one line`)
 			}

@@ -400,6 +400,7 @@ func (p *planner) classes(want, have []*classNode, parent uint32) {
 		}
 		p.qdisc(w.leaf, h.leaf, w.id)
 		p.classes(w.children, h.children, w.id)
+		p.place(w.filters, h.filters, w.chains, h.chains)
 	}
 	for _, h := range have {
 		if seen[h.id] {
@@ -530,6 +531,7 @@ func (p *planner) addClassBelow(c *classNode) {
 	for _, ch := range c.children {
 		p.trees = append(p.trees, p.addClassSubtree(ch, parentIsNew)...)
 	}
+	p.filterAdds = append(p.filterAdds, because(parentIsNew, p.placeAdds(c.filters, c.chains)...)...)
 }
 
 // addClassSubtree is the requests that create a class (unless its qdisc
@@ -615,6 +617,7 @@ func (p *planner) subtree(q *qdiscNode, withRoot bool) []Request {
 			for _, ch := range c.children {
 				walkClass(ch)
 			}
+			filters = append(filters, p.placeAdds(c.filters, namedChains(c.chains, c.filters))...)
 		}
 		for _, c := range q.classes {
 			walkClass(c)
@@ -647,6 +650,7 @@ func (p *planner) deleteClass(c *classNode) []Request {
 	if c.leaf != nil {
 		r.undo = append(r.undo, p.subtree(c.leaf, true)...)
 	}
+	r.undo = append(r.undo, p.placeAdds(c.filters, namedChains(c.chains, c.filters))...)
 	return append(out, r)
 }
 

@@ -63,6 +63,10 @@
 //	leaf:    the qdisc attached to the class (a qdisc as above)
 //	classes: its child classes by class ID
 //	name:    a name for it, as for a qdisc
+//	filters: its filters, for the kinds whose classes hold filters of
+//	         their own (htb, hfsc): the words after "tc filter add dev D
+//	         parent CLASSID", as a qdisc's
+//	chains:  the chains of its filters, as a qdisc's
 //
 // The file owns every device it names, and the blocks they share, and
 // nothing else: a qdisc, class, filter or chain of an owned device that the file does not describe is deleted
@@ -208,8 +212,14 @@ type Class struct {
 	// Name names the class for the file's users (see Names): a
 	// subscriber's name, say. apply sends nothing of it.
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
-	// Where the class's ID (its key) and its words stand in the file.
-	idAt, specAt place
+	// Filters are the class's own filters (of a kind whose classes hold
+	// some), each as tc filter words; Chains their chains, as a qdisc's.
+	Filters []string `yaml:"filters,omitempty" json:"filters,omitempty"`
+	Chains  []string `yaml:"chains,omitempty" json:"chains,omitempty"`
+	// Where the class's ID (its key), its words and its lines stand in
+	// the file.
+	idAt, specAt        place
+	filtersAt, chainsAt []place
 }
 
 // MarshalYAML writes a qdisc with nothing below it and no handle as its tc

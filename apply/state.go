@@ -53,6 +53,9 @@ type classNode struct {
 	made     bool
 	leaf     *qdiscNode
 	children []*classNode
+	// filters and chains are the class's own (classFilters kinds).
+	filters []*filterNode
+	chains  []*chainNode
 }
 
 // filterNode is a filter.
@@ -114,6 +117,13 @@ func filterHooks(kind string) int {
 		return k.FilterHooks
 	}
 	return 0
+}
+
+// classFilters reports a qdisc kind whose classes hold filters of their
+// own (Qdisc.ClassFilters).
+func classFilters(kind string) bool {
+	k := tckind.LookupQdisc(kind)
+	return k != nil && k.ClassFilters
 }
 
 // nestedClasses reports a qdisc kind that makes classes in two levels
@@ -477,6 +487,12 @@ func (r *resolver) classes(m map[string]*Class, q *qdiscNode, parent uint32) []*
 		if c.Leaf != nil {
 			n.leaf = r.qdisc(c.Leaf, id)
 		}
+		if (len(c.Filters) > 0 || len(c.Chains) > 0) && !classFilters(q.kind) {
+			r.fault(c.idAt, "class %s: the classes of qdisc %s hold no filters of their own: its filters are the qdisc's", key, q.kind)
+		} else {
+			n.filters = r.filters(c.Filters, c.filtersAt, id)
+			n.chains = r.chains(c.Chains, c.chainsAt, id, n.filters)
+		}
 		if len(c.Classes) > 0 && made && !nestedClasses(q.kind) {
 			r.fault(c.idAt, "class %s: qdisc %s makes its classes itself, without child classes", key, q.kind)
 			continue
@@ -599,9 +615,15 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 	ds := &deviceState{name: name, ifindex: ifindex}
 	var build func(q *qdiscNode) error
 	// link fills in c's leaf and descendants and builds the qdiscs below.
-	var link func(c *classNode, made bool) error
-	link = func(c *classNode, made bool) error {
-		c.made = made
+	var link func(c *classNode, kind string) error
+	link = func(c *classNode, kind string) error {
+		c.made = madeClasses(kind)
+		if classFilters(kind) {
+			var err error
+			if c.filters, c.chains, err = readPlace(ctx, k, ifindex, c.id); err != nil {
+				return err
+			}
+		}
 		if leaves := byParent[c.id]; len(leaves) > 0 {
 			c.leaf = leaves[0]
 			if err := build(c.leaf); err != nil {
@@ -610,7 +632,7 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		}
 		c.children = sortClasses(classesOf[c.id])
 		for _, ch := range c.children {
-			if err := link(ch, made); err != nil {
+			if err := link(ch, kind); err != nil {
 				return err
 			}
 		}
@@ -646,7 +668,7 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		}
 		q.classes = sortClasses(q.classes)
 		for _, c := range q.classes {
-			if err := link(c, madeClasses(q.kind)); err != nil {
+			if err := link(c, q.kind); err != nil {
 				return err
 			}
 		}
@@ -688,11 +710,11 @@ func blocksOf(m *netlink.Msg) (ingress, egress uint32) {
 // readPlace dumps the filters and the chains of one place: a device's
 // parent, or a shared block's (ifindex netlink.IfindexBlock, parent its
 // index).
+//
+// The chains come first: a place without chains has no filters (a
+// filter's chain is dumped), which spares the filter dump of each of
+// many classes.
 func readPlace(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([]*filterNode, []*chainNode, error) {
-	filters, err := readFilters(ctx, k, ifindex, parent)
-	if err != nil {
-		return nil, nil, err
-	}
 	msgs, err := k.Dump(ctx, netlink.Chain, ifindex, parent)
 	if err != nil {
 		return nil, nil, fmt.Errorf("chain dump of %s: %w", placeName(ifindex, parent), err)
@@ -707,6 +729,13 @@ func readPlace(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([]*
 		chains = append(chains, c)
 	}
 	slices.SortFunc(chains, func(a, b *chainNode) int { return cmp.Compare(a.chain, b.chain) })
+	if len(chains) == 0 {
+		return nil, nil, nil
+	}
+	filters, err := readFilters(ctx, k, ifindex, parent)
+	if err != nil {
+		return nil, nil, err
+	}
 	return filters, chains, nil
 }
 

@@ -91,6 +91,10 @@ type Qdisc struct {
 	// levels (mqprio's traffic classes over their queues), so that a file
 	// names the queues below their traffic class.
 	MakesNestedClasses bool
+	// ClassFilters says the qdisc's classes hold filters of their own
+	// ("tc filter add dev D parent CLASSID"): each has a filter block,
+	// where the other kinds' classes have none (Linux 7.2: htb, hfsc).
+	ClassFilters bool
 	// DeviceDefaults returns the options the kernel keeps of a request
 	// of opts (nil: none) for a qdisc of the kind on dev, where the
 	// kernel fills some from the device (a fifo's limit when there are no
