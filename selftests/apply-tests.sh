@@ -35,13 +35,20 @@ expect_sent() {
 }
 
 # state DEV...: everything tc -d shows of the devices, counters aside; a
-# DEV "block=N" is the shared block N's filters and chains.
+# DEV "block=N" is the shared block N's filters and chains, a DEV
+# "classes=D" the filters and chains at each of D's classes.
 state() {
 	for d in "$@"; do
 		case $d in
 		block=*)
 			$TC -d filter show block "${d#block=}"
 			$TC chain show block "${d#block=}"
+			;;
+		classes=*)
+			for c in $($TC class show dev "${d#classes=}" | awk '{ print $3 }'); do
+				$TC -d filter show dev "${d#classes=}" parent "$c"
+				$TC chain show dev "${d#classes=}" parent "$c"
+			done
 			;;
 		*)
 			$TC -d qdisc show dev "$d"
@@ -246,9 +253,10 @@ in_sync dualpi2 "$dir/dualpi2-changed.yaml" "$dir/dualpi2.yaml" dpa dpb dpc
 
 # --- (d) shared blocks and chains ------------------------------------------
 # blka's clsact shares block 5 (with blkb's ingress) and block 6; blkc has
-# chains of its own, one with a template. The refused file's third change
-# is a filter whose key does not fit its chain's template.
-for d in blka blkb blkc; do $IP link add $d type dummy && $IP link set $d up; done
+# chains of its own, one with a template; blkd's htb has a filter at a
+# class and a chain at another. The refused file's third change is a
+# filter whose key does not fit its chain's template.
+for d in blka blkb blkc blkd; do $IP link add $d type dummy && $IP link set $d up; done
 blocks() { # TEMPLATE-PREFIX BLOCK6-CLASSID FQ_CODEL-LIMIT [BLOCK-5-FILTER]
 	cat <<EOF2
 devices:
@@ -267,6 +275,17 @@ devices:
       filters:
         - protocol ip pref 1 chain 1 flower dst_ip 10.1.0.0/16 action drop
         - protocol all pref 2 matchall action goto chain 1
+  blkd:
+    root:
+      qdisc: htb default 10
+      handle: "1:"
+      classes:
+        "1:1":
+          class: htb rate 100mbit
+          filters:
+            - protocol ip pref 1 u32 match ip dst 10.9.0.1/32 classid 1:10
+          classes:
+            "1:10": { class: htb rate 10mbit ceil 100mbit, chains: [chain 5] }
 blocks:
   5:
     filters:
@@ -287,21 +306,22 @@ blocks 16 2 1001 "protocol ip pref 3 chain 1 flower src_ip 10.0.0.1 action drop"
 expect_sent blocks "first apply" "$dir/blocks.yaml" +
 expect_sent blocks "second apply" "$dir/blocks.yaml" 0
 $TC filter show block 5 | grep -q 'dst_ip 10.0.0.0/16' && $TC chain show block 5 | grep -q 'chain 2' &&
-	$TC qdisc show dev blkb ingress | grep -q 'ingress_block 5' && ok "blocks: block 5's filters and chains in the kernel, shared by blkb" ||
-	fail "blocks: $($TC filter show block 5; $TC chain show block 5; $TC qdisc show dev blkb ingress)"
+	$TC filter show dev blkd parent 1:1 | grep -q 'flowid 1:10' && $TC chain show dev blkd parent 1:10 | grep -q 'chain 5' &&
+	$TC qdisc show dev blkb ingress | grep -q 'ingress_block 5' && ok "blocks: block 5's filters and chains in the kernel, shared by blkb; blkd's class filter and chain" ||
+	fail "blocks: $($TC filter show block 5; $TC chain show block 5; $TC qdisc show dev blkb ingress; $TC filter show dev blkd parent 1:1; $TC chain show dev blkd parent 1:10)"
 expect_sent blocks "changed template" "$dir/blocks-changed.yaml" 3
 $TC chain show block 5 | grep -q 'dst_ip 0.0.0.0/8' && ok "blocks: the new template in the kernel" || fail "blocks: $($TC chain show block 5)"
-restored blocks "$dir/blocks-refused.yaml" blka blkb blkc block=5 block=6
-in_sync blocks "$dir/blocks-changed.yaml" "$dir/blocks.yaml" blka blkb blkc
+restored blocks "$dir/blocks-refused.yaml" blka blkb blkc blkd classes=blkd block=5 block=6
+in_sync blocks "$dir/blocks-changed.yaml" "$dir/blocks.yaml" blka blkb blkc blkd
 # --from-kernel, the devices wiped (their blocks go with them), then apply:
 # the same state.
-state blka blkb blkc block=5 block=6 >"$dir/before"
-$GOTC apply --from-kernel blka blkb blkc >"$dir/blocks-kernel.yaml" 2>"$dir/err" || fail "blocks: --from-kernel: $(cat "$dir/err")"
+state blka blkb blkc blkd classes=blkd block=5 block=6 >"$dir/before"
+$GOTC apply --from-kernel blka blkb blkc blkd >"$dir/blocks-kernel.yaml" 2>"$dir/err" || fail "blocks: --from-kernel: $(cat "$dir/err")"
 $TC qdisc del dev blka clsact; $TC qdisc del dev blkb ingress; $TC qdisc del dev blkc clsact
-$TC qdisc del dev blka root
+$TC qdisc del dev blka root; $TC qdisc del dev blkd root
 [ -z "$($TC filter show block 5 2>/dev/null)" ] || fail "blocks: block 5 outlived its qdiscs"
 expect_sent blocks "--from-kernel's file on the devices wiped" "$dir/blocks-kernel.yaml" +
-state blka blkb blkc block=5 block=6 >"$dir/after"
+state blka blkb blkc blkd classes=blkd block=5 block=6 >"$dir/after"
 cmp -s "$dir/before" "$dir/after" && ok "blocks: --from-kernel, wipe, apply: the same state" ||
 	{ fail "blocks: --from-kernel, wipe, apply: the state differs:"; diff "$dir/before" "$dir/after"; cat "$dir/blocks-kernel.yaml"; }
 
