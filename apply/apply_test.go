@@ -682,7 +682,7 @@ func TestExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := newFake("eth0", "eth1", "eth2", "eth3", "ifb0", "ifb1")
+	k := newFake("eth0", "eth1", "eth2", "eth3", "eth4", "eth5", "ifb0", "ifb1")
 	if _, err := Compute(context.Background(), k, f); err != nil {
 		t.Fatal(err)
 	}
