@@ -105,7 +105,7 @@ func chainWords(l tckind.Links, c *chainNode, fail func(string, error)) {
 		return
 	}
 	back, _, err := tckind.LookupFilter(c.kind).Parse(w, tckind.FilterEnv{Protocol: c.protocol, Parent: c.parent, ActionEnv: tckind.ActionEnv{Links: l}})
-	if err != nil || !sameTemplate(&chainNode{kind: c.kind, protocol: c.protocol, options: back, words: w}, &chainNode{kind: c.kind, protocol: c.protocol, options: c.options}) {
+	if err != nil || !sameTemplate(&chainNode{kind: c.kind, protocol: c.protocol, options: back}, &chainNode{kind: c.kind, protocol: c.protocol, options: c.options, words: w}) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's template (%v)", strings.Join(w, " "), err))
 		return
 	}

@@ -301,8 +301,9 @@ func (p *planner) chains(wantC, haveC []*chainNode, wantF, haveF []*filterNode) 
 }
 
 // sameTemplate reports whether the kernel's chain has the file's
-// template: by its options as the kernel keeps them, or as the words
-// they print.
+// template: by its options as the kernel keeps them, or else by the
+// words both print (a template's dump is its keys alone, without the
+// attributes a filter's carries besides).
 func sameTemplate(want, have *chainNode) bool {
 	switch {
 	case want.kind != have.kind:
@@ -312,8 +313,11 @@ func sameTemplate(want, have *chainNode) bool {
 	case want.protocol != have.protocol && (have.protocol != 0 || want.protocol != tckind.EthPAll):
 		return false
 	}
-	return tckind.Covers(tckind.FilterDumped(want.kind, want.options), have.options) ||
-		(have.words != nil && slices.Equal(want.words, have.words))
+	if tckind.Covers(tckind.FilterDumped(want.kind, want.options), have.options) {
+		return true
+	}
+	w, err := tckind.FilterKeywords(want.kind, want.options, nil)
+	return err == nil && have.words != nil && slices.Equal(w, have.words)
 }
 
 // templateWords describes a kernel chain's template in tc's words, where
