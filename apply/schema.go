@@ -105,8 +105,9 @@
 // or matches one of the patterns; a part with "labels" selects those that
 // have each label with its value (in Kubernetes, the node's labels); a
 // part with both selects the machines both select, and a part with
-// neither selects every machine. A machine's state is the devices of
-// every part that selects it, each device given by one of them at most;
+// neither selects every machine. A part may have "blocks" too, the
+// shared blocks of its devices. A machine's state is the devices and
+// blocks of every part that selects it, each given by one of them at most;
 // a machine no part selects owns no device, and nothing is sent. Every
 // part is read as strictly as a file, the parts of other machines too: a
 // fault anywhere refuses the file on every machine. What depends on the
