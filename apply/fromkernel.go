@@ -109,7 +109,7 @@ func chainWords(l tckind.Links, c *chainNode, fail func(string, error)) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's template (%v)", strings.Join(w, " "), err))
 		return
 	}
-	c.words = nonNil(w)
+	c.words, c.restore = nonNil(w), back
 }
 
 func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
@@ -125,7 +125,7 @@ func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		return
 	}
-	f.words = nonNil(w)
+	f.words, f.restore = nonNil(w), back
 }
 
 // nonNil marks words as known even when there are none.

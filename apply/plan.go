@@ -762,7 +762,7 @@ func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 		}
 		cmd.WriteString(" " + kind)
 		if op != netlink.Delete {
-			m.Attrs.Options = f.options
+			m.Attrs.Options = sent(f.options, f.restore)
 			c.Words = f.words
 			writeWords(&cmd, f.words, f.options)
 		}
@@ -813,13 +813,23 @@ func (p *planner) chainRequest(op netlink.Op, ch *chainNode) Request {
 			cmd.WriteString(" protocol " + c.Protocol)
 		}
 		kind := ch.kind
-		m.Attrs.Kind, m.Attrs.Options = &kind, ch.options
+		m.Attrs.Kind, m.Attrs.Options = &kind, sent(ch.options, ch.restore)
 		c.Kind, c.Words = kind, ch.words
 		cmd.WriteString(" " + kind)
 		writeWords(&cmd, ch.words, ch.options)
 	}
 	c.Command = cmd.String()
 	return Request{Object: netlink.Chain, Op: op, Msg: m, Change: c}
+}
+
+// sent is what a filter's or chain's request sends: for the kernel's
+// object, restore, what its words ask for, where it has them (the
+// kernel refuses some of what it dumps back); the options otherwise.
+func sent(options, restore attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	if restore != nil {
+		return restore
+	}
+	return options
 }
 
 // writeWords appends a node's option words to a command line: the file's,

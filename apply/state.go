@@ -3,7 +3,6 @@
 package apply
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -69,6 +68,11 @@ type filterNode struct {
 	kind      string
 	options   attrs.TCOptionsMsg
 	words     []string // the words after the kind
+	// restore, for the kernel's, is what its words parse to: the
+	// request that makes it again where options, as dumped, are refused
+	// (flags the kernel sets itself, as not_in_hw; actions' counts);
+	// nil where it has no words.
+	restore attrs.TCOptionsMsg
 }
 
 // chainNode is a chain of filters: one the file names, or one the kernel
@@ -85,6 +89,8 @@ type chainNode struct {
 	protocol uint16
 	options  attrs.TCOptionsMsg
 	words    []string
+	// restore is as a filter's.
+	restore attrs.TCOptionsMsg
 }
 
 // blockState is a shared block's filters and chains.
@@ -728,7 +734,8 @@ func readPlace(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([]*
 		}
 		chains = append(chains, c)
 	}
-	slices.SortFunc(chains, func(a, b *chainNode) int { return cmp.Compare(a.chain, b.chain) })
+	// The dump's order is the order the chains were made in, which tc
+	// lists them in: a file written from it makes them so again.
 	if len(chains) == 0 {
 		return nil, nil, nil
 	}

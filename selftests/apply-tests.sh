@@ -301,7 +301,7 @@ ${4:+      - $4}
 EOF2
 }
 blocks 16 1 1000 >"$dir/blocks.yaml"
-blocks 8 1 1000 >"$dir/blocks-changed.yaml" # a template changes: chain del, chain add, its filter again
+blocks 24 1 1000 >"$dir/blocks-changed.yaml" # a wider template: chain del, chain add, its filter again
 blocks 16 2 1001 "protocol ip pref 3 chain 1 flower src_ip 10.0.0.1 action drop" >"$dir/blocks-refused.yaml"
 expect_sent blocks "first apply" "$dir/blocks.yaml" +
 expect_sent blocks "second apply" "$dir/blocks.yaml" 0
@@ -310,7 +310,7 @@ $TC filter show block 5 | grep -q 'dst_ip 10.0.0.0/16' && $TC chain show block 5
 	$TC qdisc show dev blkb ingress | grep -q 'ingress_block 5' && ok "blocks: block 5's filters and chains in the kernel, shared by blkb; blkd's class filter and chain" ||
 	fail "blocks: $($TC filter show block 5; $TC chain show block 5; $TC qdisc show dev blkb ingress; $TC filter show dev blkd parent 1:1; $TC chain show dev blkd parent 1:10)"
 expect_sent blocks "changed template" "$dir/blocks-changed.yaml" 3
-$TC chain show block 5 | grep -q 'dst_ip 0.0.0.0/8' && ok "blocks: the new template in the kernel" || fail "blocks: $($TC chain show block 5)"
+$TC chain show block 5 | grep -q 'dst_ip 0.0.0.0/24' && ok "blocks: the new template in the kernel" || fail "blocks: $($TC chain show block 5)"
 restored blocks "$dir/blocks-refused.yaml" blka blkb blkc blkd classes=blkd block=5 block=6
 in_sync blocks "$dir/blocks-changed.yaml" "$dir/blocks.yaml" blka blkb blkc blkd
 # --from-kernel, the devices wiped (their blocks go with them), then apply:
