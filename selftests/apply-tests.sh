@@ -81,9 +81,10 @@ traffic() {
 # restored BED FILE DEV...: FILE's third change is refused; the state must be as before.
 restored() {
 	bed=$1 file=$2; shift 2
-	state "$@" >"$dir/before"
+	# A filter the undo adds again has its actions numbered anew.
+	state "$@" | sed 's/index [0-9]* ref/index N ref/' >"$dir/before"
 	$GOTC apply -v "$file" >"$dir/out" 2>"$dir/err"; rc=$?
-	state "$@" >"$dir/after"
+	state "$@" | sed 's/index [0-9]* ref/index N ref/' >"$dir/after"
 	applied=$(grep -c '^apply: ' "$dir/out") undone=$(grep -c '^undo: ' "$dir/out")
 	if [ $rc = 0 ]; then
 		fail "$bed: the refused change: apply exited 0"
