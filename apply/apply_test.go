@@ -18,14 +18,19 @@ import (
 	"github.com/gotc/gotc/tckind"
 )
 
-// fakeKernel keeps qdiscs, classes and filters the way the kernel links
-// them, enough to run plans against: replacing or deleting a qdisc takes
-// everything below it, deleting a class takes its leaf.
+// fakeKernel keeps qdiscs, classes, filters and chains the way the kernel
+// links them, enough to run plans against: replacing or deleting a qdisc
+// takes everything below it, deleting a class takes its leaf, and a
+// shared block (filters and chains of ifindex netlink.IfindexBlock,
+// parent the block's index) is there while a qdisc shares it.
 type fakeKernel struct {
-	devs     map[string]int32
-	qdiscs   []netlink.Msg
-	classes  []netlink.Msg
-	filters  []netlink.Msg
+	devs    map[string]int32
+	qdiscs  []netlink.Msg
+	classes []netlink.Msg
+	filters []netlink.Msg
+	// chains are the chains added by a chain request: a filter's chain
+	// is there besides, while it has filters.
+	chains   []netlink.Msg
 	log      []string // "op object dev:handle" of every request
 	failAt   int      // the request (1-based) to refuse, 0 for none
 	warning  string   // the warning of every accepted request
@@ -70,14 +75,77 @@ func (k *fakeKernel) Dump(_ context.Context, obj netlink.Object, ifindex int32, 
 			}
 		}
 		return filterIf(out, ifindex), nil
+	case netlink.Chain:
+		for _, c := range k.chainsAt(ifindex, parent) {
+			m := netlink.Msg{Header: attrs.TCMsg{Ifindex: ifindex, Parent: parent}}
+			m.Attrs.Chain = new(c)
+			if j := k.chainIndex(ifindex, parent, c); j >= 0 {
+				m.Attrs.Kind, m.Attrs.Options = k.chains[j].Attrs.Kind, k.chains[j].Attrs.Options
+			}
+			out = append(out, m)
+		}
+		return out, nil
 	}
 	return filterIf(out, ifindex), nil
 }
 
+// chainsAt are the chains of a place: those added, and those of its
+// filters.
+func (k *fakeKernel) chainsAt(ifindex int32, parent uint32) []uint32 {
+	var out []uint32
+	for _, m := range append(slices.Clone(k.chains), k.filters...) {
+		if m.Header.Ifindex == ifindex && m.Header.Parent == parent && !slices.Contains(out, chainOf(&m)) {
+			out = append(out, chainOf(&m))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// chainIndex finds an added chain.
+func (k *fakeKernel) chainIndex(ifindex int32, parent, chain uint32) int {
+	return slices.IndexFunc(k.chains, func(m netlink.Msg) bool {
+		return m.Header.Ifindex == ifindex && m.Header.Parent == parent && chainOf(&m) == chain
+	})
+}
+
+// shared reports whether a qdisc shares block index.
+func (k *fakeKernel) shared(index uint32) bool {
+	return slices.ContainsFunc(k.qdiscs, func(q netlink.Msg) bool {
+		in, eg := blocksOf(&q)
+		return in == index || eg == index
+	})
+}
+
+func (k *fakeKernel) doChain(op netlink.Op, m netlink.Msg) error {
+	c := chainOf(&m)
+	if m.Header.Ifindex == netlink.IfindexBlock && !k.shared(m.Header.Parent) {
+		return &netlink.Error{Errno: syscall.EINVAL, Message: "Block of given index was not found"}
+	}
+	there := slices.Contains(k.chainsAt(m.Header.Ifindex, m.Header.Parent), c)
+	switch {
+	case op == netlink.Add && there:
+		return &netlink.Error{Errno: syscall.EEXIST, Message: "Filter chain already exists"}
+	case op == netlink.Add:
+		k.chains = append(k.chains, m)
+	case !there:
+		return &netlink.Error{Errno: syscall.EINVAL, Message: "Cannot find specified filter chain"}
+	default:
+		if j := k.chainIndex(m.Header.Ifindex, m.Header.Parent, c); j >= 0 {
+			k.chains = slices.Delete(k.chains, j, j+1)
+		}
+		k.filters = slices.DeleteFunc(k.filters, func(f netlink.Msg) bool {
+			return f.Header.Ifindex == m.Header.Ifindex && f.Header.Parent == m.Header.Parent && chainOf(&f) == c
+		})
+	}
+	return nil
+}
+
+// filterIf keeps the messages of one device; ifindex 0 keeps all.
 func filterIf(ms []netlink.Msg, ifindex int32) []netlink.Msg {
 	var out []netlink.Msg
 	for _, m := range ms {
-		if m.Header.Ifindex == ifindex {
+		if ifindex == 0 || m.Header.Ifindex == ifindex {
 			out = append(out, m)
 		}
 	}
@@ -97,6 +165,8 @@ func (k *fakeKernel) Do(_ context.Context, obj netlink.Object, op netlink.Op, m 
 		return k.warning, k.doQdisc(op, *m)
 	case netlink.Class:
 		return k.warning, k.doClass(op, *m)
+	case netlink.Chain:
+		return k.warning, k.doChain(op, *m)
 	}
 	return k.warning, k.doFilter(op, *m)
 }
@@ -174,9 +244,15 @@ func (k *fakeKernel) removeQdisc(i int) {
 		return
 	}
 	major := q.Header.Handle >> 16
-	k.filters = slices.DeleteFunc(k.filters, func(f netlink.Msg) bool {
+	gone := func(f netlink.Msg) bool {
+		in, eg := blocksOf(&q)
+		if f.Header.Ifindex == netlink.IfindexBlock {
+			return (f.Header.Parent == in || f.Header.Parent == eg) && !k.shared(f.Header.Parent)
+		}
 		return f.Header.Ifindex == q.Header.Ifindex && f.Header.Parent>>16 == major
-	})
+	}
+	k.filters = slices.DeleteFunc(k.filters, gone)
+	k.chains = slices.DeleteFunc(k.chains, gone)
 	for {
 		j := slices.IndexFunc(k.classes, func(c netlink.Msg) bool {
 			return c.Header.Ifindex == q.Header.Ifindex && c.Header.Handle>>16 == major
@@ -191,6 +267,11 @@ func (k *fakeKernel) removeQdisc(i int) {
 func (k *fakeKernel) removeClass(j int) {
 	c := k.classes[j]
 	k.classes = slices.Delete(k.classes, j, j+1)
+	own := func(f netlink.Msg) bool {
+		return f.Header.Ifindex == c.Header.Ifindex && f.Header.Parent == c.Header.Handle
+	}
+	k.filters = slices.DeleteFunc(k.filters, own)
+	k.chains = slices.DeleteFunc(k.chains, own)
 	if i := k.qdiscAt(c.Header.Ifindex, c.Header.Handle); i >= 0 {
 		k.removeQdisc(i)
 	}
@@ -233,6 +314,12 @@ func merge(old, req attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 }
 
 func (k *fakeKernel) doFilter(op netlink.Op, m netlink.Msg) error {
+	if m.Header.Ifindex == netlink.IfindexBlock && !k.shared(m.Header.Parent) {
+		return &netlink.Error{Errno: syscall.EINVAL, Message: "Block of given index was not found"}
+	}
+	if j := k.chainIndex(m.Header.Ifindex, m.Header.Parent, chainOf(&m)); op != netlink.Delete && j >= 0 && k.chains[j].Attrs.Kind != nil && *k.chains[j].Attrs.Kind != m.Kind() {
+		return &netlink.Error{Errno: syscall.EINVAL, Message: "Chain template is set to a different filter kind"}
+	}
 	if op != netlink.Delete {
 		m.Attrs.Options = tckind.FilterDumped(m.Kind(), m.Attrs.Options) // what the kernel keeps
 	}
@@ -599,7 +686,7 @@ func TestExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := newFake("eth0", "eth1", "eth2", "eth3", "ifb0", "ifb1")
+	k := newFake("eth0", "eth1", "eth2", "eth3", "eth4", "eth5", "ifb0", "ifb1")
 	if _, err := Compute(context.Background(), k, f); err != nil {
 		t.Fatal(err)
 	}

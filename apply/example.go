@@ -36,6 +36,10 @@ devices:
             classes:
               "10:1":
                 class: htb rate 1gbit
+                # An htb class's own filters pick among its children
+                # for what the qdisc's filters sent to it.
+                filters:
+                  - protocol ip pref 1 u32 match ip dport 22 0xffff classid 10:3
                 classes:     # htb's classes nest as their parents do
                   "10:2": { class: htb rate 100mbit ceil 1gbit, leaf: fq_codel }
                   "10:3":
@@ -62,4 +66,20 @@ devices:
         - protocol all pref 1 basic action skbedit priority 1:2
   ifb1:
     root: fq_codel
+
+  # Two devices whose ingress hooks share block 10: its filters are
+  # written once, under "blocks". "chains" are the chains there without
+  # filters or with a template, the words after "tc chain add".
+  eth4:
+    ingress: ingress_block 10 clsact
+  eth5:
+    ingress: ingress_block 10 ingress
+blocks:
+  10:
+    chains:
+      # A template: every filter of chain 1 is flower on dst_ip/16.
+      - chain 1 protocol ip flower dst_ip 0.0.0.0/16
+    filters:
+      - protocol ip pref 1 flower dst_ip 192.0.2.0/24 action goto chain 1
+      - protocol ip pref 2 chain 1 flower dst_ip 10.1.0.0/16 action drop
 `

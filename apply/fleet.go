@@ -5,7 +5,9 @@ package apply
 import (
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 )
@@ -48,7 +50,7 @@ func isFleet(n *yaml.Node) bool {
 // The keys of a fleet file and of each of its parts.
 var (
 	fleetKeys = []string{"fleet"}
-	partKeys  = []string{"hosts", "labels", "devices"}
+	partKeys  = []string{"hosts", "labels", "devices", "blocks"}
 )
 
 // fleet reads a fleet file into node's part of it.
@@ -85,6 +87,8 @@ func (d *fileDecoder) part(n *yaml.Node, node Node, f *File, from map[string]pla
 		case "devices":
 			devicesSeen = true
 			d.devices(value, part)
+		case "blocks":
+			part.Blocks = d.blocks(value)
 		}
 	})
 	if !devicesSeen {
@@ -101,6 +105,19 @@ func (d *fileDecoder) part(n *yaml.Node, node Node, f *File, from map[string]pla
 		}
 		from[name] = dev.at
 		f.Devices[name] = dev
+	}
+	for _, index := range slices.Sorted(maps.Keys(part.Blocks)) {
+		b := part.Blocks[index]
+		key := fmt.Sprintf("block %d", index)
+		if first, dup := from[key]; dup {
+			d.add(b.at, "block %d is given twice for host %q (first at line %d): a block is one part's", index, node.Name, first.line)
+			continue
+		}
+		from[key] = b.at
+		if f.Blocks == nil {
+			f.Blocks = map[uint32]*Block{}
+		}
+		f.Blocks[index] = b
 	}
 }
 

@@ -114,3 +114,47 @@ func TestFleetFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetBlocks: a part's shared blocks come with its devices to the
+// machines it selects, and a block two selecting parts give is a fault.
+func TestFleetBlocks(t *testing.T) {
+	const file = `fleet:
+  - devices:
+      eth0:
+        ingress: ingress_block 5 clsact
+    blocks:
+      5:
+        filters: [protocol ip pref 1 matchall action drop]
+  - hosts: [edge-1]
+    devices:
+      eth1:
+        ingress: ingress_block 5 ingress
+    blocks:
+      5:
+        chains: [chain 2]
+`
+	f, err := LoadFleet("fleet.yaml", strings.NewReader(file), Node{Name: "core-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := f.Blocks[5]; b == nil || len(b.Filters) != 1 || len(f.Blocks) != 1 {
+		t.Errorf("core-1's blocks: %+v", f.Blocks)
+	}
+	k := newFake("eth0")
+	p, err := Compute(context.Background(), k, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Run(context.Background(), k, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Compute(context.Background(), k, f); err != nil {
+		t.Fatal(err)
+	} else if len(p.Requests) > 0 || len(k.filters) != 1 {
+		t.Errorf("core-1's part applied: pending %q, %d filters in the kernel, want none and 1", p.Commands(), len(k.filters))
+	}
+	_, err = LoadFleet("fleet.yaml", strings.NewReader(file), Node{Name: "edge-1"})
+	if err == nil || err.Error() != `fleet.yaml:13:7: block 5 is given twice for host "edge-1" (first at line 6): a block is one part's` {
+		t.Errorf("edge-1: %v", err)
+	}
+}

@@ -103,10 +103,17 @@ func (p *Plan) foreignEvent(evs []netlink.Event, last *Request) (string, bool) {
 			kind = " " + *ev.Msg.Attrs.Kind
 		}
 		where := ""
-		if h.Parent != 0 { // 0 where the writer named the handle alone
+		switch {
+		case h.Ifindex == netlink.IfindexBlock:
+			where = fmt.Sprintf(", block %d", h.Parent)
+		case h.Parent != 0: // 0 where the writer named the handle alone
 			where = ", parent " + tcfmt.FormatClassID(h.Parent)
 		}
-		return fmt.Sprintf("%s %s%s %s%s", ev.Object, tcfmt.FormatClassID(h.Handle), kind, what, where), true
+		id := tcfmt.FormatClassID(h.Handle)
+		if ev.Object == netlink.Chain && ev.Msg.Attrs.Chain != nil {
+			id = fmt.Sprint(*ev.Msg.Attrs.Chain)
+		}
+		return fmt.Sprintf("%s %s%s %s%s", ev.Object, id, kind, what, where), true
 	}
 	return "", false
 }
@@ -119,7 +126,15 @@ func causedBy(ev netlink.Event, r *Request) bool {
 	if h.Ifindex != rh.Ifindex {
 		return false
 	}
+	// A shared block's filters and chains come with the block's index
+	// for parent; a device's chain with its qdisc's handle, whichever
+	// hook or class it is at.
+	samePlace := h.Parent == rh.Parent || h.Ifindex != netlink.IfindexBlock && h.Parent>>16 == rh.Parent>>16
 	switch {
+	case r.Object == netlink.Chain:
+		// A chain's add or delete, and the deletes of its filters that
+		// a chain delete announces.
+		return (ev.Object == netlink.Chain || ev.Object == netlink.Filter && r.Op == netlink.Delete) && samePlace
 	case r.Object == netlink.Filter && ev.Object == netlink.Chain:
 		// The chain a filter's add makes or its delete empties, announced
 		// at its qdisc (ffff: for both of clsact's hooks).

@@ -67,6 +67,19 @@ func TestForeignWriterHost(t *testing.T) {
 		t.Errorf("state after the stopped apply:\n%s\nwant the one before:\n%s", got, before)
 	}
 
+	// Alone, the same plan, one with replaces and deletes, and chains
+	// added and deleted at the qdisc, a class and shared blocks, run
+	// through.
+	chains := strings.Replace(hostHTB, `"1:10": { class:`, `"1:10": { chains: [chain 3], class:`, 1)
+	chains = strings.Replace(chains, `      handle: "1:"`, "      handle: \"1:\"\n      chains: [chain 1, chain 2]", 1)
+	chains += "    ingress: ingress_block 5 egress_block 6 clsact\nblocks:\n  5:\n    chains: [chain 2, chain 7]\n"
+	for _, text := range []string{chains, strings.Replace(strings.Replace(chains, "[chain 2, chain 7]", "[chain 4]", 1), "[chain 1, chain 2]", "[chain 2]", 1), hostHTB} {
+		p := plan(t, k, text)
+		p.Listen = listen(t, ns)
+		if _, err := p.Run(context.Background(), k, nil); err != nil {
+			t.Fatalf("no other writer, plan:\n%s\n%v", strings.Join(p.Commands(), "\n"), err)
+		}
+	}
 	// Alone, the same plan and one with replaces and deletes run through.
 	for _, text := range []string{next, strings.Replace(strings.Replace(hostHTB, "qdisc: pfifo limit 50", "qdisc: bfifo limit 9000", 1), `"1:20": { class: htb rate 20mbit ceil 50mbit, leaf: { qdisc: tbf rate 20mbit burst 32k latency 50ms, handle: "20:" } }`, "", 1)} {
 		p := plan(t, k, text)

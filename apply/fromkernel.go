@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	_ "github.com/gotc/gotc/allkinds"
@@ -51,9 +53,7 @@ func words(l tckind.Links, d *deviceState, strict bool) error {
 		for _, ch := range n.classes {
 			c(ch)
 		}
-		for _, f := range append(n.filters, n.egressFilters...) {
-			filterWords(l, f, fail)
-		}
+		placeWords(l, append(n.filters, n.egressFilters...), append(n.chains, n.egressChains...), fail)
 	}
 	c = func(n *classNode) {
 		if !n.made {
@@ -70,10 +70,46 @@ func words(l tckind.Links, d *deviceState, strict bool) error {
 		for _, ch := range n.children {
 			c(ch)
 		}
+		placeWords(l, n.filters, n.chains, fail)
 	}
 	q(d.root)
 	q(d.ingress)
 	return errors.Join(errs...)
+}
+
+// describePlace gives the kernel's filters and chains of a place their
+// tc words where they have them, as describe.
+func describePlace(l tckind.Links, filters []*filterNode, chains []*chainNode) {
+	placeWords(l, filters, chains, func(string, error) {})
+}
+
+// placeWords fills in the words of the kernel's filters and chains of a
+// place; fail is told of each that has none.
+func placeWords(l tckind.Links, filters []*filterNode, chains []*chainNode, fail func(string, error)) {
+	for _, f := range filters {
+		filterWords(l, f, fail)
+	}
+	for _, c := range chains {
+		if c.kind != "" {
+			chainWords(l, c, fail)
+		}
+	}
+}
+
+// chainWords fills in the words of a chain's template.
+func chainWords(l tckind.Links, c *chainNode, fail func(string, error)) {
+	what := fmt.Sprintf("chain %d's template %s", c.chain, c.kind)
+	w, err := tckind.FilterKeywords(c.kind, c.options, l)
+	if err != nil {
+		fail(what, err)
+		return
+	}
+	back, _, err := tckind.LookupFilter(c.kind).Parse(w, tckind.FilterEnv{Protocol: c.protocol, Parent: c.parent, ActionEnv: tckind.ActionEnv{Links: l}})
+	if err != nil || !sameTemplate(&chainNode{kind: c.kind, protocol: c.protocol, options: back}, &chainNode{kind: c.kind, protocol: c.protocol, options: c.options, words: w}) {
+		fail(what, fmt.Errorf("the words %q do not ask for the kernel's template (%v)", strings.Join(w, " "), err))
+		return
+	}
+	c.words, c.restore = nonNil(w), back
 }
 
 func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
@@ -89,7 +125,7 @@ func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		return
 	}
-	f.words = nonNil(w)
+	f.words, f.restore = nonNil(w), back
 }
 
 // nonNil marks words as known even when there are none.
@@ -118,6 +154,7 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 	}
 	f := &File{Devices: map[string]*Device{}}
 	var errs []error
+	blocks := map[uint32]bool{}
 	for _, name := range devices {
 		idx, err := k.LinkIndex(ctx, name)
 		if err != nil {
@@ -136,8 +173,53 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 			continue
 		}
 		f.Devices[name] = dev
+		if q := d.ingress; q != nil {
+			blocks[q.ingressBlock], blocks[q.egressBlock] = true, true
+		}
+	}
+	delete(blocks, 0)
+	for _, index := range slices.Sorted(maps.Keys(blocks)) {
+		b, err := readBlock(ctx, k, index)
+		if err != nil {
+			return nil, err
+		}
+		var bad []error
+		placeWords(l, b.filters, b.chains, func(what string, err error) {
+			bad = append(bad, fmt.Errorf("block %d: %s: %w", index, what, err))
+		})
+		if len(bad) > 0 {
+			errs = append(errs, bad...)
+			continue
+		}
+		fb := &Block{Chains: fileChains(b.chains, b.filters)}
+		for _, fl := range b.filters {
+			fb.Filters = append(fb.Filters, fileFilter(fl))
+		}
+		if len(fb.Filters) > 0 || len(fb.Chains) > 0 {
+			if f.Blocks == nil {
+				f.Blocks = map[uint32]*Block{}
+			}
+			f.Blocks[index] = fb
+		}
 	}
 	return f, errors.Join(errs...)
+}
+
+// fileChains writes the kernel's chains of a place that a file names
+// (namedChains).
+func fileChains(chains []*chainNode, filters []*filterNode) []string {
+	var out []string
+	for _, c := range namedChains(chains, filters) {
+		w := []string{"chain", fmt.Sprint(c.chain)}
+		if c.kind != "" {
+			if c.protocol != 0 {
+				w = append(w, "protocol", tckind.EthProtocolName(c.protocol))
+			}
+			w = append(append(w, c.kind), c.words...)
+		}
+		out = append(out, tcline.JoinWords(w))
+	}
+	return out
 }
 
 // fileQdisc writes a kernel qdisc and what is below it; nil for none or
@@ -150,6 +232,7 @@ func fileQdisc(n *qdiscNode) *Qdisc {
 	if n.stab != nil {
 		words = tckind.SizeTableKeywords(*n.stab)
 	}
+	words = append(words, blockWords(n)...)
 	q := &Qdisc{Spec: tcline.JoinWords(append(append(words, n.kind), n.words...))}
 	if n.parent != netlink.HandleIngress {
 		q.Handle = tcfmt.FormatQdiscHandle(n.handle)
@@ -161,16 +244,21 @@ func fileQdisc(n *qdiscNode) *Qdisc {
 	for _, f := range n.egressFilters {
 		q.EgressFilters = append(q.EgressFilters, fileFilter(f))
 	}
+	q.Chains = fileChains(n.chains, n.filters)
+	q.EgressChains = fileChains(n.egressChains, n.egressFilters)
 	return q
 }
 
 func fileClasses(cs []*classNode) map[string]*Class {
 	out := map[string]*Class{}
 	for _, c := range cs {
-		fc := &Class{Leaf: fileQdisc(c.leaf), Classes: fileClasses(c.children)}
+		fc := &Class{Leaf: fileQdisc(c.leaf), Classes: fileClasses(c.children), Chains: fileChains(c.chains, c.filters)}
+		for _, f := range c.filters {
+			fc.Filters = append(fc.Filters, fileFilter(f))
+		}
 		if !c.made {
 			fc.Spec = tcline.JoinWords(append([]string{c.kind}, c.words...))
-		} else if fc.Leaf == nil && fc.Classes == nil {
+		} else if fc.Leaf == nil && fc.Classes == nil && fc.Filters == nil && fc.Chains == nil {
 			continue // a class of its qdisc's with the default leaf: nothing to say
 		}
 		out[tcfmt.FormatClassID(c.id)] = fc

@@ -330,3 +330,99 @@ func TestDroppedSettingHost(t *testing.T) {
 		}
 	}
 }
+
+// TestBlocksHost makes shared blocks and chains on the host's kernel,
+// which needs no classifier for chains without templates: applied, in
+// sync; a chain dropped, one request; written by FromKernel and applied
+// to the device wiped, the same chains; moved to another block, the
+// qdisc is made again with it.
+func TestBlocksHost(t *testing.T) {
+	ns, k := hostNS(t)
+	const file = `devices:
+  ifb0:
+    root:
+      qdisc: htb
+      handle: "1:"
+      chains: [chain 4]
+    ingress: ingress_block 5 egress_block 6 clsact
+blocks:
+  5:
+    chains: [chain 2, chain 7]
+  6:
+    chains: [chain 0]
+`
+	chains := func() string {
+		return sh(t, "tc -n "+ns+" chain show block 5") + sh(t, "tc -n "+ns+" chain show block 6") +
+			sh(t, "tc -n "+ns+" chain show dev ifb0 parent 1:") + sh(t, "tc -n "+ns+" qdisc show dev ifb0 ingress")
+	}
+	if _, err := hostApply(t, k, file); err != nil {
+		t.Fatal(err)
+	}
+	want := chains()
+	for _, line := range []string{"chain chain 2 \nchain chain 7 \n", "chain chain 0 \n", "chain chain 4 \n", "ingress_block 5 egress_block 6"} {
+		if !strings.Contains(want, line) {
+			t.Fatalf("the kernel's chains and blocks:\n%s\nwithout %q", want, line)
+		}
+	}
+	if got := commands(t, k, file); len(got) > 0 {
+		t.Fatalf("changes pending after apply: %q", got)
+	}
+	dropped := strings.Replace(file, "[chain 2, chain 7]", "[chain 2]", 1)
+	if got := commands(t, k, dropped); !slices.Equal(got, []string{"chain del block 5 chain 7"}) {
+		t.Errorf("chain 7 dropped: %q", got)
+	}
+
+	f, err := FromKernel(context.Background(), k, []string{"ifb0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written strings.Builder
+	if err := f.Write(&written); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, "tc -n "+ns+" qdisc del dev ifb0 root")
+	sh(t, "tc -n "+ns+" qdisc del dev ifb0 clsact")
+	if _, err := hostApply(t, k, written.String()); err != nil {
+		t.Fatalf("%v; --from-kernel wrote:\n%s", err, written.String())
+	}
+	if got := chains(); got != want {
+		t.Errorf("--from-kernel, wipe, apply:\n%s\nwant\n%s\n--from-kernel wrote:\n%s", got, want, written.String())
+	}
+
+	moved := strings.Replace(strings.Replace(file, "ingress_block 5", "ingress_block 8", 1), "  5:", "  8:", 1)
+	if _, err := hostApply(t, k, moved); err != nil {
+		t.Fatal(err)
+	}
+	if got := commands(t, k, moved); len(got) > 0 {
+		t.Fatalf("changes pending after the move: %q", got)
+	}
+	if got := sh(t, "tc -n "+ns+" chain show block 8"); got != "chain chain 2 \nchain chain 7 \n" {
+		t.Errorf("block 8's chains: %q", got)
+	}
+}
+
+// TestClassChainsHost: a chain at an htb class, on the host's kernel (a
+// class's filters need a classifier, which the VM's tests have): applied,
+// in sync, dropped in one request, and gone with its class.
+func TestClassChainsHost(t *testing.T) {
+	ns, k := hostNS(t)
+	file := strings.Replace(hostHTB, `"1:10": { class: htb rate 10mbit ceil 100mbit,`, `"1:10": { chains: [chain 3], class: htb rate 10mbit ceil 100mbit,`, 1)
+	if _, err := hostApply(t, k, file); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, "tc -n "+ns+" chain show dev ifb0 parent 1:10"); got != "chain parent 1: chain 3 \n" {
+		t.Fatalf("class 1:10's chains: %q", got)
+	}
+	if got := commands(t, k, file); len(got) > 0 {
+		t.Fatalf("changes pending after apply: %q", got)
+	}
+	if got := commands(t, k, hostHTB); !slices.Equal(got, []string{"chain del dev ifb0 parent 1:10 chain 3"}) {
+		t.Errorf("the chain dropped: %q", got)
+	}
+	if _, err := hostApply(t, k, hostHTB); err != nil {
+		t.Fatal(err)
+	}
+	if got := sh(t, "tc -n "+ns+" chain show dev ifb0 parent 1:10"); got != "" {
+		t.Errorf("class 1:10's chains after the drop: %q", got)
+	}
+}

@@ -126,10 +126,11 @@ func yamlMessage(err error) (line int, msg string) {
 // The keys of each mapping of the file, in the order the messages list
 // them; the fields of File, Device, Qdisc and Class.
 var (
-	fileKeys   = []string{"devices"}
+	fileKeys   = []string{"devices", "blocks"}
 	deviceKeys = []string{"root", "ingress"}
-	qdiscKeys  = []string{"qdisc", "handle", "classes", "filters", "egress_filters", "name"}
-	classKeys  = []string{"class", "leaf", "classes", "name"}
+	qdiscKeys  = []string{"qdisc", "handle", "classes", "filters", "egress_filters", "chains", "egress_chains", "name"}
+	blockKeys  = []string{"filters", "chains"}
+	classKeys  = []string{"class", "leaf", "classes", "filters", "chains", "name"}
 )
 
 // fileDecoder walks the YAML nodes of a file into a File, collecting a
@@ -149,6 +150,10 @@ func (d *fileDecoder) file(n *yaml.Node) *File {
 	}
 	devicesSeen := false
 	d.mapping(n, "the file", fileKeys, func(key, value *yaml.Node) {
+		if key.Value == "blocks" {
+			f.Blocks = d.blocks(value)
+			return
+		}
 		devicesSeen = true
 		d.devices(value, f)
 	})
@@ -211,6 +216,10 @@ func (d *fileDecoder) qdisc(n *yaml.Node, what string) *Qdisc {
 			q.Filters, q.filtersAt = d.filters(value, key.Value)
 		case "egress_filters":
 			q.EgressFilters, q.egressFiltersAt = d.filters(value, key.Value)
+		case "chains":
+			q.Chains, q.chainsAt = d.lines(value, key.Value, "chain")
+		case "egress_chains":
+			q.EgressChains, q.egressChainsAt = d.lines(value, key.Value, "chain")
 		case "name":
 			q.Name, _ = d.words(value, `"name" must be a name on one line`)
 		}
@@ -239,6 +248,10 @@ func (d *fileDecoder) classes(n *yaml.Node) map[string]*Class {
 				c.Leaf = d.qdisc(value, key.Value)
 			case "classes":
 				c.Classes = d.classes(value)
+			case "filters":
+				c.Filters, c.filtersAt = d.filters(value, key.Value)
+			case "chains":
+				c.Chains, c.chainsAt = d.lines(value, key.Value, "chain")
 			case "name":
 				c.Name, _ = d.words(value, `"name" must be a name on one line`)
 			}
@@ -247,10 +260,46 @@ func (d *fileDecoder) classes(n *yaml.Node) map[string]*Class {
 	return out
 }
 
+// blocks reads the shared blocks, by index.
+func (d *fileDecoder) blocks(n *yaml.Node) map[uint32]*Block {
+	n = deref(n)
+	if isNull(n) || !d.expect(n, yaml.MappingNode, `"blocks" must be a mapping of block indexes to their filters and chains`) {
+		return nil
+	}
+	out := map[uint32]*Block{}
+	d.mapping(n, "", nil, func(key, value *yaml.Node) {
+		index, err := strconv.ParseUint(key.Value, 10, 32)
+		if err != nil || index == 0 {
+			d.add(placeOf(key), "%q is not a block index: a number from 1 to 4294967295", key.Value)
+			return
+		}
+		b := &Block{at: placeOf(key)}
+		out[uint32(index)] = b
+		value = deref(value)
+		if isNull(value) || !d.expect(value, yaml.MappingNode, fmt.Sprintf("block %s must be a mapping with %s", key.Value, keyList(blockKeys))) {
+			return
+		}
+		d.mapping(value, "a block", blockKeys, func(key, value *yaml.Node) {
+			if key.Value == "filters" {
+				b.Filters, b.filtersAt = d.filters(value, key.Value)
+			} else {
+				b.Chains, b.chainsAt = d.lines(value, key.Value, "chain")
+			}
+		})
+	})
+	return out
+}
+
 // filters reads a list of filter lines and where each stands.
 func (d *fileDecoder) filters(n *yaml.Node, what string) ([]string, []place) {
+	return d.lines(n, what, "filter")
+}
+
+// lines reads a list of one-line tc word lines (what a "filter" or a
+// "chain" is) and where each stands.
+func (d *fileDecoder) lines(n *yaml.Node, what, each string) ([]string, []place) {
 	n = deref(n)
-	if isNull(n) || !d.expect(n, yaml.SequenceNode, fmt.Sprintf("%q must be a list of filters, each its tc words on one line", what)) {
+	if isNull(n) || !d.expect(n, yaml.SequenceNode, fmt.Sprintf("%q must be a list of %ss, each its tc words on one line", what, each)) {
 		return nil, nil
 	}
 	var lines []string
@@ -258,10 +307,10 @@ func (d *fileDecoder) filters(n *yaml.Node, what string) ([]string, []place) {
 	for _, item := range n.Content {
 		item = deref(item)
 		if isNull(item) {
-			d.add(placeOf(item), "an empty filter: a filter is its tc words on one line")
+			d.add(placeOf(item), "an empty %s: a %s is its tc words on one line", each, each)
 			continue
 		}
-		if d.expect(item, yaml.ScalarNode, "a filter must be its tc words on one line") {
+		if d.expect(item, yaml.ScalarNode, fmt.Sprintf("a %s must be its tc words on one line", each)) {
 			lines = append(lines, item.Value)
 			at = append(at, placeOf(item))
 		}

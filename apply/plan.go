@@ -43,23 +43,29 @@ type Request struct {
 type Change struct {
 	// Op is what the request does: add, change, replace or delete.
 	Op string `json:"op"`
-	// Object is what it does it to: qdisc, class or filter.
+	// Object is what it does it to: qdisc, class, filter or chain.
 	Object string `json:"object"`
-	// Device is the device's name.
+	// Device is the device's name, "" for a shared block's filter or
+	// chain.
 	Device string `json:"device"`
+	// Block is the shared block of a filter or chain of one, absent for a
+	// device's.
+	Block uint32 `json:"block,omitempty"`
 	// Parent is where the object hangs, in tc's words: root or ingress
 	// (a qdisc), ingress or egress (the hooks of an ingress or clsact
-	// qdisc, for filters), or a qdisc handle or class ID ("1:", "1:10").
+	// qdisc, for filters and chains), or a qdisc handle or class ID ("1:",
+	// "1:10"); absent for a shared block's.
 	Parent string `json:"parent"`
 	// Handle is the qdisc's handle ("1:"), the class's ID ("1:10") or the
 	// filter's handle, as tc writes them; absent where the kernel picks
 	// it.
 	Handle string `json:"handle,omitempty"`
-	// Kind is the object's kind; absent only for the delete of a whole
-	// filter priority.
+	// Kind is the object's kind (a chain's template's); absent for the
+	// delete of a whole filter priority and a chain without a template.
 	Kind string `json:"kind,omitempty"`
 	// Protocol, Pref and Chain place a filter (Protocol absent for the
-	// delete of a whole priority, Chain for chain 0).
+	// delete of a whole priority, Chain for chain 0); Chain is a chain's
+	// index, Protocol its template's.
 	Protocol string `json:"protocol,omitempty"`
 	Pref     uint32 `json:"pref,omitempty"`
 	Chain    uint32 `json:"chain,omitempty"`
@@ -74,10 +80,13 @@ type Change struct {
 }
 
 // Plan is the requests that bring the kernel to a desired state, in the
-// order they are sent: filter deletes first (a filter that classifies into
-// a class keeps the class busy), then qdiscs and classes changed, replaced
-// and added parent before child, then filters added and changed, then
-// qdiscs and classes deleted child before parent.
+// order they are sent: shared blocks' filter and chain deletes, then for
+// each device its filter and chain deletes (a filter that classifies
+// into a class keeps the class busy), qdiscs and classes changed, replaced
+// and added parent before child, chains and filters added and changed,
+// and qdiscs and classes deleted child before parent; last the shared
+// blocks' chains and filters added and changed, when every qdisc that
+// shares them is there.
 type Plan struct {
 	Requests []Request
 	// Listen, when set, is where Run hears the kernel's announcements:
@@ -93,10 +102,13 @@ type Plan struct {
 	afterRequest func(i int)
 }
 
-// planner collects the requests of one device's plan in their phases.
+// planner collects the requests of one device's or shared block's plan
+// in their phases.
 type planner struct {
-	dev           string
-	ifindex       int32
+	dev     string
+	ifindex int32
+	// block is the shared block planned, 0 for a device.
+	block         uint32
 	filterDeletes []Request
 	trees         []Request
 	filterAdds    []Request
@@ -128,11 +140,15 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 			p.deletes = append(p.deletes, because(notInFile, p.deleteQdisc(have))...)
 		}
 		return
-	case have != nil && have.handle != 0 && have.kind != want.kind && want.handle == have.handle:
+	case have != nil && have.handle != 0 && (have.kind != want.kind || !sameBlocks(want, have)) && want.handle == have.handle:
 		// A replace that keeps the handle but not the kind is refused
 		// ("Invalid qdisc name": the kernel changes the qdisc of that
-		// handle, of another kind): delete it, then add the new one.
+		// handle, of another kind), and the kernel changes no qdisc's
+		// shared blocks: delete it, then add the new one.
 		reason := replaceReason(want, have) + "; a qdisc keeps its kind for its handle"
+		if have.kind == want.kind {
+			reason = fmt.Sprintf("the kernel's shares blocks %s; a qdisc keeps the blocks it shares", blockWords(have))
+		}
 		r := p.qdiscRequest(netlink.Add, want)
 		r.undo = []Request{p.qdiscRequest(netlink.Delete, want)}
 		p.trees = append(p.trees, because(reason, p.deleteQdisc(have), r)...)
@@ -183,8 +199,138 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 	}
 	handle := have.handle
 	p.classes(want.classes, have.classes, handle)
-	p.filters(want.filters, have.filters)
-	p.filters(want.egressFilters, have.egressFilters)
+	p.place(want.filters, have.filters, want.chains, have.chains)
+	p.place(want.egressFilters, have.egressFilters, want.egressChains, have.egressChains)
+}
+
+// sameBlocks reports whether two ingress or clsact qdiscs share the same
+// blocks.
+func sameBlocks(a, b *qdiscNode) bool {
+	return a.ingressBlock == b.ingressBlock && a.egressBlock == b.egressBlock
+}
+
+// blockWords writes a qdisc's shared blocks as tc's words before its kind.
+func blockWords(q *qdiscNode) []string {
+	var w []string
+	if q.ingressBlock != 0 {
+		w = append(w, "ingress_block", fmt.Sprint(q.ingressBlock))
+	}
+	if q.egressBlock != 0 {
+		w = append(w, "egress_block", fmt.Sprint(q.egressBlock))
+	}
+	return w
+}
+
+// place plans the chains and filters of one place (a qdisc's, a hook's,
+// a shared block's): chains first, for a template must be there before
+// its chain's filters.
+func (p *planner) place(wantF, haveF []*filterNode, wantC, haveC []*chainNode) {
+	flushed := p.chains(wantC, haveC, wantF, haveF)
+	var left []*filterNode
+	for _, h := range haveF {
+		if !flushed[h.chain] {
+			left = append(left, h)
+		}
+	}
+	p.filters(wantF, left)
+}
+
+// chains plans the chains of one place, and returns those it deletes,
+// whose filters go with them. A chain the file names is added, a chain of
+// the kernel's it does not name deleted: unless the file's filters are in
+// it, which make it (the kernel dumps no difference between a chain made
+// by its filters and one added). Chain 0 without a template is left to
+// its filters' deletes, as tc users know it: with filters, it is only the
+// chain of their priorities. A template does not change: its chain is
+// deleted and added anew.
+func (p *planner) chains(wantC, haveC []*chainNode, wantF, haveF []*filterNode) map[uint32]bool {
+	flushed := map[uint32]bool{}
+	in := func(fs []*filterNode, chain uint32) []*filterNode {
+		var out []*filterNode
+		for _, f := range fs {
+			if f.chain == chain {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	wantBy, haveBy := map[uint32]*chainNode{}, map[uint32]*chainNode{}
+	for _, w := range wantC {
+		wantBy[w.chain] = w
+	}
+	for _, h := range haveC {
+		haveBy[h.chain] = h
+	}
+	reasons := map[uint32]string{}
+	for _, h := range haveC {
+		w, wanted, had := wantBy[h.chain], len(in(wantF, h.chain)) > 0, in(haveF, h.chain)
+		var reason string
+		switch {
+		case w != nil && !sameTemplate(w, h):
+			reason = "the kernel's template differs: " + templateWords(h) + "; a template does not change"
+		case w != nil && !wanted && len(had) > 0:
+			reason = "the kernel's chain has filters, which go, and the chain stays"
+		case w != nil:
+			continue
+		case h.kind != "" && wanted:
+			reason = "the kernel's chain has a template, the file's none: " + templateWords(h)
+		case wanted || (h.chain == 0 && h.kind == "" && len(had) > 0):
+			continue
+		default:
+			reason = notInFile
+		}
+		del := p.chainRequest(netlink.Delete, h)
+		del.Reason = reason
+		del.undo = p.placeAdds(had, namedChains([]*chainNode{h}, had))
+		p.filterDeletes = append(p.filterDeletes, del)
+		flushed[h.chain], reasons[h.chain] = true, reason
+	}
+	for _, w := range wantC {
+		if haveBy[w.chain] != nil && !flushed[w.chain] {
+			continue
+		}
+		add := p.chainRequest(netlink.Add, w)
+		add.Reason = notInKernel
+		if r, ok := reasons[w.chain]; ok {
+			add.Reason = r
+		}
+		add.undo = []Request{p.chainRequest(netlink.Delete, w)}
+		p.filterAdds = append(p.filterAdds, add)
+	}
+	return flushed
+}
+
+// sameTemplate reports whether the kernel's chain has the file's
+// template: by its options as the kernel keeps them, or else by the
+// words both print (a template's dump is its keys alone, without the
+// attributes a filter's carries besides).
+func sameTemplate(want, have *chainNode) bool {
+	switch {
+	case want.kind != have.kind:
+		return false
+	case want.kind == "":
+		return true
+	case want.protocol != have.protocol && (have.protocol != 0 || want.protocol != tckind.EthPAll):
+		return false
+	}
+	if tckind.Covers(tckind.FilterDumped(want.kind, want.options), have.options) {
+		return true
+	}
+	w, err := tckind.FilterKeywords(want.kind, want.options, nil)
+	return err == nil && have.words != nil && slices.Equal(w, have.words)
+}
+
+// templateWords describes a kernel chain's template in tc's words, where
+// they are known.
+func templateWords(c *chainNode) string {
+	if c.kind == "" {
+		return "none"
+	}
+	w := append([]string{c.kind}, c.words...)
+	if c.protocol != 0 {
+		w = append([]string{"protocol", tckind.EthProtocolName(c.protocol)}, w...)
+	}
+	return strings.Join(w, " ")
 }
 
 // keptDefaults returns q, or a copy of it with the defaults of its
@@ -258,6 +404,7 @@ func (p *planner) classes(want, have []*classNode, parent uint32) {
 		}
 		p.qdisc(w.leaf, h.leaf, w.id)
 		p.classes(w.children, h.children, w.id)
+		p.place(w.filters, h.filters, w.chains, h.chains)
 	}
 	for _, h := range have {
 		if seen[h.id] {
@@ -344,14 +491,39 @@ func (p *planner) filters(want, have []*filterNode) {
 	}
 }
 
+// namedChains are the kernel's chains of a place that a file names, and
+// that are made again by a chain request: those with a template, and
+// those without filters (added by "tc chain add"). A chain with filters
+// and no template is theirs: they make it again.
+func namedChains(chains []*chainNode, filters []*filterNode) []*chainNode {
+	var out []*chainNode
+	for _, c := range chains {
+		if c.kind != "" || !slices.ContainsFunc(filters, func(f *filterNode) bool { return f.chain == c.chain }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// placeAdds is the requests that make a place's chains and filters,
+// chains first.
+func (p *planner) placeAdds(filters []*filterNode, chains []*chainNode) []Request {
+	var out []Request
+	for _, c := range chains {
+		out = append(out, p.chainRequest(netlink.Add, c))
+	}
+	for _, f := range filters {
+		out = append(out, p.filterRequest(netlink.Add, f))
+	}
+	return out
+}
+
 // addBelow adds everything below a qdisc the plan creates.
 func (p *planner) addBelow(q *qdiscNode) {
 	for _, c := range q.classes {
 		p.trees = append(p.trees, p.addClassSubtree(c, parentIsNew)...)
 	}
-	for _, f := range append(q.filters, q.egressFilters...) {
-		p.filterAdds = append(p.filterAdds, because(parentIsNew, p.filterRequest(netlink.Add, f))...)
-	}
+	p.filterAdds = append(p.filterAdds, because(parentIsNew, p.placeAdds(append(q.filters, q.egressFilters...), append(q.chains, q.egressChains...))...)...)
 }
 
 // addClassBelow adds the leaf and the children of a class the plan creates.
@@ -363,6 +535,7 @@ func (p *planner) addClassBelow(c *classNode) {
 	for _, ch := range c.children {
 		p.trees = append(p.trees, p.addClassSubtree(ch, parentIsNew)...)
 	}
+	p.filterAdds = append(p.filterAdds, because(parentIsNew, p.placeAdds(c.filters, c.chains)...)...)
 }
 
 // addClassSubtree is the requests that create a class (unless its qdisc
@@ -448,13 +621,13 @@ func (p *planner) subtree(q *qdiscNode, withRoot bool) []Request {
 			for _, ch := range c.children {
 				walkClass(ch)
 			}
+			filters = append(filters, p.placeAdds(c.filters, namedChains(c.chains, c.filters))...)
 		}
 		for _, c := range q.classes {
 			walkClass(c)
 		}
-		for _, f := range append(q.filters, q.egressFilters...) {
-			filters = append(filters, p.filterRequest(netlink.Add, f))
-		}
+		filters = append(filters, p.placeAdds(q.filters, namedChains(q.chains, q.filters))...)
+		filters = append(filters, p.placeAdds(q.egressFilters, namedChains(q.egressChains, q.egressFilters))...)
 	}
 	walk(q, withRoot)
 	return append(reqs, filters...)
@@ -481,6 +654,7 @@ func (p *planner) deleteClass(c *classNode) []Request {
 	if c.leaf != nil {
 		r.undo = append(r.undo, p.subtree(c.leaf, true)...)
 	}
+	r.undo = append(r.undo, p.placeAdds(c.filters, namedChains(c.chains, c.filters))...)
 	return append(out, r)
 }
 
@@ -515,6 +689,15 @@ func (p *planner) qdiscRequest(op netlink.Op, q *qdiscNode) Request {
 		// The kernel keeps no slots of its own: the table goes whole.
 		m.Attrs.Stab, _ = tckind.SizeTable(*q.stab, stabRoom)
 		cmd.WriteString(" " + tcline.JoinWords(tckind.SizeTableKeywords(*q.stab)))
+	}
+	if op != netlink.Delete && (q.ingressBlock != 0 || q.egressBlock != 0) {
+		if q.ingressBlock != 0 {
+			m.Attrs.IngressBlock = &q.ingressBlock
+		}
+		if q.egressBlock != 0 {
+			m.Attrs.EgressBlock = &q.egressBlock
+		}
+		cmd.WriteString(" " + tcline.JoinWords(blockWords(q)))
 	}
 	if op != netlink.Delete || q.parent == netlink.HandleIngress {
 		kind := q.kind
@@ -555,20 +738,10 @@ func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 	m := netlink.Msg{}
 	m.Header.Ifindex, m.Header.Parent = p.ifindex, f.parent
 	m.Header.Info = f.prio<<16 | uint32(ntohs(f.protocol))
-	c := Change{Op: op.String(), Object: "filter", Device: p.dev, Kind: f.kind, Pref: f.prio, Chain: f.chain}
+	c := Change{Op: op.String(), Object: "filter", Kind: f.kind, Pref: f.prio, Chain: f.chain}
 	var cmd strings.Builder
-	fmt.Fprintf(&cmd, "filter %s dev %s", opWord(op), p.dev)
-	switch f.parent {
-	case tcline.ParentIngress:
-		c.Parent = "ingress"
-		cmd.WriteString(" ingress")
-	case tcline.ParentEgress:
-		c.Parent = "egress"
-		cmd.WriteString(" egress")
-	default:
-		c.Parent = tcfmt.FormatClassID(f.parent)
-		cmd.WriteString(" parent " + c.Parent)
-	}
+	cmd.WriteString("filter " + opWord(op))
+	p.where(&c, &cmd, f.parent)
 	if f.kind != "" {
 		c.Protocol = tckind.EthProtocolName(f.protocol)
 		cmd.WriteString(" protocol " + c.Protocol)
@@ -589,13 +762,74 @@ func (p *planner) filterRequest(op netlink.Op, f *filterNode) Request {
 		}
 		cmd.WriteString(" " + kind)
 		if op != netlink.Delete {
-			m.Attrs.Options = f.options
+			m.Attrs.Options = sent(f.options, f.restore)
 			c.Words = f.words
 			writeWords(&cmd, f.words, f.options)
 		}
 	}
 	c.Command = cmd.String()
 	return Request{Object: netlink.Filter, Op: op, Msg: m, Change: c}
+}
+
+// where writes the place of a filter or chain at parent into its change
+// and its command line: a device and its parent, or a shared block.
+func (p *planner) where(c *Change, cmd *strings.Builder, parent uint32) {
+	if p.block != 0 {
+		c.Block = p.block
+		fmt.Fprintf(cmd, " block %d", p.block)
+		return
+	}
+	c.Device = p.dev
+	cmd.WriteString(" dev " + p.dev)
+	switch parent {
+	case tcline.ParentIngress:
+		c.Parent = "ingress"
+		cmd.WriteString(" ingress")
+	case tcline.ParentEgress:
+		c.Parent = "egress"
+		cmd.WriteString(" egress")
+	default:
+		c.Parent = tcfmt.FormatClassID(parent)
+		cmd.WriteString(" parent " + c.Parent)
+	}
+}
+
+// chainRequest builds a chain request and its description: an add
+// carries the chain's template.
+func (p *planner) chainRequest(op netlink.Op, ch *chainNode) Request {
+	m := netlink.Msg{}
+	m.Header.Ifindex, m.Header.Parent = p.ifindex, ch.parent
+	index := ch.chain
+	m.Attrs.Chain = &index
+	c := Change{Op: op.String(), Object: "chain", Chain: ch.chain}
+	var cmd strings.Builder
+	cmd.WriteString("chain " + opWord(op))
+	p.where(&c, &cmd, ch.parent)
+	fmt.Fprintf(&cmd, " chain %d", ch.chain)
+	if op != netlink.Delete && ch.kind != "" {
+		m.Header.Info = uint32(ntohs(ch.protocol))
+		if ch.protocol != 0 {
+			c.Protocol = tckind.EthProtocolName(ch.protocol)
+			cmd.WriteString(" protocol " + c.Protocol)
+		}
+		kind := ch.kind
+		m.Attrs.Kind, m.Attrs.Options = &kind, sent(ch.options, ch.restore)
+		c.Kind, c.Words = kind, ch.words
+		cmd.WriteString(" " + kind)
+		writeWords(&cmd, ch.words, ch.options)
+	}
+	c.Command = cmd.String()
+	return Request{Object: netlink.Chain, Op: op, Msg: m, Change: c}
+}
+
+// sent is what a filter's or chain's request sends: for the kernel's
+// object, restore, what its words ask for, where it has them (the
+// kernel refuses some of what it dumps back); the options otherwise.
+func sent(options, restore attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	if restore != nil {
+		return restore
+	}
+	return options
 }
 
 // writeWords appends a node's option words to a command line: the file's,

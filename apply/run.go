@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -43,6 +44,7 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		}
 		wants = append(wants, want)
 	}
+	blocks := r.blocks(f, wants)
 	if err := r.err(f.name); err != nil {
 		return nil, err
 	}
@@ -55,13 +57,135 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		describe(r.links, have)
 		plan.Requests = append(plan.Requests, planDevice(want, have)...)
 	}
+	if len(blocks) == 0 {
+		return plan, nil
+	}
+	sharing, err := blockSharers(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	var before, after []Request
+	for _, want := range blocks {
+		have, err := readBlock(ctx, k, want.index)
+		if err != nil {
+			return nil, err
+		}
+		describePlace(r.links, have.filters, have.chains)
+		if i := blockGoneAt(want.index, sharing, plan.Requests); i >= 0 {
+			// The plan deletes the last qdisc that shares the block, and
+			// its filters and chains with it: they are added anew, and
+			// undoing that delete brings them back.
+			p := &planner{block: want.index, ifindex: netlink.IfindexBlock}
+			plan.Requests[i].undo = append(plan.Requests[i].undo, p.placeAdds(have.filters, namedChains(have.chains, have.filters))...)
+			have = &blockState{index: want.index}
+		}
+		b, a := planBlock(want, have)
+		before, after = append(before, b...), append(after, a...)
+	}
+	plan.Requests = append(append(before, plan.Requests...), after...)
 	return plan, nil
+}
+
+// blocks resolves the file's shared blocks: every block that a qdisc of
+// the file shares, with the filters and chains "blocks" gives it (none
+// when it names the block not). A block "blocks" names that no qdisc of
+// the file shares is a fault.
+func (r *resolver) blocks(f *File, wants []*deviceState) []*blockState {
+	shared := map[uint32]bool{}
+	for _, d := range wants {
+		if q := d.ingress; q != nil {
+			shared[q.ingressBlock], shared[q.egressBlock] = true, true
+		}
+	}
+	delete(shared, 0)
+	for _, index := range slices.Sorted(maps.Keys(f.Blocks)) {
+		if !shared[index] {
+			at := place{}
+			if b := f.Blocks[index]; b != nil {
+				at = b.at
+			}
+			r.fault(at, "block %d is shared by no qdisc of the file: a block is there while an ingress or clsact qdisc shares it (\"ingress_block %d clsact\")", index, index)
+		}
+	}
+	var out []*blockState
+	for _, index := range slices.Sorted(maps.Keys(shared)) {
+		r.deviceName = fmt.Sprintf("block %d", index)
+		out = append(out, r.block(index, f.Blocks[index]))
+	}
+	return out
+}
+
+// blockSharers are the blocks that each device's ingress or clsact qdisc
+// shares, by ifindex, from a dump of every device's qdiscs: a block is
+// there while one of them shares it.
+func blockSharers(ctx context.Context, k Kernel) (map[int32][]uint32, error) {
+	msgs, err := k.Dump(ctx, netlink.Qdisc, 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("qdisc dump: %w", err)
+	}
+	out := map[int32][]uint32{}
+	for i := range msgs {
+		if m := &msgs[i]; m.Header.Parent == netlink.HandleIngress {
+			in, eg := blocksOf(m)
+			out[m.Header.Ifindex] = []uint32{in, eg}
+		}
+	}
+	return out, nil
+}
+
+// blockGoneAt returns the index of the request of reqs after which no
+// qdisc shares block index (the kernel then deletes it), -1 when it is
+// shared throughout. sharing is the kernel's qdiscs' blocks before reqs.
+func blockGoneAt(index uint32, sharing map[int32][]uint32, reqs []Request) int {
+	now := maps.Clone(sharing)
+	count := func() int {
+		n := 0
+		for _, bs := range now {
+			for _, b := range bs {
+				if b == index {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if count() == 0 {
+		return -1 // none to delete: the block is new
+	}
+	for i, r := range reqs {
+		if r.Object != netlink.Qdisc || r.Msg.Header.Parent != netlink.HandleIngress {
+			continue
+		}
+		ifindex := r.Msg.Header.Ifindex
+		if r.Op == netlink.Delete {
+			delete(now, ifindex)
+			if count() == 0 {
+				return i
+			}
+			continue
+		}
+		if _, there := now[ifindex]; !there {
+			in, eg := blocksOf(&r.Msg)
+			now[ifindex] = []uint32{in, eg}
+		}
+	}
+	return -1
+}
+
+// planBlock compares a shared block's desired filters and chains with
+// the kernel's: the deletes go before every device's requests, the adds
+// and changes after them.
+func planBlock(want, have *blockState) (before, after []Request) {
+	p := &planner{block: want.index, ifindex: netlink.IfindexBlock}
+	p.place(want.filters, have.filters, want.chains, have.chains)
+	return p.filterDeletes, p.filterAdds
 }
 
 // Stale is Recheck's error: the kernel's state of some devices changed
 // since the plan was computed, so another writer is at work on them.
 type Stale struct {
-	// Devices are the devices whose plan is no longer the same.
+	// Devices are the devices (and "block N", the shared blocks) whose
+	// plan is no longer the same.
 	Devices []string
 }
 
@@ -82,9 +206,15 @@ func (p *Plan) Recheck(ctx context.Context, k Kernel) error {
 		return err
 	}
 	var changed []string
-	for _, dev := range sortedKeys(p.file.Devices) {
-		if !slices.Equal(p.deviceChanges(dev), now.deviceChanges(dev)) {
-			changed = append(changed, dev)
+	targets := sortedKeys(p.file.Devices)
+	for _, r := range append(p.Requests, now.Requests...) {
+		if t := r.target(); !slices.Contains(targets, t) {
+			targets = append(targets, t)
+		}
+	}
+	for _, t := range targets {
+		if !slices.Equal(p.deviceChanges(t), now.deviceChanges(t)) {
+			changed = append(changed, t)
 		}
 	}
 	if len(changed) > 0 {
@@ -93,11 +223,20 @@ func (p *Plan) Recheck(ctx context.Context, k Kernel) error {
 	return nil
 }
 
-// deviceChanges are the changes of the plan's requests to one device.
-func (p *Plan) deviceChanges(dev string) []string {
+// target names what a request changes: its device, or "block N".
+func (r *Request) target() string {
+	if r.Block != 0 {
+		return fmt.Sprintf("block %d", r.Block)
+	}
+	return r.Device
+}
+
+// deviceChanges are the changes of the plan's requests to one device or
+// block (target).
+func (p *Plan) deviceChanges(target string) []string {
 	var out []string
 	for _, r := range p.Requests {
-		if r.Device == dev {
+		if r.target() == target {
 			out = append(out, r.Command+"\x00"+r.Reason)
 		}
 	}

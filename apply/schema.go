@@ -30,6 +30,29 @@
 //	         (pref is required, protocol defaults to all); under ingress or
 //	         clsact they are the ingress hook's
 //	egress_filters: clsact's egress hook's filters
+//	chains:  the chains of its filters that are there without filters,
+//	         or with a template: each as the words after "tc chain add
+//	         dev D parent HANDLE": chain N [protocol P KIND OPTIONS]
+//	egress_chains: clsact's egress hook's chains
+//
+// An ingress or clsact qdisc may share its hooks' filters with other
+// devices' as tc does, with "ingress_block N" and "egress_block N" before
+// its kind ("ingress_block 5 egress_block 6 clsact"). A shared hook has no
+// filters of its own: they are the block's, in the file's "blocks":
+//
+//	blocks:
+//	  5:
+//	    filters:
+//	      - protocol ip pref 1 flower dst_ip 192.0.2.0/24 action drop
+//	    chains:
+//	      - chain 1 protocol ip flower dst_ip 0.0.0.0/16
+//
+// a mapping of block indexes to the block's filters and chains, written
+// as after "tc filter add block N" and "tc chain add block N". The file
+// owns the blocks its qdiscs share: a block that "blocks" does not
+// describe has no filters or chains. A block the kernel makes for the
+// first qdisc that shares it and deletes with the last, so "blocks" names
+// only blocks that a qdisc of the file shares.
 //
 // A class is a mapping with:
 //
@@ -40,9 +63,13 @@
 //	leaf:    the qdisc attached to the class (a qdisc as above)
 //	classes: its child classes by class ID
 //	name:    a name for it, as for a qdisc
+//	filters: its filters, for the kinds whose classes hold filters of
+//	         their own (htb, hfsc): the words after "tc filter add dev D
+//	         parent CLASSID", as a qdisc's
+//	chains:  the chains of its filters, as a qdisc's
 //
-// The file owns every device it names and nothing else: a qdisc, class or
-// filter of an owned device that the file does not describe is deleted
+// The file owns every device it names, and the blocks they share, and
+// nothing else: a qdisc, class, filter or chain of an owned device that the file does not describe is deleted
 // (the default qdiscs the kernel makes, handle 0:, are left alone), and a
 // device the file does not name is never touched.
 //
@@ -78,8 +105,9 @@
 // or matches one of the patterns; a part with "labels" selects those that
 // have each label with its value (in Kubernetes, the node's labels); a
 // part with both selects the machines both select, and a part with
-// neither selects every machine. A machine's state is the devices of
-// every part that selects it, each device given by one of them at most;
+// neither selects every machine. A part may have "blocks" too, the
+// shared blocks of its devices. A machine's state is the devices and
+// blocks of every part that selects it, each given by one of them at most;
 // a machine no part selects owns no device, and nothing is sent. Every
 // part is read as strictly as a file, the parts of other machines too: a
 // fault anywhere refuses the file on every machine. What depends on the
@@ -102,9 +130,25 @@ import (
 // File is a desired state: the trees of the devices it owns.
 type File struct {
 	Devices map[string]*Device `yaml:"devices" json:"devices"`
+	// Blocks are the shared filter blocks of the devices' ingress and
+	// clsact qdiscs, by block index.
+	Blocks map[uint32]*Block `yaml:"blocks,omitempty" json:"blocks,omitempty"`
 	// name is the file's name in the messages about it ("" for a File
 	// made in Go).
 	name string
+}
+
+// Block is a shared block's filters and chains.
+type Block struct {
+	// Filters are the block's filters, each as the words after "tc
+	// filter add block N".
+	Filters []string `yaml:"filters,omitempty" json:"filters,omitempty"`
+	// Chains are the block's chains that are there without filters or
+	// with a template, each as the words after "tc chain add block N".
+	Chains []string `yaml:"chains,omitempty" json:"chains,omitempty"`
+	// Where the block's index and its parts stand in the file.
+	at                  place
+	filtersAt, chainsAt []place
 }
 
 // Device is one device's desired trees; a nil tree is one the device must
@@ -142,13 +186,19 @@ type Qdisc struct {
 	EditFilter func(i int, opts attrs.TCOptionsMsg) attrs.TCOptionsMsg `yaml:"-" json:"-"`
 	// EgressFilters are clsact's egress hook's filters.
 	EgressFilters []string `yaml:"egress_filters,omitempty" json:"egress_filters,omitempty"`
+	// Chains are the chains of Filters' place that are there without
+	// filters or with a template (a filter kind and options that its
+	// filters must fit), each as the words after "tc chain add dev D
+	// parent HANDLE"; EgressChains are clsact's egress hook's.
+	Chains       []string `yaml:"chains,omitempty" json:"chains,omitempty"`
+	EgressChains []string `yaml:"egress_chains,omitempty" json:"egress_chains,omitempty"`
 	// Name names the qdisc for the file's users (see Names); apply sends
 	// nothing of it.
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Where the qdisc and its parts stand in the file: the faults found
 	// in them name these places.
-	at, specAt, handleAt       place
-	filtersAt, egressFiltersAt []place
+	at, specAt, handleAt                                 place
+	filtersAt, egressFiltersAt, chainsAt, egressChainsAt []place
 }
 
 // Class is a desired class, its leaf qdisc and its child classes.
@@ -163,14 +213,20 @@ type Class struct {
 	// Name names the class for the file's users (see Names): a
 	// subscriber's name, say. apply sends nothing of it.
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
-	// Where the class's ID (its key) and its words stand in the file.
-	idAt, specAt place
+	// Filters are the class's own filters (of a kind whose classes hold
+	// some), each as tc filter words; Chains their chains, as a qdisc's.
+	Filters []string `yaml:"filters,omitempty" json:"filters,omitempty"`
+	Chains  []string `yaml:"chains,omitempty" json:"chains,omitempty"`
+	// Where the class's ID (its key), its words and its lines stand in
+	// the file.
+	idAt, specAt        place
+	filtersAt, chainsAt []place
 }
 
 // MarshalYAML writes a qdisc with nothing below it and no handle as its tc
 // words alone, the short form a person writes.
 func (q *Qdisc) MarshalYAML() (any, error) {
-	if q.Handle == "" && q.Name == "" && q.Options == nil && q.EditFilter == nil && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 {
+	if q.Handle == "" && q.Name == "" && q.Options == nil && q.EditFilter == nil && len(q.Classes) == 0 && len(q.Filters) == 0 && len(q.EgressFilters) == 0 && len(q.Chains) == 0 && len(q.EgressChains) == 0 {
 		return q.Spec, nil
 	}
 	type plain Qdisc

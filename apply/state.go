@@ -31,6 +31,14 @@ type qdiscNode struct {
 	classes       []*classNode
 	filters       []*filterNode // attached to the qdisc (ingress hook for ingress/clsact)
 	egressFilters []*filterNode // clsact's egress hook
+	// chains and egressChains are the chains of filters' and
+	// egressFilters' place: the file's, those it names; the kernel's,
+	// every one it dumps.
+	chains, egressChains []*chainNode
+	// ingressBlock and egressBlock are the shared blocks of an ingress
+	// or clsact qdisc's hooks, 0 for a hook of its own; a shared hook's
+	// filters and chains are the block's, not the qdisc's.
+	ingressBlock, egressBlock uint32
 }
 
 // classNode is a class, its leaf qdisc and its children.
@@ -44,6 +52,9 @@ type classNode struct {
 	made     bool
 	leaf     *qdiscNode
 	children []*classNode
+	// filters and chains are the class's own (classFilters kinds).
+	filters []*filterNode
+	chains  []*chainNode
 }
 
 // filterNode is a filter.
@@ -57,6 +68,36 @@ type filterNode struct {
 	kind      string
 	options   attrs.TCOptionsMsg
 	words     []string // the words after the kind
+	// restore, for the kernel's, is what its words parse to: the
+	// request that makes it again where options, as dumped, are refused
+	// (flags the kernel sets itself, as not_in_hw; actions' counts);
+	// nil where it has no words.
+	restore attrs.TCOptionsMsg
+}
+
+// chainNode is a chain of filters: one the file names, or one the kernel
+// dumps (which it does for a chain with filters, a template, or added by
+// "tc chain add").
+type chainNode struct {
+	// parent is the chain's place, as a filter's: a qdisc handle, an
+	// ingress or egress hook, or a shared block's index.
+	parent uint32
+	chain  uint32
+	// kind is the template's filter kind, "" for a chain without;
+	// protocol, options and words (after the kind) are the template's.
+	kind     string
+	protocol uint16
+	options  attrs.TCOptionsMsg
+	words    []string
+	// restore is as a filter's.
+	restore attrs.TCOptionsMsg
+}
+
+// blockState is a shared block's filters and chains.
+type blockState struct {
+	index   uint32
+	filters []*filterNode
+	chains  []*chainNode
 }
 
 // deviceState is one device's trees.
@@ -82,6 +123,13 @@ func filterHooks(kind string) int {
 		return k.FilterHooks
 	}
 	return 0
+}
+
+// classFilters reports a qdisc kind whose classes hold filters of their
+// own (Qdisc.ClassFilters).
+func classFilters(kind string) bool {
+	k := tckind.LookupQdisc(kind)
+	return k != nil && k.ClassFilters
 }
 
 // nestedClasses reports a qdisc kind that makes classes in two levels
@@ -134,22 +182,55 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 		r.fault(q.specAt, "qdisc %q: %v", q.Spec, err)
 		return nil
 	}
-	// A size table comes before the kind, as in tc's command.
-	var stab *attrs.TCSizespec
-	for len(words) > 0 && tcfmt.Matches(words[0], "stab") {
-		spec, rest, err := tckind.ParseSizeTable(words[1:])
-		if err != nil {
-			r.fault(q.specAt, "qdisc %q: stab: %s", q.Spec, kindMessage(err))
-			return nil
+	n := &qdiscNode{parent: parent}
+	// A size table and shared blocks come before the kind, as in tc's
+	// command.
+prefix:
+	for len(words) > 0 {
+		word := words[0]
+		// A kind's name is the kind (tc reads "ingress" so too), not a
+		// keyword it is the start of.
+		keyword := func(k string) bool { return tckind.LookupQdisc(word) == nil && tcfmt.Matches(word, k) }
+		switch {
+		case keyword("stab"):
+			spec, rest, err := tckind.ParseSizeTable(words[1:])
+			if err != nil {
+				r.fault(q.specAt, "qdisc %q: stab: %s", q.Spec, kindMessage(err))
+				return nil
+			}
+			n.stab, words = &spec, rest
+		case keyword("ingress_block"), keyword("egress_block"):
+			hook, block := "ingress", &n.ingressBlock
+			if keyword("egress_block") {
+				hook, block = "egress", &n.egressBlock
+			}
+			index, err := tcline.BlockIndex(words, hook)
+			if err != nil {
+				r.fault(q.specAt, "qdisc %q: %s", q.Spec, kindMessage(err))
+				return nil
+			}
+			*block, words = *index, words[2:]
+		default:
+			break prefix
 		}
-		stab, words = &spec, rest
 	}
 	if len(words) == 0 {
 		r.fault(q.specAt, "a qdisc needs its kind, the first of its tc words")
 		return nil
 	}
-	n := &qdiscNode{kind: words[0], parent: parent, words: words[1:], stab: stab}
+	n.kind, n.words = words[0], words[1:]
 	kindKnown := r.qdiscKind(n, q.specAt)
+	switch hooks := filterHooks(n.kind); {
+	case !kindKnown:
+	case n.ingressBlock != 0 && hooks == 0:
+		r.fault(q.specAt, "qdisc %q: %s has no ingress hook to share (ingress and clsact have)", q.Spec, n.kind)
+	case n.egressBlock != 0 && hooks < 2:
+		r.fault(q.specAt, "qdisc %q: %s has no egress hook to share (clsact has)", q.Spec, n.kind)
+	case n.ingressBlock != 0 && (len(q.Filters) > 0 || len(q.Chains) > 0):
+		r.fault(q.specAt, "qdisc %q: its ingress hook shares block %d, so its filters and chains are the block's: write them under \"blocks\"", q.Spec, n.ingressBlock)
+	case n.egressBlock != 0 && (len(q.EgressFilters) > 0 || len(q.EgressChains) > 0):
+		r.fault(q.specAt, "qdisc %q: its egress hook shares block %d, so its filters and chains are the block's: write them under \"blocks\"", q.Spec, n.egressBlock)
+	}
 	switch {
 	case kindKnown && q.Options != nil && len(n.words) > 0:
 		r.fault(q.specAt, "qdisc %q: typed options and option words both", q.Spec)
@@ -171,12 +252,15 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 	if !r.qdiscHandle(n, q) {
 		return n // what is below it hangs on the handle
 	}
-	if n.handle == 0 && (len(q.Classes) > 0 || len(q.Filters) > 0) {
-		r.fault(q.at, "qdisc %s has classes or filters, so it needs its handle (\"1:\")", n.kind)
+	if n.handle == 0 && (len(q.Classes) > 0 || len(q.Filters) > 0 || len(q.Chains) > 0) {
+		r.fault(q.at, "qdisc %s has classes, filters or chains, so it needs its handle (\"1:\")", n.kind)
 		return n
 	}
 	if len(q.EgressFilters) > 0 && kindKnown && filterHooks(n.kind) < 2 {
 		r.fault(q.egressFiltersAt[0], "egress_filters are clsact's, not %s's", n.kind)
+	}
+	if len(q.EgressChains) > 0 && kindKnown && filterHooks(n.kind) < 2 {
+		r.fault(q.egressChainsAt[0], "egress_chains are clsact's, not %s's", n.kind)
 	}
 	if len(q.Classes) > 0 && kindKnown {
 		if k := tckind.LookupQdisc(n.kind); k == nil || k.MakesClasses || k.ParseClass != nil {
@@ -203,7 +287,91 @@ func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 		}
 	}
 	n.egressFilters = r.filters(q.EgressFilters, q.egressFiltersAt, tcline.ParentEgress)
+	n.chains = r.chains(q.Chains, q.chainsAt, filterParent, n.filters)
+	n.egressChains = r.chains(q.EgressChains, q.egressChainsAt, tcline.ParentEgress, n.egressFilters)
 	return n
+}
+
+// block resolves a shared block's filters and chains.
+func (r *resolver) block(index uint32, b *Block) *blockState {
+	bs := &blockState{index: index}
+	if b == nil {
+		return bs
+	}
+	bs.filters = r.filters(b.Filters, b.filtersAt, index)
+	bs.chains = r.chains(b.Chains, b.chainsAt, index, bs.filters)
+	return bs
+}
+
+// chains resolves the chain lines of one place, parent as for its
+// filters, and checks that each chain is named once and that the filters
+// of a chain with a template are of its kind, as the kernel requires.
+func (r *resolver) chains(lines []string, at []place, parent uint32, filters []*filterNode) []*chainNode {
+	var out []*chainNode
+	seen := map[uint32]place{}
+	for i, line := range lines {
+		where := placeAt(at, i)
+		c, err := r.chain(line, parent)
+		if err != nil {
+			r.fault(where, "chain %q: %s", line, kindMessage(err))
+			continue
+		}
+		if first, dup := seen[c.chain]; dup {
+			r.fault(where, "chain %d is given twice (first at line %d)", c.chain, first.line)
+			continue
+		}
+		seen[c.chain] = where
+		for _, f := range filters {
+			if c.kind != "" && f.chain == c.chain && f.kind != c.kind {
+				r.fault(where, "chain %d's template is %s, but its filter of pref %d is %s: the filters of a chain with a template are of its kind", c.chain, c.kind, f.prio, f.kind)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// chain parses the words after "tc chain add dev D parent P" with tc's
+// grammar for them: "chain N", and for a template the filter's protocol,
+// kind and options, which the kind's parser reads.
+func (r *resolver) chain(line string, parent uint32) (*chainNode, error) {
+	words, err := tcline.SplitWords(line)
+	if err != nil {
+		return nil, err
+	}
+	w, err := tcline.ParseFilterWhere(tcline.FilterModify, words, nil)
+	switch {
+	case err != nil:
+		return nil, err
+	case w.Dev != "" || w.Block != 0 || w.Parent != 0:
+		return nil, fmt.Errorf("the device, block and parent are where the chain stands in the file")
+	case w.Prio != 0 || w.HandleSet || w.Estimator != nil || w.Help:
+		return nil, fmt.Errorf("a chain takes \"chain N\" and a template's protocol, kind and options, no pref, handle or estimator")
+	case !w.ChainSet:
+		return nil, fmt.Errorf("\"chain N\" is required")
+	case w.Kind == "" && w.ProtocolSet:
+		return nil, fmt.Errorf("a protocol without a filter kind: a template is a protocol, a kind and its options")
+	}
+	c := &chainNode{parent: parent, chain: w.Chain, protocol: w.Protocol}
+	if w.Kind == "" {
+		return c, nil
+	}
+	k := tckind.LookupFilter(w.Kind)
+	if k == nil {
+		return nil, fmt.Errorf("unknown filter kind %q: %s", w.Kind, suggest(w.Kind, tckind.FilterNames()))
+	}
+	c.kind, c.words = w.Kind, w.Opts
+	c.options, _, err = k.Parse(w.Opts, tckind.FilterEnv{Protocol: c.protocol, Parent: parent, ActionEnv: tckind.ActionEnv{Links: r.links}})
+	return c, err
+}
+
+// placeAt is where the i-th line of a list stands, none for a File made
+// in Go.
+func placeAt(at []place, i int) place {
+	if i < len(at) {
+		return at[i]
+	}
+	return place{}
 }
 
 // qdiscKind reports whether n's kind is one gotc knows, in a place the
@@ -325,6 +493,12 @@ func (r *resolver) classes(m map[string]*Class, q *qdiscNode, parent uint32) []*
 		if c.Leaf != nil {
 			n.leaf = r.qdisc(c.Leaf, id)
 		}
+		if (len(c.Filters) > 0 || len(c.Chains) > 0) && !classFilters(q.kind) {
+			r.fault(c.idAt, "class %s: the classes of qdisc %s hold no filters of their own: its filters are the qdisc's", key, q.kind)
+		} else {
+			n.filters = r.filters(c.Filters, c.filtersAt, id)
+			n.chains = r.chains(c.Chains, c.chainsAt, id, n.filters)
+		}
 		if len(c.Classes) > 0 && made && !nestedClasses(q.kind) {
 			r.fault(c.idAt, "class %s: qdisc %s makes its classes itself, without child classes", key, q.kind)
 			continue
@@ -349,10 +523,7 @@ func (r *resolver) filters(lines []string, at []place, parent uint32) []*filterN
 	}
 	firsts := map[prio]first{}
 	for i, line := range lines {
-		var where place
-		if i < len(at) {
-			where = at[i]
-		}
+		where := placeAt(at, i)
 		f, err := r.filter(line, parent)
 		if err != nil {
 			r.fault(where, "filter %q: %s", line, kindMessage(err))
@@ -428,6 +599,7 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		if m.Attrs.Stab != nil {
 			n.stab = m.Attrs.Stab.Base
 		}
+		n.ingressBlock, n.egressBlock = blocksOf(m)
 		byParent[n.parent] = append(byParent[n.parent], n)
 	}
 	var all []*classNode
@@ -449,9 +621,15 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 	ds := &deviceState{name: name, ifindex: ifindex}
 	var build func(q *qdiscNode) error
 	// link fills in c's leaf and descendants and builds the qdiscs below.
-	var link func(c *classNode, made bool) error
-	link = func(c *classNode, made bool) error {
-		c.made = made
+	var link func(c *classNode, kind string) error
+	link = func(c *classNode, kind string) error {
+		c.made = madeClasses(kind)
+		if classFilters(kind) {
+			var err error
+			if c.filters, c.chains, err = readPlace(ctx, k, ifindex, c.id); err != nil {
+				return err
+			}
+		}
 		if leaves := byParent[c.id]; len(leaves) > 0 {
 			c.leaf = leaves[0]
 			if err := build(c.leaf); err != nil {
@@ -460,7 +638,7 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		}
 		c.children = sortClasses(classesOf[c.id])
 		for _, ch := range c.children {
-			if err := link(ch, made); err != nil {
+			if err := link(ch, kind); err != nil {
 				return err
 			}
 		}
@@ -472,11 +650,15 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		}
 		var err error
 		if q.parent == netlink.HandleIngress {
-			if q.filters, err = readFilters(ctx, k, ifindex, tcline.ParentIngress); err != nil {
-				return err
+			// A shared hook's filters are its block's, which the dump of
+			// the hook lists too.
+			if q.ingressBlock == 0 {
+				if q.filters, q.chains, err = readPlace(ctx, k, ifindex, tcline.ParentIngress); err != nil {
+					return err
+				}
 			}
-			if filterHooks(q.kind) == 2 {
-				q.egressFilters, err = readFilters(ctx, k, ifindex, tcline.ParentEgress)
+			if filterHooks(q.kind) == 2 && q.egressBlock == 0 {
+				q.egressFilters, q.egressChains, err = readPlace(ctx, k, ifindex, tcline.ParentEgress)
 			}
 			return err
 		}
@@ -492,11 +674,11 @@ func readDevice(ctx context.Context, k Kernel, name string, ifindex int32) (*dev
 		}
 		q.classes = sortClasses(q.classes)
 		for _, c := range q.classes {
-			if err := link(c, madeClasses(q.kind)); err != nil {
+			if err := link(c, q.kind); err != nil {
 				return err
 			}
 		}
-		q.filters, err = readFilters(ctx, k, ifindex, q.handle)
+		q.filters, q.chains, err = readPlace(ctx, k, ifindex, q.handle)
 		return err
 	}
 	if roots := byParent[netlink.HandleRoot]; len(roots) > 0 {
@@ -520,13 +702,75 @@ func sortClasses(cs []*classNode) []*classNode {
 	return cs
 }
 
+// blocksOf is the shared blocks of a dumped qdisc's hooks, 0 for none.
+func blocksOf(m *netlink.Msg) (ingress, egress uint32) {
+	if m.Attrs.IngressBlock != nil {
+		ingress = *m.Attrs.IngressBlock
+	}
+	if m.Attrs.EgressBlock != nil {
+		egress = *m.Attrs.EgressBlock
+	}
+	return ingress, egress
+}
+
+// readPlace dumps the filters and the chains of one place: a device's
+// parent, or a shared block's (ifindex netlink.IfindexBlock, parent its
+// index).
+//
+// The chains come first: a place without chains has no filters (a
+// filter's chain is dumped), which spares the filter dump of each of
+// many classes.
+func readPlace(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([]*filterNode, []*chainNode, error) {
+	msgs, err := k.Dump(ctx, netlink.Chain, ifindex, parent)
+	if err != nil {
+		return nil, nil, fmt.Errorf("chain dump of %s: %w", placeName(ifindex, parent), err)
+	}
+	var chains []*chainNode
+	for i := range msgs {
+		m := &msgs[i]
+		c := &chainNode{parent: parent, chain: chainOf(m), kind: m.Kind(), options: m.Attrs.Options}
+		if f := tckind.LookupFilter(c.kind); f != nil && f.TemplateProtocol != nil {
+			c.protocol, _ = f.TemplateProtocol(c.options)
+		}
+		chains = append(chains, c)
+	}
+	// The dump's order is the order the chains were made in, which tc
+	// lists them in: a file written from it makes them so again.
+	if len(chains) == 0 {
+		return nil, nil, nil
+	}
+	filters, err := readFilters(ctx, k, ifindex, parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	return filters, chains, nil
+}
+
+// readBlock reads a shared block's filters and chains.
+func readBlock(ctx context.Context, k Kernel, index uint32) (*blockState, error) {
+	filters, chains, err := readPlace(ctx, k, netlink.IfindexBlock, index)
+	if err != nil {
+		return nil, err
+	}
+	return &blockState{index: index, filters: filters, chains: chains}, nil
+}
+
+// placeName names a place of filters in messages: a parent's handle, or
+// "block N".
+func placeName(ifindex int32, parent uint32) string {
+	if ifindex == netlink.IfindexBlock {
+		return fmt.Sprintf("block %d", parent)
+	}
+	return tcfmt.FormatClassID(parent)
+}
+
 // readFilters dumps the filters attached to parent. Of u32's hash
 // tables (Filter.IsTable), the one the kernel made with the priority is
 // its bookkeeping, not a filter a file writes; the others were asked for.
 func readFilters(ctx context.Context, k Kernel, ifindex int32, parent uint32) ([]*filterNode, error) {
 	msgs, err := k.Dump(ctx, netlink.Filter, ifindex, parent)
 	if err != nil {
-		return nil, fmt.Errorf("filter dump of %s: %w", tcfmt.FormatClassID(parent), err)
+		return nil, fmt.Errorf("filter dump of %s: %w", placeName(ifindex, parent), err)
 	}
 	isTable := func(m *netlink.Msg) bool {
 		k := tckind.LookupFilter(m.Kind())

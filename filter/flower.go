@@ -103,6 +103,12 @@ func init() {
 			PrintOptions: printFlower,
 			Keywords:     flowerKeywords,
 			Dumped:       flowerDumped,
+			TemplateProtocol: func(opts attrs.TCOptionsMsg) (uint16, bool) {
+				if o, ok := opts.(*attrs.FlowerAttrs); ok && o.KeyEthType != nil {
+					return *o.KeyEthType, true
+				}
+				return 0, false
+			},
 		})
 	})
 }

@@ -65,6 +65,7 @@ func init() {
 	tckind.Lazily(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:              "hfsc",
+			ClassFilters:      true,
 			Usage:             hfscUsage,
 			ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSC(args) },
 			ParseClass:        func(args []string, env tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHFSCClass(args, env) },

@@ -55,6 +55,7 @@ func init() {
 	tckind.Lazily(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:              "htb",
+			ClassFilters:      true,
 			NoChange:          true,
 			Usage:             htbUsage,
 			ParseQdisc:        func(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) { return parseHTB(args) },

@@ -4,7 +4,9 @@
 # DualPI2), for three beds: a router (CAKE on a veth's egress, ingress
 # redirected through an ifb to CAKE), an ISP tree (mq over 4 tx queues, htb
 # per queue, 1,004 classes with fq_codel and cake leaves) and DualPI2 (htb
-# with a dualpi2 leaf, dualpi2 at the root). For each bed:
+# with a dualpi2 leaf, dualpi2 at the root), and shared blocks and chains
+# (two devices sharing a clsact's ingress block, its egress block, chains
+# with templates). For each bed:
 #   1. apply the file (it sends the whole tree), then apply it again: 0 requests;
 #   2. traffic, then a changed bandwidth: 1 request, Sent bytes not reset;
 #   3. a file whose third change the kernel refuses: the state is restored
@@ -32,12 +34,31 @@ expect_sent() {
 	esac
 }
 
-# state DEV...: everything tc -d shows of the devices, counters aside.
+# state DEV...: everything tc -d shows of the devices, counters aside; a
+# DEV "block=N" is the shared block N's filters and chains, a DEV
+# "classes=D" the filters and chains at each of D's classes.
 state() {
 	for d in "$@"; do
-		$TC -d qdisc show dev "$d"
-		$TC -d class show dev "$d"
-		for p in root ingress egress; do $TC -d filter show dev "$d" $p 2>/dev/null; done
+		case $d in
+		block=*)
+			$TC -d filter show block "${d#block=}"
+			$TC chain show block "${d#block=}"
+			;;
+		classes=*)
+			for c in $($TC class show dev "${d#classes=}" | awk '{ print $3 }'); do
+				$TC -d filter show dev "${d#classes=}" parent "$c"
+				$TC chain show dev "${d#classes=}" parent "$c"
+			done
+			;;
+		*)
+			$TC -d qdisc show dev "$d"
+			$TC -d class show dev "$d"
+			for p in root ingress egress; do
+				$TC -d filter show dev "$d" $p 2>/dev/null
+				$TC chain show dev "$d" $p 2>/dev/null
+			done
+			;;
+		esac
 	done
 }
 
@@ -60,9 +81,10 @@ traffic() {
 # restored BED FILE DEV...: FILE's third change is refused; the state must be as before.
 restored() {
 	bed=$1 file=$2; shift 2
-	state "$@" >"$dir/before"
+	# A filter the undo adds again has its actions numbered anew.
+	state "$@" | sed 's/index [0-9]* ref/index N ref/' >"$dir/before"
 	$GOTC apply -v "$file" >"$dir/out" 2>"$dir/err"; rc=$?
-	state "$@" >"$dir/after"
+	state "$@" | sed 's/index [0-9]* ref/index N ref/' >"$dir/after"
 	applied=$(grep -c '^apply: ' "$dir/out") undone=$(grep -c '^undo: ' "$dir/out")
 	if [ $rc = 0 ]; then
 		fail "$bed: the refused change: apply exited 0"
@@ -229,6 +251,83 @@ leaf2=$(sentbytes qdisc show dev dpa parent 1:1)
 [ "${leaf:-0}" -gt 0 ] && [ "$leaf2" = "$leaf" ] && ok "dualpi2: the leaf's Sent bytes kept over the change ($leaf)" || fail "dualpi2: Sent bytes $leaf before the change, $leaf2 after"
 restored dualpi2 "$dir/dualpi2-refused.yaml" dpa dpb dpc
 in_sync dualpi2 "$dir/dualpi2-changed.yaml" "$dir/dualpi2.yaml" dpa dpb dpc
+
+# --- (d) shared blocks and chains ------------------------------------------
+# blka's clsact shares block 5 (with blkb's ingress) and block 6; blkc has
+# chains of its own, one with a template; blkd's htb has a filter at a
+# class and a chain at another. The refused file's third change is a
+# filter whose key does not fit its chain's template.
+for d in blka blkb blkc blkd; do $IP link add $d type dummy && $IP link set $d up; done
+blocks() { # TEMPLATE-PREFIX BLOCK6-CLASSID FQ_CODEL-LIMIT [BLOCK-5-FILTER]
+	cat <<EOF2
+devices:
+  blka:
+    root: fq_codel limit $3
+    ingress:
+      qdisc: ingress_block 5 egress_block 6 clsact
+  blkb:
+    ingress: ingress_block 5 ingress
+  blkc:
+    ingress:
+      qdisc: clsact
+      chains:
+        - chain 3
+        - chain 1 protocol ip flower dst_ip 0.0.0.0/16
+      filters:
+        - protocol ip pref 1 chain 1 flower dst_ip 10.1.0.0/16 action drop
+        - protocol all pref 2 matchall action goto chain 1
+  blkd:
+    root:
+      qdisc: htb default 10
+      handle: "1:"
+      classes:
+        "1:1":
+          class: htb rate 100mbit
+          filters:
+            - protocol ip pref 1 u32 match ip dst 10.9.0.1/32 classid 1:10
+          classes:
+            "1:10": { class: htb rate 10mbit ceil 100mbit, chains: [chain 5] }
+blocks:
+  5:
+    filters:
+      - protocol ip pref 1 matchall action drop
+      - protocol ip pref 2 chain 1 flower dst_ip 10.0.0.0/16 action pass
+${4:+      - $4}
+    chains:
+      - chain 2
+      - chain 1 protocol ip flower dst_ip 0.0.0.0/$1
+  6:
+    filters:
+      - protocol all pref 2 handle 3 matchall classid 1:$2 action pass
+EOF2
+}
+blocks 16 1 1000 >"$dir/blocks.yaml"
+blocks 24 1 1000 >"$dir/blocks-changed.yaml" # a wider template: chain del, chain add, its filter again
+blocks 24 2 1001 "protocol ip pref 3 chain 1 flower src_ip 10.0.0.1 action drop" >"$dir/blocks-refused.yaml"
+expect_sent blocks "first apply" "$dir/blocks.yaml" +
+expect_sent blocks "second apply" "$dir/blocks.yaml" 0
+$TC filter show block 5 | grep -q 'dst_ip 10.0.0.0/16' && $TC chain show block 5 | grep -q 'chain 2' &&
+	$TC filter show dev blkd parent 1:1 | grep -q 'flowid 1:10' && $TC chain show dev blkd parent 1:10 | grep -q 'chain 5' &&
+	$TC qdisc show dev blkb ingress | grep -q 'ingress_block 5' && ok "blocks: block 5's filters and chains in the kernel, shared by blkb; blkd's class filter and chain" ||
+	fail "blocks: $($TC filter show block 5; $TC chain show block 5; $TC qdisc show dev blkb ingress; $TC filter show dev blkd parent 1:1; $TC chain show dev blkd parent 1:10)"
+expect_sent blocks "changed template" "$dir/blocks-changed.yaml" 3
+$TC chain show block 5 | grep -q 'dst_ip 0.0.0.0/24' && ok "blocks: the new template in the kernel" || fail "blocks: $($TC chain show block 5)"
+restored blocks "$dir/blocks-refused.yaml" blka blkb blkc blkd classes=blkd block=5 block=6
+in_sync blocks "$dir/blocks-changed.yaml" "$dir/blocks.yaml" blka blkb blkc blkd
+# --from-kernel, the devices wiped (their blocks go with them), then apply:
+# the same state, but for the order tc lists chains and filters in (that
+# of their making, which the undo above changed) and the actions'
+# indexes (the kernel numbers a filter's actions anew).
+samestate() { state "$@" | sed 's/index [0-9]* ref/index N ref/' | sort; }
+samestate blka blkb blkc blkd classes=blkd block=5 block=6 >"$dir/before"
+$GOTC apply --from-kernel blka blkb blkc blkd >"$dir/blocks-kernel.yaml" 2>"$dir/err" || fail "blocks: --from-kernel: $(cat "$dir/err")"
+$TC qdisc del dev blka clsact; $TC qdisc del dev blkb ingress; $TC qdisc del dev blkc clsact
+$TC qdisc del dev blka root; $TC qdisc del dev blkd root
+[ -z "$($TC filter show block 5 2>/dev/null)" ] || fail "blocks: block 5 outlived its qdiscs"
+expect_sent blocks "--from-kernel's file on the devices wiped" "$dir/blocks-kernel.yaml" +
+samestate blka blkb blkc blkd classes=blkd block=5 block=6 >"$dir/after"
+cmp -s "$dir/before" "$dir/after" && ok "blocks: --from-kernel, wipe, apply: the same state" ||
+	{ fail "blocks: --from-kernel, wipe, apply: the state differs:"; diff "$dir/before" "$dir/after"; cat "$dir/blocks-kernel.yaml"; }
 
 # Dropped settings: a qdisc's options removed from the file go back to the
 # kind's defaults, as a new qdisc of the file has them (a change keeps what

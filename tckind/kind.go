@@ -91,6 +91,10 @@ type Qdisc struct {
 	// levels (mqprio's traffic classes over their queues), so that a file
 	// names the queues below their traffic class.
 	MakesNestedClasses bool
+	// ClassFilters says the qdisc's classes hold filters of their own
+	// ("tc filter add dev D parent CLASSID"): each has a filter block,
+	// where the other kinds' classes have none (Linux 7.2: htb, hfsc).
+	ClassFilters bool
 	// DeviceDefaults returns the options the kernel keeps of a request
 	// of opts (nil: none) for a qdisc of the kind on dev, where the
 	// kernel fills some from the device (a fifo's limit when there are no
@@ -204,6 +208,10 @@ type Filter struct {
 	// goes newest first); the others were asked for ("divisor"), and
 	// their entries are written back as filters are.
 	IsTable func(handle uint32) bool
+	// TemplateProtocol is the protocol a chain template's options were
+	// parsed for (flower's ethertype key), which the kernel's dump of a
+	// chain does not carry; nil for a kind whose options do not say it.
+	TemplateProtocol func(opts attrs.TCOptionsMsg) (protocol uint16, ok bool)
 }
 
 // FilterEnv is what a filter kind's parser reads besides its own words.

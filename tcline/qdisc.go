@@ -202,12 +202,12 @@ keywords:
 			}
 			stab = &s
 		case qdiscOnly && tcfmt.Matches(word, "ingress_block"):
-			if m.Attrs.IngressBlock, err = blockIndex(rest, "ingress"); err != nil {
+			if m.Attrs.IngressBlock, err = BlockIndex(rest, "ingress"); err != nil {
 				return r, err
 			}
 			rest = rest[2:]
 		case qdiscOnly && tcfmt.Matches(word, "egress_block"):
-			if m.Attrs.EgressBlock, err = blockIndex(rest, "egress"); err != nil {
+			if m.Attrs.EgressBlock, err = BlockIndex(rest, "egress"); err != nil {
 				return r, err
 			}
 			rest = rest[2:]
@@ -248,9 +248,9 @@ keywords:
 	return r, nil
 }
 
-// blockIndex reads the shared block's index after "ingress_block" or
+// BlockIndex reads the shared block's index after "ingress_block" or
 // "egress_block" (args[0]), hook naming which in tc's message.
-func blockIndex(args []string, hook string) (*uint32, error) {
+func BlockIndex(args []string, hook string) (*uint32, error) {
 	if err := needsValue(args); err != nil {
 		return nil, err
 	}

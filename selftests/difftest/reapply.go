@@ -76,9 +76,7 @@ func shares(text string) bool {
 // make again yet, with what it lacks, as these runs found it. Their
 // mismatches are counted, not failed; a listed kind whose every case came
 // back the same in a run fails it, to be taken off.
-var reapplyUnmodelled = map[string]string{
-	"block": "the file has no shared blocks (ingress_block, egress_block) nor a block's filters and chains",
-}
+var reapplyUnmodelled = map[string]string{}
 
 // newReapplyCheck connects to the kernel the cases run on.
 func newReapplyCheck() (*reapplyCheck, error) {
@@ -205,16 +203,17 @@ func (c *reapplyCheck) wipe(ctx context.Context, ifindex int32) error {
 	return nil
 }
 
-// show prints the device's qdiscs, classes and filters under parents as
-// tc -d does (gotc's printers, which the cases compare with tc's), and
-// lists the kinds of the objects it printed.
+// show prints the device's qdiscs, classes, and filters and chains under
+// parents and in the blocks its qdiscs share, as tc -d does (gotc's
+// printers, which the cases compare with tc's), and lists the kinds of
+// the objects it printed.
 func (c *reapplyCheck) show(ctx context.Context, ifindex int32, parents []uint32) (string, []string, error) {
 	var out bytes.Buffer
 	var kinds []string
 	p := tcfmt.NewPrinter(&out, tcfmt.Options{Details: true})
 	p.Start()
 	env := tcline.PrintEnv{Links: netlink.NewLinks(ctx, c.conn)}
-	dump := func(obj netlink.Object, parent uint32, print func(m *netlink.Msg)) error {
+	dump := func(obj netlink.Object, ifindex int32, parent uint32, print func(m *netlink.Msg)) error {
 		msgs, err := c.k.Dump(ctx, obj, ifindex, parent)
 		if err != nil {
 			return err
@@ -225,13 +224,31 @@ func (c *reapplyCheck) show(ctx context.Context, ifindex int32, parents []uint32
 		}
 		return nil
 	}
+	var blocks []uint32
 	err := errors.Join(
-		dump(netlink.Qdisc, 0, func(m *netlink.Msg) { tcline.PrintQdisc(p, m, env, false, tcline.Verb{}) }),
-		dump(netlink.Class, 0, func(m *netlink.Msg) { tcline.PrintClass(p, m, env, false, tcline.Verb{}) }))
+		dump(netlink.Qdisc, ifindex, 0, func(m *netlink.Msg) {
+			tcline.PrintQdisc(p, m, env, false, tcline.Verb{})
+			for _, b := range []*uint32{m.Attrs.IngressBlock, m.Attrs.EgressBlock} {
+				if b != nil && !slices.Contains(blocks, *b) {
+					blocks = append(blocks, *b)
+				}
+			}
+		}),
+		dump(netlink.Class, ifindex, 0, func(m *netlink.Msg) { tcline.PrintClass(p, m, env, false, tcline.Verb{}) }))
+	place := func(ifindex int32, parent uint32) error {
+		return errors.Join(
+			dump(netlink.Filter, ifindex, parent, func(m *netlink.Msg) {
+				tcline.PrintFilter(p, m, env, &tcline.FilterShown{Obj: netlink.Filter})
+			}),
+			dump(netlink.Chain, ifindex, parent, func(m *netlink.Msg) {
+				tcline.PrintFilter(p, m, env, &tcline.FilterShown{Obj: netlink.Chain})
+			}))
+	}
 	for _, parent := range parents {
-		err = errors.Join(err, dump(netlink.Filter, parent, func(m *netlink.Msg) {
-			tcline.PrintFilter(p, m, env, &tcline.FilterShown{Obj: netlink.Filter})
-		}))
+		err = errors.Join(err, place(ifindex, parent))
+	}
+	for _, b := range blocks {
+		err = errors.Join(err, place(netlink.IfindexBlock, b))
 	}
 	if ferr := p.Finish(); err == nil {
 		err = ferr
