@@ -386,7 +386,8 @@ func (c *Conn) Msgs(ctx context.Context, o Object, f DumpFilter) iter.Seq2[*Msg,
 		// (the decoded values copy what they keep of the datagram), so
 		// a pass is held decoded rather than copied and decoded after:
 		// copying 20,000 classes into one growing buffer was most of the
-		// bytes a dump allocated, and a quarter of its time.
+		// bytes a dump allocated, and a quarter of its time. A keeping
+		// Decoder allocates the values of many messages together.
 		type decoded struct {
 			m   *Msg
 			err error
@@ -397,13 +398,14 @@ func (c *Conn) Msgs(ctx context.Context, o Object, f DumpFilter) iter.Seq2[*Msg,
 			clear(pass) // an interrupted pass's messages are garbage
 			pass = pass[:0]
 			var msgs []Msg // allocated msgChunk at a time
+			d := attrs.NewKeepingDecoder()
 			err = c.dumpRaw(ctx, o, f, func(data []byte) error {
 				if len(msgs) == cap(msgs) {
 					msgs = make([]Msg, 0, msgChunk)
 				}
 				msgs = msgs[:len(msgs)+1]
 				m := &msgs[len(msgs)-1]
-				pass = append(pass, decoded{m, m.UnmarshalBinary(data)})
+				pass = append(pass, decoded{m, m.unmarshal(d, data)})
 				return nil
 			})
 			if !errors.Is(err, ErrDumpInterrupted) {
