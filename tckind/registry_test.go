@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -190,4 +191,28 @@ func TestLazilyWrongDeclaration(t *testing.T) {
 	}()
 	FilterNames()
 	t.Error("a registration that registers another kind than it declares ran without a panic")
+}
+
+// Lookups of different kinds from several goroutines, each running its own
+// kind's registration while the others read what is published, find every
+// kind (go test -race checks that they share nothing unguarded).
+func TestLazilyConcurrentLookups(t *testing.T) {
+	names := []string{"test-lazy-c0", "test-lazy-c1", "test-lazy-c2", "test-lazy-c3"}
+	for _, name := range names {
+		LazilyQdiscs(func() { MustRegisterQdisc(&Qdisc{Name: name}) }, name)
+		defer unregister(name)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 100 {
+				name := names[(i+j)%len(names)]
+				if k := LookupQdisc(name); k == nil || k.Name != name {
+					t.Errorf("LookupQdisc(%s) = %v", name, k)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
