@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "bpf",
 			Usage:      bpfActionUsage,
@@ -23,7 +23,7 @@ func init() {
 			PrintStats: printBPFActionStats,
 			LineEnd:    "\n ",
 		})
-	})
+	}, "bpf")
 }
 
 const bpfActionUsage = `Usage: ... bpf ... [ index INDEX ]

@@ -21,7 +21,7 @@ where :
 	           goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "connmark",
 			Usage:      connmarkUsage,
@@ -30,7 +30,7 @@ func init() {
 			Keywords:   connmarkKeywords,
 			PrintStats: printConnmarkStats,
 		})
-	})
+	}, "connmark")
 }
 
 // parseConnmark is m_connmark.c's parse_connmark: connmark [zone ZONE]

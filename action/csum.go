@@ -40,7 +40,7 @@ Where: UPDATE := <TARGET> [<UPDATE>]
        SWEETS := { and | or | '+' }`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:     "csum",
 			Usage:    csumUsage,
@@ -53,7 +53,7 @@ func init() {
 				}
 			},
 		})
-	})
+	}, "csum")
 }
 
 // parseCsum is m_csum.c's parse_csum: csum TARGET... (csum may come again

@@ -54,7 +54,7 @@ Where: ZONE is the conntrack zone table number
 `
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "ct",
 			Usage:      ctUsage,
@@ -63,7 +63,7 @@ func init() {
 			Keywords:   ctKeywords,
 			PrintStats: printCTStats,
 		})
-	})
+	}, "ct")
 }
 
 func ctUsageError() *tcword.ParseError { return &tcword.ParseError{Msg: ctUsage, Code: 255} }

@@ -28,7 +28,7 @@ where :
 	           goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "ctinfo",
 			Usage:      ctinfoUsage,
@@ -37,7 +37,7 @@ func init() {
 			PrintStats: printCtinfoStats,
 			Keywords:   ctinfoKeywords,
 		})
-	})
+	}, "ctinfo")
 }
 
 // parseCtinfo is m_ctinfo.c's parse_ctinfo: ctinfo [dscp MASK

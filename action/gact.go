@@ -37,7 +37,7 @@ Where: 	ACTION := reclassify | drop | continue | pass | pipe |
 `
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "gact",
 			Usage:      gactUsage,
@@ -46,7 +46,7 @@ func init() {
 			PrintStats: printGactStats,
 			Keywords:   gactKeywords,
 		})
-	})
+	}, "gact")
 }
 
 // gactUsageError is m_gact.c's usage(): the usage text, exit status 255.

@@ -44,7 +44,7 @@ const gateUsage = `Usage: gate [ priority PRIO-SPEC ] [ base-time BASE-TIME ]
 const gateEntryIncomplete = "Usage: sched-entry <open | close> <interval> [ <interval ipv> <octets max bytes> ]\n\"sched-entry\" is incomplete"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "gate",
 			Usage:      gateUsage,
@@ -56,7 +56,7 @@ func init() {
 			// A plain line end, as the printer's other line ends are.
 			LineEnd: "\n",
 		})
-	})
+	}, "gate")
 }
 
 // gateInvalid is tc's invarg(what, arg) for the gate's values.

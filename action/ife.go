@@ -40,7 +40,7 @@ encode is used for sending IFE packets
 decode is used for receiving IFE packets`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "ife",
 			Usage:      ifeUsage,
@@ -49,7 +49,7 @@ func init() {
 			Keywords:   ifeKeywords,
 			PrintStats: printIFEStats,
 		})
-	})
+	}, "ife")
 }
 
 // ifeMeta is one kind of metadata: "allow NAME" encodes the packet's own

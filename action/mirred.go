@@ -32,7 +32,7 @@ takes it. egress sends it out of DEVICE, ingress as if it arrived there;
 a block sends it to every device of the block.`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "mirred",
 			Usage:      mirredUsage,
@@ -41,7 +41,7 @@ func init() {
 			PrintStats: printMirredStats,
 			Keywords:   mirredKeywords,
 		})
-	})
+	}, "mirred")
 }
 
 // mirredKinds names each eaction as tc prints it: in text, and in JSON

@@ -56,7 +56,7 @@ const mplsUsage = `Usage: mpls pop [ protocol MPLS_PROTO ] [CONTROL]
                   goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "mpls",
 			Usage:      mplsUsage,
@@ -66,7 +66,7 @@ func init() {
 			Dumped:     mplsDumped,
 			PrintStats: printMPLSStats,
 		})
-	})
+	}, "mpls")
 }
 
 // mplsFields are the label stack entry's keywords: each its width for

@@ -29,7 +29,7 @@ OLD := PREFIX
 NEW := ADDRESS`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "nat",
 			Usage:      natUsage,
@@ -38,7 +38,7 @@ func init() {
 			Keywords:   natKeywords,
 			PrintStats: printNatStats,
 		})
-	})
+	}, "nat")
 }
 
 // parseNat is m_nat.c's parse_nat: "nat" DIRECTION OLD NEW (again for each

@@ -72,7 +72,7 @@ For Example usage look at the examples directory
 `
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:            "pedit",
 			Usage:           peditExplain,
@@ -82,7 +82,7 @@ func init() {
 			PrintStats:      printPeditStats,
 			PrintAfterStats: printPeditKeys,
 		})
-	})
+	}, "pedit")
 }
 
 // peditKey is a key being built: the kernel's key and its extended part.

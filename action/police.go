@@ -30,7 +30,7 @@ Where: CONTROL := conform-exceed EXCEEDACT[/NOTEXCEEDACT] | EXCEEDACT
 The verdict for packets over the limit defaults to reclassify.`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:  "police",
 			Usage: policeUsage,
@@ -59,7 +59,7 @@ func init() {
 				return policeKeywords(o)
 			},
 		})
-	})
+	}, "police")
 }
 
 // ParseFilterPolice reads a filter's "police ..." option as tc's u32, basic,

@@ -26,7 +26,7 @@ where:
 	INDEX := integer index of the sample action`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "sample",
 			Usage:      sampleUsage,
@@ -35,7 +35,7 @@ func init() {
 			Keywords:   sampleKeywords,
 			PrintStats: printSampleStats,
 		})
-	})
+	}, "sample")
 }
 
 // sampleUsageError is m_sample.c's usage(): msg (if any), the usage text,

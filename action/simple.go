@@ -26,7 +26,7 @@ const simpleUsage = `Usage:... simple [sdata STRING] [index INDEX] [CONTROL]
 	CONTROL := reclassify|pipe|drop|continue|ok`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:     "simple",
 			Usage:    simpleUsage,
@@ -39,7 +39,7 @@ func init() {
 				}
 			},
 		})
-	})
+	}, "simple")
 }
 
 // parseSimple is m_simple.c's parse_simple: [simple] [sdata STRING]

@@ -49,7 +49,7 @@ MASK = mask applied to firewall mark (0xffffffff by default)
 note: inheritdsfield maps DS field to skb->priority`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:     "skbedit",
 			Usage:    skbeditUsage,
@@ -62,7 +62,7 @@ func init() {
 				}
 			},
 		})
-	})
+	}, "skbedit")
 }
 
 // parseSkbedit is m_skbedit.c's parse_skbedit: skbedit, what to set, then

@@ -35,7 +35,7 @@ where SWAPPABLE is: "mac" to swap mac addresses
 	INDEX := skbmod index value to use`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "skbmod",
 			Usage:      skbmodUsage,
@@ -44,7 +44,7 @@ func init() {
 			Keywords:   skbmodKeywords,
 			PrintStats: printSkbmodStats,
 		})
-	})
+	}, "skbmod")
 }
 
 // scanMAC reads six hex bytes between colons as sscanf's

@@ -36,7 +36,7 @@ csum | nocsum (default is "csum")
 nofrag`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "tunnel_key",
 			Usage:      tunnelKeyUsage,
@@ -47,7 +47,7 @@ func init() {
 			PrintStats: printTunnelKeyStats,
 		})
 		tckind.RegisterBytesCovers("ActTunnelKeyAttrs.EncOpts", tunnelOptsCovers)
-	})
+	}, "tunnel_key")
 }
 
 // parseTunnelAddr is get_addr for any family: an address with a colon is

@@ -53,7 +53,7 @@ const vlanUsage = `Usage: vlan pop [CONTROL]
                   goto chain <CHAIN_INDEX>`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyActions(func() {
 		tckind.MustRegisterAction(&tckind.Action{
 			Name:       "vlan",
 			Usage:      vlanUsage,
@@ -62,7 +62,7 @@ func init() {
 			Keywords:   vlanKeywords,
 			PrintStats: printVLANStats,
 		})
-	})
+	}, "vlan")
 }
 
 // withUsage is a kind's refusal after which tc prints its usage (explain)

@@ -249,3 +249,48 @@ func TestDecoderReusesMemory(t *testing.T) {
 		t.Errorf("%.1f allocations per round of %d messages", allocs, len(raw))
 	}
 }
+
+// TestKeepingDecoder: NewKeepingDecoder's messages decode as Decode's do
+// and stay valid after later ones, and many messages share allocations.
+func TestKeepingDecoder(t *testing.T) {
+	kind := func(k string) *string { return &k }
+	msg := func(n uint32) []byte {
+		m := TCAttrs{
+			Kind:    kind("htb"),
+			Options: &HTBAttrs{Parms: &TCHTBOpt{Buffer: n, Cbuffer: n + 1}},
+			Stats2:  &StatsAttrs{Basic: &GnetStatsBasic{Bytes: uint64(n), Packets: n}, Queue: &GnetStatsQueue{Qlen: n}},
+			Xstats:  &TCHTBXstats{Lends: n, Tokens: int32(n)},
+		}
+		e := NewEncoder(nil)
+		m.Encode(e)
+		return e.Bytes()
+	}
+	const n = 200
+	var raw [][]byte
+	for i := range n {
+		raw = append(raw, msg(uint32(i)))
+	}
+	kept := make([]TCAttrs, n)
+	d := NewKeepingDecoder()
+	allocs := testing.AllocsPerRun(1, func() {
+		for i, b := range raw {
+			if err := d.DecodeTCAttrs(&kept[i], b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	for i, b := range raw {
+		var fresh TCAttrs
+		if err := fresh.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fresh, kept[i]) {
+			t.Fatalf("message %d: kept\n%#v\nDecode gave\n%#v", i, kept[i], fresh)
+		}
+	}
+	// Decode allocates several values a message; the keeping Decoder a
+	// chunk of each type per poolChunk messages.
+	if allocs > n/2 {
+		t.Errorf("%.0f allocations for %d messages", allocs, n)
+	}
+}

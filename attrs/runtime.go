@@ -430,7 +430,13 @@ type pool[T any] struct {
 
 func (p *pool[T]) get() *T {
 	if p.used == len(p.items) {
-		p.items = append(p.items, new(T))
+		// A chunk of values at a time, doubling up to poolChunk: one
+		// allocation for many, which a keeping Decoder (whose pools
+		// only grow) needs most.
+		chunk := make([]T, min(max(len(p.items), 1), poolChunk))
+		for i := range chunk {
+			p.items = append(p.items, &chunk[i])
+		}
 	}
 	v := p.items[p.used]
 	p.used++
@@ -440,6 +446,9 @@ func (p *pool[T]) get() *T {
 }
 
 func (p *pool[T]) reset() { p.used = 0 }
+
+// poolChunk is the most values of one type a pool allocates at once.
+const poolChunk = 64
 
 // slicePool is pool for the slices of indexed arrays.
 type slicePool[T any] struct {
@@ -483,7 +492,8 @@ func (s *selectors) scope(declared uint64) *selectors {
 }
 
 // A Decoder decodes one message after another into memory it reuses: what a
-// call decoded stays valid only until the next call. It is for a listing that
+// call decoded stays valid only until the next call (unless the Decoder is
+// NewKeepingDecoder's). It is for a listing that
 // prints each message and forgets it, which then allocates next to nothing
 // (no garbage: no collector work or, with the collector off, no memory
 // growth). The zero Decoder is ready to use; it is not safe for concurrent use.
@@ -491,6 +501,19 @@ type Decoder struct {
 	pool  decodePool
 	state decodeState
 	sel   selectors
+	keep  bool // NewKeepingDecoder's: hands nothing out twice
+}
+
+// NewKeepingDecoder returns a Decoder for a caller that keeps every message
+// it decodes (a dump held whole): it reuses nothing, so each call's values
+// stay valid, and it allocates the values of many messages together, a
+// chunk per type instead of one allocation per value. A kept value keeps
+// the memory of its chunk alive, and the Decoder keeps all it handed out
+// until it is dropped.
+func NewKeepingDecoder() *Decoder {
+	d := &Decoder{keep: true}
+	d.state.pool = &d.pool
+	return d
 }
 
 // DecodeTCAttrs is s.Decode(b) into the Decoder's memory.
@@ -501,6 +524,10 @@ func (d *Decoder) DecodeTCAttrs(s *TCAttrs, b []byte) error {
 
 // reuse hands out the Decoder's memory again.
 func (d *Decoder) reuse() {
+	if d.keep {
+		d.sel = selectors{decodeState: &d.state}
+		return
+	}
 	d.pool.reset()
 	d.state.scalars.rewind()
 	d.state.scalars.reuse = true

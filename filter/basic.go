@@ -28,7 +28,7 @@ Where:	SELECTOR := SAMPLE SAMPLE ...
 NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "basic",
 			Usage:        basicUsage,
@@ -36,7 +36,7 @@ func init() {
 			PrintOptions: printBasic,
 			Keywords:     basicKeywords,
 		})
-	})
+	}, "basic")
 }
 
 // basicHandle reads a handle as f_basic.c does, with strtol and no check

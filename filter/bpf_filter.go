@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "bpf",
 			Usage:        bpfFilterUsage,
@@ -22,7 +22,7 @@ func init() {
 			PrintOptions: printBPFFilter,
 			Keywords:     bpfFilterKeywords,
 		})
-	})
+	}, "bpf")
 }
 
 // TCA_BPF_FLAG_ACT_DIRECT (linux/pkt_cls.h): the filter's program returns a

@@ -22,7 +22,7 @@ const cgroupUsage = `Usage: ... cgroup [ match EMATCH_TREE ]
                   [ action ACTION_SPEC ]`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "cgroup",
 			Usage:        cgroupUsage,
@@ -30,7 +30,7 @@ func init() {
 			PrintOptions: printCgroup,
 			Keywords:     cgroupKeywords,
 		})
-	})
+	}, "cgroup")
 }
 
 // parseCgroup is f_cgroup.c's cgroup_parse_opt. Unlike basic's, its

@@ -56,7 +56,7 @@ var flowKeys = [...]string{
 const flowAddrKeys = 0 | 1 | 9 | 10
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "flow",
 			Usage:        flowUsage,
@@ -64,7 +64,7 @@ func init() {
 			PrintOptions: printFlow,
 			Keywords:     flowKeywords,
 		})
-	})
+	}, "flow")
 }
 
 // parseFlowKeys is flow_parse_keys: a comma-separated list of keys, each

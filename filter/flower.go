@@ -95,7 +95,7 @@ var flowerCTStates = []struct {
 }{{"trk", 1 << 3}, {"new", 1 << 0}, {"est", 1 << 1}, {"rel", 1 << 2}, {"inv", 1 << 4}, {"rpl", 1 << 5}}
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "flower",
 			Usage:        flowerUsage,
@@ -110,7 +110,7 @@ func init() {
 				return 0, false
 			},
 		})
-	})
+	}, "flower")
 }
 
 // flowerParser is the state f_flower.c's flower_parse_opt keeps while it

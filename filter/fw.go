@@ -31,7 +31,7 @@ const fwUsage = `Usage: ... fw [ classid CLASSID ] [ indev DEV ] [ action ACTION
 const fwMaskAll = 0xffffffff
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "fw",
 			Usage:        fwUsage,
@@ -40,7 +40,7 @@ func init() {
 			Keywords:     fwKeywords,
 			HandleWord:   fwHandleWord,
 		})
-	})
+	}, "fw")
 }
 
 // parseFwHandle reads MARK[/MASK], each a get_u32 of any base; mask is

@@ -25,7 +25,7 @@ Where: SELECTOR := SAMPLE SAMPLE ...
 NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "matchall",
 			NoChange:     true,
@@ -34,7 +34,7 @@ func init() {
 			PrintOptions: printMatchall,
 			Keywords:     matchallKeywords,
 		})
-	})
+	}, "matchall")
 }
 
 // parseMatchall is f_matchall.c's matchall_parse_opt. As there, skip_hw and

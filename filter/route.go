@@ -33,7 +33,7 @@ const routeUsage = `Usage: ... route [ from REALM | fromif TAG ] [ to REALM ]
 NOTE: CLASSID is parsed as hexadecimal input.`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "route",
 			Usage:        routeUsage,
@@ -41,7 +41,7 @@ func init() {
 			PrintOptions: printRoute,
 			Keywords:     routeKeywords,
 		})
-	})
+	}, "route")
 }
 
 // The handle tc derives from the options when the command gives none:

@@ -59,7 +59,7 @@ const (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
 			Name:         "u32",
 			IsTable:      func(h uint32) bool { return u32Node(h) == 0 },
@@ -69,7 +69,7 @@ func init() {
 			Keywords:     u32Keywords,
 			HandleWord:   func(h uint32, _ attrs.TCOptionsMsg) string { return u32HandleWord(h) },
 		})
-	})
+	}, "u32")
 }
 
 // A u32 handle is htid:hash:node, 12, 8 and 12 bits.

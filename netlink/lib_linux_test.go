@@ -308,6 +308,11 @@ func TestMsgs(t *testing.T) {
 	if n != 3 {
 		t.Errorf("after a break: %d messages", n)
 	}
+	// Decoded as the datagrams arrived, the kept messages share nothing
+	// with the receive buffers that the later dumps reused.
+	if cake, ok := kept[0].Attrs.Options.(*attrs.CakeAttrs); !ok || *cake.BaseRate64 != 125000 || kept[0].Kind() != "cake" || kept[1].Kind() != "sfq" {
+		t.Errorf("after later dumps, kept %s %#v and %s", kept[0].Kind(), kept[0].Attrs.Options, kept[1].Kind())
+	}
 }
 
 // cakeBandwidthChange is the request of "tc qdisc change dev IFINDEX root

@@ -20,10 +20,10 @@ import (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(cakeKind("cake"))
 		tckind.MustRegisterQdisc(cakeKind("cake_mq"))
-	})
+	}, "cake", "cake_mq")
 }
 
 // cakeKind returns the Kind entry for "cake" or "cake_mq" (they differ only

@@ -23,7 +23,7 @@ const cbsUsage = "Usage: ... cbs hicredit BYTES locredit BYTES sendslope BPS idl
 	"	   [offload 0|1]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "cbs",
 			MakesClasses: true,
@@ -38,7 +38,7 @@ func init() {
 			},
 			Keywords: tckind.KeywordsOf("cbs", cbsKeywords),
 		})
-	})
+	}, "cbs")
 }
 
 // parseCBS reads cbs's keywords into the options tc sends.

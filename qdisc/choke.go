@@ -25,7 +25,7 @@ const chokeUsage = "Usage: ... choke limit PACKETS bandwidth KBPS [ecn]\n" +
 	"\t\t [ min PACKETS ] [ max PACKETS ] [ burst PACKETS ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:       "choke",
 			Usage:      chokeUsage,
@@ -44,7 +44,7 @@ func init() {
 			// asks for again through redFind.
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 		})
-	})
+	}, "choke")
 }
 
 // parseChoke turns the words after "choke" into the qdisc's options as tc

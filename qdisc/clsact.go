@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:        "clsact",
 			NoChange:    true,
@@ -25,7 +25,7 @@ func init() {
 			// clsact has no options: the kernel dumps an empty nest.
 			Keywords: func(attrs.TCOptionsMsg) ([]string, error) { return nil, nil },
 		})
-	})
+	}, "clsact")
 }
 
 // parseClsact refuses any option and sends none.

@@ -32,7 +32,7 @@ const codelUsage = "Usage: ... codel [ limit PACKETS ] [ target TIME ]\n" +
 	"\t\t [ ce_threshold TIME ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:  "codel",
 			Usage: codelUsage,
@@ -59,7 +59,7 @@ func init() {
 				return codelTimes(o, tcword.SmallestDumpedAs(codelDumped))
 			},
 		})
-	})
+	}, "codel")
 }
 
 // parseCodel turns the words after "codel" into the qdisc's options as tc

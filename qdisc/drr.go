@@ -25,7 +25,7 @@ const (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:              "drr",
 			Usage:             drrUsage,
@@ -42,7 +42,7 @@ func init() {
 			Keywords:      tckind.NoOptions("drr"),
 			ClassKeywords: tckind.KeywordsOf("drr class", drrClassKeywords),
 		})
-	})
+	}, "drr")
 }
 
 // parseDRR accepts what tc's drr_parse_opt does: nothing.

@@ -49,7 +49,7 @@ const (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:  "dualpi2",
 			Usage: dualPI2Usage(),
@@ -78,7 +78,7 @@ func init() {
 				return dualpi2Gains(o, tcword.SmallestDumpedAs(dualpi2GainDumped))
 			},
 		})
-	})
+	}, "dualpi2")
 }
 
 // dualpi2StatsOf returns DualPI2's xstats from TCA_STATS_APP or else

@@ -33,7 +33,7 @@ const (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:     "etf",
 			NoChange: true,
@@ -48,7 +48,7 @@ func init() {
 			},
 			Keywords: tckind.KeywordsOf("etf", etfKeywords),
 		})
-	})
+	}, "etf")
 }
 
 // parseETF reads etf's keywords into the options tc sends.

@@ -43,7 +43,7 @@ const (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:              "ets",
 			Usage:             etsUsage,
@@ -57,7 +57,7 @@ func init() {
 			DeviceDefaults:    etsDefaults,
 			MakesClasses:      true,
 		})
-	})
+	}, "ets")
 }
 
 // etsQuantum reads one quantum as tc's parse_quantum does: an unsigned int,

@@ -26,9 +26,12 @@ import (
 // fifoUsage is tc's explain for the FIFO qdiscs.
 const fifoUsage = `Usage: ... <[p|b]fifo | pfifo_head_drop> [ limit NUMBER ]`
 
+// fifoNames are the FIFO kinds, which register and are looked up together.
+var fifoNames = []string{"pfifo", "bfifo", "pfifo_head_drop"}
+
 func init() {
-	tckind.Lazily(func() {
-		for _, name := range []string{"pfifo", "bfifo", "pfifo_head_drop"} {
+	tckind.LazilyQdiscs(func() {
+		for _, name := range fifoNames {
 			tckind.MustRegisterQdisc(&tckind.Qdisc{
 				Name:         name,
 				Usage:        fifoUsage,
@@ -40,7 +43,7 @@ func init() {
 				DeviceDefaults: fifoDefaults(name == "bfifo"),
 			})
 		}
-	})
+	}, fifoNames...)
 }
 
 // fifoParser returns the parser of one FIFO kind; tc's messages name the kind.

@@ -55,7 +55,7 @@ const (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:       "fq",
 			Usage:      fqUsage,
@@ -73,7 +73,7 @@ func init() {
 			Keywords:       tckind.KeywordsOf("fq", fqKeywords),
 			Dumped:         fqDumped,
 		})
-	})
+	}, "fq")
 }
 
 // fqKeywords writes fq's options back, each as the parser reads it: rates

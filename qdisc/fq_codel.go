@@ -48,7 +48,7 @@ const (
 const fqCodelQuantumMax = 1 << 20
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:  "fq_codel",
 			Usage: fqCodelUsage,
@@ -77,7 +77,7 @@ func init() {
 				return fqCodelTimes(o, tcword.SmallestDumpedAs(codelDumped))
 			},
 		})
-	})
+	}, "fq_codel")
 }
 
 // parseFQCodel turns the words after "fq_codel" into the qdisc's options as

@@ -26,7 +26,7 @@ const fqPIEUsage = "Usage: ... fq_pie [ limit PACKETS ] [ flows NUMBER ]\n" +
 	"                  [ [no]bytemode ] [ [no_]dq_rate_estimator ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:  "fq_pie",
 			Usage: fqPIEUsage,
@@ -51,7 +51,7 @@ func init() {
 			Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, true) },
 			Restoring:      func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, false) },
 		})
-	})
+	}, "fq_pie")
 }
 
 // fqPIEKeywords writes fq_pie's options back: pie's, and the flow table's

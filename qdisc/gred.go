@@ -36,7 +36,7 @@ const gredUsage = "Usage: tc qdisc { add | replace | change } ... gred setup vqs
 const gredMaxDPs = 16
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:       "gred",
 			Usage:      gredUsage,
@@ -59,7 +59,7 @@ func init() {
 			// gredKeywords asks for again through redFind.
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 		})
-	})
+	}, "gred")
 }
 
 // parseGRED turns the words after "gred" into the qdisc's options as tc

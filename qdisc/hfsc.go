@@ -62,7 +62,7 @@ Remarks:
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:              "hfsc",
 			ClassFilters:      true,
@@ -83,7 +83,7 @@ func init() {
 				return ok && len(raw) >= attrs.TCHFSCQoptLen
 			},
 		})
-	})
+	}, "hfsc")
 }
 
 // hfscIllegal is tc's explain1: "HFSC: Illegal" and the keyword.

@@ -29,7 +29,7 @@ const hhfUsage = "Usage: ... hhf\t[ limit PACKETS ] [ quantum BYTES]\n" +
 	"\t\t[ non_hh_weight NUMBER ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:  "hhf",
 			Usage: hhfUsage,
@@ -53,7 +53,7 @@ func init() {
 			Keywords:       tckind.KeywordsOf("hhf", hhfKeywords),
 			Dumped:         hhfDumped,
 		})
-	})
+	}, "hhf")
 }
 
 // hhfKeywords writes hhf's options back, but for those that are 0, tc's

@@ -52,7 +52,7 @@ const (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:              "htb",
 			ClassFilters:      true,
@@ -69,7 +69,7 @@ func init() {
 			Dumped:            htbDumped,
 			Restoring:         htbRestoring,
 		})
-	})
+	}, "htb")
 }
 
 // htbIllegal is tc's explain1: the keyword whose value was refused, then

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:        "ingress",
 			NoChange:    true,
@@ -31,7 +31,7 @@ func init() {
 				p.Text("---------------- ")
 			},
 		})
-	})
+	}, "ingress")
 }
 
 // parseIngress accepts only "handle X" pairs, which it ignores (the handle

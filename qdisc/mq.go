@@ -13,12 +13,12 @@ package qdisc
 import "github.com/gotc/gotc/tckind"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "mq",
 			PrintOptions: printUnknownOptions,
 			NoChange:     true,
 			MakesClasses: true,
 		})
-	})
+	}, "mq")
 }

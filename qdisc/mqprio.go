@@ -74,7 +74,7 @@ var mqprioDefault = attrs.TCMQPrioQopt{
 }
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "mqprio",
 			MakesClasses: true,
@@ -93,7 +93,7 @@ func init() {
 			Keywords: tckind.KeywordsOf("mqprio", mqprioKeywords),
 			Dumped:   mqprioDumped,
 		})
-	})
+	}, "mqprio")
 }
 
 // tcLists reads the per-traffic-class lists of tc_mqprio_qopt that mqprio

@@ -22,7 +22,7 @@ import (
 const multiqUsage = "Usage: ... multiq [help]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "multiq",
 			MakesClasses: true,
@@ -33,7 +33,7 @@ func init() {
 			// device's transmit queues, whatever the request held.
 			Keywords: tckind.KeywordsOf("multiq", func(*attrs.TCMultiqQopt) ([]string, error) { return nil, nil }),
 		})
-	})
+	}, "multiq")
 }
 
 func parseMultiq(args []string, _ tckind.ParseEnv) (attrs.TCOptionsMsg, error) {

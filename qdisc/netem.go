@@ -94,7 +94,7 @@ func netemLibDir() string {
 }
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "netem",
 			MakesClasses: true,
@@ -114,7 +114,7 @@ func init() {
 			Dumped:         netemDumped,
 			Restoring:      netemRestoring,
 		})
-	})
+	}, "netem")
 }
 
 // netemChangeAccepted holds options against what netem_change refuses:

@@ -16,12 +16,12 @@ import (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "noqueue",
 			PrintOptions: printUnknownOptions,
 		})
-	})
+	}, "noqueue")
 }
 
 // printUnknownOptions is what tc prints of the options of a kind it has no

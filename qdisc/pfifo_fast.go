@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:       "pfifo_fast",
 			ParseQdisc: parsePfifoFast,
@@ -37,7 +37,7 @@ func init() {
 				}
 			},
 		})
-	})
+	}, "pfifo_fast")
 }
 
 // pfifoFastDump is what the kernel dumps of every pfifo_fast, whatever it

@@ -29,7 +29,7 @@ const pieUsage = "Usage: ... pie [ limit PACKETS ] [ target TIME ]\n" +
 	"               [ dq_rate_estimator | no_dq_rate_estimator ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:  "pie",
 			Usage: pieUsage,
@@ -63,7 +63,7 @@ func init() {
 				return v.keywords(), nil
 			}),
 		})
-	})
+	}, "pie")
 }
 
 // parsePIE turns the words after "pie" into the qdisc's options as tc 7.x

@@ -38,7 +38,7 @@ const (
 const plugUsage = `Usage: ... plug [block | release | release_indefinite | limit NUMBER]`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:       "plug",
 			Usage:      plugUsage,
@@ -47,7 +47,7 @@ func init() {
 			// The kernel keeps a plug's limit and command and dumps neither.
 			Dumped: func(attrs.TCOptionsMsg) attrs.TCOptionsMsg { return nil },
 		})
-	})
+	}, "plug")
 }
 
 // plugKeywords writes a plug request back: its limit and its command. The

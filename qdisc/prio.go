@@ -43,7 +43,7 @@ var prioDefault = attrs.TCPrioQopt{
 }
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "prio",
 			MakesClasses: true,
@@ -62,7 +62,7 @@ func init() {
 			// every field of the struct as given.
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 		})
-	})
+	}, "prio")
 }
 
 // parsePrio reads prio's keywords into the options tc sends.

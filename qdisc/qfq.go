@@ -17,7 +17,7 @@ const qfqUsage = `Usage: ... qfq
        ... class add ... qfq [ weight N ] [ maxpkt BYTES ]`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:              "qfq",
 			Usage:             qfqUsage,
@@ -27,7 +27,7 @@ func init() {
 			Keywords:          tckind.NoOptions("qfq"),
 			ClassKeywords:     tckind.KeywordsOf("qfq class", qfqClassKeywords),
 		})
-	})
+	}, "qfq")
 }
 
 // parseNoOptions accepts only an empty option list.

@@ -31,7 +31,7 @@ const redUsage = "Usage: ... red\tlimit BYTES [min BYTES] [max BYTES] avpkt BYTE
 const redSupportedFlags = redFlagECN | redFlagHarddrop | redFlagAdaptive | redFlagNodrop
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "red",
 			MakesClasses: true,
@@ -48,7 +48,7 @@ func init() {
 			Dumped:      redDumped,
 			Restoring:   redRestoring,
 		})
-	})
+	}, "red")
 }
 
 // parseRED turns the words after "red" into the qdisc's options as tc 7.x

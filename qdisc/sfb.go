@@ -31,7 +31,7 @@ const sfbUsage = "Usage: ... sfb [ rehash SECS ] [ db SECS ]\n" +
 	"\t    [ penalty_rate PPS ] [ penalty_burst PACKETS ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "sfb",
 			MakesClasses: true,
@@ -52,7 +52,7 @@ func init() {
 			Stats:       sfbStatsTable,
 			Keywords:    tckind.KeywordsOf("sfb", sfbKeywords),
 		})
-	})
+	}, "sfb")
 }
 
 // sfbKeywords writes sfb's parameters back, all of them: tc sends the

@@ -35,7 +35,7 @@ const sfqUsage = "Usage: ... sfq\t[ limit NUMBER ] [ perturb SECS ] [ quantum BY
 	"\t\t[ ecn ] [ harddrop ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:       "sfq",
 			Usage:      sfqUsage,
@@ -56,7 +56,7 @@ func init() {
 			// asks for again.
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 		})
-	})
+	}, "sfq")
 }
 
 // parseSFQ turns the words after "sfq" into its options as tc does: nil

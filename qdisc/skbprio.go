@@ -21,7 +21,7 @@ import (
 const skbprioUsage = "Usage: ... <skbprio> [ limit NUMBER ]"
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:       "skbprio",
 			Usage:      skbprioUsage,
@@ -46,7 +46,7 @@ func init() {
 				return ok
 			},
 		})
-	})
+	}, "skbprio")
 }
 
 // parseSKBPrio turns the words after "skbprio" into its options as tc

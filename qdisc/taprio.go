@@ -50,7 +50,7 @@ const taprioEntryUsage = "Usage: ... taprio ... sched-entry <cmd> <gate mask> <i
 var taprioCommands = [...]string{"S", "H", "R"}
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "taprio",
 			MakesClasses: true,
@@ -72,7 +72,7 @@ func init() {
 			// the entries' numbers, which taprioDumped only adds.
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
 		})
-	})
+	}, "taprio")
 }
 
 // parseTAPrio reads taprio's keywords into the options tc sends.

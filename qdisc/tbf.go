@@ -36,7 +36,7 @@ const tbfUsage = `Usage: ... tbf limit BYTES | latency TIME  burst BYTES[/CELL] 
   burst is also buffer or maxburst; peakrate needs mtu.`
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "tbf",
 			MakesClasses: true,
@@ -47,7 +47,7 @@ func init() {
 			Dumped:       tbfDumped,
 			Restoring:    tbfRestoring,
 		})
-	})
+	}, "tbf")
 }
 
 // tbfIllegal is tc's explain1 for tbf: keyword and value, without usage.

@@ -13,11 +13,11 @@ import "github.com/gotc/gotc/tckind"
 // noqueue.go); gotc names the first equalizer so that its usage lists it.
 
 func init() {
-	tckind.Lazily(func() {
+	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
 			Name:         "teql0",
 			NoChange:     true,
 			PrintOptions: printUnknownOptions,
 		})
-	})
+	}, "teql0")
 }

@@ -8,75 +8,139 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 )
 
 // The registries of qdisc, filter and action kinds. Each kind's file adds
-// itself from its init function, through Lazily, so that adding a kind edits
-// nothing else; a name registered twice fails at the first lookup instead of
-// silently replacing the first kind (the option-less names in qfq.go must go
-// once a real kind takes one).
+// itself from its init function, through LazilyQdiscs, LazilyFilters or
+// LazilyActions, so that adding a kind edits nothing else; a name
+// registered twice fails at the first lookup of that name or the first
+// listing, instead of silently replacing the first kind (the option-less
+// names in qfq.go must go once a real kind takes one).
 var (
-	kinds       = registry[Qdisc]{what: "kind", name: func(k *Qdisc) string { return k.Name }}
-	filterKinds = registry[Filter]{what: "filter kind", name: func(k *Filter) string { return k.Name }}
-	actionKinds = registry[Action]{what: "action kind", name: func(k *Action) string { return k.Name }}
+	kinds       = registry[Qdisc]{sort: qdiscSort, name: func(k *Qdisc) string { return k.Name }}
+	filterKinds = registry[Filter]{sort: filterSort, name: func(k *Filter) string { return k.Name }}
+	actionKinds = registry[Action]{sort: actionSort, name: func(k *Action) string { return k.Name }}
 )
 
+// kindSort tells the three registries apart, in the registrations deferred
+// for one of them and in the names that a registration registers.
+type kindSort uint8
+
+const (
+	qdiscSort kindSort = iota
+	filterSort
+	actionSort
+)
+
+// String is the registry's word for its kinds, for messages.
+func (s kindSort) String() string {
+	return [...]string{"kind", "filter kind", "action kind"}[s]
+}
+
 // registry holds the kinds of one sort by name, each with where it was
-// registered from.
+// registered from. byName and from are written under pendingMu (or by a
+// program's init, registering directly); lookups read published, a copy
+// of byName replaced after each batch of registrations, so that looking
+// up a registered kind takes no lock while other kinds are still pending.
 type registry[K any] struct {
-	what   string // "kind", "filter kind", ...: for messages
-	name   func(*K) string
-	byName map[string]*K
-	from   map[string]caller
+	sort      kindSort
+	name      func(*K) string
+	byName    map[string]*K
+	from      map[string]caller
+	changed   bool // byName has kinds that published lacks
+	published atomic.Pointer[map[string]*K]
 }
 
 // add registers k, refusing one without a name or with a name taken; by
 // says where the registration comes from.
 func (r *registry[K]) add(k *K, by caller) error {
+	what := r.sort.String()
 	if k == nil || r.name(k) == "" {
 		article := "a"
-		if strings.IndexByte("aeiou", r.what[0]) >= 0 {
+		if strings.IndexByte("aeiou", what[0]) >= 0 {
 			article = "an"
 		}
-		return fmt.Errorf("qdisc: registering %s %s without a name (by %s)", article, r.what, by)
+		return fmt.Errorf("qdisc: registering %s %s without a name (by %s)", article, what, by)
 	}
 	name := r.name(k)
 	if first, dup := r.from[name]; dup {
-		return fmt.Errorf("qdisc: %s %q registered twice: by %s and by %s", r.what, name, first, by)
+		return fmt.Errorf("qdisc: %s %q registered twice: by %s and by %s", what, name, first, by)
 	}
 	if r.byName == nil {
 		r.byName, r.from = make(map[string]*K, registryHint), make(map[string]caller, registryHint)
 	}
 	r.byName[name] = k
 	r.from[name] = by
+	r.changed = true
+	if running != nil {
+		running.registered = append(running.registered, kindName{r.sort, name})
+	} else {
+		r.publish()
+	}
 	return nil
 }
 
-// registryHint sizes a registry's maps for gotc's own kinds (38 qdiscs,
-// fewer filters and actions): growing them one step at a time was a fifth of
-// the registrations' cost, which every one-shot command that looks a kind up
-// pays.
+// registryHint sizes a registry's maps and the pending registrations for
+// gotc's own kinds (38 qdiscs, fewer filters and actions, 63 registrations):
+// growing them one step at a time was a fifth of the registrations' cost,
+// when a lookup built every kind.
 const registryHint = 64
+
+// publish makes the kinds registered so far visible to lookups.
+func (r *registry[K]) publish() {
+	if !r.changed {
+		return
+	}
+	m := maps.Clone(r.byName)
+	r.published.Store(&m)
+	r.changed = false
+}
 
 // remove forgets a kind (tests undo their registrations with it).
 func (r *registry[K]) remove(name string) {
 	delete(r.byName, name)
 	delete(r.from, name)
+	r.changed = true
+	r.publish()
 }
 
+// lookup returns the kind of that name, running first the deferred
+// registrations that declare it.
 func (r *registry[K]) lookup(name string) *K {
-	registerPending()
-	return r.byName[name]
+	if m := r.published.Load(); m != nil {
+		if k := (*m)[name]; k != nil {
+			return k
+		}
+	}
+	if !hasPending.Load() {
+		return nil
+	}
+	registerPending(func(d *deferred) bool { return d.declares(r.sort, name) })
+	if m := r.published.Load(); m != nil {
+		return (*m)[name]
+	}
+	return nil
+}
+
+// all returns the registry's kinds after running every deferred
+// registration.
+func (r *registry[K]) all() map[string]*K {
+	registerPending(nil)
+	if m := r.published.Load(); m != nil {
+		return *m
+	}
+	return nil
 }
 
 // sorted returns every kind, sorted by name.
 func (r *registry[K]) sorted() []*K {
-	registerPending()
-	ks := make([]*K, 0, len(r.byName))
-	for _, k := range r.byName {
+	all := r.all()
+	ks := make([]*K, 0, len(all))
+	for _, k := range all {
 		ks = append(ks, k)
 	}
 	slices.SortFunc(ks, func(a, b *K) int { return strings.Compare(r.name(a), r.name(b)) })
@@ -85,49 +149,127 @@ func (r *registry[K]) sorted() []*K {
 
 // names returns every kind's name, sorted.
 func (r *registry[K]) names() []string {
-	registerPending()
-	return slices.Sorted(maps.Keys(r.byName))
+	return slices.Sorted(maps.Keys(r.all()))
 }
 
-// Registrations deferred to the first use of the registries (Lazily).
+// Registrations deferred to the first use of the registries (LazilyQdiscs
+// and its siblings).
 var (
 	pendingMu  sync.Mutex
-	pending    []func()
+	pending    []deferred
 	hasPending atomic.Bool
+	// running is the deferred registration registerPending is running.
+	running *deferred
 )
 
-// Lazily defers register, a function that registers kinds (MustRegisterQdisc,
-// MustRegisterFilter, MustRegisterAction, RegisterBytesCovers), to the first
-// lookup or listing of any kind, or the first Covers. The kinds' init
-// functions call it: a one-shot process that looks no kind up (gotc -V)
-// never builds the tables, and one that does builds them once.
-func Lazily(register func()) {
+// deferred is one registration LazilyQdiscs (or a sibling) deferred: the
+// function, the kinds it declares, and, while it runs, the kinds it has
+// registered, which must be those it declares.
+type deferred struct {
+	register   func()
+	sort       kindSort
+	names      []string
+	registered []kindName
+}
+
+// kindName is a kind's name in one of the registries.
+type kindName struct {
+	sort kindSort
+	name string
+}
+
+// declares reports whether d registers the kind of that sort and name.
+func (d *deferred) declares(sort kindSort, name string) bool {
+	return d.sort == sort && slices.Contains(d.names, name)
+}
+
+// LazilyQdiscs defers register, a function that registers the qdisc kinds
+// names (MustRegisterQdisc) and may call RegisterBytesCovers, to the first
+// lookup of one of those names, the first listing of the qdisc kinds, or
+// the first Covers. The kinds' init functions call it: a one-shot process
+// that looks no kind up (gotc -V) builds no kind, and one that looks up
+// htb builds htb alone. The names must be those register registers: the
+// first run of register panics otherwise, so that a kind cannot be missed
+// by the lookup of its name.
+func LazilyQdiscs(register func(), names ...string) { lazily(register, qdiscSort, names) }
+
+// LazilyFilters is LazilyQdiscs for a registration of filter kinds
+// (MustRegisterFilter).
+func LazilyFilters(register func(), names ...string) { lazily(register, filterSort, names) }
+
+// LazilyActions is LazilyQdiscs for a registration of action kinds
+// (MustRegisterAction).
+func LazilyActions(register func(), names ...string) { lazily(register, actionSort, names) }
+
+func lazily(register func(), sort kindSort, names []string) {
 	pendingMu.Lock()
-	pending = append(pending, register)
+	if pending == nil {
+		// One allocation for gotc's own registrations, at start.
+		pending = make([]deferred, 0, registryHint)
+	}
+	pending = append(pending, deferred{register: register, sort: sort, names: names})
 	hasPending.Store(true)
 	pendingMu.Unlock()
 }
 
-// registerPending runs the registrations Lazily deferred, once each, in
-// the order they were deferred. Lookups from several goroutines are safe:
-// the first runs them while the others wait.
-func registerPending() {
+// registerPending runs, once each and in the order they were deferred, the
+// deferred registrations that match (every one if match is nil), then
+// publishes what they registered. Lookups from several goroutines are
+// safe: the first runs them while the others wait.
+func registerPending(match func(*deferred) bool) {
 	if !hasPending.Load() {
 		return
 	}
 	pendingMu.Lock()
 	defer func() {
-		registering = caller{}
+		registering, running = caller{}, nil
+		kinds.publish()
+		filterKinds.publish()
+		actionKinds.publish()
+		// Only now: a lookup that finds its kind neither published nor
+		// pending returns nil.
+		hasPending.Store(len(pending) > 0)
 		pendingMu.Unlock()
 	}()
-	for len(pending) > 0 {
-		register := pending[0]
-		pending = pending[1:]
-		// Its registrations come from register's code: no stack to unwind.
-		registering = caller{pc: reflect.ValueOf(register).Pointer(), entry: true}
-		register()
+	var run []deferred
+	if match == nil {
+		run, pending = pending, nil
+	} else {
+		kept := pending[:0]
+		for _, d := range pending {
+			if match(&d) {
+				run = append(run, d)
+			} else {
+				kept = append(kept, d)
+			}
+		}
+		pending = kept
 	}
-	hasPending.Store(false)
+	for i := range run {
+		d := &run[i]
+		// Its registrations come from register's code: no stack to unwind.
+		registering = caller{pc: reflect.ValueOf(d.register).Pointer(), entry: true}
+		running = d
+		d.register()
+		d.checkDeclared()
+	}
+}
+
+// checkDeclared panics unless d registered exactly the kinds it declares.
+func (d *deferred) checkDeclared() {
+	ok := len(d.registered) == len(d.names)
+	for _, got := range d.registered {
+		ok = ok && d.declares(got.sort, got.name)
+	}
+	if !ok {
+		got := make([]string, len(d.registered))
+		for i, k := range d.registered {
+			got[i] = k.sort.String() + " " + strconv.Quote(k.name)
+		}
+		panic(fmt.Sprintf("qdisc: the registration at %s declares the %ss %q but registers %s",
+			registering, d.sort, d.names, strings.Join(got, ", ")))
+	}
+	d.registered = nil
 }
 
 // registerQdisc adds a qdisc kind to the registry, for Lookup and Kinds. It fails

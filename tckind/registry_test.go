@@ -4,8 +4,10 @@ package tckind
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -117,13 +119,13 @@ func TestRegisterActionRefusesADuplicate(t *testing.T) {
 	}
 }
 
-// A name registered twice through Lazily fails at the first lookup, and the
-// message names both deferred functions, without unwinding a stack.
+// A name registered twice through LazilyQdiscs fails at the first lookup,
+// and the message names both deferred functions, without unwinding a stack.
 func TestLazilyDuplicate(t *testing.T) {
 	const name = "test-lazy-duplicate"
 	defer unregister(name)
-	Lazily(func() { MustRegisterQdisc(&Qdisc{Name: name}) })
-	Lazily(func() { MustRegisterQdisc(&Qdisc{Name: name}) })
+	LazilyQdiscs(func() { MustRegisterQdisc(&Qdisc{Name: name}) }, name)
+	LazilyQdiscs(func() { MustRegisterQdisc(&Qdisc{Name: name}) }, name)
 	defer func() {
 		msg := fmt.Sprint(recover())
 		if !strings.Contains(msg, `kind "test-lazy-duplicate" registered twice: by tckind/registry_test.go:`) ||
@@ -135,4 +137,82 @@ func TestLazilyDuplicate(t *testing.T) {
 		}
 	}()
 	LookupQdisc(name)
+}
+
+// A lookup runs only the deferred registrations that declare the name
+// looked up, of the sort looked up; a listing runs the rest.
+func TestLazilyRegistersOnlyTheLookedUp(t *testing.T) {
+	ran := map[string]int{}
+	lazyQdisc := func(name string) {
+		LazilyQdiscs(func() { ran[name]++; MustRegisterQdisc(&Qdisc{Name: name}) }, name)
+	}
+	lazyQdisc("test-lazy-a")
+	lazyQdisc("test-lazy-b")
+	LazilyActions(func() { ran["action"]++; MustRegisterAction(&Action{Name: "test-lazy-a"}) }, "test-lazy-a")
+	defer func() {
+		unregister("test-lazy-a")
+		unregister("test-lazy-b")
+		actionKinds.remove("test-lazy-a")
+	}()
+
+	if k := LookupQdisc("test-lazy-a"); k == nil || k.Name != "test-lazy-a" {
+		t.Fatalf("LookupQdisc(test-lazy-a) = %v", k)
+	}
+	if want := map[string]int{"test-lazy-a": 1}; !maps.Equal(ran, want) {
+		t.Fatalf("a lookup of qdisc test-lazy-a ran %v, want %v", ran, want)
+	}
+	if LookupQdisc("test-lazy-a") == nil || LookupQdisc("test-lazy-missing") != nil {
+		t.Fatal("a second lookup, or one of an unknown name, went wrong")
+	}
+	if ran["test-lazy-a"] != 1 || ran["test-lazy-b"] != 0 || ran["action"] != 0 {
+		t.Fatalf("lookups ran %v", ran)
+	}
+	if !slices.Contains(QdiscNames(), "test-lazy-b") || ran["test-lazy-b"] != 1 {
+		t.Fatalf("QdiscNames ran %v and did not list test-lazy-b", ran)
+	}
+	if LookupAction("test-lazy-a") == nil || ran["action"] != 1 {
+		t.Fatalf("the action registration ran %d times", ran["action"])
+	}
+}
+
+// A registration that registers other kinds than it declares panics at its
+// first run, naming its declaration and what it registered, so that a wrong
+// declaration cannot hide a kind from the lookup of its name.
+func TestLazilyWrongDeclaration(t *testing.T) {
+	LazilyFilters(func() { MustRegisterFilter(&Filter{Name: "test-lazy-other"}) }, "test-lazy-declared")
+	defer filterKinds.remove("test-lazy-other")
+	defer func() {
+		msg := fmt.Sprint(recover())
+		want := `the registration at tckind/registry_test.go:`
+		if !strings.Contains(msg, want) ||
+			!strings.Contains(msg, `declares the filter kinds ["test-lazy-declared"] but registers filter kind "test-lazy-other"`) {
+			t.Errorf("panic %q does not name the declaration and the kind registered", msg)
+		}
+	}()
+	FilterNames()
+	t.Error("a registration that registers another kind than it declares ran without a panic")
+}
+
+// Lookups of different kinds from several goroutines, each running its own
+// kind's registration while the others read what is published, find every
+// kind (go test -race checks that they share nothing unguarded).
+func TestLazilyConcurrentLookups(t *testing.T) {
+	names := []string{"test-lazy-c0", "test-lazy-c1", "test-lazy-c2", "test-lazy-c3"}
+	for _, name := range names {
+		LazilyQdiscs(func() { MustRegisterQdisc(&Qdisc{Name: name}) }, name)
+		defer unregister(name)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 100 {
+				name := names[(i+j)%len(names)]
+				if k := LookupQdisc(name); k == nil || k.Name != name {
+					t.Errorf("LookupQdisc(%s) = %v", name, k)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
