@@ -764,7 +764,7 @@ func TestGREDQueues(t *testing.T) {
 	}
 	// The kernel's state: the table with its queues, as it dumps them.
 	kind := "gred"
-	opts, err := parseQdiscOptions(kind, strings.Fields(setup+" "+vq0+" "+vq1)[1:])
+	opts, err := parseQdiscOptions(kind, strings.Fields(setup + " " + vq0 + " " + vq1)[1:])
 	if err != nil {
 		t.Fatal(err)
 	}
