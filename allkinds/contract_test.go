@@ -41,7 +41,6 @@ var lacking = map[string]bool{}
 // (ErrNoKeywords) rather than write words that would lose part of it.
 var oneCommandCannot = map[string]string{
 	"taprio-admin.golden:4":                   "a pending (admin) schedule beside the running one takes two commands",
-	"gred-vqs.golden:5":                       "gred's virtual queues are each set by a command of their own after the setup",
 	"netem-rate64-slot-distribution.golden:3": "the kernel does not dump a slot distribution's table, which the words name by file",
 }
 

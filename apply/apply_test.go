@@ -829,3 +829,53 @@ func TestFilterActionsAsKept(t *testing.T) {
 		t.Error("FilterDumped changed the options it was given")
 	}
 }
+
+// TestGREDQueues: a gred qdisc with virtual queues, which the kernel
+// takes as its table (the setup) and then one change per queue, is
+// created that way, is in sync with the kernel's dump of it, and has
+// just the changed queue's change sent, or is made anew when a queue is
+// to go (no change removes one).
+func TestGREDQueues(t *testing.T) {
+	const setup = "gred setup vqs 4 default 1 grio"
+	vq0 := "vq 0 prio 2 limit 60KB min 15K max 25K avpkt 1500"
+	vq1 := "vq 1 limit 100k min 20k max 60k avpkt 1000 probability 0.05"
+	file := func(spec string) string {
+		return "devices:\n  eth0:\n    root: { qdisc: " + spec + ", handle: \"1:\" }\n"
+	}
+	k := newFake("eth0")
+	if got := commands(t, k, file(setup+" "+vq0+" "+vq1)); len(got) != 3 ||
+		got[0] != "qdisc replace dev eth0 root handle 1: gred setup vqs 4 default 1 grio" ||
+		!strings.HasPrefix(got[1], "qdisc change dev eth0 root handle 1: gred vq 0 prio 2 limit 61440 ") ||
+		!strings.HasPrefix(got[2], "qdisc change dev eth0 root handle 1: gred vq 1 limit 102400 ") {
+		t.Fatalf("a new gred's requests:\n%s", strings.Join(got, "\n"))
+	}
+	// The kernel's state: the table with its queues, as it dumps them.
+	kind := "gred"
+	opts, err := parseQdiscOptions(kind, strings.Fields(setup + " " + vq0 + " " + vq1)[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := netlink.Msg{}
+	m.Header.Ifindex, m.Header.Parent, m.Header.Handle = 1, netlink.HandleRoot, netlink.MakeHandle(1, 0)
+	m.Attrs.Kind, m.Attrs.Options = &kind, tckind.Dumped(kind, opts)
+	k.qdiscs = []netlink.Msg{m}
+	if got := commands(t, k, file(setup+" "+vq0+" "+vq1)); len(got) != 0 {
+		t.Errorf("a gred as the kernel has it sends:\n%s", strings.Join(got, "\n"))
+	}
+	f, err := FromKernel(context.Background(), k, []string{"eth0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec := f.Devices["eth0"].Root.Spec; !strings.HasPrefix(spec, setup+" vq 0 prio 2 ") || !strings.Contains(spec, " vq 1 ") {
+		t.Errorf("--from-kernel writes %q", spec)
+	}
+	vq1b := strings.Replace(vq1, "limit 100k", "limit 200k", 1)
+	if got := commands(t, k, file(setup+" "+vq0+" "+vq1b)); len(got) != 1 ||
+		!strings.HasPrefix(got[0], "qdisc change dev eth0 root handle 1: gred vq 1 limit 204800 ") {
+		t.Errorf("one queue changed sends:\n%s", strings.Join(got, "\n"))
+	}
+	if got := commands(t, k, file(setup+" "+vq0)); len(got) != 3 || !strings.HasPrefix(got[0], "qdisc del dev eth0 root handle 1:") ||
+		got[1] != "qdisc add dev eth0 root handle 1: gred setup vqs 4 default 1 grio" || !strings.Contains(got[2], "gred vq 0 ") {
+		t.Errorf("a queue removed sends:\n%s", strings.Join(got, "\n"))
+	}
+}

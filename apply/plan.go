@@ -149,23 +149,22 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 		if have.kind == want.kind {
 			reason = fmt.Sprintf("the kernel's shares blocks %s; a qdisc keeps the blocks it shares", blockWords(have))
 		}
-		r := p.qdiscRequest(netlink.Add, want)
-		r.undo = []Request{p.qdiscRequest(netlink.Delete, want)}
-		p.trees = append(p.trees, because(reason, p.deleteQdisc(have), r)...)
+		rs := p.createQdisc(netlink.Add, want)
+		rs[0].undo = []Request{p.qdiscRequest(netlink.Delete, want)}
+		p.trees = append(p.trees, because(reason, append([]Request{p.deleteQdisc(have)}, rs...)...)...)
 		p.addBelow(want)
 		return
 	case have == nil || have.handle == 0 || have.kind != want.kind || (want.handle != 0 && want.handle != have.handle):
-		r := p.qdiscRequest(netlink.Replace, want)
-		r.Reason = replaceReason(want, have)
+		rs := because(replaceReason(want, have), p.createQdisc(netlink.Replace, want)...)
 		switch {
 		case have == nil || (have.handle == 0 && (parent == netlink.HandleRoot || parent == netlink.HandleIngress)):
 			// Deleting it brings the kernel's default back.
 			del := p.qdiscRequest(netlink.Delete, want)
-			r.undo = []Request{del}
+			rs[0].undo = []Request{del}
 		default:
-			r.undo = append([]Request{p.qdiscRequest(netlink.Replace, have)}, p.subtree(have, false)...)
+			rs[0].undo = append(p.createQdisc(netlink.Replace, have), p.subtree(have, false)...)
 		}
-		p.trees = append(p.trees, r)
+		p.trees = append(p.trees, rs...)
 		p.addBelow(want)
 		return
 	}
@@ -175,19 +174,26 @@ func (p *planner) qdisc(want, have *qdiscNode, parent uint32) {
 	// change keeps when not sent, the default is compared and sent.
 	want = keptDefaults(want)
 	inSync := tckind.Covers(tckind.Dumped(want.kind, want.options), have.dumped) && tckind.SameSizeTable(want.stab, have.stab)
-	if !inSync && !changesInPlace(want.kind) {
+	changes, inPlace := p.changes(want, have)
+	if !inSync && !inPlace {
 		// The kernel cannot change this kind's options (htb's default
-		// class, r2q): delete the qdisc and add it anew with all below.
+		// class, r2q), or not to these (a gred queue to remove): delete
+		// the qdisc and add it anew with all below.
 		w := *want
 		w.handle = have.handle
 		reason := optionsDiffer(have.words) + "; " + want.kind + " changes none in place"
-		r := p.qdiscRequest(netlink.Add, &w)
-		r.undo = []Request{p.qdiscRequest(netlink.Delete, &w)}
-		p.trees = append(p.trees, because(reason, p.deleteQdisc(have), r)...)
+		if changesInPlace(want.kind) {
+			reason = optionsDiffer(have.words) + "; " + want.kind + " cannot change to these in place"
+		}
+		rs := p.createQdisc(netlink.Add, &w)
+		rs[0].undo = []Request{p.qdiscRequest(netlink.Delete, &w)}
+		p.trees = append(p.trees, because(reason, append([]Request{p.deleteQdisc(have)}, rs...)...)...)
 		p.addBelow(&w)
 		return
 	}
-	if !inSync {
+	if !inSync && changes != nil {
+		p.trees = append(p.trees, because(optionsDiffer(have.words), changes...)...)
+	} else if !inSync {
 		w := *want
 		w.handle = have.handle
 		r := p.qdiscRequest(netlink.Change, &w)
@@ -529,7 +535,7 @@ func (p *planner) addBelow(q *qdiscNode) {
 // addClassBelow adds the leaf and the children of a class the plan creates.
 func (p *planner) addClassBelow(c *classNode) {
 	if c.leaf != nil {
-		p.trees = append(p.trees, because(parentIsNew, p.qdiscRequest(netlink.Add, c.leaf))...)
+		p.trees = append(p.trees, because(parentIsNew, p.createQdisc(netlink.Add, c.leaf)...)...)
 		p.addBelow(c.leaf)
 	}
 	for _, ch := range c.children {
@@ -548,7 +554,7 @@ func (p *planner) addClassSubtree(c *classNode, reason string) []Request {
 		p.trees = append(p.trees, because(reason, p.classRequest(netlink.Add, c))...)
 	} else if c.leaf != nil {
 		// Grafting onto the qdisc's own class replaces its default.
-		p.trees = append(p.trees, because(reason, p.qdiscRequest(netlink.Replace, c.leaf))...)
+		p.trees = append(p.trees, because(reason, p.createQdisc(netlink.Replace, c.leaf)...)...)
 		p.addBelow(c.leaf)
 		out := p.trees
 		p.trees = saved
@@ -608,7 +614,7 @@ func (p *planner) subtree(q *qdiscNode, withRoot bool) []Request {
 			return
 		}
 		if self {
-			reqs = append(reqs, p.qdiscRequest(netlink.Replace, q))
+			reqs = append(reqs, p.createQdisc(netlink.Replace, q)...)
 		}
 		var walkClass func(c *classNode)
 		walkClass = func(c *classNode) {
@@ -711,6 +717,73 @@ func (p *planner) qdiscRequest(op netlink.Op, q *qdiscNode) Request {
 	}
 	c.Command = cmd.String()
 	return Request{Object: netlink.Qdisc, Op: op, Msg: m, Change: c}
+}
+
+// createQdisc is the requests that create or replace (op) a qdisc: one,
+// or for a kind whose kernel takes some options only from a qdisc that
+// exists (Qdisc.Requests), the one that creates it followed by the
+// changes that set the rest. Only the first has an undo of its own.
+func (p *planner) createQdisc(op netlink.Op, q *qdiscNode) []Request {
+	k := tckind.LookupQdisc(q.kind)
+	if k == nil || k.Requests == nil || q.options == nil {
+		return []Request{p.qdiscRequest(op, q)}
+	}
+	parts, _ := k.Requests(q.options, nil)
+	out := make([]Request, len(parts))
+	for i, opts := range parts {
+		if i > 0 {
+			op = netlink.Change
+		}
+		out[i] = p.qdiscRequest(op, partOf(q, opts))
+	}
+	return out
+}
+
+// changes is the requests that change a kernel qdisc (have) to want in
+// place, for a kind with Qdisc.Requests (nil for the others, which one
+// change of all their options does); inPlace is false where no change
+// gets there, or the kind has none.
+func (p *planner) changes(want, have *qdiscNode) (reqs []Request, inPlace bool) {
+	k := tckind.LookupQdisc(want.kind)
+	if k == nil || k.NoChange {
+		return nil, false
+	}
+	if k.Requests == nil || want.options == nil {
+		return nil, true
+	}
+	parts, ok := k.Requests(want.options, have.dumped)
+	if !ok {
+		return nil, false
+	}
+	// Undoing them is asking for the kernel's state again, each of its
+	// requests a change, after the last of them is undone.
+	var undo []Request
+	if have.options != nil {
+		restore, _ := k.Requests(have.options, nil)
+		for _, opts := range restore {
+			undo = append(undo, p.qdiscRequest(netlink.Change, partOf(have, opts)))
+		}
+	}
+	reqs = make([]Request, len(parts))
+	for i, opts := range parts {
+		w := partOf(want, opts)
+		w.handle = have.handle
+		reqs[i] = p.qdiscRequest(netlink.Change, w)
+	}
+	if len(reqs) > 0 {
+		reqs[0].undo = undo
+	}
+	return reqs, true
+}
+
+// partOf is q with opts, one of its requests' options, and their words.
+func partOf(q *qdiscNode, opts attrs.TCOptionsMsg) *qdiscNode {
+	c := *q
+	c.options, c.words = opts, nil
+	if w, err := tckind.QdiscKeywords(q.kind, opts); err == nil {
+		c.words = nonNil(w)
+	}
+	return &c
 }
 
 // classRequest builds a class request and its description.

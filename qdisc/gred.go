@@ -18,6 +18,7 @@ package qdisc
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/internal/tcword"
@@ -52,13 +53,12 @@ func init() {
 				o, ok := opts.(*attrs.GREDAttrs)
 				return ok && o.Dps != nil
 			},
-			Keywords: tckind.KeywordsOf("gred", gredKeywords),
-			Dumped:   gredDumped,
-			// The dump is the request that restores it: what the kernel does
-			// not dump (a queue's table) or computes (max_P for 0),
-			// gredKeywords asks for again through redFind.
-			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return o },
+			Keywords:  tckind.KeywordsOf("gred", gredKeywords),
+			Dumped:    gredDumped,
+			Restoring: gredRestoring,
+			Requests:  gredRequests,
 		})
+		tckind.RegisterBytesCovers("GREDAttrs.Parms", gredParmsCover)
 	}, "gred")
 }
 
@@ -93,7 +93,7 @@ func parseGRED(args []string, env tckind.ParseEnv) (*attrs.GREDAttrs, error) {
 			if given {
 				return nil, tcword.Errorf(`Illegal "setup"`)
 			}
-			return parseGREDSetup(args[i+1:])
+			return parseGREDTable(args[i+1:], env)
 		case "limit", "min", "max":
 			v, err := value()
 			if err != nil {
@@ -172,7 +172,51 @@ func parseGRED(args []string, env tckind.ParseEnv) (*attrs.GREDAttrs, error) {
 	}, nil
 }
 
-// parseGREDSetup reads the words after "setup" as tc's init_gred.
+// parseGREDTable reads the words after "setup": tc's setup words, then
+// (what no tc command takes, but a file of "gotc apply" does) each
+// virtual queue's words from its "vq", one table of options that
+// Requests splits into the setup and one change per queue.
+func parseGREDTable(args []string, env tckind.ParseEnv) (*attrs.GREDAttrs, error) {
+	end := slices.Index(args, "vq")
+	if end < 0 {
+		end = len(args)
+	}
+	o, err := parseGREDSetup(args[:end])
+	if err != nil {
+		return nil, err
+	}
+	o.VqList = &attrs.TCAGREDVqListAttrs{}
+	seen := map[uint32]bool{}
+	for rest := args[end:]; len(rest) > 0; {
+		n := slices.Index(rest[1:], "vq") + 1
+		if n == 0 {
+			n = len(rest)
+		}
+		q, err := parseGRED(rest[:n], env)
+		if err != nil {
+			return nil, err
+		}
+		if q.Dps != nil {
+			return nil, tcword.Errorf(`Illegal "setup"`)
+		}
+		dp := *q.VqList.Entry[0].Dp
+		if seen[dp] {
+			return nil, tcword.Errorf("GRED: vq %d is given twice", dp)
+		}
+		seen[dp] = true
+		o.Parms = append(o.Parms, q.Parms...)
+		o.Stab = append(o.Stab, q.Stab...)
+		o.MaxP = append(o.MaxP, q.MaxP...)
+		o.VqList.Entry = append(o.VqList.Entry, q.VqList.Entry...)
+		rest = rest[n:]
+	}
+	if len(o.Parms) == 0 {
+		o.VqList = nil
+	}
+	return o, nil
+}
+
+// parseGREDSetup reads tc's words after "setup" as tc's init_gred.
 func parseGREDSetup(args []string) (*attrs.GREDAttrs, error) {
 	s := attrs.TCGREDSopt{DefDP: gredMaxDPs}
 	var limit uint32
@@ -388,79 +432,241 @@ func printGREDStats(p *tcfmt.Printer, q *attrs.TCGREDQopt, vq *gredVQStats) {
 	p.Size(tcfmt.Any, "bytes", "(%s) ", bytes)
 }
 
-// gredKeywords writes gred's options back. A dump (or a setup request)
-// has the table: "setup" with its size, default, grio, limit and flags;
-// its virtual queues are each set by a "vq" command of their own after
-// the setup (the kernel takes no queue when it creates the qdisc), which
-// one command cannot do, so a table with queues has no words. A queue's
-// request (no table, one queue) is written as its "vq" command, its
-// avpkt, burst, probability and bandwidth from redFind.
+// gredQopts decodes the queue structs of options: one a queue of a
+// request, sixteen of a dump; nil when they are not whole structs.
+func gredQopts(o *attrs.GREDAttrs) []attrs.TCGREDQopt {
+	if len(o.Parms)%attrs.TCGREDQoptLen != 0 {
+		return nil
+	}
+	qs := make([]attrs.TCGREDQopt, len(o.Parms)/attrs.TCGREDQoptLen)
+	for i := range qs {
+		_ = qs[i].Decode(o.Parms[i*attrs.TCGREDQoptLen:]) // whole structs, checked above
+	}
+	return qs
+}
+
+// gredKeywords writes gred's options back. A table (a dump, or a setup
+// request) is "setup" with its size, default, grio, limit and flags,
+// then each present virtual queue's "vq" words (a form parseGRED reads
+// as the table of a file, which Requests sends as the setup and a
+// change per queue). A queue's request (no table, one queue) is its
+// "vq" words alone. A queue's avpkt, burst, probability and bandwidth,
+// which the kernel does not keep, come from redFind.
 func gredKeywords(o *attrs.GREDAttrs) ([]string, error) {
-	if o.Dps != nil {
-		for i := 0; i+attrs.TCGREDQoptLen <= len(o.Parms); i += attrs.TCGREDQoptLen {
-			var q attrs.TCGREDQopt
-			if err := q.Decode(o.Parms[i:]); err == nil && q.DP < gredMaxDPs {
-				return nil, tckind.NoKeywords("gred's virtual queues, each set by a command of its own after the setup")
-			}
-		}
-		s := o.Dps
-		w := []string{"setup", "vqs", tcword.UintWord(s.DPs), "default", tcword.UintWord(s.DefDP)}
+	qs := gredQopts(o)
+	if qs == nil || len(o.MaxP) > len(qs) {
+		return nil, tckind.NoKeywords("gred options of an odd size")
+	}
+	var w []string
+	if s := o.Dps; s != nil {
+		w = []string{"setup", "vqs", tcword.UintWord(s.DPs), "default", tcword.UintWord(s.DefDP)}
 		if s.Grio != 0 {
 			w = append(w, "grio")
 		}
 		if o.Limit != nil {
 			w = append(w, "limit", tcword.UintWord(*o.Limit))
 		}
-		return redFlagWords(w, "gred", uint32(s.Flags), redFlagECN|redFlagHarddrop)
-	}
-	var q attrs.TCGREDQopt
-	if len(o.Parms) != attrs.TCGREDQoptLen || q.Decode(o.Parms) != nil || q.DP >= gredMaxDPs || len(o.MaxP) > 1 {
+		var err error
+		if w, err = redFlagWords(w, "gred", uint32(s.Flags), redFlagECN|redFlagHarddrop); err != nil {
+			return nil, err
+		}
+	} else if len(qs) != 1 || qs[0].DP >= gredMaxDPs {
 		return nil, tckind.NoKeywords("gred options that are neither a table nor one queue")
 	}
-	var maxP uint32
-	if len(o.MaxP) == 1 {
-		maxP = o.MaxP[0]
+	var vqs *[gredMaxDPs]gredVQStats
+	if o.VqList != nil {
+		vqs = gredVQs(o.VqList)
 	}
+	for i, q := range qs {
+		if q.DP >= gredMaxDPs {
+			continue // an absent queue of a dump
+		}
+		var maxP, flags uint32
+		if i < len(o.MaxP) {
+			maxP = o.MaxP[i]
+		}
+		if vqs != nil {
+			flags = vqs[q.DP].flags
+		}
+		var err error
+		if w, err = gredVQWords(w, q, maxP, flags); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// gredVQWords appends one virtual queue's "vq" words to w.
+func gredVQWords(w []string, q attrs.TCGREDQopt, maxP, flags uint32) ([]string, error) {
 	f, err := redFind("gred", redDump{q.QthMin, q.QthMax, q.Wlog, q.Plog, q.ScellLog, maxP}, false, true)
 	if err != nil {
 		return nil, err
 	}
-	w := []string{"vq", tcword.UintWord(q.DP)}
+	w = append(w, "vq", tcword.UintWord(q.DP))
 	if q.Prio != 0 {
 		w = append(w, "prio", tcword.UintWord(q.Prio))
 	}
 	w = f.words(append(w, "limit", tcword.UintWord(q.Limit), "min", tcword.UintWord(q.QthMin), "max", tcword.UintWord(q.QthMax)))
-	var flags uint32
-	if l := o.VqList; l != nil && len(l.Entry) == 1 && l.Entry[0].Flags != nil {
-		flags = *l.Entry[0].Flags
-	}
 	return redFlagWords(w, "gred", flags, redFlagECN|redFlagHarddrop)
 }
 
-// gredDumped is Kind.Dumped for gred. A setup request dumps as a table
-// without queues: sixteen absent ones (a DP of MAX_DPs plus the index),
-// their max_P 0 and an empty queue list (gred_dump). A queue's request
-// loses its idle-damping table, which the kernel does not dump, and gets
-// the max_P it computes from Plog for 0.
+// gredDumped is Kind.Dumped for gred. A table dumps as all sixteen
+// queues (an absent one's DP MAX_DPs plus its index), their max_P (0 for
+// an absent one, computed from Plog for 0) and the present ones' flags
+// in the queue list (gred_dump); the queues' idle-damping tables are not
+// dumped. A queue's request keeps its one queue, without its table, and
+// gets the max_P the kernel computes.
 func gredDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	o, ok := opts.(*attrs.GREDAttrs)
 	if !ok {
 		return opts
 	}
-	c := *o
-	if o.Dps != nil {
-		c.Parms, c.MaxP = nil, make([]uint32, gredMaxDPs)
-		for i := range uint32(gredMaxDPs) {
-			c.Parms = (&attrs.TCGREDQopt{DP: gredMaxDPs + i}).Append(c.Parms)
-		}
-		c.VqList = &attrs.TCAGREDVqListAttrs{}
-		return &c
-	}
-	var q attrs.TCGREDQopt
-	if len(o.Parms) != attrs.TCGREDQoptLen || q.Decode(o.Parms) != nil || len(o.MaxP) != 1 {
+	qs := gredQopts(o)
+	if qs == nil || len(o.MaxP) != len(qs) {
 		return opts
 	}
+	c := *o
 	c.Stab = nil
-	c.MaxP = []uint32{redDumpedMaxP(o.MaxP[0], q.QthMin, q.QthMax, q.Plog)}
+	if o.Dps == nil {
+		if len(qs) != 1 {
+			return opts
+		}
+		c.MaxP = []uint32{redDumpedMaxP(o.MaxP[0], qs[0].QthMin, qs[0].QthMax, qs[0].Plog)}
+		return &c
+	}
+	var slots [gredMaxDPs]attrs.TCGREDQopt
+	for i := range slots {
+		slots[i].DP = gredMaxDPs + uint32(i)
+	}
+	c.MaxP = make([]uint32, gredMaxDPs)
+	flags := map[uint32]*uint32{}
+	if o.VqList != nil {
+		for _, e := range o.VqList.Entry {
+			if e.Dp != nil {
+				flags[*e.Dp] = e.Flags
+			}
+		}
+	}
+	for i, q := range qs {
+		if q.DP >= gredMaxDPs {
+			continue
+		}
+		slots[q.DP] = q
+		c.MaxP[q.DP] = redDumpedMaxP(o.MaxP[i], q.QthMin, q.QthMax, q.Plog)
+	}
+	c.Parms = nil
+	c.VqList = &attrs.TCAGREDVqListAttrs{}
+	for i := range slots {
+		c.Parms = slots[i].Append(c.Parms)
+		if dp := slots[i].DP; dp < gredMaxDPs {
+			c.VqList.Entry = append(c.VqList.Entry, attrs.TCAGREDVqEntryAttrs{Dp: &dp, Flags: flags[dp]})
+		}
+	}
 	return &c
+}
+
+// gredParmsCover is Covers' rule for gred's queue structs: each the
+// same queue with the same settings; what the kernel counts (backlog,
+// drops, packets) is not compared, nor a priority the request leaves 0
+// (grio gives it the default queue's).
+func gredParmsCover(want, have []byte) bool {
+	w, h := gredQopts(&attrs.GREDAttrs{Parms: want}), gredQopts(&attrs.GREDAttrs{Parms: have})
+	if w == nil || len(w) != len(h) {
+		return false
+	}
+	for i := range w {
+		if !gredQoptCovers(w[i], h[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func gredQoptCovers(w, h attrs.TCGREDQopt) bool {
+	return w.DP == h.DP && w.Limit == h.Limit && w.QthMin == h.QthMin && w.QthMax == h.QthMax &&
+		w.Wlog == h.Wlog && w.Plog == h.Plog && w.ScellLog == h.ScellLog && (w.Prio == 0 || w.Prio == h.Prio)
+}
+
+// gredRestoring is Kind.Restoring for gred: the table its dump's words
+// ask for, with the queues' idle-damping tables the kernel does not dump
+// and the requests' max_P, so that Requests can send it again; the dump
+// itself where it has no words.
+func gredRestoring(dumped attrs.TCOptionsMsg) attrs.TCOptionsMsg {
+	o, ok := dumped.(*attrs.GREDAttrs)
+	if !ok {
+		return dumped
+	}
+	w, err := gredKeywords(o)
+	if err != nil {
+		return dumped
+	}
+	back, err := parseGRED(w, tckind.ParseEnv{})
+	if err != nil {
+		return dumped
+	}
+	return back
+}
+
+// gredRequests is Kind.Requests for gred: the kernel takes a table
+// without queues (TCA_GRED_DPS) or one queue (its struct and
+// idle-damping table, no DPS) per request, and a new qdisc no queue
+// (gred_init, gred_change).
+func gredRequests(opts, have attrs.TCOptionsMsg) ([]attrs.TCOptionsMsg, bool) {
+	o, ok := opts.(*attrs.GREDAttrs)
+	qs := []attrs.TCGREDQopt(nil)
+	if ok {
+		qs = gredQopts(o)
+	}
+	if !ok || o.Dps == nil || (len(qs) > 0 && (len(o.MaxP) != len(qs) || len(o.Stab)%len(qs) != 0 ||
+		o.VqList == nil || len(o.VqList.Entry) != len(qs))) {
+		return []attrs.TCOptionsMsg{opts}, true
+	}
+	setup := &attrs.GREDAttrs{Dps: o.Dps, Limit: o.Limit}
+	stab := 0
+	if len(qs) > 0 {
+		stab = len(o.Stab) / len(qs)
+	}
+	vqs := make([]attrs.TCOptionsMsg, len(qs))
+	for i := range qs {
+		vqs[i] = &attrs.GREDAttrs{
+			Parms:  o.Parms[i*attrs.TCGREDQoptLen : (i+1)*attrs.TCGREDQoptLen],
+			Stab:   o.Stab[i*stab : (i+1)*stab],
+			MaxP:   o.MaxP[i : i+1],
+			VqList: &attrs.TCAGREDVqListAttrs{Entry: o.VqList.Entry[i : i+1]},
+		}
+	}
+	h, isGRED := have.(*attrs.GREDAttrs)
+	if !isGRED || h.Dps == nil {
+		return append([]attrs.TCOptionsMsg{setup}, vqs...), true
+	}
+	// The kernel removes no queue but those the table's size leaves out.
+	wanted := map[uint32]bool{}
+	for _, q := range qs {
+		wanted[q.DP] = true
+	}
+	for _, q := range gredQopts(h) {
+		if q.DP < gredMaxDPs && q.DP < o.Dps.DPs && !wanted[q.DP] {
+			return nil, false
+		}
+	}
+	var out []attrs.TCOptionsMsg
+	if !tckind.Covers(setup, h) {
+		out = append(out, setup)
+	}
+	hq := gredQopts(h)
+	var hv *[gredMaxDPs]gredVQStats
+	if h.VqList != nil {
+		hv = gredVQs(h.VqList)
+	}
+	for i, q := range qs {
+		// The queue against the kernel's of its DP, as gredDumped and
+		// gredParmsCover compare them.
+		f := o.VqList.Entry[i].Flags
+		if q.DP >= gredMaxDPs || len(hq) != gredMaxDPs || len(h.MaxP) != gredMaxDPs || hv == nil ||
+			!gredQoptCovers(q, hq[q.DP]) || redDumpedMaxP(o.MaxP[i], q.QthMin, q.QthMax, q.Plog) != h.MaxP[q.DP] ||
+			(f != nil && (!hv[q.DP].flagsPresent || hv[q.DP].flags != *f)) {
+			out = append(out, vqs[i])
+		}
+	}
+	return out, true
 }

@@ -94,16 +94,30 @@ var noDumpedTwin = map[string]bool{
 	"Tm":      true,
 	// How many packets u32's mark matched.
 	"TCU32Mark.Success": true,
+	// What the kernel counts of a gred queue.
+	"TCAGREDVqEntryAttrs.StatBytes":      true,
+	"TCAGREDVqEntryAttrs.StatPackets":    true,
+	"TCAGREDVqEntryAttrs.StatBacklog":    true,
+	"TCAGREDVqEntryAttrs.StatProbDrop":   true,
+	"TCAGREDVqEntryAttrs.StatProbMark":   true,
+	"TCAGREDVqEntryAttrs.StatForcedDrop": true,
+	"TCAGREDVqEntryAttrs.StatForcedMark": true,
+	"TCAGREDVqEntryAttrs.StatPdrop":      true,
+	"TCAGREDVqEntryAttrs.StatOther":      true,
 }
 
 // zeroKept lists the fields of fixed structs whose 0 the kernel keeps as
 // a request sends it (rather than filling in a value of its own), so
 // that a request's 0 is compared: htb's default class (none), a class's
-// priority (0), tbf's peak rate (none, dumped all 0).
+// priority (0), tbf's peak rate (none, dumped all 0), gred's grio and
+// flags.
 var zeroKept = map[string]bool{
 	"TCHTBGlob.Defcls":   true,
 	"TCHTBOpt.Prio":      true,
 	"TCTBFQopt.Peakrate": true,
+	// gred's table: no grio, no flags.
+	"TCGREDSopt.Grio":  true,
+	"TCGREDSopt.Flags": true,
 }
 
 // requestBits are the bits of a field a request sets, where the kernel

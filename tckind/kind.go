@@ -43,6 +43,16 @@ type Qdisc struct {
 	// gred's setup does: "change" then creates one that is not there, and
 	// "link" becomes "replace". Nil: never.
 	Creates func(opts attrs.TCOptionsMsg) bool
+	// Requests splits options (as ParseQdisc returns them) into the
+	// requests the kernel takes them in, for a kind that takes some only
+	// from a qdisc that exists (gred: its table, then each virtual queue
+	// by a change of its own): the first creates the qdisc, the others
+	// change it, in order. With the kernel's options as dumped (have not
+	// nil) it returns only the changes that bring have to opts, none when
+	// have covers them, and ok false when no change in place gets there
+	// (a virtual queue to remove): the qdisc is then deleted and added
+	// anew. Nil: the options are one request.
+	Requests func(opts, have attrs.TCOptionsMsg) (reqs []attrs.TCOptionsMsg, ok bool)
 	// Stats describes the kind's statistics for samplers and exporters; nil
 	// for a kind without statistics of its own.
 	Stats *StatsTable

@@ -232,6 +232,13 @@ keywords:
 			return r, err
 		}
 	}
+	if k := tckind.LookupQdisc(m.Kind()); qdiscOnly && k != nil && k.Requests != nil {
+		// What a file of "gotc apply" takes (gred's table with its
+		// queues) but no tc command does: one command is one request.
+		if parts, _ := k.Requests(m.Attrs.Options, nil); len(parts) > 1 {
+			return r, tcword.Errorf("%s options that take %d requests: a command sends one (a file of \"gotc apply\" takes them)", kind, len(parts))
+		}
+	}
 	if k := tckind.LookupQdisc(m.Kind()); qdiscOnly && k != nil && k.Creates != nil && k.Creates(m.Attrs.Options) {
 		// tc adds NLM_F_CREATE to whatever flags the command has.
 		switch r.Op {

@@ -31,6 +31,14 @@ var (
 			o, ok := opts.(*attrs.TCFifoQopt)
 			return ok && o.Limit >= 1000
 		},
+		// A limit of 2000 or more takes two requests, as gred's table
+		// with its queues does: no one command sends it.
+		Requests: func(opts, _ attrs.TCOptionsMsg) ([]attrs.TCOptionsMsg, bool) {
+			if o, ok := opts.(*attrs.TCFifoQopt); ok && o.Limit >= 2000 {
+				return []attrs.TCOptionsMsg{opts, opts}, true
+			}
+			return []attrs.TCOptionsMsg{opts}, true
+		},
 	}
 	// testclassless has no class options, nor a parser of its qdisc's.
 	testclassless = &tckind.Qdisc{Name: "testclassless"}
@@ -448,5 +456,18 @@ func TestParseClassShow(t *testing.T) {
 		if msg, code := refusal(err); err == nil || msg != tt.msg || code != tt.code {
 			t.Errorf("%q: %q, status %d; want %q, %d", tt.line, msg, code, tt.msg, tt.code)
 		}
+	}
+}
+
+// TestParseQdiscOneRequest: options that take more than one request (a
+// file's gred table with its queues) are refused by a command, which
+// sends one.
+func TestParseQdiscOneRequest(t *testing.T) {
+	if _, err := ParseQdiscRequest(netlink.Qdisc, netlink.Add, strings.Fields("dev eth0 root testq limit 2000"), QdiscEnv{}); err == nil ||
+		!strings.Contains(err.Error(), "take 2 requests") {
+		t.Errorf("options of two requests: %v", err)
+	}
+	if _, err := ParseQdiscRequest(netlink.Qdisc, netlink.Add, strings.Fields("dev eth0 root testq limit 1999"), QdiscEnv{}); err != nil {
+		t.Errorf("options of one request: %v", err)
 	}
 }
