@@ -335,16 +335,10 @@ func (r *resolver) chains(lines []string, at []place, parent uint32, filters []*
 // grammar for them: "chain N", and for a template the filter's protocol,
 // kind and options, which the kind's parser reads.
 func (r *resolver) chain(line string, parent uint32) (*chainNode, error) {
-	words, err := tcline.SplitWords(line)
-	if err != nil {
-		return nil, err
-	}
-	w, err := tcline.ParseFilterWhere(tcline.FilterModify, words, nil)
+	w, err := placedWhere(line, "chain")
 	switch {
 	case err != nil:
 		return nil, err
-	case w.Dev != "" || w.Block != 0 || w.Parent != 0:
-		return nil, fmt.Errorf("the device, block and parent are where the chain stands in the file")
 	case w.Prio != 0 || w.HandleSet || w.Estimator != nil || w.Help:
 		return nil, fmt.Errorf("a chain takes \"chain N\" and a template's protocol, kind and options, no pref, handle or estimator")
 	case !w.ChainSet:
@@ -540,20 +534,29 @@ func (r *resolver) filters(lines []string, at []place, parent uint32) []*filterN
 	return out
 }
 
+// placedWhere reads a chain's or filter's line (what) with tc's grammar
+// for the words after "tc filter add": the file's structure places it, so
+// words that name a device, block or parent are refused.
+func placedWhere(line, what string) (tcline.FilterWhere, error) {
+	words, err := tcline.SplitWords(line)
+	if err != nil {
+		return tcline.FilterWhere{}, err
+	}
+	w, err := tcline.ParseFilterWhere(tcline.FilterModify, words, nil)
+	if err == nil && (w.Dev != "" || w.Block != 0 || w.Parent != 0) {
+		err = fmt.Errorf("the device, block and parent are where the %s stands in the file", what)
+	}
+	return w, err
+}
+
 // filter parses the words after "tc filter add dev D parent P" with tc's
 // grammar for them, and its messages. The file's structure places the
 // filter: words that name a device, block or parent are refused.
 func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
-	words, err := tcline.SplitWords(line)
-	if err != nil {
-		return nil, err
-	}
-	w, err := tcline.ParseFilterWhere(tcline.FilterModify, words, nil)
+	w, err := placedWhere(line, "filter")
 	switch {
 	case err != nil:
 		return nil, err
-	case w.Dev != "" || w.Block != 0 || w.Parent != 0:
-		return nil, fmt.Errorf("the device, block and parent are where the filter stands in the file")
 	case w.Estimator != nil:
 		return nil, fmt.Errorf("estimator: the kernel keeps no estimator of a filter")
 	case w.Kind == "" || w.Help:
