@@ -188,6 +188,9 @@ func (k *fakeKernel) doQdisc(op netlink.Op, m netlink.Msg) error {
 		if i < 0 || k.qdiscs[i].Header.Handle != m.Header.Handle || k.qdiscs[i].Kind() != m.Kind() {
 			return &netlink.Error{Errno: syscall.ENOENT}
 		}
+		if kind := tckind.LookupQdisc(m.Kind()); kind != nil && kind.NoChange && m.Attrs.Options != nil {
+			return &netlink.Error{Errno: syscall.EINVAL, Message: "Change operation not supported by specified qdisc"}
+		}
 		k.qdiscs[i].Attrs.Options = merge(k.qdiscs[i].Attrs.Options, m.Attrs.Options)
 		return nil
 	case netlink.Delete:
@@ -454,6 +457,16 @@ func TestPlan(t *testing.T) {
 		want: []string{
 			"qdisc del dev eth0 parent 1:20 handle 20:",
 			"qdisc add dev eth0 parent 1:20 handle 20: cake bandwidth 20mbit",
+		},
+	}, {
+		// Linux 7.2's sfq has no change: the plan deletes it and adds
+		// it anew (its queue is lost, as a replace would lose it).
+		name:   "sfq option changed",
+		kernel: strings.Replace(htbFile, `leaf: { qdisc: fq_codel, handle: "20:" }`, `leaf: { qdisc: sfq perturb 10, handle: "20:" }`, 1),
+		file:   strings.Replace(htbFile, `leaf: { qdisc: fq_codel, handle: "20:" }`, `leaf: { qdisc: sfq perturb 20, handle: "20:" }`, 1),
+		want: []string{
+			"qdisc del dev eth0 parent 1:20 handle 20:",
+			"qdisc add dev eth0 parent 1:20 handle 20: sfq perturb 20",
 		},
 	}, {
 		name:   "filter changed",

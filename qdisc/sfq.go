@@ -37,7 +37,11 @@ const sfqUsage = "Usage: ... sfq\t[ limit NUMBER ] [ perturb SECS ] [ quantum BY
 func init() {
 	tckind.LazilyQdiscs(func() {
 		tckind.MustRegisterQdisc(&tckind.Qdisc{
-			Name:       "sfq",
+			Name: "sfq",
+			// Linux 7.2's sfq has no change operation ("Change operation
+			// not supported by specified qdisc", measured in
+			// selftests/live-change.sh): other options take a new qdisc.
+			NoChange:   true,
 			Usage:      sfqUsage,
 			ParseQdisc: parseSFQ,
 			PrintOptions: func(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {

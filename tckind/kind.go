@@ -81,7 +81,7 @@ type Qdisc struct {
 	// struct sent whole: tbf, htb's classes).
 	KeptOnChange func(opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string)
 	// NoChange says the kernel has no change operation for the kind's
-	// qdisc options (Linux 7.2: htb, ingress, clsact, mq, mqprio, etf, teql):
+	// qdisc options (Linux 7.2: htb, sfq, ingress, clsact, mq, mqprio, etf, teql):
 	// other options take a new qdisc, replacing this one.
 	NoChange bool
 	// FilterHooks is the number of filter hooks the qdisc opens in place
