@@ -414,3 +414,47 @@ func fillCounters[S any](s S) S {
 	fill(c.Elem())
 	return c.Interface().(S)
 }
+
+// TestKeptOnChangeDefaults checks each kind's KeptOnChange, what apply
+// sends for the options a file leaves out: the defaults it sets are what
+// the kernel dumps of a qdisc added without options (KIND-default.golden),
+// its words parse back to exactly them, and options a request gives stay
+// as given.
+func TestKeptOnChangeDefaults(t *testing.T) {
+	defaults := map[string]attrs.TCOptionsMsg{}
+	for _, d := range goldenDumps(t) {
+		if d.object == "qdisc" && strings.HasSuffix(d.at, d.msg.Kind()+"-default.golden:3") {
+			defaults[d.msg.Kind()] = d.msg.Attrs.Options
+		}
+	}
+	kinds := 0
+	for _, k := range tckind.Qdiscs() {
+		if k.KeptOnChange == nil {
+			continue
+		}
+		kinds++
+		opts, words := k.KeptOnChange(nil)
+		if len(words) == 0 {
+			t.Errorf("qdisc %s: KeptOnChange sets no default", k.Name)
+			continue
+		}
+		dumped, ok := defaults[k.Name]
+		if !ok {
+			t.Errorf("qdisc %s: no %s-default.golden to check its defaults against", k.Name, k.Name)
+		} else if !tckind.Covers(tckind.Dumped(k.Name, opts), dumped) {
+			t.Errorf("qdisc %s: KeptOnChange's defaults %+v are not what the kernel dumps of a qdisc without options, %+v", k.Name, opts, dumped)
+		}
+		back, err := k.ParseQdisc(words, tckind.ParseEnv{})
+		if err != nil || !tckind.Covers(opts, back) || !tckind.Covers(back, opts) {
+			t.Errorf("qdisc %s: the words %q of its defaults parse to %+v (%v), want %+v", k.Name, words, back, err, opts)
+		}
+		// What a request gives stays: the defaults fill only the rest.
+		given, _ := k.KeptOnChange(opts)
+		if !reflect.DeepEqual(given, opts) {
+			t.Errorf("qdisc %s: KeptOnChange changed options that were given: %+v, want %+v", k.Name, given, opts)
+		}
+	}
+	if kinds == 0 {
+		t.Error("no qdisc kind has KeptOnChange")
+	}
+}

@@ -427,13 +427,13 @@ func TestPlan(t *testing.T) {
 	}, {
 		name:   "a rounded value changed",
 		kernel: roundedFile, file: strings.Replace(roundedFile, "target 5ms", "target 6ms", 1),
-		want: []string{"qdisc change dev ifb0 root handle 2: fq_codel target 6ms interval 100ms ce_threshold 1ms limit 10240 ecn memory_limit 33554432 drop_batch 64"},
+		want: []string{"qdisc change dev ifb0 root handle 2: fq_codel target 6ms interval 100ms ce_threshold 1ms limit 10240 memory_limit 33554432 drop_batch 64 ecn"},
 	}, {
 		// fq_codel_change keeps a target it is not sent: the plan sends
 		// the default the file now means.
 		name:   "a setting removed goes back to its default",
 		kernel: strings.Replace(roundedFile, "fq_codel target 5ms interval 100ms", "fq_codel target 7ms interval 100ms limit 500 noecn drop_batch 8", 1), file: roundedFile,
-		want: []string{"qdisc change dev ifb0 root handle 2: fq_codel target 5ms interval 100ms ce_threshold 1ms limit 10240 ecn memory_limit 33554432 drop_batch 64"},
+		want: []string{"qdisc change dev ifb0 root handle 2: fq_codel target 5ms interval 100ms ce_threshold 1ms limit 10240 memory_limit 33554432 drop_batch 64 ecn"},
 	}, {
 		name:   "bandwidth change",
 		kernel: routerFile, file: strings.Replace(routerFile, "100mbit", "50mbit", 1),

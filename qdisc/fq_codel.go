@@ -354,30 +354,14 @@ const (
 // interval, ecn, memory_limit and drop_batch. Not the quantum, whose
 // default is the device's MTU, nor a ce_threshold, which no value a
 // request can send turns off again.
-func fqCodelKept(opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string) {
-	o, ok := opts.(*attrs.FQCodelAttrs)
-	if !ok && opts != nil {
-		return opts, nil
-	}
-	c := attrs.FQCodelAttrs{}
-	if o != nil {
-		c = *o
-	}
-	var words []string
-	set := func(v **uint32, def uint32, word string) {
-		if *v == nil {
-			*v = &def
-			words = append(words, word)
-		}
-	}
-	set(&c.Limit, fqCodelDefaultLimit, "limit "+tcword.UintWord(fqCodelDefaultLimit))
-	set(&c.Target, fqCodelDefaultTarget, "target "+tcword.TimeWord(fqCodelDefaultTarget))
-	set(&c.Interval, fqCodelDefaultInterval, "interval "+tcword.TimeWord(fqCodelDefaultInterval))
-	set(&c.ECN, 1, "ecn")
-	set(&c.MemoryLimit, fqCodelDefaultMemory, "memory_limit "+tcword.UintWord(fqCodelDefaultMemory))
-	set(&c.DropBatchSize, fqCodelDefaultDropBatch, "drop_batch "+tcword.UintWord(fqCodelDefaultDropBatch))
-	return &c, strings.Fields(strings.Join(words, " "))
-}
+var fqCodelKept = tckind.KeptDefaults("fq_codel", fqCodelKeywords, attrs.FQCodelAttrs{
+	Limit:         new(fqCodelDefaultLimit),
+	Target:        new(fqCodelDefaultTarget),
+	Interval:      new(fqCodelDefaultInterval),
+	ECN:           new(uint32(1)),
+	MemoryLimit:   new(fqCodelDefaultMemory),
+	DropBatchSize: new(fqCodelDefaultDropBatch),
+})
 
 // fqCodelMinQuantum is the least quantum fq_codel_change keeps: a smaller
 // one is raised to it.
