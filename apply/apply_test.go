@@ -437,7 +437,7 @@ func TestPlan(t *testing.T) {
 	}, {
 		name:   "bandwidth change",
 		kernel: routerFile, file: strings.Replace(routerFile, "100mbit", "50mbit", 1),
-		want: []string{"qdisc change dev eth0 root handle 8001: cake bandwidth 50mbit diffserv4 nat"},
+		want: []string{"qdisc change dev eth0 root handle 8001: cake bandwidth 50mbit diffserv4 nat triple-isolate nowash egress split-gso no-ack-filter rtt 100ms raw noatm"},
 	}, {
 		name:   "kind change",
 		kernel: routerFile, file: strings.Replace(routerFile, "cake bandwidth 500mbit besteffort ingress", "fq_codel", 1),

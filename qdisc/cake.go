@@ -43,9 +43,27 @@ func cakeKind(name string) *tckind.Qdisc {
 	}
 	if name == "cake" {
 		k.ChangeAccepted = cakeChangeAccepted
+		// cake_mq has the same defaults, but no dump of one added
+		// without options to check them against.
+		k.KeptOnChange = cakeKept
 	}
 	return k
 }
+
+// cakeKept is Kind.KeptOnChange for cake, whose change keeps
+// every option a request omits: cake_config_init's defaults. The
+// bandwidth goes back to unlimited only when the request gives no
+// autorate either, the rtt with its target, and raw framing only when the
+// request gives no overhead, framing or raw: each of their words sets the
+// others. Not mpu, memlimit and fwmark, whose default 0 tc never sends.
+var cakeKept = tckind.KeptDefaults("cake", cakeKeywords, attrs.CakeAttrs{
+	DiffservMode: new(attrs.CakeDiffservModeDiffserv3), FlowMode: new(attrs.CakeFlowModeTriple),
+	NAT: new(uint32(0)), Wash: new(uint32(0)), Ingress: new(uint32(0)), SplitGSO: new(uint32(1)),
+	AckFilter: new(attrs.CakeAckFilterNone),
+},
+	attrs.CakeAttrs{BaseRate64: new(uint64(0)), Autorate: new(uint32(0))},
+	attrs.CakeAttrs{RTT: new(uint32(100000)), Target: new(uint32(5000))},
+	attrs.CakeAttrs{Raw: new(uint32(0)), Overhead: new(int32(0)), ATM: new(attrs.CakeATMModeNone)})
 
 // cakeChangeAccepted is Kind.ChangeAccepted for cake. cake_change refuses a
 // cake below cake_mq (its instances share one configuration), a NAT setting

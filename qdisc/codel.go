@@ -54,7 +54,12 @@ func init() {
 			ChangeAccepted: codelChangeAccepted,
 			Stats:          codelStatsTable,
 			Keywords:       tckind.KeywordsOf("codel", codelKeywords),
-			Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, codelDumped) },
+			// codel_change keeps what a request omits. Not a ce_threshold,
+			// which no value a request sends turns off again.
+			KeptOnChange: tckind.KeptDefaults("codel", codelKeywords, attrs.CodelAttrs{
+				Limit: new(uint32(1000)), Target: new(uint32(5000)), Interval: new(uint32(100000)), ECN: new(uint32(0)),
+			}),
+			Dumped: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return codelTimes(o, codelDumped) },
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 				return codelTimes(o, tcword.SmallestDumpedAs(codelDumped))
 			},

@@ -73,6 +73,7 @@ func init() {
 			ChangeAccepted: dualpi2ChangeAccepted,
 			Stats:          dualpi2StatsTable,
 			Keywords:       tckind.KeywordsOf("dualpi2", dualpi2Words),
+			KeptOnChange:   dualpi2Kept,
 			Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return dualpi2Gains(o, dualpi2GainDumped) },
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 				return dualpi2Gains(o, tcword.SmallestDumpedAs(dualpi2GainDumped))
@@ -596,6 +597,35 @@ func dualpi2ChangeAccepted(opts attrs.TCOptionsMsg, _ string) bool {
 	// in its policy.
 	bothSteps := o.StepThreshPkts != nil && o.StepThreshUS != nil
 	return len(e.Bytes()) != 0 && !bothSteps && o.Validate() == nil
+}
+
+// dualpi2Kept is Kind.KeptOnChange for dualpi2, whose change keeps what a
+// request omits: dualpi2_reset_default's values. Not the memory limit,
+// which a limit sent sets anew (from the device's MTU); the step
+// threshold in time only when the request gives none in packets, which
+// the kernel refuses beside it.
+func dualpi2Kept(opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string) {
+	if o, ok := opts.(*attrs.DualPI2Attrs); ok && o.StepThreshPkts != nil {
+		return dualpi2KeptBut(opts)
+	}
+	return dualpi2KeptStep(dualpi2KeptBut(opts))
+}
+
+var (
+	dualpi2KeptBut = tckind.KeptDefaults("dualpi2", dualpi2Words, attrs.DualPI2Attrs{
+		Limit: new(uint32(10000)), Target: new(uint32(15000)), Tupdate: new(uint32(16000)),
+		Alpha: new(uint32(41)), Beta: new(uint32(819)), MinQlenStep: new(uint32(0)), Coupling: new(uint8(2)),
+		DropOverload: new(attrs.DualPI2DropOverloadDrop), DropEarly: new(attrs.DualPI2DropEarlyDropDequeue),
+		CProtection: new(uint8(10)), ECNMask: new(attrs.DualPI2ECNMaskL4SECT), SplitGSO: new(attrs.DualPI2SplitGSOSplitGSO),
+	})
+	dualpi2Step = tckind.KeptDefaults("dualpi2", dualpi2Words, attrs.DualPI2Attrs{StepThreshUS: new(uint32(1000))})
+)
+
+// dualpi2KeptStep adds the step threshold's default to what
+// dualpi2KeptBut returned, and its words to those.
+func dualpi2KeptStep(opts attrs.TCOptionsMsg, words []string) (attrs.TCOptionsMsg, []string) {
+	o, w := dualpi2Step(opts)
+	return o, append(words, w...)
 }
 
 func dualpi2Words(o *attrs.DualPI2Attrs) ([]string, error) {

@@ -71,10 +71,22 @@ func init() {
 			ChangeAccepted: fqChangeAccepted,
 			Stats:          fqStatsTable,
 			Keywords:       tckind.KeywordsOf("fq", fqKeywords),
+			KeptOnChange:   fqKept,
 			Dumped:         fqDumped,
 		})
 	}, "fq")
 }
+
+// fqKept is Kind.KeptOnChange for fq, whose change keeps what a request
+// omits. Not the quantum and initial quantum, whose defaults are the
+// device's MTU, the obsolete defrate, nor a ce_threshold, offload_horizon,
+// priomap and weights, which tc cannot send as the kernel dumps them.
+var fqKept = tckind.KeptDefaults("fq", fqKeywords, attrs.FQAttrs{
+	Plimit: new(uint32(10000)), FlowPlimit: new(uint32(100)), RateEnable: new(uint32(1)),
+	FlowMaxRate: new(uint32(1<<32 - 1)), BucketsLog: new(uint32(10)), FlowRefillDelay: new(uint32(40000)),
+	OrphanMask: new(uint32(1023)), LowRateThreshold: new(uint32(550000 / 8)), TimerSlack: new(uint32(10000)),
+	Horizon: new(uint32(10000000)), HorizonDrop: new(uint8(1)),
+})
 
 // fqKeywords writes fq's options back, each as the parser reads it: rates
 // in bits, times in µs but timer_slack's in ns, the bucket count as the

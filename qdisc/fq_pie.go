@@ -48,8 +48,16 @@ func init() {
 			ChangeAccepted: fqPIEChangeAccepted,
 			Stats:          fqPIEStatsTable,
 			Keywords:       tckind.KeywordsOf("fq_pie", fqPIEKeywords),
-			Dumped:         func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, true) },
-			Restoring:      func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, false) },
+			// fq_pie_change keeps what a request omits. Not the flows,
+			// which it refuses to change, nor the quantum, whose default
+			// is the device's MTU.
+			KeptOnChange: tckind.KeptDefaults("fq_pie", fqPIEKeywords, attrs.FQPIEAttrs{
+				Limit: new(uint32(10240)), Target: new(uint32(15000)), Tupdate: new(uint32(15000)), Alpha: new(uint32(2)),
+				Beta: new(uint32(20)), MemoryLimit: new(uint32(32 << 20)), ECNProb: new(uint32(10)), ECN: new(uint32(0)),
+				Bytemode: new(uint32(0)), DQRateEstimator: new(uint32(0)),
+			}),
+			Dumped:    func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, true) },
+			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return fqPIEKept(o, false) },
 		})
 	}, "fq_pie")
 }

@@ -51,7 +51,13 @@ func init() {
 			ChangeAccepted: hhfChangeAccepted,
 			Stats:          hhfStatsTable,
 			Keywords:       tckind.KeywordsOf("hhf", hhfKeywords),
-			Dumped:         hhfDumped,
+			// hhf_change keeps what a request omits. Not the quantum, whose
+			// default is the device's MTU.
+			KeptOnChange: tckind.KeptDefaults("hhf", hhfKeywords, attrs.HHFAttrs{
+				BacklogLimit: new(uint32(1000)), HHFlowsLimit: new(uint32(2048)), ResetTimeout: new(uint32(40000)),
+				AdmitBytes: new(uint32(128 * 1024)), EvictTimeout: new(uint32(1000000)), NonHHWeight: new(uint32(2)),
+			}),
+			Dumped: hhfDumped,
 		})
 	}, "hhf")
 }

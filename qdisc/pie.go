@@ -57,13 +57,21 @@ func init() {
 			Stats:     pieStatsTable,
 			Dumped:    func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, true) },
 			Restoring: func(o attrs.TCOptionsMsg) attrs.TCOptionsMsg { return pieKept(o, false) },
-			Keywords: tckind.KeywordsOf("pie", func(o *attrs.PIEAttrs) ([]string, error) {
-				v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
-					Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
-				return v.keywords(), nil
+			Keywords:  tckind.KeywordsOf("pie", pieKeywords),
+			// pie_change keeps what a request omits.
+			KeptOnChange: tckind.KeptDefaults("pie", pieKeywords, attrs.PIEAttrs{
+				Limit: new(uint32(1000)), Target: new(uint32(15000)), Tupdate: new(uint32(15000)), Alpha: new(uint32(2)),
+				Beta: new(uint32(20)), ECN: new(uint32(0)), Bytemode: new(uint32(0)), DQRateEstimator: new(uint32(0)),
 			}),
 		})
 	}, "pie")
+}
+
+// pieKeywords writes pie's options back.
+func pieKeywords(o *attrs.PIEAttrs) ([]string, error) {
+	v := pieParams{Limit: o.Limit, Target: o.Target, Tupdate: o.Tupdate, Alpha: o.Alpha,
+		Beta: o.Beta, ECN: o.ECN, Bytemode: o.Bytemode, DQRateEstimator: o.DQRateEstimator}
+	return v.keywords(), nil
 }
 
 // parsePIE turns the words after "pie" into the qdisc's options as tc 7.x
