@@ -25,9 +25,9 @@ import (
 //     htb's quantum and level) and not compared, so a request cannot ask
 //     for 0 there when the kernel keeps something else; except the fields
 //     whose 0 the kernel keeps as asked (zeroKept: htb's default class
-//     and a class's prio, tbf's peak rate), where a 0 is the kind's
-//     default and the dump must have it too, so that a setting the file
-//     stops naming goes back to its default;
+//     and a class's prio, tbf's peak rate, each band of prio's priomap),
+//     where a 0 is the kind's default and the dump must have it too, so
+//     that a setting the file stops naming goes back to its default;
 //   - fields the kernel keeps no copy of are not compared: rate tables
 //     (htb's, tbf's and police's, which the kernel only reads), a
 //     ratespec's cell_log and cell_align (from which it computed them),
@@ -115,6 +115,9 @@ var zeroKept = map[string]bool{
 	"TCHTBGlob.Defcls":   true,
 	"TCHTBOpt.Prio":      true,
 	"TCTBFQopt.Peakrate": true,
+	// prio's band of each priority, band 0 as much as the others (the
+	// request sends the whole map, tc's default where none is given).
+	"TCPrioQopt.Priomap": true,
 	// gred's table: no grio, no flags.
 	"TCGREDSopt.Grio":  true,
 	"TCGREDSopt.Flags": true,
@@ -211,6 +214,13 @@ func coversValue(w, h reflect.Value, present bool) bool {
 			}
 			if zeroKept[t.Name()+"."+f.Name] && w.Field(i).IsZero() {
 				if !h.Field(i).IsZero() {
+					return false
+				}
+				continue
+			}
+			if zeroKept[t.Name()+"."+f.Name] && f.Type.Kind() == reflect.Array {
+				// Each element's 0 is kept as asked, too.
+				if !w.Field(i).Equal(h.Field(i)) {
 					return false
 				}
 				continue

@@ -29,6 +29,11 @@ func TestCovers(t *testing.T) {
 		{"a 0 the kernel keeps: htb default", &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 3}}, &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 0x30011, Defcls: 0x10}}, false},
 		{"a 0 the kernel keeps, kept", &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 3}}, &attrs.HTBAttrs{Init: &attrs.TCHTBGlob{Version: 0x30011, DirectPkts: 7}}, true},
 		{"no peak rate", &attrs.TBFAttrs{Parms: &attrs.TCTBFQopt{}}, &attrs.TBFAttrs{Parms: &attrs.TCTBFQopt{Peakrate: attrs.TCRatespec{Rate: 125000}}}, false},
+		// prio keeps a band of 0 as asked: a map that sends a priority to
+		// band 0 differs from one that sends it elsewhere.
+		{"priomap band 0", &attrs.TCPrioQopt{Bands: 3, Priomap: [16]byte{1, 0, 2}}, &attrs.TCPrioQopt{Bands: 3, Priomap: [16]byte{1, 2, 2}}, false},
+		{"priomap all 0", &attrs.TCPrioQopt{Bands: 3}, &attrs.TCPrioQopt{Bands: 3, Priomap: [16]byte{1, 2, 2}}, false},
+		{"priomap same", &attrs.TCPrioQopt{Bands: 3, Priomap: [16]byte{1, 0, 2}}, &attrs.TCPrioQopt{Bands: 3, Priomap: [16]byte{1, 0, 2}}, true},
 	}
 	for _, tt := range tests {
 		if got := Covers(tt.want, tt.have); got != tt.ok {
