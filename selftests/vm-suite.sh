@@ -20,7 +20,9 @@
 #        under tdc.py, as in 2; 8. the model-vs-kernel cases
 #        (selftests/model-tests); 9. the library's examples, gotc monitor and
 #        the rate-change benchmark (selftests/lib-examples.sh); 10. gotc
-#        apply's beds (selftests/apply-tests.sh); 11. the second half of the
+#        apply's beds (selftests/apply-tests.sh), and what each request it
+#        sends does to queued packets (selftests/live-change.sh, about
+#        2.5 min); 11. the second half of the
 #        differential test; 12. gotc-agent on a fleet file: changes, drift
 #        repaired, metrics scraped, two nodes (selftests/agent-test.sh).
 #
@@ -66,6 +68,9 @@ if [ "$half" = kernel ]; then
 
 	part "gotc apply on the real kernel: router, ISP (1,004 classes) and DualPI2 beds"
 	sh selftests/apply-tests.sh || status=1
+
+	part "live changes: what each request gotc apply sends does to queued packets"
+	sh selftests/live-change.sh || status=1
 
 	part "differential test against the reference tc, second half of the kinds"
 	/gotc/bin/difftest -shard 5-9/9 || status=1
