@@ -348,6 +348,14 @@ dropped() { # KIND WITH-OPTIONS
 	expect_sent "dropped $1" "then in sync" "$dir/dropped-bare.yaml" 0
 }
 dropped fq_codel "limit 500 target 7ms interval 50ms noecn memory_limit 1000000 drop_batch 8"
+dropped cake "bandwidth 10mbit diffserv8 dual-srchost nat wash ingress no-split-gso ack-filter rtt 50ms overhead 18"
+dropped codel "limit 500 target 7ms interval 50ms ecn"
+dropped pie "limit 500 target 7ms tupdate 30ms alpha 4 beta 30 ecn bytemode dq_rate_estimator"
+dropped fq_pie "limit 500 target 7ms tupdate 30ms alpha 4 beta 30 ecn bytemode dq_rate_estimator memory_limit 1000000 ecn_prob 20"
+dropped hhf "limit 500 hh_limit 1000 reset_timeout 20ms admit_bytes 65536 evict_timeout 2s non_hh_weight 4"
+dropped dualpi2 "limit 500 target 7ms tupdate 30ms alpha 0.3 beta 4 step_thresh 2ms min_qlen_step 2 coupling_factor 3 overflow drop_enqueue classic_protection 20% any_ect no_split_gso"
+dropped dualpi2 "step_thresh 20p"
+dropped fq "limit 500 flow_limit 50 maxrate 10mbit low_rate_threshold 1mbit refill_delay 20ms orphan_mask 511 timer_slack 20000ns horizon 5s buckets 512 nopacing horizon_cap"
 
 echo "# apply tests took $(($(date +%s) - began)) s"
 echo "apply: $passed passed, $failed failed"
