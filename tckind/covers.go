@@ -14,9 +14,10 @@ import (
 // kernel computes, so equality would never hold; instead:
 //
 //   - an attribute the desired request leaves out is not compared (the
-//     kernel's default stands: a setting sent as an attribute of its own,
-//     fq_codel's target or htb's direct_qlen, is not reset when the file
-//     stops naming it; write it out to change it back);
+//     kernel's value stands: a setting sent as an attribute of its own,
+//     htb's direct_qlen, is not reset when the file stops naming it; apply
+//     writes out the defaults of a kind's KeptOnChange, fq_codel's target,
+//     before it compares);
 //   - an attribute it sends, even with the value 0 ("nonat"), must be in
 //     the dump with the same value, nests and lists compared element by
 //     element on the same rule;

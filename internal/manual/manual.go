@@ -227,9 +227,18 @@ sets what the file names. An option the file stops naming goes back to
 its default where the kernel keeps the option in a fixed structure (an
 htb class's rate, ceil, burst and prio, htb's default class, tbf's
 rate, burst, peak rate and limit) and for the fifos' limit (the
-device's transmit queue length, in frames of its MTU for bfifo); one
-sent as an attribute of its own (fq_codel's target, htb's direct_qlen)
-keeps the value the kernel has: write the default out to bring it back.
+device's transmit queue length, in frames of its MTU for bfifo), and
+for the options of cake, fq_codel, fq, codel, pie, fq_pie, hhf and
+dualpi2, whose change keeps what it is not sent: gotc sends their
+defaults (not a quantum whose default is the device's MTU, nor a
+ce_threshold). Another option sent as an attribute of its own (htb's
+direct_qlen, netem's reorder) keeps the value the kernel has: write the
+default out to bring it back.
+
+A change keeps the packets a qdisc holds; a qdisc replaced by another
+kind, or deleted and added (a new kind at the same handle, htb's own
+options, sfq's, which Linux 7.2 cannot change), loses them. The
+measurements are in gotc's docs/live-changes.md.
 
 When the kernel refuses a request, gotc undoes the requests it had
 already sent, in reverse order, and says so ("the state before the apply
