@@ -257,7 +257,7 @@ func (r *runner) checkFilterLine(c *filterCases, line string) bool {
 	}
 	// The device as gotc's line left it, made again by apply from what
 	// --from-kernel writes of it.
-	problems = append(problems, r.reapply.check(c.kind, filterDev, netlink.MakeHandle(1, 0), parentIngressHook)...)
+	problems = append(problems, r.reapply.check(filterDev, netlink.MakeHandle(1, 0), parentIngressHook)...)
 	if len(problems) == 0 {
 		fmt.Printf("ok %d - %s\n", r.n, line)
 		return true

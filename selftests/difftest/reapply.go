@@ -33,11 +33,6 @@ type reapplyCheck struct {
 	reapplied map[string]int
 	// refused counts --from-kernel's refusals by their reason.
 	refused map[string]int
-	// unmodelled counts the mismatches of the cases of the kinds that
-	// reapplyUnmodelled lists, by kind; ran is the listed kinds whose
-	// cases ran.
-	unmodelled map[string]int
-	ran        map[string]bool
 }
 
 // actionIndex is an action's index where tc -d prints it: before its
@@ -72,12 +67,6 @@ func shares(text string) bool {
 	return false
 }
 
-// reapplyUnmodelled lists the kinds whose cases make a state apply cannot
-// make again yet, with what it lacks, as these runs found it. Their
-// mismatches are counted, not failed; a listed kind whose every case came
-// back the same in a run fails it, to be taken off.
-var reapplyUnmodelled = map[string]string{}
-
 // newReapplyCheck connects to the kernel the cases run on.
 func newReapplyCheck() (*reapplyCheck, error) {
 	conn, err := netlink.Dial(nil)
@@ -85,26 +74,14 @@ func newReapplyCheck() (*reapplyCheck, error) {
 		return nil, err
 	}
 	return &reapplyCheck{conn: conn, k: apply.KernelConn{Conn: conn},
-		reapplied: map[string]int{}, refused: map[string]int{}, unmodelled: map[string]int{}, ran: map[string]bool{}}, nil
+		reapplied: map[string]int{}, refused: map[string]int{}}, nil
 }
 
 // check writes dev's state as an apply file, wipes dev's qdiscs, applies
 // the file and compares tc -d's view of dev (its qdiscs, classes, and its
 // filters under each of parents) with the one before. It returns the
-// problems found, for a case of kind (its label); those of a kind that
-// reapplyUnmodelled lists are counted instead.
-func (c *reapplyCheck) check(kind, dev string, parents ...uint32) []string {
-	problems := c.problems(dev, parents)
-	if _, listed := reapplyUnmodelled[kind]; listed {
-		c.ran[kind] = true
-		c.unmodelled[kind] += len(problems)
-		return nil
-	}
-	return problems
-}
-
-// problems is check's comparison.
-func (c *reapplyCheck) problems(dev string, parents []uint32) []string {
+// problems found.
+func (c *reapplyCheck) check(dev string, parents ...uint32) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	ifindex, err := c.conn.LinkIndex(ctx, dev)
@@ -256,10 +233,9 @@ func (c *reapplyCheck) show(ctx context.Context, ifindex int32, parents []uint32
 	return out.String(), kinds, err
 }
 
-// report prints what came back the same, kind by kind, what
-// --from-kernel refused and the listed kinds' mismatches; it returns a
-// problem for a listed kind that had none, whose entry is to go.
-func (c *reapplyCheck) report() []string {
+// report prints what came back the same, kind by kind, and what
+// --from-kernel refused.
+func (c *reapplyCheck) report() {
 	total := 0
 	names := slices.Sorted(mapKeys(c.reapplied))
 	for _, name := range names {
@@ -270,14 +246,4 @@ func (c *reapplyCheck) report() []string {
 	for _, why := range slices.Sorted(mapKeys(c.refused)) {
 		fmt.Printf("# reapply: --from-kernel refused (%d): %s\n", c.refused[why], why)
 	}
-	var problems []string
-	for _, kind := range slices.Sorted(mapKeys(c.unmodelled)) {
-		fmt.Printf("# reapply: not made again yet (%d differences): %s (%s)\n", c.unmodelled[kind], kind, reapplyUnmodelled[kind])
-	}
-	for kind := range c.ran {
-		if c.unmodelled[kind] == 0 {
-			problems = append(problems, fmt.Sprintf("reapplyUnmodelled lists %s, whose every case came back the same: take it off", kind))
-		}
-	}
-	return problems
 }
