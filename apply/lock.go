@@ -18,11 +18,14 @@ import (
 // namespace and device, which the process that holds it names.
 const LockDir = "/run/gotc"
 
-// Busy is Lock's error when another process holds a device's lock.
+// Busy is Lock's error when another process holds a device's or a shared
+// block's lock.
 type Busy struct {
-	// Device is the device whose lock is taken, Pid the process that
-	// holds it as its lock file names it (0 when it names none).
+	// Device is the device whose lock is taken, or Block (when Device is
+	// "") the shared block's; Pid is the process that holds it as its
+	// lock file names it (0 when it names none).
 	Device string
+	Block  uint32
 	Pid    int
 }
 
@@ -31,23 +34,47 @@ func (e *Busy) Error() string {
 	if e.Pid != 0 {
 		who = "process " + strconv.Itoa(e.Pid)
 	}
-	return fmt.Sprintf("device %s is being changed by %s (another gotc apply): try again when it is done", e.Device, who)
+	what := "device " + e.Device
+	if e.Device == "" {
+		what = fmt.Sprintf("block %d", e.Block)
+	}
+	return fmt.Sprintf("%s is being changed by %s (another gotc apply): try again when it is done", what, who)
 }
 
-// Lock takes the exclusive locks of devices in the network namespace ns
-// (a name that tells namespaces apart, such as "net:[4026531840]"), so
-// that two applies to the same devices cannot interleave: an flock(2) on
-// dir/NS.DEVICE.lock for each device, taken in name order, without
+// Lock takes the exclusive locks of devices and shared filter blocks in
+// the network namespace ns (a name that tells namespaces apart, such as
+// "net:[4026531840]"), so that two applies to the same devices or blocks
+// cannot interleave: an flock(2) on dir/NS.DEVICE.lock for each device and
+// dir/NS.block:INDEX.lock for each block (no device name holds a colon),
+// devices in name order and then blocks in index order, without
 // waiting. When another process holds one, Lock releases those it took
 // and returns a *Busy. The locks last until release is called or the
 // process ends, however it ends.
-func Lock(dir, ns string, devices []string) (release func(), err error) {
+//
+// A block needs a lock of its own because devices that a file does not
+// name may share it: two files, each naming one of them, change the same
+// block.
+func Lock(dir, ns string, devices []string, blocks []uint32) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	devs := slices.Clone(devices)
 	slices.Sort(devs)
 	devs = slices.Compact(devs)
+	indexes := slices.Clone(blocks)
+	slices.Sort(indexes)
+	indexes = slices.Compact(indexes)
+	type lockee struct {
+		busy Busy
+		name string
+	}
+	var all []lockee
+	for _, dev := range devs {
+		all = append(all, lockee{Busy{Device: dev}, dev})
+	}
+	for _, index := range indexes {
+		all = append(all, lockee{Busy{Block: index}, "block:" + strconv.FormatUint(uint64(index), 10)})
+	}
 	var held []*os.File
 	release = func() {
 		for _, f := range held {
@@ -55,11 +82,13 @@ func Lock(dir, ns string, devices []string) (release func(), err error) {
 		}
 		held = nil
 	}
-	for _, dev := range devs {
-		f, err := lockFile(filepath.Join(dir, ns+"."+dev+".lock"))
+	for _, l := range all {
+		f, err := lockFile(filepath.Join(dir, ns+"."+l.name+".lock"))
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			release()
-			return nil, &Busy{Device: dev, Pid: lockPid(f)}
+			busy := l.busy
+			busy.Pid = lockPid(f)
+			return nil, &busy
 		}
 		if err != nil {
 			release()

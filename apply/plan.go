@@ -96,10 +96,28 @@ type Plan struct {
 	// file is the desired state the plan was computed for, which Recheck
 	// computes it again from.
 	file *File
+	// blocks are the shared blocks the plan may change: those the file's
+	// qdiscs share and those its devices' qdiscs share now (0 among them
+	// for none).
+	blocks []uint32
 	// afterRequest, when set, is called after each request the kernel
 	// accepted, with its index: tests make their other writer's change
 	// there.
 	afterRequest func(i int)
+}
+
+// Blocks are the indexes of the shared filter blocks the plan may change,
+// in order: the blocks the file's qdiscs share, and those the devices'
+// qdiscs share now. Other devices may share them too, so an apply locks
+// them besides its devices (Lock).
+func (p *Plan) Blocks() []uint32 {
+	out := slices.Clone(p.blocks)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > 0 && out[0] == 0 {
+		out = out[1:]
+	}
+	return out
 }
 
 // planner collects the requests of one device's or shared block's plan

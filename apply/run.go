@@ -49,10 +49,18 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		return nil, err
 	}
 	plan := &Plan{file: f}
+	for _, want := range blocks {
+		plan.blocks = append(plan.blocks, want.index)
+	}
 	for _, want := range wants {
 		have, err := readDevice(ctx, k, want.name, want.ifindex)
 		if err != nil {
 			return nil, err
+		}
+		if q := have.ingress; q != nil {
+			// A block the device shares now and the file no longer does:
+			// the plan changes who shares it.
+			plan.blocks = append(plan.blocks, q.ingressBlock, q.egressBlock)
 		}
 		describe(r.links, have)
 		plan.Requests = append(plan.Requests, planDevice(want, have)...)

@@ -132,7 +132,7 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 	if err != nil {
 		return t.applyRefused(err)
 	}
-	release, err := t.lockDevices(ns, file)
+	release, err := t.lock(ns, slices.Sorted(maps.Keys(file.Devices)), nil)
 	if err != nil {
 		return err
 	}
@@ -154,6 +154,13 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 		fmt.Fprintln(t.Stdout, "apply: 0 requests sent")
 		return nil
 	}
+	// The blocks are known once the file's words are read; the plan's
+	// Recheck below sees what another writer did to them meanwhile.
+	releaseBlocks, err := t.lock(ns, nil, plan.Blocks())
+	if err != nil {
+		return err
+	}
+	defer releaseBlocks()
 	var before *apply.File
 	if try > 0 {
 		// The state to roll back to, in the file's words: refused when

@@ -294,7 +294,7 @@ func TestApplyTryUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release, err := apply.Lock(dir, ns, []string{"eth0"})
+	release, err := apply.Lock(dir, ns, []string{"eth0"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,5 +307,26 @@ func TestApplyTryUsage(t *testing.T) {
 	status := run([]string{"gotc", "apply", file}, nil, &out, &errOut, func(int) (conn, error) { return applyConn{Kernel: k}, nil })
 	if want := "device eth0 is being changed by process " + strconv.Itoa(os.Getpid()); status != exitBusy || !strings.Contains(errOut.String(), want) || len(k.Requests) != 0 {
 		t.Errorf("a held device: status %d, %d requests, stderr %q; want %d and %q", status, len(k.Requests), errOut.String(), exitBusy, want)
+	}
+	release()
+
+	// Another apply, of a file naming another device that shares it,
+	// holds block 5.
+	release, err = apply.Lock(dir, ns, []string{"eth1"}, []uint32{5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	os.WriteFile(file, []byte("devices:\n  eth0:\n    ingress: ingress_block 5 clsact\nblocks:\n  5:\n    filters: [protocol ip pref 1 matchall action drop]\n"), 0o644)
+	out.Reset()
+	errOut.Reset()
+	status = run([]string{"gotc", "apply", file}, nil, &out, &errOut, func(int) (conn, error) { return applyConn{Kernel: k}, nil })
+	if want := "block 5 is being changed by process " + strconv.Itoa(os.Getpid()); status != exitBusy || !strings.Contains(errOut.String(), want) || len(k.Requests) != 0 {
+		t.Errorf("a held block: status %d, %d requests, stderr %q; want %d and %q", status, len(k.Requests), errOut.String(), exitBusy, want)
+	}
+	release()
+	errOut.Reset()
+	if status = run([]string{"gotc", "apply", file}, nil, &out, &errOut, func(int) (conn, error) { return applyConn{Kernel: k}, nil }); status != 0 || len(k.Requests) == 0 {
+		t.Errorf("the block let go: status %d, %d requests, stderr %q", status, len(k.Requests), errOut.String())
 	}
 }

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,9 +74,9 @@ func (t *tc) nsKey() (string, error) {
 	return "net-" + strconv.FormatUint(st.Ino, 10), nil
 }
 
-// lockDevices takes apply's locks of the devices the file names.
-func (t *tc) lockDevices(ns string, file *apply.File) (func(), error) {
-	release, err := apply.Lock(applyLockDir, ns, slices.Sorted(maps.Keys(file.Devices)))
+// lock takes apply's locks of devices and shared blocks.
+func (t *tc) lock(ns string, devices []string, blocks []uint32) (func(), error) {
+	release, err := apply.Lock(applyLockDir, ns, devices, blocks)
 	if err != nil {
 		fmt.Fprintf(t.Stderr, "apply: %v: nothing sent\n", err)
 		var busy *apply.Busy

@@ -256,8 +256,11 @@ it; --try, killed, leaves the file's state.
 Two writers. An apply holds an exclusive lock (flock(2) on
 /run/gotc/net-INODE.DEVICE.lock, one per device the file names, in the
 namespace of that inode) from before it reads the kernel's state until
-it is done; a second apply of one of those devices is refused at once,
-naming the process that holds it (status 4). Right before sending, apply
+it is done, and one per shared filter block its plan may change
+(net-INODE.block:INDEX.lock) from when its plan is made, since devices
+the file does not name may share the block; a second apply of one of
+those devices or blocks is refused at once, naming the process that
+holds it (status 4). Right before sending, apply
 reads the devices' state again and computes the plan anew: when it
 differs from the first, another writer (a tc command, a script, another
 program) changed the devices in between, and apply refuses, sending
