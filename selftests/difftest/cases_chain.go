@@ -2,6 +2,8 @@
 
 package main
 
+import "regexp"
+
 // Filter chains (tc chain, chain templates, goto chain between chains,
 // filters listed per chain), shared blocks (clsact's ingress_block and
 // egress_block, filters and chains added to a block and listed by block
@@ -12,6 +14,9 @@ package main
 // blockSetup gives the case's device a clsact whose ingress shares block 5
 // and whose egress shares block 6, in place of the ingress qdisc.
 const blockSetup = "qdisc del dev DEV ingress && qdisc add dev DEV ingress_block 5 egress_block 6 clsact && "
+
+// blocksInUse finds a qdisc that shares block 5, 6 or 7 (which a case needs absent) in tc's listing.
+var blocksInUse = regexp.MustCompile(`(ingress|egress)_block [567]\b`)
 
 func init() {
 	registerFilters(filterCases{kind: "chain", lines: []string{

@@ -215,6 +215,14 @@ func (r *runner) checkFilters(kinds []string, total map[string][2]int) {
 			os.Exit(1)
 		}
 	}
+	// A shared block lives while a qdisc shares it: one that another
+	// test's device still shares would keep tc's filters for gotc's run
+	// of the same block case, which the kernel then refuses as a
+	// duplicate.
+	if shared := blocksInUse.FindString(r.run(r.tc, "qdisc", "show").stdout); shared != "" {
+		fmt.Fprintf(os.Stderr, "difftest: a qdisc already shares a block the cases use (%q): delete it first\n", shared)
+		os.Exit(1)
+	}
 	for i := range allFilterCases {
 		c := &allFilterCases[i]
 		if kinds != nil && !slices.Contains(kinds, c.kind) {
