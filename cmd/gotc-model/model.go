@@ -36,6 +36,12 @@ func (t *tc) modelCmd(args []string) error {
 		fmt.Fprint(t.Stderr, manual.Model.Help())
 		return nil
 	}
+	// "compare A vs B" is "A vs B" said outright, for a user who looks
+	// for the word: it takes two configurations or more.
+	compare := len(args) > 0 && args[0] == "compare"
+	if compare {
+		args = args[1:]
+	}
 	if len(args) == 0 {
 		fmt.Fprint(t.Stderr, manual.Model.Help())
 		return errStatus(exitUsage)
@@ -58,6 +64,10 @@ func (t *tc) modelCmd(args []string) error {
 			return err
 		}
 		heads = append(heads, c)
+	}
+	if compare && len(heads) < 2 {
+		fmt.Fprintln(t.Stderr, `"compare" needs two configurations or more: "compare A vs B ... pcap FILE"`)
+		return errStatus(exitUsage)
 	}
 	// The model's own options apply to every configuration.
 	var cfg predict.Config

@@ -306,6 +306,14 @@ func TestModelCompare(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(out), &j) != nil || len(j.Compare.Rows) != 2 || j.Compare.Rows[1].Config != "dualpi2" {
 		t.Errorf("JSON %v %s", err, out)
 	}
+	// "compare" says the same outright, and needs a second configuration.
+	spelled, errOut, err := modelTC(fakekernel.New(), true, "compare", "cake", "vs", "dualpi2", "pcap", pc)
+	if err != nil || spelled != out {
+		t.Errorf("compare cake vs dualpi2: %v %s\n%s\nwant what cake vs dualpi2 printed:\n%s", err, errOut, spelled, out)
+	}
+	if _, errOut, err := modelTC(fakekernel.New(), false, "compare", "cake", "pcap", pc); err == nil || !strings.Contains(errOut, `"compare" needs two configurations or more`) {
+		t.Errorf("compare of one configuration: %v %q", err, errOut)
+	}
 	for _, bad := range [][]string{
 		{"cake", "vs", "dualpi2", "plan", writePlan(t)},
 		{"cake", "vs", "dualpi2", "pcap", pc, "sweep", "bandwidth", "1mbit", "2mbit", "2"},

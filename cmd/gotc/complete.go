@@ -275,10 +275,16 @@ var (
 // pcap and plot, a kind again after vs (whose words are then completed).
 func modelCandidates(words []string) []string {
 	if i := slices.Index(words, "vs"); i >= 0 {
-		return slices.DeleteFunc(modelCandidates(words[i+1:]), func(w string) bool { return w == "help" })
+		return slices.DeleteFunc(modelCandidates(words[i+1:]), func(w string) bool { return w == "help" || w == "compare" })
+	}
+	if len(words) > 0 && words[0] == "compare" {
+		if len(words) == 1 {
+			return append(slices.Clone(modelKinds), "dev")
+		}
+		words = words[1:]
 	}
 	if len(words) == 0 {
-		return append(slices.Clone(modelKinds), "dev", "help")
+		return append(slices.Clone(modelKinds), "dev", "compare", "help")
 	}
 	switch words[len(words)-1] {
 	case "trace", "plan", "pcap", "plot":

@@ -359,6 +359,8 @@ var Model = Page{
 	Summary: "predict a qdisc's statistics for a packet trace",
 	Usage: `Usage: gotc [ -s ] [ -j ] model QDISC [ vs QDISC ]...
                   { trace FILE | plan FILE | pcap FILE } [ MODEL-OPTIONS ]
+       gotc [ -j ] model compare QDISC vs QDISC [ vs QDISC ]...
+                  pcap FILE [ MODEL-OPTIONS ]
 Where:
 QDISC := { KIND [ OPTIONS ] | dev DEV [ parent CLASSID ] }
 KIND := { cake | dualpi2 | fq_codel }  OPTIONS as for "tc qdisc add ... KIND"
@@ -410,7 +412,7 @@ timing margins on stderr.
 	Example: `gotc -s model cake bandwidth 10mbit diffserv3 trace cake-diffserv3.trace.jsonl
 gotc model cake bandwidth 20mbit diffserv4 pcap up.pcap plot up.png
 gotc model cake diffserv4 pcap up.pcap sweep bandwidth 10mbit 40mbit 7
-gotc model dev eth0 vs cake bandwidth 20mbit diffserv4 pcap up.pcap
+gotc model compare dev eth0 vs cake bandwidth 20mbit diffserv4 pcap up.pcap
 gotc model fq_codel vs fq_codel target 1ms vs dualpi2 pcap up.pcap rate 20mbit`,
 	Description: `gotc model is gotc's own command; tc has none like it. It runs a
 userspace reference model of CAKE, DualPI2 or fq_codel over a recorded trace of
@@ -475,7 +477,8 @@ which is right when the kernel's hash does not collide them; a packet
 whose priority is the qdisc's handle with a minor in 1..flows goes to
 that flow, as in the kernel.
 
-"A vs B vs C" runs one capture through each configuration (KIND OPTIONS,
+"A vs B vs C" (or "compare A vs B vs C") runs one capture through each
+configuration (KIND OPTIONS,
 or dev DEV for the qdisc a device runs now) and prints one row per
 configuration: the totals and each traffic class's 99th percentile
 delay (with -j, a "compare" object). "plot FILE" draws their delay
