@@ -775,6 +775,22 @@ func TestPlanChanges(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+
+	// A shared block's filter has its block, and neither device nor parent.
+	k = newFake("eth0")
+	blocks := "devices:\n  eth0:\n    ingress: ingress_block 5 clsact\nblocks:\n  5:\n    filters: [protocol ip pref 1 matchall action drop]\n"
+	if _, err := applyFile(t, k, "devices:\n  eth0:\n    ingress: ingress_block 5 clsact\n"); err != nil {
+		t.Fatal(err)
+	}
+	changes := plan(t, k, blocks).Changes()
+	b, err := json.Marshal(changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"op":"add","object":"filter","block":5,"kind":"matchall","protocol":"ip","pref":1,"words":["action","drop"],` +
+		`"command":"filter add block 5 protocol ip pref 1 matchall action drop","reason":"not in the kernel"}]`; string(b) != want {
+		t.Errorf("a block's filter:\n%s\nwant:\n%s", b, want)
+	}
 }
 
 // TestSizeTable: a qdisc's "stab" words before its kind are sent with it,

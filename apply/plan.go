@@ -45,9 +45,9 @@ type Change struct {
 	Op string `json:"op"`
 	// Object is what it does it to: qdisc, class, filter or chain.
 	Object string `json:"object"`
-	// Device is the device's name, "" for a shared block's filter or
-	// chain.
-	Device string `json:"device"`
+	// Device is the device's name; absent for a shared block's filter or
+	// chain, which has Block instead.
+	Device string `json:"device,omitempty"`
 	// Block is the shared block of a filter or chain of one, absent for a
 	// device's.
 	Block uint32 `json:"block,omitempty"`
@@ -55,7 +55,7 @@ type Change struct {
 	// (a qdisc), ingress or egress (the hooks of an ingress or clsact
 	// qdisc, for filters and chains), or a qdisc handle or class ID ("1:",
 	// "1:10"); absent for a shared block's.
-	Parent string `json:"parent"`
+	Parent string `json:"parent,omitempty"`
 	// Handle is the qdisc's handle ("1:"), the class's ID ("1:10") or the
 	// filter's handle, as tc writes them; absent where the kernel picks
 	// it.

@@ -198,7 +198,8 @@ the devices FILE names to the state FILE describes (gotc-apply(5)).
   --diff         send nothing; print the plan as tc command lines
   -j             with --diff, print the plan as JSON: an array of one object
                  per request, with op, object, device, parent, handle, kind,
-                 protocol, pref, chain, words, command and reason
+                 protocol, pref, chain, words, command and reason (block,
+                 in place of device and parent, for a shared block's)
   -v             print each request as it is sent and the kernel's answer
                  ("kernel: ok", its warning, or its refusal)
   --try [ DURATION ]
