@@ -76,8 +76,8 @@ func TestBlocks(t *testing.T) {
 	changed = strings.Replace(changed, "      - chain 2\n", "", 1)
 	changed = strings.Replace(changed, "classid 1:1 action pass", "classid 1:2 action pass", 1)
 	wantPlan(t, commands(t, k, changed),
+		"chain del block 5 chain 0",
 		"chain del block 5 chain 2",
-		"filter del block 5 pref 1",
 		"filter del block 6 protocol all pref 2 handle 0x3 matchall",
 		"filter add block 6 protocol all pref 2 handle 0x3 matchall classid 1:2 action pass")
 	inSync(t, k, changed)
@@ -340,4 +340,34 @@ func TestClassFilters(t *testing.T) {
 	if err := loadAndApply(newFake("eth0"), prio); !errors.As(err, &bad) || err.Error() != `tc.yaml:7:9: class 1:1: the classes of qdisc prio hold no filters of their own: its filters are the qdisc's` {
 		t.Errorf("filters at a band of prio: %v", err)
 	}
+}
+
+// TestChain0Dropped: a chain 0 that "tc chain add" made outlives its
+// filters, and a dump cannot tell it from the chain 0 its filters make.
+// A file that drops both goes in one apply: chain 0's delete takes its
+// filters and the chain. While the file keeps a filter in chain 0, the
+// others go by their own deletes.
+func TestChain0Dropped(t *testing.T) {
+	k := newFake("eth0")
+	const with = `
+devices:
+  eth0:
+    ingress:
+      qdisc: clsact
+      chains: [chain 0]
+      filters:
+        - protocol ip pref 1 matchall action drop
+        - protocol ip pref 2 matchall action pass
+`
+	inSync(t, k, with)
+	oneLeft := strings.Replace(with, "        - protocol ip pref 2 matchall action pass\n", "", 1)
+	wantPlan(t, commands(t, k, strings.Replace(oneLeft, "      chains: [chain 0]\n", "", 1)),
+		"filter del dev eth0 ingress pref 2")
+	const without = `
+devices:
+  eth0:
+    ingress: clsact
+`
+	wantPlan(t, commands(t, k, without), "chain del dev eth0 ingress chain 0")
+	inSync(t, k, without)
 }

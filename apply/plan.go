@@ -263,10 +263,9 @@ func (p *planner) place(wantF, haveF []*filterNode, wantC, haveC []*chainNode) {
 // whose filters go with them. A chain the file names is added, a chain of
 // the kernel's it does not name deleted: unless the file's filters are in
 // it, which make it (the kernel dumps no difference between a chain made
-// by its filters and one added). Chain 0 without a template is left to
-// its filters' deletes, as tc users know it: with filters, it is only the
-// chain of their priorities. A template does not change: its chain is
-// deleted and added anew.
+// by its filters and one added). So is chain 0 while the file has a
+// filter in it, which then goes by its own delete. A template does not
+// change: its chain is deleted and added anew.
 func (p *planner) chains(wantC, haveC []*chainNode, wantF, haveF []*filterNode) map[uint32]bool {
 	flushed := map[uint32]bool{}
 	in := func(fs []*filterNode, chain uint32) []*filterNode {
@@ -298,8 +297,14 @@ func (p *planner) chains(wantC, haveC []*chainNode, wantF, haveF []*filterNode) 
 			continue
 		case h.kind != "" && wanted:
 			reason = "the kernel's chain has a template, the file's none: " + templateWords(h)
-		case wanted || (h.chain == 0 && h.kind == "" && len(had) > 0):
+		case wanted:
 			continue
+		case h.chain == 0 && len(had) > 0:
+			// Deleting chain 0's filters one by one would leave a chain
+			// 0 that "tc chain add" made, which the dump cannot tell
+			// from the one its filters make: the chain's delete takes
+			// both, in one request, so one apply converges.
+			reason = "the file has no filter in chain 0: its filters go, with the chain if it was added"
 		default:
 			reason = notInFile
 		}
