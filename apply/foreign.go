@@ -4,10 +4,7 @@ package apply
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"time"
 
 	"github.com/gotc/gotc/netlink"
 	"github.com/gotc/gotc/tcfmt"
@@ -27,31 +24,26 @@ type Announcements interface {
 // events (netlink.Conn.Events): requests go on another connection.
 type EventConn struct{ Conn *netlink.Conn }
 
-// pendingWait bounds Pending's read of the queue. The kernel queues a
-// request's announcements before its answer, so when Run drains, every
-// change made before is already queued and read at once: the wait only
-// ends the read.
-const pendingWait = 20 * time.Millisecond
-
-// Pending implements Announcements.
+// Pending implements Announcements. It reads what the kernel has queued
+// and waits for nothing more: the kernel queues a request's announcements
+// before its answer, so when Run asks, every change made before is there,
+// however loaded the machine (a timed wait would stop, on a busy one,
+// before reading announcements queued in time, and take the plan's own
+// changes for another writer's one request later).
 func (e EventConn) Pending(ctx context.Context) ([]netlink.Event, error) {
-	wctx, cancel := context.WithTimeout(ctx, pendingWait)
-	defer cancel()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var out []netlink.Event
-	for ev, err := range e.Conn.Events(wctx) {
+	for ev, err := range e.Conn.QueuedEvents() {
 		switch {
 		case err == nil:
 			out = append(out, ev)
 		case ev.Msg != nil || ev.Action != nil:
 			out = append(out, ev) // undecoded in part: still a change
-		case errors.Is(err, netlink.ErrEventsLost):
-			// A lost announcement may be another writer's: Run cannot
-			// tell, so it stops as if it were.
-			return out, err
-		case ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded)):
-			// The wait's end (its timer may fire before wctx's own).
-			return out, nil
 		default:
+			// A lost announcement (netlink.ErrEventsLost) may be another
+			// writer's: Run cannot tell, so it stops as if it were.
 			return out, err
 		}
 	}

@@ -32,6 +32,9 @@ type Event struct {
 // read too slowly (ENOBUFS on the socket): the stream goes on after it.
 var ErrEventsLost = errors.New("netlink: events lost, the receive buffer overran")
 
+// errNoneQueued ends QueuedEvents' reading: the socket's queue is empty.
+var errNoneQueued = errors.New("netlink: no message queued")
+
 // Events subscribes c to the kernel's traffic-control announcements and
 // returns them as a sequence: the subscription starts when Events returns,
 // so a change made after the call is in the sequence even if the loop
@@ -45,15 +48,7 @@ var ErrEventsLost = errors.New("netlink: events lost, the receive buffer overran
 // the sequence; an error with an Event is an announcement that did not
 // decode fully, given with what could be decoded.
 func (c *Conn) Events(ctx context.Context) iter.Seq2[Event, error] {
-	var joinErr error
-	switch {
-	case c.sock == nil:
-		joinErr = errors.New("netlink: events need a socket with a file descriptor")
-	case c.nl != nil:
-		if err := c.nl.JoinGroup(nlabi.RTNLGRP_TC); err != nil {
-			joinErr = fmt.Errorf("netlink: cannot listen to traffic-control events: %w", err)
-		}
-	}
+	joinErr := c.joinEvents()
 	return func(yield func(Event, error) bool) {
 		if joinErr != nil {
 			yield(Event{}, joinErr)
@@ -65,29 +60,74 @@ func (c *Conn) Events(ctx context.Context) iter.Seq2[Event, error] {
 			return
 		}
 		defer end()
-		for {
-			b, err := c.sock.recv()
-			if errors.Is(err, syscall.ENOBUFS) {
-				if !yield(Event{}, ErrEventsLost) {
-					return
-				}
-				continue
-			}
-			if err != nil {
-				yield(Event{}, contextError(ctx, err))
+		yieldEvents(ctx, c.sock.recv, yield)
+	}
+}
+
+// QueuedEvents is Events without waiting: it subscribes c as Events does
+// and yields the announcements the kernel has queued for it, then stops
+// when none is left. The kernel queues a request's announcements before
+// it answers the request, so after an answer they are all there, whatever
+// the machine's load.
+func (c *Conn) QueuedEvents() iter.Seq2[Event, error] {
+	joinErr := c.joinEvents()
+	return func(yield func(Event, error) bool) {
+		if joinErr != nil {
+			yield(Event{}, joinErr)
+			return
+		}
+		end, err := c.begin(context.Background())
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		defer end()
+		yieldEvents(context.Background(), c.sock.recvQueued, yield)
+	}
+}
+
+// joinEvents subscribes c to the traffic-control announcements; joining
+// again changes nothing.
+func (c *Conn) joinEvents() error {
+	switch {
+	case c.sock == nil:
+		return errors.New("netlink: events need a socket with a file descriptor")
+	case c.nl != nil:
+		if err := c.nl.JoinGroup(nlabi.RTNLGRP_TC); err != nil {
+			return fmt.Errorf("netlink: cannot listen to traffic-control events: %w", err)
+		}
+	}
+	return nil
+}
+
+// yieldEvents yields the announcements recv reads, until recv finds no
+// more queued (errNoneQueued), fails, or yield stops.
+func yieldEvents(ctx context.Context, recv func() ([]byte, error), yield func(Event, error) bool) {
+	for {
+		b, err := recv()
+		if errors.Is(err, errNoneQueued) {
+			return
+		}
+		if errors.Is(err, syscall.ENOBUFS) {
+			if !yield(Event{}, ErrEventsLost) {
 				return
 			}
-			for m, err := range messages(b) {
-				if err != nil {
-					if !yield(Event{}, err) {
-						return
-					}
-					break
-				}
-				ev, ok, err := decodeEvent(m)
-				if ok && !yield(ev, err) {
+			continue
+		}
+		if err != nil {
+			yield(Event{}, contextError(ctx, err))
+			return
+		}
+		for m, err := range messages(b) {
+			if err != nil {
+				if !yield(Event{}, err) {
 					return
 				}
+				break
+			}
+			ev, ok, err := decodeEvent(m)
+			if ok && !yield(ev, err) {
+				return
 			}
 		}
 	}

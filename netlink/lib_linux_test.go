@@ -403,6 +403,33 @@ func TestEvents(t *testing.T) {
 	}
 }
 
+// TestQueuedEvents: QueuedEvents yields what is queued and stops at the
+// queue's end without waiting for more; a second call finds it empty.
+func TestQueuedEvents(t *testing.T) {
+	k, c := newFakeKernel(t, func(*fakeKernel, message) {})
+	qdiscData, _ := qdiscMsg(1, 0x10000, "cake", nil).MarshalBinary()
+	classData, _ := qdiscMsg(1, 0x10001, "htb", nil).MarshalBinary()
+	k.send(reply(nlabi.RTM_NEWQDISC, 0, 0, qdiscData))
+	k.send(reply(nlabi.RTM_DELTCLASS, 0, 0, classData))
+	read := func() (objs []Object) {
+		t.Helper()
+		for ev, err := range c.QueuedEvents() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs = append(objs, ev.Object)
+		}
+		return objs
+	}
+	if got := read(); !slices.Equal(got, []Object{Qdisc, Class}) {
+		t.Errorf("queued: %v, want qdisc and class", got)
+	}
+	// A read that waited for more would never return: nothing comes.
+	if got := read(); len(got) != 0 {
+		t.Errorf("an empty queue: %v", got)
+	}
+}
+
 // TestNetNSHandles opens the test's own namespace by pid and a new one by
 // descriptor, dials in each, and checks that the calling thread stays in
 // its namespace.

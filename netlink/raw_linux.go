@@ -63,11 +63,17 @@ func (s *rawSocket) watch(ctx context.Context) (end func()) {
 // call runs one non-blocking system call on the socket, waiting in the
 // runtime poller while it would block (EAGAIN), and returns its result.
 func (s *rawSocket) call(write bool, trap, a1, a2, a3, a4 uintptr) (int, error) {
+	return s.syscall(write, true, trap, a1, a2, a3, a4)
+}
+
+// syscall is call, which returns EAGAIN instead of waiting when wait is
+// false.
+func (s *rawSocket) syscall(write, wait bool, trap, a1, a2, a3, a4 uintptr) (int, error) {
 	var n uintptr
 	var errno unix.Errno
 	f := func(fd uintptr) bool {
 		n, _, errno = unix.RawSyscall6(trap, fd, a1, a2, a3, a4, 0)
-		return errno != unix.EAGAIN
+		return !wait || errno != unix.EAGAIN
 	}
 	var err error
 	if write {
@@ -101,12 +107,31 @@ func (s *rawSocket) recv() ([]byte, error) {
 	return s.recvInto(s.buf)
 }
 
+// recvQueued is recv of a datagram already queued on the socket: it
+// returns errNoneQueued rather than wait for one. No timer decides what
+// it reads, so what the kernel queued before the call is read however
+// late the call runs.
+func (s *rawSocket) recvQueued() ([]byte, error) {
+	if s.buf == nil {
+		s.buf = make([]byte, dumpBufSize)
+	}
+	return s.receive(s.buf, false)
+}
+
 // recvInto reads the next datagram into buf and returns it.
 func (s *rawSocket) recvInto(buf []byte) ([]byte, error) {
+	return s.receive(buf, true)
+}
+
+// receive is recvInto, or recvQueued without wait.
+func (s *rawSocket) receive(buf []byte, wait bool) ([]byte, error) {
 	// MSG_TRUNC makes the kernel return the datagram's real length, so a
 	// datagram larger than the buffer is detected instead of cut.
-	n, err := s.call(false, unix.SYS_RECVFROM, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
+	n, err := s.syscall(false, wait, unix.SYS_RECVFROM, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
 		unix.MSG_TRUNC|unix.MSG_DONTWAIT, 0)
+	if !wait && errors.Is(err, unix.EAGAIN) {
+		return nil, errNoneQueued
+	}
 	if err != nil {
 		return nil, fmt.Errorf("netlink: cannot receive: %w", err)
 	}

@@ -30,6 +30,8 @@ func (s *rawSocket) recv() ([]byte, error) { return nil, errNotSupported }
 
 func (s *rawSocket) recvInto([]byte) ([]byte, error) { return nil, errNotSupported }
 
+func (s *rawSocket) recvQueued() ([]byte, error) { return nil, errNotSupported }
+
 type rawTransport struct{}
 
 func newRawTransport(*rawSocket, int) *rawTransport { return &rawTransport{} }
