@@ -113,6 +113,7 @@ func init() {
 			Keywords:       tckind.KeywordsOf("netem", netemKeywords),
 			Dumped:         netemDumped,
 			Restoring:      netemRestoring,
+			KeptOnChange:   netemKept,
 		})
 	}, "netem")
 }
@@ -1076,6 +1077,39 @@ func netemDumped(opts attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	}
 	a.DelayDist, a.SlotDist = nil, nil
 	return &c
+}
+
+// netemKept is Kind.KeptOnChange for netem. netem_change takes its
+// struct's delay, jitter, loss, gap and duplicate from each request, but
+// keeps reordering, corruption and rate when the request leaves their
+// attributes out (tc sends them only when asked): each left out is sent
+// as its default, none ("reorder 0%", "corrupt 0%", "rate 0bit"), so a
+// setting a file stops naming goes. Reordering is left out with a gap,
+// which makes the kernel reorder every gap-th packet itself.
+func netemKept(opts attrs.TCOptionsMsg) (attrs.TCOptionsMsg, []string) {
+	o := attrs.TCOptionsMsgNetem{Header: attrs.TCNetemQopt{Limit: netemDefaultLimit}}
+	if opts != nil {
+		given, ok := opts.(*attrs.TCOptionsMsgNetem)
+		if !ok {
+			return opts, nil
+		}
+		o = *given
+	}
+	a := &o.Attrs
+	var words []string
+	if a.Reorder == nil && o.Header.Gap == 0 {
+		a.Reorder = &attrs.TCNetemReorder{}
+		words = append(words, "reorder", "0%")
+	}
+	if a.Corrupt == nil {
+		a.Corrupt = &attrs.TCNetemCorrupt{}
+		words = append(words, "corrupt", "0%")
+	}
+	if a.Rate == nil && a.Rate64 == nil {
+		a.Rate = &attrs.TCNetemRate{}
+		words = append(words, "rate", "0bit")
+	}
+	return &o, words
 }
 
 // netemRestoring is Kind.Restoring for netem: the struct's times left 0,

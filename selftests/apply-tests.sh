@@ -360,6 +360,8 @@ dropped fq_pie "limit 500 target 7ms tupdate 30ms alpha 4 beta 30 ecn bytemode d
 dropped hhf "limit 500 hh_limit 1000 reset_timeout 20ms admit_bytes 65536 evict_timeout 2s non_hh_weight 4"
 dropped dualpi2 "limit 500 target 7ms tupdate 30ms alpha 0.3 beta 4 step_thresh 2ms min_qlen_step 2 coupling_factor 3 overflow drop_enqueue classic_protection 20% any_ect no_split_gso"
 dropped dualpi2 "step_thresh 20p"
+dropped netem "delay 10ms 2ms loss 1% duplicate 1% 10% reorder 25% 50% corrupt 1% rate 1mbit 20 100 5"
+dropped netem "delay 10ms reorder 10% gap 5"
 dropped fq "limit 500 flow_limit 50 maxrate 10mbit low_rate_threshold 1mbit refill_delay 20ms orphan_mask 511 timer_slack 20000ns horizon 5s buckets 512 nopacing horizon_cap"
 
 echo "# apply tests took $(($(date +%s) - began)) s"

@@ -26,7 +26,8 @@ import (
 //     htb's quantum and level) and not compared, so a request cannot ask
 //     for 0 there when the kernel keeps something else; except the fields
 //     whose 0 the kernel keeps as asked (zeroKept: htb's default class
-//     and a class's prio, tbf's peak rate, each band of prio's priomap),
+//     and a class's prio, tbf's peak rate, each band of prio's priomap,
+//     netem's delay, loss, duplication, reordering, corruption and rate),
 //     where a 0 is the kind's default and the dump must have it too, so
 //     that a setting the file stops naming goes back to its default;
 //   - fields the kernel keeps no copy of are not compared: rate tables
@@ -122,6 +123,22 @@ var zeroKept = map[string]bool{
 	// gred's table: no grio, no flags.
 	"TCGREDSopt.Grio":  true,
 	"TCGREDSopt.Flags": true,
+	// netem's: every request sets its struct's delay, jitter, loss, gap
+	// and duplicate, and (with netem's KeptOnChange) its reordering,
+	// corruption and rate.
+	"TCNetemQopt.Latency":        true,
+	"TCNetemQopt.Jitter":         true,
+	"TCNetemQopt.Loss":           true,
+	"TCNetemQopt.Gap":            true,
+	"TCNetemQopt.Duplicate":      true,
+	"TCNetemReorder.Probability": true,
+	"TCNetemReorder.Correlation": true,
+	"TCNetemCorrupt.Probability": true,
+	"TCNetemCorrupt.Correlation": true,
+	"TCNetemRate.Rate":           true,
+	"TCNetemRate.PacketOverhead": true,
+	"TCNetemRate.CellSize":       true,
+	"TCNetemRate.CellOverhead":   true,
 }
 
 // requestBits are the bits of a field a request sets, where the kernel

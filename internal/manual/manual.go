@@ -230,11 +230,13 @@ htb class's rate, ceil, burst and prio, htb's default class, tbf's
 rate, burst, peak rate and limit) and for the fifos' limit (the
 device's transmit queue length, in frames of its MTU for bfifo), and
 for the options of cake, fq_codel, fq, codel, pie, fq_pie, hhf and
-dualpi2, whose change keeps what it is not sent: gotc sends their
-defaults (not a quantum whose default is the device's MTU, nor a
+dualpi2, and netem's delay, jitter, loss, duplication, reordering,
+corruption and rate, whose change keeps what it is not sent: gotc sends
+their defaults (not a quantum whose default is the device's MTU, nor a
 ce_threshold). Another option sent as an attribute of its own (htb's
-direct_qlen, netem's reorder) keeps the value the kernel has: write the
-default out to bring it back.
+direct_qlen; netem's correlations, ecn and slot, for which tc has no
+word that turns them off) keeps the value the kernel has: write the
+default out to bring it back, or replace the qdisc.
 
 A change keeps the packets a qdisc holds; a qdisc replaced by another
 kind, or deleted and added (a new kind at the same handle, htb's own
