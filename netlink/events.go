@@ -48,6 +48,21 @@ var errNoneQueued = errors.New("netlink: no message queued")
 // the sequence; an error with an Event is an announcement that did not
 // decode fully, given with what could be decoded.
 func (c *Conn) Events(ctx context.Context) iter.Seq2[Event, error] {
+	return c.events(ctx, c.sock.recv)
+}
+
+// QueuedEvents is Events without waiting: it subscribes c as Events does
+// and yields the announcements the kernel has queued for it, then stops
+// when none is left. The kernel queues a request's announcements before
+// it answers the request, so after an answer they are all there, whatever
+// the machine's load.
+func (c *Conn) QueuedEvents() iter.Seq2[Event, error] {
+	return c.events(context.Background(), c.sock.recvQueued)
+}
+
+// events subscribes c and yields the announcements recv reads, until recv
+// finds no more queued (errNoneQueued), fails, ctx ends or yield stops.
+func (c *Conn) events(ctx context.Context, recv func() ([]byte, error)) iter.Seq2[Event, error] {
 	joinErr := c.joinEvents()
 	return func(yield func(Event, error) bool) {
 		if joinErr != nil {
@@ -60,29 +75,34 @@ func (c *Conn) Events(ctx context.Context) iter.Seq2[Event, error] {
 			return
 		}
 		defer end()
-		yieldEvents(ctx, c.sock.recv, yield)
-	}
-}
-
-// QueuedEvents is Events without waiting: it subscribes c as Events does
-// and yields the announcements the kernel has queued for it, then stops
-// when none is left. The kernel queues a request's announcements before
-// it answers the request, so after an answer they are all there, whatever
-// the machine's load.
-func (c *Conn) QueuedEvents() iter.Seq2[Event, error] {
-	joinErr := c.joinEvents()
-	return func(yield func(Event, error) bool) {
-		if joinErr != nil {
-			yield(Event{}, joinErr)
-			return
+		for {
+			b, err := recv()
+			if errors.Is(err, errNoneQueued) {
+				return
+			}
+			if errors.Is(err, syscall.ENOBUFS) {
+				if !yield(Event{}, ErrEventsLost) {
+					return
+				}
+				continue
+			}
+			if err != nil {
+				yield(Event{}, contextError(ctx, err))
+				return
+			}
+			for m, err := range messages(b) {
+				if err != nil {
+					if !yield(Event{}, err) {
+						return
+					}
+					break
+				}
+				ev, ok, err := decodeEvent(m)
+				if ok && !yield(ev, err) {
+					return
+				}
+			}
 		}
-		end, err := c.begin(context.Background())
-		if err != nil {
-			yield(Event{}, err)
-			return
-		}
-		defer end()
-		yieldEvents(context.Background(), c.sock.recvQueued, yield)
 	}
 }
 
@@ -98,39 +118,6 @@ func (c *Conn) joinEvents() error {
 		}
 	}
 	return nil
-}
-
-// yieldEvents yields the announcements recv reads, until recv finds no
-// more queued (errNoneQueued), fails, or yield stops.
-func yieldEvents(ctx context.Context, recv func() ([]byte, error), yield func(Event, error) bool) {
-	for {
-		b, err := recv()
-		if errors.Is(err, errNoneQueued) {
-			return
-		}
-		if errors.Is(err, syscall.ENOBUFS) {
-			if !yield(Event{}, ErrEventsLost) {
-				return
-			}
-			continue
-		}
-		if err != nil {
-			yield(Event{}, contextError(ctx, err))
-			return
-		}
-		for m, err := range messages(b) {
-			if err != nil {
-				if !yield(Event{}, err) {
-					return
-				}
-				break
-			}
-			ev, ok, err := decodeEvent(m)
-			if ok && !yield(ev, err) {
-				return
-			}
-		}
-	}
 }
 
 // decodeEvent decodes one announcement; ok is false for a message that is
