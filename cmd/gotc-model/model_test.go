@@ -405,3 +405,87 @@ func TestModelNIC(t *testing.T) {
 		}
 	}
 }
+
+// TestModelCompareUplink runs the README's capture through three
+// configurations with "compare": each row carries that configuration's own
+// numbers (the ones it gets when compared in another order and company),
+// the rows come in the order given, and the plot is drawn.
+func TestModelCompareUplink(t *testing.T) {
+	pc := filepath.Join("..", "..", "model", "report", "testdata", "uplink.pcap")
+	fq := []string{"fq_codel"}
+	cake := []string{"cake", "bandwidth", "20mbit", "diffserv4"}
+	pi2 := []string{"dualpi2"}
+	run := func(configs ...[]string) map[string]string {
+		t.Helper()
+		args := []string{"compare"}
+		for i, c := range configs {
+			if i > 0 {
+				args = append(args, "vs")
+			}
+			args = append(args, c...)
+		}
+		plot := filepath.Join(t.TempDir(), "cmp.svg")
+		args = append(args, "pcap", pc, "rate", "20mbit", "plot", plot)
+		out, errOut, err := modelTC(fakekernel.New(), false, args...)
+		if err != nil {
+			t.Fatalf("%v: %v %s", args, err, errOut)
+		}
+		if st, err := os.Stat(plot); err != nil || st.Size() < 1000 {
+			t.Errorf("%v: plot %v", args, err)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != len(configs)+1 || !strings.HasPrefix(lines[0], "configuration ") {
+			t.Fatalf("%v:\n%s", args, out)
+		}
+		rows := map[string]string{}
+		for i, c := range configs {
+			// fq_codel and dualpi2 rows name the device rate they ran at.
+			name := strings.Join(c, " ")
+			if len(c) == 1 {
+				name += " at 20mbit"
+			}
+			if !strings.HasPrefix(lines[i+1], name+" ") {
+				t.Fatalf("%v: row %d is not %q:\n%s", args, i+1, name, out)
+			}
+			rows[name] = strings.Join(strings.Fields(lines[i+1][len(name):]), " ")
+		}
+		return rows
+	}
+	all := run(fq, cake, pi2)
+	if len(all) != 3 {
+		t.Fatalf("rows %v", all)
+	}
+	// Each configuration's numbers are its own: the same beside one other
+	// configuration, first or second.
+	for name, row := range run(pi2, fq) {
+		if all[name] != row {
+			t.Errorf("%s: %q among three, %q beside one", name, all[name], row)
+		}
+	}
+	for name, row := range run(cake, pi2) {
+		if all[name] != row {
+			t.Errorf("%s: %q among three, %q beside one", name, all[name], row)
+		}
+	}
+	// And they differ: the three configurations drop differently on this
+	// uplink (sent, drops, ... are the first columns).
+	drops := map[string]bool{}
+	for _, row := range all {
+		drops[strings.Fields(row)[1]] = true
+	}
+	if len(drops) != 3 {
+		t.Errorf("drops not distinct: %v", all)
+	}
+	// One configuration, or none: a usage error, as the other model usage
+	// errors are.
+	for _, bad := range [][]string{
+		{"compare", "fq_codel", "pcap", pc},
+		{"compare", "pcap", pc},
+		{"compare"},
+	} {
+		_, errOut, err := modelTC(fakekernel.New(), false, bad...)
+		if err != errStatus(exitUsage) || errOut == "" {
+			t.Errorf("%v: %v %q, want exit status %d and a usage message", bad, err, errOut, exitUsage)
+		}
+	}
+}
