@@ -82,6 +82,12 @@
 // every handle and class ID once) before it reads the kernel. Either
 // returns a *BadFile naming each fault as FILE:LINE:COLUMN.
 //
+// A qdisc's words may begin with a size table ("stab overhead 18
+// linklayer atm"), as tc's do; "estimator" is refused, on a qdisc, class
+// or filter: the kernel dumps an estimator's rates but not its interval
+// or time constant, so apply could neither write one back nor keep it in
+// sync.
+//
 // # Fleet files
 //
 // gotc-agent(8), which keeps many machines in their states, reads a fleet

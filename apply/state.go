@@ -176,6 +176,9 @@ func (r *resolver) device(name string, d *Device) *deviceState {
 
 // qdisc resolves a qdisc at parent and what is below it; nil when it has
 // no kind.
+// noEstimators is the fault of a qdisc's or class's "estimator" words.
+const noEstimators = "estimator: gotc apply keeps no rate estimators: the kernel dumps an estimator's rates but not its interval or time constant, so apply could neither write one back nor see it change; leave it out of the file"
+
 func (r *resolver) qdisc(q *Qdisc, parent uint32) *qdiscNode {
 	words, err := tcline.SplitWords(q.Spec)
 	if err != nil {
@@ -192,6 +195,9 @@ prefix:
 		// keyword it is the start of.
 		keyword := func(k string) bool { return tckind.LookupQdisc(word) == nil && tcfmt.Matches(word, k) }
 		switch {
+		case keyword("estimator"):
+			r.fault(q.specAt, "qdisc %q: %s", q.Spec, noEstimators)
+			return nil
 		case keyword("stab"):
 			spec, rest, err := tckind.ParseSizeTable(words[1:])
 			if err != nil {
@@ -476,6 +482,8 @@ func (r *resolver) classes(m map[string]*Class, q *qdiscNode, parent uint32) []*
 			r.fault(c.specAt, "class %s: qdisc %s makes its classes itself, so \"class\" takes no words here", key, q.kind)
 		case !made && len(words) == 0:
 			r.fault(c.idAt, "class %s needs its \"class\" words: %s and its options", key, q.kind)
+		case !made && words[0] != q.kind && tcfmt.Matches(words[0], "estimator"):
+			r.fault(c.specAt, "class %s %q: %s", key, c.Spec, noEstimators)
 		case !made && words[0] != q.kind:
 			r.fault(c.specAt, "class %s is a class of qdisc %s, so its words start with %q, not %q", key, q.kind, q.kind, words[0])
 		case !made:
