@@ -138,6 +138,10 @@ func ModelStage(tools ModelTools) Stage {
 	return StageFunc{"modelCompare", func(t *TestRun) { runModelCompare(t, tools) }}
 }
 
+// undecidableMargin begins the failure of a run whose timing margin is
+// below the clock's uncertainty (Run runs such a case again).
+const undecidableMargin = "undecidable: margin"
+
 func runModelCompare(t *TestRun, tools ModelTools) {
 	rawPlan, mc, ok, err := modelCase(t.Case)
 	if !ok {
@@ -247,7 +251,7 @@ func runModelCompare(t *TestRun, tools ModelTools) {
 		if res > mc.MinMarginUS*1000 {
 			why = fmt.Sprintf(" (clocksource %s steps by %d µs)", cs, res/1000)
 		}
-		t.Fail(fmt.Sprintf("undecidable: margin %d µs < %d µs%s", margin/1000, uncertainty/1000, why), "")
+		t.Fail(fmt.Sprintf("%s %d µs < %d µs%s", undecidableMargin, margin/1000, uncertainty/1000, why), "")
 		return
 	}
 	slack := max(uncertainty, mc.DelaySlackUS*1000)

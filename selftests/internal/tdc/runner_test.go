@@ -247,3 +247,37 @@ func TestVerboseReport(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecidedRunsAgain: a case whose model comparison was undecidable
+// runs again, up to twice more, and passes when a run decides; undecidable
+// on every run, or disagreeing, it fails without more runs.
+func TestUndecidedRunsAgain(t *testing.T) {
+	cases, err := Parse("e2e.json", []byte(e2eCases))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		results []string // each run's failure, "" for a pass
+		runs    int
+		passed  int
+	}{
+		{"decided on the second run", []string{undecidableMargin + " 4 µs < 200 µs", ""}, 2, 1},
+		{"undecidable on every run", []string{undecidableMargin + " 4 µs < 200 µs", undecidableMargin + " 9 µs < 200 µs", undecidableMargin + " 1 µs < 200 µs", ""}, 3, 0},
+		{"a disagreement", []string{"model and kernel disagree:\ndrops 1 != 2", ""}, 1, 0},
+	} {
+		var out bytes.Buffer
+		r, _, _ := newTestRunner(&out)
+		runs := 0
+		r.Stages = []Stage{StageFunc{"modelCompare", func(tr *TestRun) {
+			if reason := tt.results[runs]; reason != "" {
+				tr.Fail(reason, "")
+			}
+			runs++
+		}}}
+		sum := r.Run(context.Background(), cases[:1])
+		if runs != tt.runs || sum.Passed != tt.passed || sum.Failed != 1-tt.passed {
+			t.Errorf("%s: %d runs, %+v; want %d runs, %d passed\n%s", tt.name, runs, sum, tt.runs, tt.passed, out.String())
+		}
+	}
+}
