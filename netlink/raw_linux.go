@@ -101,10 +101,7 @@ func (s *rawSocket) send(b []byte) error {
 // recv reads the next datagram into the socket's buffer and returns it; it is
 // valid until the next recv.
 func (s *rawSocket) recv() ([]byte, error) {
-	if s.buf == nil {
-		s.buf = make([]byte, dumpBufSize)
-	}
-	return s.recvInto(s.buf)
+	return s.receive(s.ownBuf(), true)
 }
 
 // recvQueued is recv of a datagram already queued on the socket: it
@@ -112,10 +109,15 @@ func (s *rawSocket) recv() ([]byte, error) {
 // it reads, so what the kernel queued before the call is read however
 // late the call runs.
 func (s *rawSocket) recvQueued() ([]byte, error) {
+	return s.receive(s.ownBuf(), false)
+}
+
+// ownBuf is the socket's own receive buffer, made on first use.
+func (s *rawSocket) ownBuf() []byte {
 	if s.buf == nil {
 		s.buf = make([]byte, dumpBufSize)
 	}
-	return s.receive(s.buf, false)
+	return s.buf
 }
 
 // recvInto reads the next datagram into buf and returns it.
