@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/gotc/gotc/attrs"
 )
@@ -93,10 +94,11 @@ func FilterKeywords(kind string, opts attrs.TCOptionsMsg, links Links) ([]string
 	return nil, NoKeywords("filter " + kind)
 }
 
-// actionKeywords writes one action of a filter as the words after
-// "action", from the kind's Keywords, then the words of the action list
-// that follow an action's own: its cookie, hw_stats and flags.
-func actionKeywords(a attrs.ActAttrs, links Links) ([]string, error) {
+// actionKeywords writes one action as the words after "action", from the
+// kind's Keywords, "index N" when index is not 0 (which the kinds' parsers
+// read among their own words), then the words of the action list that
+// follow an action's own: its cookie, hw_stats and flags.
+func actionKeywords(a attrs.ActAttrs, index uint32, links Links) ([]string, error) {
 	kind := ""
 	if a.Kind != nil {
 		kind = *a.Kind
@@ -110,6 +112,9 @@ func actionKeywords(a attrs.ActAttrs, links Links) ([]string, error) {
 		return nil, err
 	}
 	w = append([]string{kind}, w...)
+	if index != 0 {
+		w = append(w, "index", strconv.FormatUint(uint64(index), 10))
+	}
 	if len(a.Cookie) > 0 {
 		w = append(w, "cookie", hex.EncodeToString(a.Cookie))
 	}
@@ -156,14 +161,23 @@ var hwStatsWords = map[uint32]string{0: "disabled", 1: "immediate", 2: "delayed"
 // as a filter's keywords or "tc actions add" take them. tc gives an
 // action the cookie of the last one before it that named one, so an
 // action without a cookie after one with a cookie has no words.
+//
+// An action that a "tc actions add" holds besides its filters (Held) is
+// written as the reference that binds it ("gact index 7"): its settings
+// are its own, not the filter's, and they are written where it is made
+// (StandaloneActionKeywords).
 func ActionListKeywords(w []string, acts []attrs.ActAttrs, links Links) ([]string, error) {
 	cookie := false
 	for _, a := range acts {
+		if c, ok := ActionCountsOf(a.Options); ok && c.Held() && a.Kind != nil {
+			w = append(append(w, "action"), ActionReferenceWords(*a.Kind, c.Index)...)
+			continue
+		}
 		if cookie && len(a.Cookie) == 0 {
 			return nil, NoKeywords("an action without a cookie after one with a cookie")
 		}
 		cookie = len(a.Cookie) > 0
-		aw, err := actionKeywords(a, links)
+		aw, err := actionKeywords(a, 0, links)
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,9 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 			err = fmt.Errorf("handle %q reads back as %#x, dumped %#x", env.Handle, h, handle)
 		}
 		if err == nil {
-			back = tckind.FilterDumped(kind, back)
+			// An action bound by its index alone stands for the action
+			// there, written where it is made (StandaloneActionKeywords).
+			back = tckind.FilterDumped(kind, tckind.ResolveActionReferences(back, opts))
 		}
 	default:
 		return nil, fmt.Errorf("roundtrip: no keywords for a %s", o)
@@ -107,12 +109,12 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 }
 
 // CheckAction is Check for a standalone action ("tc actions"): written
-// back as the words of an action list (the kind's Keywords, then its
-// cookie, hw_stats and flags) and parsed as "tc actions add" does, it
-// must give the same options, cookie, flags and kinds of hardware
-// statistics.
+// back as the words that make it again (tckind.StandaloneActionKeywords:
+// the kind's Keywords, its index, then its cookie, hw_stats and flags)
+// and parsed as "tc actions add action" does, it must give the same
+// options, index, cookie, flags and kinds of hardware statistics.
 func CheckAction(a attrs.ActAttrs, links tckind.Links) ([]string, error) {
-	words, err := tckind.ActionListKeywords(nil, []attrs.ActAttrs{a}, links)
+	words, err := tckind.StandaloneActionKeywords(a, links)
 	if err != nil {
 		return nil, err
 	}
@@ -215,6 +217,12 @@ func withoutActionFills(dumped, asked attrs.TCOptionsMsg) attrs.TCOptionsMsg {
 	}
 	list := make([]attrs.ActAttrs, len(acts))
 	for i := range list {
+		if askedActs[i].Options == nil {
+			// A reference (tckind.ResolveActionReferences) asks for
+			// its action's kind and place alone.
+			list[i] = attrs.ActAttrs{Kind: acts[i].Kind}
+			continue
+		}
 		list[i] = actionWithoutFills(acts[i], askedActs[i])
 	}
 	return tckind.WithFilterActions(dumped, list)
