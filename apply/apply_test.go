@@ -30,7 +30,10 @@ type fakeKernel struct {
 	filters []netlink.Msg
 	// chains are the chains added by a chain request: a filter's chain
 	// is there besides, while it has filters.
-	chains   []netlink.Msg
+	chains []netlink.Msg
+	// actions are the standalone actions, as added: a filter's action
+	// of the same kind and index is bound to one (actions_test.go).
+	actions  map[actionKey]attrs.ActAttrs
 	log      []string // "op object dev:handle" of every request
 	failAt   int      // the request (1-based) to refuse, 0 for none
 	warning  string   // the warning of every accepted request
@@ -74,7 +77,7 @@ func (k *fakeKernel) Dump(_ context.Context, obj netlink.Object, ifindex int32, 
 				out = append(out, f)
 			}
 		}
-		return filterIf(out, ifindex), nil
+		return k.bound(filterIf(out, ifindex)), nil
 	case netlink.Chain:
 		for _, c := range k.chainsAt(ifindex, parent) {
 			m := netlink.Msg{Header: attrs.TCMsg{Ifindex: ifindex, Parent: parent}}

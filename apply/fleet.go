@@ -50,7 +50,7 @@ func isFleet(n *yaml.Node) bool {
 // The keys of a fleet file and of each of its parts.
 var (
 	fleetKeys = []string{"fleet"}
-	partKeys  = []string{"hosts", "labels", "devices", "blocks"}
+	partKeys  = []string{"hosts", "labels", "devices", "blocks", "actions"}
 )
 
 // fleet reads a fleet file into node's part of it.
@@ -89,6 +89,8 @@ func (d *fileDecoder) part(n *yaml.Node, node Node, f *File, from map[string]pla
 			d.devices(value, part)
 		case "blocks":
 			part.Blocks = d.blocks(value)
+		case "actions":
+			part.Actions, part.actionsAt = d.lines(value, key.Value, "action")
 		}
 	})
 	if !devicesSeen {
@@ -106,6 +108,9 @@ func (d *fileDecoder) part(n *yaml.Node, node Node, f *File, from map[string]pla
 		from[name] = dev.at
 		f.Devices[name] = dev
 	}
+	// An action given by two parts is refused where the file is
+	// resolved, at both lines.
+	f.Actions, f.actionsAt = append(f.Actions, part.Actions...), append(f.actionsAt, part.actionsAt...)
 	for _, index := range slices.Sorted(maps.Keys(part.Blocks)) {
 		b := part.Blocks[index]
 		key := fmt.Sprintf("block %d", index)

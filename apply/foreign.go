@@ -76,7 +76,9 @@ func (e *Foreign) Error() string {
 func (p *Plan) foreignEvent(evs []netlink.Event, last *Request) (string, bool) {
 	devs := map[int32]bool{}
 	for _, r := range p.Requests {
-		devs[r.Msg.Header.Ifindex] = true
+		if r.Object != netlink.Action {
+			devs[r.Msg.Header.Ifindex] = true
+		}
 	}
 	for _, ev := range evs {
 		if ev.Msg == nil {

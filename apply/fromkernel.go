@@ -121,7 +121,7 @@ func filterWords(l tckind.Links, f *filterNode, fail func(string, error)) {
 	}
 	k := tckind.LookupFilter(f.kind)
 	back, _, err := k.Parse(w, tckind.FilterEnv{Protocol: f.protocol, Parent: f.parent, ActionEnv: tckind.ActionEnv{Links: l}})
-	if err != nil || !tckind.Covers(tckind.FilterDumped(f.kind, back), f.options) {
+	if err != nil || !filterCovers(f.kind, back, f.options) {
 		fail(what, fmt.Errorf("the words %q do not ask for the kernel's options (%v)", strings.Join(w, " "), err))
 		return
 	}
@@ -155,6 +155,8 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 	f := &File{Devices: map[string]*Device{}}
 	var errs []error
 	blocks := map[uint32]bool{}
+	// The filters written, whose held actions the file makes.
+	var written []*filterNode
 	for _, name := range devices {
 		idx, err := k.LinkIndex(ctx, name)
 		if err != nil {
@@ -173,6 +175,7 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 			continue
 		}
 		f.Devices[name] = dev
+		written = append(written, deviceFilters(d)...)
 		if q := d.ingress; q != nil {
 			blocks[q.ingressBlock], blocks[q.egressBlock] = true, true
 		}
@@ -191,6 +194,7 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 			errs = append(errs, bad...)
 			continue
 		}
+		written = append(written, b.filters...)
 		fb := &Block{Chains: fileChains(b.chains, b.filters)}
 		for _, fl := range b.filters {
 			fb.Filters = append(fb.Filters, fileFilter(fl))
@@ -202,7 +206,57 @@ func FromKernel(ctx context.Context, k Kernel, devices []string) (*File, error) 
 			f.Blocks[index] = fb
 		}
 	}
+	acts, err := fileActions(ctx, k, l, written)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	f.Actions = acts
 	return f, errors.Join(errs...)
+}
+
+// fileActions writes the standalone actions that filters bind: those that
+// something besides filters holds (a "tc actions add" made them), which
+// the filters' words bind by index. An action that two filters share and
+// nothing else holds (the first filter made it, the next bound it by its
+// index) has no file: made by "actions", it would hold one reference
+// more.
+func fileActions(ctx context.Context, k Kernel, l tckind.Links, filters []*filterNode) ([]string, error) {
+	b := newBinds()
+	b.add(filters)
+	var errs []error
+	kinds := map[string]bool{}
+	for key := range b.count {
+		if b.held[key] {
+			kinds[key.kind] = true
+		}
+	}
+	for _, f := range filters {
+		acts, _ := tckind.FilterActions(f.options)
+		for _, a := range acts {
+			if c, ok := tckind.ActionCountsOf(a.Options); ok && a.Kind != nil && c.Binds > 1 && !c.Held() {
+				errs = append(errs, fmt.Errorf("filter %s pref %d: action %s index %d is bound by %d filters and made by one of them: a file says a shared action under \"actions\", which would hold one reference more", f.kind, f.prio, *a.Kind, c.Index, c.Binds))
+			}
+		}
+	}
+	if len(kinds) == 0 {
+		return nil, errors.Join(errs...)
+	}
+	have, err := readActions(ctx, k, l, slices.Sorted(maps.Keys(kinds)))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, key := range sortedActions(have) {
+		if !b.held[key] {
+			continue
+		}
+		if n := have[key]; n.words == nil {
+			errs = append(errs, fmt.Errorf("action %s: no tc words ask for the kernel's options", key))
+		} else {
+			out = append(out, tcline.JoinWords(n.words))
+		}
+	}
+	return out, errors.Join(errs...)
 }
 
 // fileChains writes the kernel's chains of a place that a file names

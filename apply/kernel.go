@@ -5,6 +5,7 @@ package apply
 import (
 	"context"
 
+	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 )
 
@@ -24,6 +25,12 @@ type Kernel interface {
 	// refusal, or the warning its acknowledgement carried ("" for none),
 	// which tc prints as "Warning: ...".
 	Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (warning string, err error)
+	// DumpActions returns every action of a kind ("tc actions list
+	// action KIND"), with its index and references.
+	DumpActions(ctx context.Context, kind string) ([]attrs.ActAttrs, error)
+	// DoAction sends one request about standalone actions and waits for
+	// the kernel's answer, as Do.
+	DoAction(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) (warning string, err error)
 }
 
 // kernelLinks names the devices of k for the kinds whose options refer to

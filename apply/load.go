@@ -126,7 +126,7 @@ func yamlMessage(err error) (line int, msg string) {
 // The keys of each mapping of the file, in the order the messages list
 // them; the fields of File, Device, Qdisc and Class.
 var (
-	fileKeys   = []string{"devices", "blocks"}
+	fileKeys   = []string{"devices", "blocks", "actions"}
 	deviceKeys = []string{"root", "ingress"}
 	qdiscKeys  = []string{"qdisc", "handle", "classes", "filters", "egress_filters", "chains", "egress_chains", "name"}
 	blockKeys  = []string{"filters", "chains"}
@@ -150,8 +150,12 @@ func (d *fileDecoder) file(n *yaml.Node) *File {
 	}
 	devicesSeen := false
 	d.mapping(n, "the file", fileKeys, func(key, value *yaml.Node) {
-		if key.Value == "blocks" {
+		switch key.Value {
+		case "blocks":
 			f.Blocks = d.blocks(value)
+			return
+		case "actions":
+			f.Actions, f.actionsAt = d.lines(value, key.Value, "action")
 			return
 		}
 		devicesSeen = true

@@ -18,15 +18,17 @@ import (
 // namespace and device, which the process that holds it names.
 const LockDir = "/run/gotc"
 
-// Busy is Lock's error when another process holds a device's or a shared
-// block's lock.
+// Busy is Lock's error when another process holds a device's, a shared
+// block's or the standalone actions' lock.
 type Busy struct {
 	// Device is the device whose lock is taken, or Block (when Device is
-	// "") the shared block's; Pid is the process that holds it as its
-	// lock file names it (0 when it names none).
-	Device string
-	Block  uint32
-	Pid    int
+	// "") the shared block's, or when Actions is true the standalone
+	// actions'; Pid is the process that holds it as its lock file names
+	// it (0 when it names none).
+	Device  string
+	Block   uint32
+	Actions bool
+	Pid     int
 }
 
 func (e *Busy) Error() string {
@@ -34,11 +36,14 @@ func (e *Busy) Error() string {
 	if e.Pid != 0 {
 		who = "process " + strconv.Itoa(e.Pid)
 	}
-	what := "device " + e.Device
-	if e.Device == "" {
-		what = fmt.Sprintf("block %d", e.Block)
+	what := "device " + e.Device + " is"
+	switch {
+	case e.Actions:
+		what = "the standalone actions are"
+	case e.Device == "":
+		what = fmt.Sprintf("block %d is", e.Block)
 	}
-	return fmt.Sprintf("%s is being changed by %s (another gotc apply): try again when it is done", what, who)
+	return fmt.Sprintf("%s being changed by %s (another gotc apply): try again when it is done", what, who)
 }
 
 // Lock takes the exclusive locks of devices and shared filter blocks in
@@ -46,15 +51,17 @@ func (e *Busy) Error() string {
 // "net:[4026531840]"), so that two applies to the same devices or blocks
 // cannot interleave: an flock(2) on dir/NS.DEVICE.lock for each device and
 // dir/NS.block:INDEX.lock for each block (no device name holds a colon),
-// devices in name order and then blocks in index order, without
-// waiting. When another process holds one, Lock releases those it took
+// devices in name order and then blocks in index order, and with actions
+// dir/NS.actions:.lock for the standalone actions, without waiting. When another process holds one, Lock releases those it took
 // and returns a *Busy. The locks last until release is called or the
 // process ends, however it ends.
 //
 // A block needs a lock of its own because devices that a file does not
 // name may share it: two files, each naming one of them, change the same
-// block.
-func Lock(dir, ns string, devices []string, blocks []uint32) (release func(), err error) {
+// block. The standalone actions are the network namespace's, whatever
+// device binds them, so a plan that may change them (Plan.Actions) takes
+// their lock too.
+func Lock(dir, ns string, devices []string, blocks []uint32, actions bool) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -74,6 +81,9 @@ func Lock(dir, ns string, devices []string, blocks []uint32) (release func(), er
 	}
 	for _, index := range indexes {
 		all = append(all, lockee{Busy{Block: index}, "block:" + strconv.FormatUint(uint64(index), 10)})
+	}
+	if actions {
+		all = append(all, lockee{Busy{Actions: true}, "actions:"})
 	}
 	var held []*os.File
 	release = func() {

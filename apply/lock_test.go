@@ -18,51 +18,65 @@ import (
 // and release frees them.
 func TestLock(t *testing.T) {
 	dir := t.TempDir()
-	release, err := Lock(dir, "net-1", []string{"eth1", "eth0", "eth0"}, nil)
+	release, err := Lock(dir, "net-1", []string{"eth1", "eth0", "eth0"}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Lock(dir, "net-1", []string{"eth2", "eth1"}, nil)
+	_, err = Lock(dir, "net-1", []string{"eth2", "eth1"}, nil, false)
 	var busy *Busy
 	if !errors.As(err, &busy) || busy.Device != "eth1" || busy.Pid != os.Getpid() {
 		t.Fatalf("second lock: %v, want eth1 busy by this process", err)
 	}
 	// eth2, taken before eth1 was found busy, was let go.
-	r2, err := Lock(dir, "net-1", []string{"eth2"}, nil)
+	r2, err := Lock(dir, "net-1", []string{"eth2"}, nil, false)
 	if err != nil {
 		t.Fatalf("eth2 after a refused lock: %v", err)
 	}
 	r2()
-	other, err := Lock(dir, "net-2", []string{"eth0"}, nil)
+	other, err := Lock(dir, "net-2", []string{"eth0"}, nil, false)
 	if err != nil {
 		t.Fatalf("eth0 of another namespace: %v", err)
 	}
 	other()
 	release()
-	r3, err := Lock(dir, "net-1", []string{"eth0", "eth1"}, nil)
+	r3, err := Lock(dir, "net-1", []string{"eth0", "eth1"}, nil, false)
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
 	r3()
 
 	// A shared block's lock is its own, beside any device's.
-	rb, err := Lock(dir, "net-1", []string{"eth0"}, []uint32{6, 5})
+	rb, err := Lock(dir, "net-1", []string{"eth0"}, []uint32{6, 5}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Lock(dir, "net-1", []string{"eth1"}, []uint32{5})
+	_, err = Lock(dir, "net-1", []string{"eth1"}, []uint32{5}, false)
 	if !errors.As(err, &busy) || busy.Device != "" || busy.Block != 5 || busy.Pid != os.Getpid() {
 		t.Fatalf("a held block: %v, want block 5 busy by this process", err)
 	}
 	if want := "block 5 is being changed by process "; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("a held block: %q, want it to begin %q", err, want)
 	}
-	r4, err := Lock(dir, "net-1", []string{"eth1"}, []uint32{7})
+	r4, err := Lock(dir, "net-1", []string{"eth1"}, []uint32{7}, false)
 	if err != nil {
 		t.Fatalf("another block: %v", err)
 	}
 	r4()
 	rb()
+
+	// The standalone actions have one lock, whatever the devices.
+	ra, err := Lock(dir, "net-1", []string{"eth0"}, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Lock(dir, "net-1", []string{"eth1"}, nil, true)
+	if !errors.As(err, &busy) || !busy.Actions || busy.Pid != os.Getpid() {
+		t.Fatalf("held actions: %v, want the actions busy by this process", err)
+	}
+	if want := "the standalone actions are being changed by process "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("held actions: %q", err)
+	}
+	ra()
 }
 
 // TestRecheck: a plan rechecked against an unchanged kernel is current;

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"iter"
 
+	"github.com/gotc/gotc/attrs"
 	"github.com/gotc/gotc/netlink"
 )
 
@@ -49,6 +50,49 @@ func (k KernelConn) Dump(ctx context.Context, obj netlink.Object, ifindex int32,
 // Do implements Kernel.
 func (k KernelConn) Do(ctx context.Context, obj netlink.Object, op netlink.Op, m *netlink.Msg) (string, error) {
 	return k.Conn.DoWarning(ctx, obj, op, m)
+}
+
+// ActionConn is what KernelConn asks of a connection for the standalone
+// actions: a *netlink.Conn has it.
+type ActionConn interface {
+	DumpActions(ctx context.Context, m *netlink.ActionMsg, fn func(m *netlink.ActionMsg, decodeErr error) error) error
+	DoActionWarning(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) (string, error)
+}
+
+// actFlagLargeDump is TCA_ACT_FLAG_LARGE_DUMP_ON: a dump message holds as
+// many actions as fit, not 32.
+const actFlagLargeDump = 1
+
+// DumpActions implements Kernel when the connection is an ActionConn, and
+// fails with errors.ErrUnsupported when it is not.
+func (k KernelConn) DumpActions(ctx context.Context, kind string) ([]attrs.ActAttrs, error) {
+	ac, ok := k.Conn.(ActionConn)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	m := &netlink.ActionMsg{Attrs: attrs.ActRootAttrs{
+		Tab:   []attrs.ActAttrs{{Kind: &kind}},
+		Flags: &attrs.Bitfield32{Value: actFlagLargeDump, Selector: actFlagLargeDump},
+	}}
+	var out []attrs.ActAttrs
+	err := ac.DumpActions(ctx, m, func(a *netlink.ActionMsg, decodeErr error) error {
+		if decodeErr != nil {
+			return decodeErr
+		}
+		out = append(out, a.Attrs.Tab...)
+		return nil
+	})
+	return out, err
+}
+
+// DoAction implements Kernel when the connection is an ActionConn, and
+// fails with errors.ErrUnsupported when it is not.
+func (k KernelConn) DoAction(ctx context.Context, op netlink.ActionOp, m *netlink.ActionMsg) (string, error) {
+	ac, ok := k.Conn.(ActionConn)
+	if !ok {
+		return "", errors.ErrUnsupported
+	}
+	return ac.DoActionWarning(ctx, op, m)
 }
 
 // LinkQueue implements LinkQueuer when the connection does, and fails

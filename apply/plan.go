@@ -20,6 +20,9 @@ type Request struct {
 	Object netlink.Object
 	Op     netlink.Op
 	Msg    netlink.Msg
+	// Action is the message of a request about a standalone action
+	// (Object netlink.Action), whose Msg is empty.
+	Action *netlink.ActionMsg
 	// Change describes the request in tc's terms (its Command is the tc
 	// command line) and why the plan makes it. Its Op and Object are
 	// the words for the Request's own.
@@ -43,7 +46,8 @@ type Request struct {
 type Change struct {
 	// Op is what the request does: add, change, replace or delete.
 	Op string `json:"op"`
-	// Object is what it does it to: qdisc, class, filter or chain.
+	// Object is what it does it to: qdisc, class, filter, chain or
+	// action (a standalone action).
 	Object string `json:"object"`
 	// Device is the device's name; absent for a shared block's filter or
 	// chain, which has Block instead.
@@ -80,13 +84,15 @@ type Change struct {
 }
 
 // Plan is the requests that bring the kernel to a desired state, in the
-// order they are sent: shared blocks' filter and chain deletes, then for
+// order they are sent: the standalone actions added and replaced, shared
+// blocks' filter and chain deletes, then for
 // each device its filter and chain deletes (a filter that classifies
 // into a class keeps the class busy), qdiscs and classes changed, replaced
 // and added parent before child, chains and filters added and changed,
 // and qdiscs and classes deleted child before parent; last the shared
 // blocks' chains and filters added and changed, when every qdisc that
-// shares them is there.
+// shares them is there, and the standalone actions no filter binds any
+// more deleted.
 type Plan struct {
 	Requests []Request
 	// Listen, when set, is where Run hears the kernel's announcements:
@@ -118,6 +124,13 @@ func (p *Plan) Blocks() []uint32 {
 		out = out[1:]
 	}
 	return out
+}
+
+// Actions reports whether the plan may change the standalone actions: its
+// file makes some, or it deletes one. They are the network namespace's,
+// so an apply locks them besides its devices (Lock).
+func (p *Plan) Actions() bool {
+	return p.file != nil && len(p.file.Actions) > 0 || slices.ContainsFunc(p.Requests, func(r Request) bool { return r.Object == netlink.Action })
 }
 
 // planner collects the requests of one device's or shared block's plan
@@ -342,7 +355,7 @@ func sameTemplate(want, have *chainNode) bool {
 	case want.protocol != have.protocol && (have.protocol != 0 || want.protocol != tckind.EthPAll):
 		return false
 	}
-	if tckind.Covers(tckind.FilterDumped(want.kind, want.options), have.options) {
+	if filterCovers(want.kind, want.options, have.options) {
 		return true
 	}
 	w, err := tckind.FilterKeywords(want.kind, want.options, nil)
@@ -473,7 +486,7 @@ func (p *planner) filters(want, have []*filterNode) {
 			add.Reason = notInKernel
 			p.filterAdds = append(p.filterAdds, add)
 			continue
-		case tckind.Covers(tckind.FilterDumped(w.kind, w.options), h.options):
+		case filterCovers(w.kind, w.options, h.options):
 		case noFilterChange(w.kind):
 			// The kind changes no filter in place (matchall: the
 			// kernel answers EEXIST): delete it and add the new one.
@@ -946,6 +959,14 @@ func opWord(op netlink.Op) string {
 		return "del"
 	}
 	return op.String()
+}
+
+// filterCovers reports whether the kernel's filter options (have) are
+// what the desired ones of a filter kind (want) ask for, as the kernel
+// keeps them; an action that want binds by its index alone stands for
+// the action there (tckind.ResolveActionReferences).
+func filterCovers(kind string, want, have attrs.TCOptionsMsg) bool {
+	return tckind.Covers(tckind.FilterDumped(kind, tckind.ResolveActionReferences(want, have)), have)
 }
 
 // noFilterChange reports a filter kind the kernel changes no filter of in

@@ -23,6 +23,7 @@ import (
 // error a *BadFile.
 func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 	r := &resolver{links: kernelLinks(ctx, k)}
+	r.standalone = r.actions(f.Actions, f.actionsAt)
 	var wants []*deviceState
 	for _, name := range sortedKeys(f.Devices) {
 		d := f.Devices[name]
@@ -52,11 +53,21 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 	for _, want := range blocks {
 		plan.blocks = append(plan.blocks, want.index)
 	}
+	// How often the file's filters bind each action, and the kernel's
+	// filters of its devices and blocks now.
+	wantBinds, haveBinds := newBinds(), newBinds()
+	for _, want := range wants {
+		wantBinds.add(deviceFilters(want))
+	}
+	for _, want := range blocks {
+		wantBinds.add(want.filters)
+	}
 	for _, want := range wants {
 		have, err := readDevice(ctx, k, want.name, want.ifindex)
 		if err != nil {
 			return nil, err
 		}
+		haveBinds.add(deviceFilters(have))
 		if q := have.ingress; q != nil {
 			// A block the device shares now and the file no longer does:
 			// the plan changes who shares it.
@@ -65,19 +76,59 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		describe(r.links, have)
 		plan.Requests = append(plan.Requests, planDevice(want, have)...)
 	}
+	if err := planBlocks(ctx, k, r, plan, blocks, haveBinds); err != nil {
+		return nil, err
+	}
+	first, last, err := planFileActions(ctx, k, r, haveBinds, wantBinds)
+	if err != nil {
+		return nil, err
+	}
+	plan.Requests = append(append(first, plan.Requests...), last...)
+	return plan, nil
+}
+
+// planFileActions plans the standalone actions (planActions): it reads
+// the kernel's actions of the kinds the file makes, and of those its
+// devices' and blocks' filters bind that something else holds, which the
+// plan may delete.
+func planFileActions(ctx context.Context, k Kernel, r *resolver, haveBinds, wantBinds binds) (first, last []Request, err error) {
+	kinds := map[string]bool{}
+	for key := range r.standalone {
+		kinds[key.kind] = true
+	}
+	for key := range haveBinds.held {
+		if _, listed := r.standalone[key]; !listed && wantBinds.count[key] == 0 {
+			kinds[key.kind] = true
+		}
+	}
+	if len(kinds) == 0 {
+		return nil, nil, nil
+	}
+	have, err := readActions(ctx, k, r.links, slices.Sorted(maps.Keys(kinds)))
+	if err != nil {
+		return nil, nil, err
+	}
+	first, last = planActions(r.standalone, have, haveBinds, wantBinds)
+	return first, last, nil
+}
+
+// planBlocks plans the file's shared blocks into plan: their deletes go
+// before every device's requests, their adds and changes after them.
+func planBlocks(ctx context.Context, k Kernel, r *resolver, plan *Plan, blocks []*blockState, haveBinds binds) error {
 	if len(blocks) == 0 {
-		return plan, nil
+		return nil
 	}
 	sharing, err := blockSharers(ctx, k)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var before, after []Request
 	for _, want := range blocks {
 		have, err := readBlock(ctx, k, want.index)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		haveBinds.add(have.filters)
 		describePlace(r.links, have.filters, have.chains)
 		if i := blockGoneAt(want.index, sharing, plan.Requests); i >= 0 {
 			// The plan deletes the last qdisc that shares the block, and
@@ -91,7 +142,7 @@ func Compute(ctx context.Context, k Kernel, f *File) (*Plan, error) {
 		before, after = append(before, b...), append(after, a...)
 	}
 	plan.Requests = append(append(before, plan.Requests...), after...)
-	return plan, nil
+	return nil
 }
 
 // blocks resolves the file's shared blocks: every block that a qdisc of
@@ -231,8 +282,12 @@ func (p *Plan) Recheck(ctx context.Context, k Kernel) error {
 	return nil
 }
 
-// target names what a request changes: its device, or "block N".
+// target names what a request changes: its device, "block N", or
+// "actions" for the standalone actions.
 func (r *Request) target() string {
+	if r.Object == netlink.Action {
+		return "actions"
+	}
 	if r.Block != 0 {
 		return fmt.Sprintf("block %d", r.Block)
 	}
@@ -298,7 +353,13 @@ func (p *Plan) Run(ctx context.Context, k Kernel, answered func(Answer)) (sent i
 		answered = func(Answer) {}
 	}
 	send := func(r Request, undo bool) error {
-		warning, err := k.Do(ctx, r.Object, r.Op, &r.Msg)
+		var warning string
+		var err error
+		if r.Object == netlink.Action {
+			warning, err = k.DoAction(ctx, actionOp(r.Op), r.Action)
+		} else {
+			warning, err = k.Do(ctx, r.Object, r.Op, &r.Msg)
+		}
 		answered(Answer{Request: r, Undo: undo, Warning: warning, Err: err})
 		return err
 	}

@@ -54,6 +54,32 @@
 // first qdisc that shares it and deletes with the last, so "blocks" names
 // only blocks that a qdisc of the file shares.
 //
+// Filters of several places may bind one action, as "tc actions add"
+// makes it and "action KIND index N" binds it (a policer that two
+// devices' traffic shares). The file makes such actions in its
+// "actions", a list of the words after "tc actions add action", each
+// with its index:
+//
+//	actions:
+//	  - police rate 10mbit burst 100k conform-exceed drop index 1
+//	devices:
+//	  eth0:
+//	    ingress:
+//	      qdisc: ingress
+//	      filters:
+//	        - protocol all pref 1 matchall action police index 1
+//
+// A filter binds an action of "actions" by its kind and index alone, and
+// binds no other action by index alone. The actions are added before
+// the filters that bind them and changed in place ("tc actions replace":
+// their filters stay bound). An action made by "tc actions add" that the
+// file does not name is deleted after the filters, when the filters of
+// the file's devices and blocks were all its binders and none of the
+// file's binds it; an action that other devices' filters bind, or that
+// no filter of the file's devices bound, is not the file's and is left
+// alone. The actions are the network namespace's, not a device's, so an
+// apply that may change them locks them.
+//
 // A class is a mapping with:
 //
 //	class:   the kind and its options, as after "tc class add dev D
@@ -112,8 +138,9 @@
 // have each label with its value (in Kubernetes, the node's labels); a
 // part with both selects the machines both select, and a part with
 // neither selects every machine. A part may have "blocks" too, the
-// shared blocks of its devices. A machine's state is the devices and
-// blocks of every part that selects it, each given by one of them at most;
+// shared blocks of its devices, and "actions", the standalone actions its
+// filters bind. A machine's state is the devices, blocks and actions of
+// every part that selects it, each given by one of them at most;
 // a machine no part selects owns no device, and nothing is sent. Every
 // part is read as strictly as a file, the parts of other machines too: a
 // fault anywhere refuses the file on every machine. What depends on the
@@ -139,6 +166,12 @@ type File struct {
 	// Blocks are the shared filter blocks of the devices' ingress and
 	// clsact qdiscs, by block index.
 	Blocks map[uint32]*Block `yaml:"blocks,omitempty" json:"blocks,omitempty"`
+	// Actions are the standalone actions the devices' filters bind by
+	// index, each as the words after "tc actions add action", with its
+	// index ("police rate 1mbit burst 10k index 1").
+	Actions []string `yaml:"actions,omitempty" json:"actions,omitempty"`
+	// actionsAt is where each of Actions stands in the file.
+	actionsAt []place
 	// name is the file's name in the messages about it ("" for a File
 	// made in Go).
 	name string

@@ -152,6 +152,9 @@ type resolver struct {
 	// handles and classIDs are where the device's qdisc handles and class
 	// IDs were met: each names one object.
 	handles, classIDs map[uint32]place
+	// standalone are the file's standalone actions, which its filters
+	// bind by index.
+	standalone map[actionKey]*actionNode
 }
 
 func (r *resolver) fault(at place, format string, args ...any) {
@@ -586,7 +589,7 @@ func (r *resolver) filter(line string, parent uint32) (*filterNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f, nil
+	return f, r.checkBinds(f)
 }
 
 // readDevice reads a device's trees from the kernel: one qdisc dump, one

@@ -132,7 +132,7 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 	if err != nil {
 		return t.applyRefused(err)
 	}
-	release, err := t.lock(ns, slices.Sorted(maps.Keys(file.Devices)), nil)
+	release, err := t.lock(ns, slices.Sorted(maps.Keys(file.Devices)), nil, false)
 	if err != nil {
 		return err
 	}
@@ -155,8 +155,9 @@ func (t *tc) applyFile(k apply.Kernel, file *apply.File, try time.Duration, verb
 		return nil
 	}
 	// The blocks are known once the file's words are read; the plan's
-	// Recheck below sees what another writer did to them meanwhile.
-	releaseBlocks, err := t.lock(ns, nil, plan.Blocks())
+	// Recheck below sees what another writer did to them (and to the
+	// standalone actions) meanwhile.
+	releaseBlocks, err := t.lock(ns, nil, plan.Blocks(), plan.Actions())
 	if err != nil {
 		return err
 	}

@@ -294,7 +294,7 @@ func TestApplyTryUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release, err := apply.Lock(dir, ns, []string{"eth0"}, nil)
+	release, err := apply.Lock(dir, ns, []string{"eth0"}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestApplyTryUsage(t *testing.T) {
 
 	// Another apply, of a file naming another device that shares it,
 	// holds block 5.
-	release, err = apply.Lock(dir, ns, []string{"eth1"}, []uint32{5})
+	release, err = apply.Lock(dir, ns, []string{"eth1"}, []uint32{5}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

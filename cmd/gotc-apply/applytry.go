@@ -75,8 +75,8 @@ func (t *tc) nsKey() (string, error) {
 }
 
 // lock takes apply's locks of devices and shared blocks.
-func (t *tc) lock(ns string, devices []string, blocks []uint32) (func(), error) {
-	release, err := apply.Lock(applyLockDir, ns, devices, blocks)
+func (t *tc) lock(ns string, devices []string, blocks []uint32, actions bool) (func(), error) {
+	release, err := apply.Lock(applyLockDir, ns, devices, blocks, actions)
 	if err != nil {
 		fmt.Fprintf(t.Stderr, "apply: %v: nothing sent\n", err)
 		var busy *apply.Busy
