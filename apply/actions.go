@@ -4,9 +4,12 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/gotc/gotc/action"
 	"github.com/gotc/gotc/attrs"
@@ -290,6 +293,31 @@ func actionRequest(op netlink.Op, n *actionNode) Request {
 	}
 	c.Command = cmd
 	return Request{Object: netlink.Action, Op: op, Action: &netlink.ActionMsg{Attrs: attrs.ActRootAttrs{Tab: []attrs.ActAttrs{a}}}, Change: c}
+}
+
+// unbindWait bounds how long an action's delete waits for the filters
+// deleted before it to let go of it.
+const unbindWait = 2 * time.Second
+
+// doAction sends a request about a standalone action. The kernel lets go
+// of a deleted filter's actions after an RCU grace period, not when it
+// answers the delete, and refuses to delete an action a filter still
+// binds (EPERM, "Failed to delete TC action"): the plan deletes an
+// action after its filters, so a delete refused so is sent again, until
+// unbindWait has passed.
+func doAction(ctx context.Context, k Kernel, r Request) (string, error) {
+	deadline := time.Now().Add(unbindWait)
+	for {
+		warning, err := k.DoAction(ctx, actionOp(r.Op), r.Action)
+		if r.Op != netlink.Delete || !errors.Is(err, syscall.EPERM) || time.Now().After(deadline) {
+			return warning, err
+		}
+		select {
+		case <-ctx.Done():
+			return warning, err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // actionOp is the "tc actions" request of a plan's op.

@@ -122,7 +122,8 @@ func (k *fakeKernel) DoAction(_ context.Context, op netlink.ActionOp, m *netlink
 		return "", &netlink.Error{Errno: syscall.EEXIST, Message: "action exists"}
 	case op == netlink.ActionDelete && !there:
 		return "", &netlink.Error{Errno: syscall.ENOENT, Message: "action not found"}
-	case op == netlink.ActionDelete && k.bindings()[key] > 0:
+	case op == netlink.ActionDelete && (k.bindings()[key] > 0 || k.unbindLag > 0):
+		k.unbindLag--
 		return "", &netlink.Error{Errno: syscall.EPERM, Message: "action is bound"}
 	case op == netlink.ActionDelete:
 		delete(k.actions, key)
@@ -187,6 +188,9 @@ func TestStandaloneActions(t *testing.T) {
 	if last.Object != netlink.Action || last.Op != netlink.Delete || last.Command != "actions del action police index 1" {
 		t.Fatalf("dropping the action plans %q, want its delete last", p.Commands())
 	}
+	// The kernel lets go of the filters' binds a moment after their
+	// deletes: the action's delete waits for it.
+	k.unbindLag = 3
 	run(t, k, p)
 	if len(k.actions) != 0 {
 		t.Fatalf("the action is still there: %v", k.actions)

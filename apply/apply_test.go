@@ -33,12 +33,15 @@ type fakeKernel struct {
 	chains []netlink.Msg
 	// actions are the standalone actions, as added: a filter's action
 	// of the same kind and index is bound to one (actions_test.go).
-	actions  map[actionKey]attrs.ActAttrs
-	log      []string // "op object dev:handle" of every request
-	failAt   int      // the request (1-based) to refuse, 0 for none
-	warning  string   // the warning of every accepted request
-	requests int
-	nextAuto uint32
+	actions map[actionKey]attrs.ActAttrs
+	// unbindLag is how many deletes of an action the fake refuses as
+	// still bound, as the kernel does until its filters' RCU work ran.
+	unbindLag int
+	log       []string // "op object dev:handle" of every request
+	failAt    int      // the request (1-based) to refuse, 0 for none
+	warning   string   // the warning of every accepted request
+	requests  int
+	nextAuto  uint32
 }
 
 func newFake(devs ...string) *fakeKernel {

@@ -356,7 +356,7 @@ func (p *Plan) Run(ctx context.Context, k Kernel, answered func(Answer)) (sent i
 		var warning string
 		var err error
 		if r.Object == netlink.Action {
-			warning, err = k.DoAction(ctx, actionOp(r.Op), r.Action)
+			warning, err = doAction(ctx, k, r)
 		} else {
 			warning, err = k.Do(ctx, r.Object, r.Op, &r.Msg)
 		}
