@@ -82,4 +82,12 @@ blocks:
     filters:
       - protocol ip pref 1 flower dst_ip 192.0.2.0/24 action goto chain 1
       - protocol ip pref 2 chain 1 flower dst_ip 10.1.0.0/16 action drop
+      # Bound by its index: the policer under "actions" below.
+      - protocol ip pref 3 flower dst_ip 198.51.100.0/24 action police index 1
+
+# Standalone actions, the words after "tc actions add action", each with its
+# index: filters bind them by kind and index alone ("action police index
+# 1"), so that traffic of several filters or devices shares one policer.
+actions:
+  - police rate 50mbit burst 64k conform-exceed drop index 1
 `

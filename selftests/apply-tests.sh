@@ -4,9 +4,10 @@
 # DualPI2), for three beds: a router (CAKE on a veth's egress, ingress
 # redirected through an ifb to CAKE), an ISP tree (mq over 4 tx queues, htb
 # per queue, 1,004 classes with fq_codel and cake leaves) and DualPI2 (htb
-# with a dualpi2 leaf, dualpi2 at the root), and shared blocks and chains
+# with a dualpi2 leaf, dualpi2 at the root), shared blocks and chains
 # (two devices sharing a clsact's ingress block, its egress block, chains
-# with templates). For each bed:
+# with templates), and standalone actions that two devices' filters bind
+# by index. For each bed:
 #   1. apply the file (it sends the whole tree), then apply it again: 0 requests;
 #   2. traffic, then a changed bandwidth: 1 request, Sent bytes not reset;
 #   3. a file whose third change the kernel refuses: the state is restored
@@ -22,8 +23,10 @@ fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 # The beds' devices go at the end, whatever ends the script: the suite's
 # later parts share this VM, and blka's clsact would keep blocks 5 and 6
 # alive under the differential test's block cases.
-beds="wan ifb0 zlan lan2 isp dpa dpb dpc blka blkb blkc blkd dropd"
-trap 'rc=$?; for d in $beds; do $IP link del $d 2>/dev/null; done; exit $rc' EXIT
+beds="wan ifb0 zlan lan2 isp dpa dpb dpc blka blkb blkc blkd acta actb dropd"
+# The actions bed's standalone actions outlive their devices.
+trap 'rc=$?; for d in $beds; do $IP link del $d 2>/dev/null; done
+for a in "police index 31" "gact index 32" "gact index 33"; do $TC actions del action $a 2>/dev/null; done; exit $rc' EXIT
 
 # sent FILE: apply it; prints the request count gotc reports (empty on failure).
 sent() { $GOTC apply "$1" >"$dir/out" 2>"$dir/err"; rc=$?; sed -n 's/^apply: \([0-9]*\) requests sent$/\1/p' "$dir/out"; return $rc; }
@@ -41,10 +44,14 @@ expect_sent() {
 
 # state DEV...: everything tc -d shows of the devices, counters aside; a
 # DEV "block=N" is the shared block N's filters and chains, a DEV
-# "classes=D" the filters and chains at each of D's classes.
+# "classes=D" the filters and chains at each of D's classes, a DEV
+# "actions=KIND" the standalone actions of KIND.
 state() {
 	for d in "$@"; do
 		case $d in
+		actions=*)
+			$TC actions list action "${d#actions=}"
+			;;
 		block=*)
 			$TC -d filter show block "${d#block=}"
 			$TC chain show block "${d#block=}"
@@ -333,6 +340,68 @@ expect_sent blocks "--from-kernel's file on the devices wiped" "$dir/blocks-kern
 samestate blka blkb blkc blkd classes=blkd block=5 block=6 >"$dir/after"
 cmp -s "$dir/before" "$dir/after" && ok "blocks: --from-kernel, wipe, apply: the same state" ||
 	{ fail "blocks: --from-kernel, wipe, apply: the state differs:"; diff "$dir/before" "$dir/after"; cat "$dir/blocks-kernel.yaml"; }
+
+# --- (e) standalone actions bound by index ---------------------------------
+# One police action both devices' filters bind, and a gact one; the
+# refused file's third change is a skip_sw filter, which a dummy device
+# cannot offload.
+for d in acta actb; do $IP link add $d type dummy && $IP link set $d up; done
+actions() { # POLICE-RATE [EXTRA-ACTION [ACTA-FILTER]]
+	cat <<EOF2
+actions:
+  - police rate $1 burst 10k conform-exceed drop index 31
+  - gact drop index 32
+${2:+  - $2}
+devices:
+  acta:
+    ingress:
+      qdisc: ingress
+      filters:
+        - protocol all pref 1 matchall action police index 31
+${3:+        - $3}
+  actb:
+    ingress:
+      qdisc: ingress
+      filters:
+        - protocol ip pref 1 u32 match ip dst 10.0.0.0/8 action police index 31
+        - protocol all pref 2 matchall action gact index 32
+EOF2
+}
+actions 1mbit >"$dir/actions.yaml"
+actions 2mbit >"$dir/actions-changed.yaml"
+actions 3mbit "gact pass index 33" "protocol all pref 2 matchall skip_sw action drop" >"$dir/actions-refused.yaml"
+expect_sent actions "first apply" "$dir/actions.yaml" +
+expect_sent actions "second apply" "$dir/actions.yaml" 0
+$TC actions get action police index 31 | grep -q 'ref 3 bind 2' && ok "actions: police index 31 held by actions and bound by both devices' filters" ||
+	fail "actions: police index 31: $($TC actions get action police index 31)"
+expect_sent actions "changed rate" "$dir/actions-changed.yaml" 1
+$TC actions get action police index 31 | grep -q 'rate 2Mbit' && $TC actions get action police index 31 | grep -q 'ref 3 bind 2' &&
+	ok "actions: the rate replaced in place, both filters still bound" || fail "actions: after the replace: $($TC actions get action police index 31)"
+# What the kernel answers to deleting an action a filter binds.
+if out=$($TC actions del action police index 31 2>&1); then fail "actions: a bound action was deleted"; else ok "actions: the kernel refuses to delete a bound action: $(echo "$out" | head -1)"; fi
+restored actions "$dir/actions-refused.yaml" acta actb actions=police actions=gact
+in_sync actions "$dir/actions-changed.yaml" "$dir/actions.yaml" acta actb
+samestate acta actb actions=police actions=gact >"$dir/before"
+$GOTC apply --from-kernel acta actb >"$dir/actions-kernel.yaml" 2>"$dir/err" || fail "actions: --from-kernel: $(cat "$dir/err")"
+$TC qdisc del dev acta ingress; $TC qdisc del dev actb ingress
+# The kernel lets go of the deleted filters' actions a moment later (the
+# other beds' filters bind gact actions too, so no flush).
+for a in "police index 31" "gact index 32"; do
+	for try in 1 2 3 4 5 6 7 8 9 10; do $TC actions del action $a 2>/dev/null && break; sleep 0.2; done
+done
+left=$($TC actions list action police; $TC actions list action gact)
+echo "$left" | grep -q 'index 3[12] ' && fail "actions: the wipe left: $left"
+expect_sent actions "--from-kernel's file on the devices and actions wiped" "$dir/actions-kernel.yaml" +
+samestate acta actb actions=police actions=gact >"$dir/after"
+cmp -s "$dir/before" "$dir/after" && ok "actions: --from-kernel, wipe, apply: the same state" ||
+	{ fail "actions: --from-kernel, wipe, apply: the state differs:"; diff "$dir/before" "$dir/after"; cat "$dir/actions-kernel.yaml"; }
+# The file without its actions and the filters that bound them: the
+# filters go, then the actions.
+printf 'devices:\n  acta:\n    ingress: ingress\n  actb:\n    ingress: ingress\n' >"$dir/actions-none.yaml"
+expect_sent actions "actions and filters dropped" "$dir/actions-none.yaml" +
+[ -z "$($TC actions list action police | grep 'index 31')" ] && [ -z "$($TC actions list action gact | grep 'index 32')" ] &&
+	ok "actions: the actions the file dropped are gone" || fail "actions: left: $($TC actions list action police; $TC actions list action gact)"
+expect_sent actions "then in sync" "$dir/actions-none.yaml" 0
 
 # Dropped settings: a qdisc's options removed from the file go back to the
 # kind's defaults, as a new qdisc of the file has them (a change keeps what

@@ -52,21 +52,6 @@ func maskIndex(text string) string {
 	})
 }
 
-// sharedAction is an action that another object holds too (a standalone
-// action a filter binds by its index): what a device's file cannot say.
-var sharedAction = regexp.MustCompile(`\bref ([0-9]+) bind ([0-9]+)`)
-
-// shares reports whether tc -d's text shows an action held by more than
-// the one filter that prints it.
-func shares(text string) bool {
-	for _, m := range sharedAction.FindAllStringSubmatch(text, -1) {
-		if m[1] != "1" || m[2] != "1" {
-			return true
-		}
-	}
-	return false
-}
-
 // newReapplyCheck connects to the kernel the cases run on.
 func newReapplyCheck() (*reapplyCheck, error) {
 	conn, err := netlink.Dial(nil)
@@ -94,11 +79,6 @@ func (c *reapplyCheck) check(dev string, parents ...uint32) []string {
 	before, kinds, err := c.show(ctx, ifindex, parents)
 	if err != nil {
 		return []string{fmt.Sprintf("reapply: before: %v", err)}
-	}
-	if shares(before) {
-		// Binding a standalone action by its index is not in the file.
-		c.refused[dev+": an action another object holds too (ref or bind above 1)"]++
-		return nil
 	}
 	file, err := apply.FromKernel(ctx, c.k, []string{dev})
 	if err != nil {

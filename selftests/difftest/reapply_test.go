@@ -17,18 +17,3 @@ func TestMaskIndex(t *testing.T) {
 		}
 	}
 }
-
-// TestShares: an action bound twice, or held by a standalone reference
-// too, is one a device's file cannot say.
-func TestShares(t *testing.T) {
-	for text, want := range map[string]bool{
-		"\t index 1 ref 1 bind 1":                           false,
-		"\t index 1 ref 2 bind 2 dscp 0xfc000000":           true,
-		"\t index 1 ref 2 bind 1":                           true,
-		"\t index 1 ref 1 bind 1\n\t index 2 ref 11 bind 1": true,
-	} {
-		if got := shares(text); got != want {
-			t.Errorf("shares(%q) = %v, want %v", text, got, want)
-		}
-	}
-}
