@@ -40,12 +40,12 @@ func cakeKind(name string) *tckind.Qdisc {
 		PrintClassXstats: printCakeXstatsMsg,
 		Stats:            cakeStatsTable,
 		Keywords:         tckind.KeywordsOf(name, cakeKeywords),
+		// cake_mq's instances share one configuration, with cake's
+		// defaults (cake_mq-default.golden).
+		KeptOnChange: cakeKept,
 	}
 	if name == "cake" {
 		k.ChangeAccepted = cakeChangeAccepted
-		// cake_mq has the same defaults, but no dump of one added
-		// without options to check them against.
-		k.KeptOnChange = cakeKept
 	}
 	return k
 }

@@ -23,7 +23,7 @@ fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 # The beds' devices go at the end, whatever ends the script: the suite's
 # later parts share this VM, and blka's clsact would keep blocks 5 and 6
 # alive under the differential test's block cases.
-beds="wan ifb0 zlan lan2 isp dpa dpb dpc blka blkb blkc blkd acta actb dropd"
+beds="wan ifb0 zlan lan2 isp dpa dpb dpc blka blkb blkc blkd acta actb dropd dropm"
 # The actions bed's standalone actions outlive their devices.
 trap 'rc=$?; for d in $beds; do $IP link del $d 2>/dev/null; done
 for a in "police index 31" "gact index 32" "gact index 33"; do $TC actions del action $a 2>/dev/null; done; exit $rc' EXIT
@@ -408,16 +408,17 @@ expect_sent actions "then in sync" "$dir/actions-none.yaml" 0
 # it is not sent, so the plan sends the defaults).
 $IP link add dropd type dummy
 $IP link set dropd up
-dropped() { # KIND WITH-OPTIONS
-	printf 'devices:\n  dropd:\n    root: { qdisc: %s, handle: "1:" }\n' "$1" >"$dir/dropped-bare.yaml"
-	printf 'devices:\n  dropd:\n    root: { qdisc: %s %s, handle: "1:" }\n' "$1" "$2" >"$dir/dropped-with.yaml"
-	$TC qdisc del dev dropd root 2>/dev/null
+dropped() { # KIND WITH-OPTIONS (on $dropdev, dropd by default)
+	dev=${dropdev:-dropd}
+	printf 'devices:\n  %s:\n    root: { qdisc: %s, handle: "1:" }\n' "$dev" "$1" >"$dir/dropped-bare.yaml"
+	printf 'devices:\n  %s:\n    root: { qdisc: %s %s, handle: "1:" }\n' "$dev" "$1" "$2" >"$dir/dropped-with.yaml"
+	$TC qdisc del dev $dev root 2>/dev/null
 	expect_sent "dropped $1" "bare" "$dir/dropped-bare.yaml" +
-	ref=$(state dropd)
+	ref=$(state $dev)
 	expect_sent "dropped $1" "with $2" "$dir/dropped-with.yaml" 1
-	[ "$(state dropd)" != "$ref" ] || fail "dropped $1: $2 changed nothing tc shows"
+	[ "$(state $dev)" != "$ref" ] || fail "dropped $1: $2 changed nothing tc shows"
 	expect_sent "dropped $1" "settings dropped" "$dir/dropped-bare.yaml" 1
-	got=$(state dropd)
+	got=$(state $dev)
 	[ "$got" = "$ref" ] && ok "dropped $1: back to the defaults" || fail "dropped $1: tc shows $got, want $ref"
 	expect_sent "dropped $1" "then in sync" "$dir/dropped-bare.yaml" 0
 }
@@ -431,6 +432,10 @@ dropped dualpi2 "limit 500 target 7ms tupdate 30ms alpha 0.3 beta 4 step_thresh 
 dropped dualpi2 "step_thresh 20p"
 dropped netem "delay 10ms 2ms loss 1% duplicate 1% 10% reorder 25% 50% corrupt 1% rate 1mbit 20 100 5"
 dropped netem "delay 10ms reorder 10% gap 5"
+# cake_mq's instances, one per transmit queue, take its options.
+$IP link add dropm numtxqueues 4 type dummy
+$IP link set dropm up
+dropdev=dropm dropped cake_mq "bandwidth 10mbit diffserv8 dual-srchost nat wash ingress no-split-gso ack-filter rtt 50ms overhead 18"
 dropped fq "limit 500 flow_limit 50 maxrate 10mbit low_rate_threshold 1mbit refill_delay 20ms orphan_mask 511 timer_slack 20000ns horizon 5s buckets 512 nopacing horizon_cap"
 
 echo "# apply tests took $(($(date +%s) - began)) s"
