@@ -307,13 +307,24 @@ func cmdStatus(args *skel.CmdArgs) error {
 	}
 	k, done, err := kernel()
 	if err != nil {
-		return fmt.Errorf("no netlink connection to the kernel: %w", err)
+		return notAvailable("no netlink connection to the kernel", err)
 	}
 	defer done()
+	return ready(k)
+}
+
+// ready is STATUS's verdict on a kernel: it answers a dump of its devices.
+func ready(k apply.Kernel) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if _, err := k.LinkNames(ctx); err != nil {
-		return fmt.Errorf("cannot read the kernel's devices: %w", err)
+		return notAvailable("cannot read the kernel's devices", err)
 	}
 	return nil
+}
+
+// notAvailable is STATUS's error when ADD cannot be served: CNI 1.1's
+// code 50, which a runtime tells from a plugin's other failures.
+func notAvailable(msg string, err error) error {
+	return types.NewError(types.ErrPluginNotAvailable, msg, err.Error())
 }

@@ -696,8 +696,9 @@ nothing, and a refused request undoes what came before it. CHECK compares
 the whole state, not three numbers, and its error names the changes that
 would repair it. DEL deletes the ifb and the host veth's qdiscs, and finds
 what a crashed ADD left, the ifb's name being derived. STATUS reports
-whether the kernel answers; GC deletes gotc-cni's ifbs of the network
-whose attachment is not among the valid ones.
+whether the kernel answers, failing with CNI's code 50 (not available)
+when it does not; GC deletes gotc-cni's ifbs of the network whose
+attachment is not among the valid ones.
 
 shapedSubnets and unshapedSubnets are refused: the bandwidth plugin
 pinned in gotc's tests has no such keys and would shape all traffic.`,

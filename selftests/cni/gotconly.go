@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -167,13 +168,19 @@ func gotcOnly() {
 }
 
 // timed adds and deletes n pods (ingress and egress shaped) with each
-// plugin, one call at a time as a runtime would, and compares the mean
-// time of a call; after the DELs, no ifb may be left (and for gotc-cni no
-// qdisc on the host veths either).
+// plugin, one call at a time as a runtime would, and compares the time of
+// a call (mean, median, 95th percentile). After the DELs it counts what
+// is left of each plugin's: ifbs, qdiscs and filters on this run's host
+// veths. gotc-cni must leave nothing; the bandwidth plugin's DEL deletes
+// only the ifb and leaves the veth's TBF, ingress qdisc and filter to the
+// veth's deletion, so its counts (2n qdiscs, n filters) check the counting.
 func timed(n int) {
+	began := time.Now()
 	conf := bw(20_000_000, 200_000, 10_000_000, 100_000)
-	var mean [2][2]time.Duration // plugin, ADD/DEL
-	for pi, plugin := range []string{"bandwidth", "gotc-cni"} {
+	var took [2][2][]time.Duration // plugin, ADD/DEL: each call's
+	var left [2]leftovers
+	plugins := []string{"bandwidth", "gotc-cni"}
+	for pi, plugin := range plugins {
 		// Each plugin's pods have names of their own: a namespace's
 		// deletion, and its veths', finishes after ip returns.
 		ns, prefix := "pods-"+plugin, plugin[:1]
@@ -183,21 +190,21 @@ func timed(n int) {
 			fmt.Fprintf(&del, "link del %sv%d\n", prefix, i)
 		}
 		must(*ipBin, "netns", "add", ns)
-		batch(add.String())
+		batch(*ipBin, add.String())
 		pod := func(i int) pod {
 			return newPod(fmt.Sprintf("t%s%d", prefix, i), ns, fmt.Sprintf("%sv%d", prefix, i), fmt.Sprintf("e%d", i))
 		}
 		failures := 0
 		for op, command := range []string{"ADD", "DEL"} {
-			start := time.Now()
 			for i := range n {
-				if a := call(plugin, command, pod(i), conf, false); !a.ok {
+				a := call(plugin, command, pod(i), conf, false)
+				took[pi][op] = append(took[pi][op], a.took)
+				if !a.ok {
 					if failures++; failures <= 3 {
 						fmt.Printf("  %s %s pod %d: %s\n", plugin, command, i, a)
 					}
 				}
 			}
-			mean[pi][op] = time.Since(start) / time.Duration(n)
 			if command == "ADD" {
 				links, _ := run(*ipBin, "-o", "link", "show", "type", "ifb")
 				if c := strings.Count(links, ": bwp"); c != n {
@@ -205,37 +212,89 @@ func timed(n int) {
 				}
 			}
 		}
-		links, _ := run(*ipBin, "-o", "link", "show", "type", "ifb")
-		qdiscs, _ := run(*tcBin, "qdisc", "show")
-		left := strings.Count(links, ": bwp")
-		onVeths := 0 // on this run's host veths only: earlier tests may leave qdiscs elsewhere
-		for _, line := range strings.Split(qdiscs, "\n") {
-			if m := qdiscOnDev.FindStringSubmatch(line); m != nil && (m[1] == "tbf" || m[1] == "ingress") && podVeth(m[2], prefix) {
-				onVeths++
-			}
-		}
-		switch {
+		left[pi] = countLeft(n, prefix)
+		switch l := left[pi]; {
 		case failures > 0:
 			fail("%s: %d of %d pods' calls failed", plugin, failures, 2*n)
-		case left > 0:
-			fail("%s: %d ifbs left after %d DELs", plugin, left, n)
-		case plugin == "gotc-cni" && onVeths > 0:
-			fail("%s: %d qdiscs left on the host veths after DEL", plugin, onVeths)
+		case l.ifbs > 0:
+			fail("%s: %d ifbs left after %d DELs", plugin, l.ifbs, n)
+		case plugin == "gotc-cni" && (l.qdiscs > 0 || l.filters > 0):
+			fail("%s: %d qdiscs and %d filters left on the host veths after DEL", plugin, l.qdiscs, l.filters)
+		case plugin == "bandwidth" && (l.qdiscs != 2*n || l.filters != n):
+			fail("%s: %d qdiscs and %d filters counted on the host veths after DEL, want %d and %d (its DEL leaves them to the veth's deletion)",
+				plugin, l.qdiscs, l.filters, 2*n, n)
 		default:
-			ok("%s: %d pods added and deleted; no ifb left; %d qdiscs left on the host veths (the veths' deletion takes them)", plugin, n, onVeths)
+			ok("%s: %d pods added and deleted; left after DEL: %s", plugin, n, l)
 		}
-		batch(del.String())
+		batch(*ipBin, del.String())
 		must(*ipBin, "netns", "del", ns)
 	}
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
-	fmt.Printf("# %d pods, per call: ADD bandwidth %s, gotc-cni %s (ratio %.2f); DEL bandwidth %s, gotc-cni %s (ratio %.2f)\n", n,
-		ms(mean[0][0]), ms(mean[1][0]), float64(mean[1][0])/float64(mean[0][0]),
-		ms(mean[0][1]), ms(mean[1][1]), float64(mean[1][1])/float64(mean[0][1]))
+	fmt.Printf("# %d pods, ms per call (mean, median, 95th percentile), %s over %s as the ratio of the means:\n", n, plugins[1], plugins[0])
+	for op, command := range []string{"ADD", "DEL"} {
+		fmt.Printf("#   %s: %s %s, %s %s, ratio %.2f\n", command, plugins[0], spread(took[0][op]), plugins[1], spread(took[1][op]),
+			float64(mean(took[1][op]))/float64(mean(took[0][op])))
+	}
+	fmt.Printf("#   left after DEL: %s %s; %s %s\n", plugins[0], left[0], plugins[1], left[1])
+	fmt.Printf("#   the timed run took %.0f s\n", time.Since(began).Seconds())
 }
 
-// batch runs ip -batch on lines.
-func batch(lines string) {
-	f, err := os.CreateTemp("", "ip-batch")
+// leftovers are what is left after a plugin's DELs.
+type leftovers struct{ ifbs, qdiscs, filters int }
+
+func (l leftovers) String() string {
+	return fmt.Sprintf("%d ifbs, %d qdiscs, %d filters", l.ifbs, l.qdiscs, l.filters)
+}
+
+// countLeft counts the ifbs the plugins name (bwp...), and the qdiscs and
+// filters on the n host veths whose names begin with prefix: the qdiscs
+// other than a device's default (handle 0:), the filters as classifier
+// instances (tc's line for each, the one with no fh or handle; a u32
+// filter's hash table and key have lines of their own). Only this run's
+// veths are looked at: earlier tests may leave qdiscs elsewhere.
+func countLeft(n int, prefix string) leftovers {
+	var l leftovers
+	links, _ := run(*ipBin, "-o", "link", "show", "type", "ifb")
+	l.ifbs = strings.Count(links, ": bwp")
+	qdiscs, _ := run(*tcBin, "qdisc", "show")
+	for _, line := range strings.Split(qdiscs, "\n") {
+		if m := qdiscOnDev.FindStringSubmatch(line); m != nil && m[1] != "0:" && podVeth(m[2], prefix) {
+			l.qdiscs++
+		}
+	}
+	var show strings.Builder
+	for i := range n {
+		fmt.Fprintf(&show, "filter show dev %sv%d\nfilter show dev %sv%d ingress\n", prefix, i, prefix, i)
+	}
+	// -force: a device without an ingress qdisc is an error that must
+	// not end the batch.
+	for _, line := range strings.Split(batch(*tcBin, show.String(), "-force"), "\n") {
+		if strings.HasPrefix(line, "filter ") && !strings.Contains(line, " fh ") && !strings.Contains(line, " handle ") {
+			l.filters++
+		}
+	}
+	return l
+}
+
+func mean(d []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	return sum / time.Duration(len(d))
+}
+
+// spread is a set of durations' mean, median and 95th percentile in ms.
+func spread(d []time.Duration) string {
+	s := slices.Sorted(slices.Values(d))
+	ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+	return fmt.Sprintf("%.1f/%.1f/%.1f", ms(mean(d)), ms(s[len(s)/2]), ms(s[len(s)*95/100]))
+}
+
+// batch runs bin (ip or tc) with -batch on lines, after the flags
+// given, and returns its standard output; with -force, a line's failure
+// is no error.
+func batch(bin, lines string, flags ...string) string {
+	f, err := os.CreateTemp("", "batch")
 	if err != nil {
 		fmt.Println("setup failed:", err)
 		os.Exit(2)
@@ -246,11 +305,16 @@ func batch(lines string) {
 		os.Exit(2)
 	}
 	f.Close()
-	must(*ipBin, "-batch", f.Name())
+	args := append(flags, "-batch", f.Name())
+	if slices.Contains(flags, "-force") {
+		out, _ := run(bin, args...)
+		return out
+	}
+	return must(bin, args...)
 }
 
-// qdiscOnDev picks a qdisc's kind and device out of a line of tc qdisc show.
-var qdiscOnDev = regexp.MustCompile(`^qdisc (\S+) \S+ dev (\S+) `)
+// qdiscOnDev picks a qdisc's handle and device out of a line of tc qdisc show.
+var qdiscOnDev = regexp.MustCompile(`^qdisc \S+ (\S+) dev (\S+) `)
 
 // podVeth reports whether dev is one of timed's host veths of the plugin
 // whose names begin with prefix ("gv12").

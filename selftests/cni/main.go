@@ -18,7 +18,9 @@
 // known to have are printed as such and not counted. Then gotc-cni alone:
 // its AQM options and tree, CHECK on drifts the bandwidth plugin does not
 // look at, DEL after a crash, STATUS, GC and VERSION. Last, N pods' ADD and
-// DEL with each plugin, timed, and what is left after.
+// DEL with each plugin, timed, and what is left after: -pods N, 500 by
+// default (the command above); ../vm-suite.sh runs 100 to keep the
+// suite's time, the VM being emulated (TCG). -pods 0 skips the timed run.
 //
 // It prints "ok:", "FAIL:" and "differs (known):" lines and ends with
 // "cni: N passed, M failed"; it exits 1 on any failure.
