@@ -5,6 +5,7 @@ package tdc
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,36 @@ func TestParseMargin(t *testing.T) {
 	}
 	if _, err := parseMargin("nothing"); err == nil {
 		t.Error("no margins line accepted")
+	}
+}
+
+// TestStalled: a kernel whose qdisc recorded a wait longer than the
+// model's by more than the timing margin was stalled; within the margin,
+// or without the field, it was not.
+func TestStalled(t *testing.T) {
+	doc := func(delays ...int) map[string]any {
+		var tins []any
+		for _, d := range delays {
+			tins = append(tins, map[string]any{"peak_delay_us": json.Number(strconv.Itoa(d))})
+		}
+		return map[string]any{"tins": tins}
+	}
+	preds := [2]map[string]any{doc(10, 300), doc(12, 350)}
+	for _, c := range []struct {
+		name   string
+		kernel map[string]any
+		path   string
+		late   int64
+		stall  bool
+	}{
+		{"a dequeue 120 ms late", doc(120000, 40), "tins[*].peak_delay_us", 120000 - 350, true},
+		{"within the margin", doc(4000, 40), "tins[*].peak_delay_us", 4000 - 350, false},
+		{"no field named", doc(120000, 40), "", 0, false},
+		{"a field the dump lacks", doc(120000, 40), "tins[*].avg_delay_us", 0, false},
+	} {
+		late, stall := stalled(c.kernel, preds, c.path, 5000*1000)
+		if late != c.late || stall != c.stall {
+			t.Errorf("%s: stalled = %d µs, %v; want %d, %v", c.name, late, stall, c.late, c.stall)
+		}
 	}
 }

@@ -239,11 +239,16 @@ const undecidedRuns = 2
 // undecided reports whether a case failed only because its run left the
 // model comparison undecidable: the traffic's own timing put one of the
 // model's decisions closer to its threshold than the clock can tell
-// apart. That says nothing of the model, so the case runs again (a new
-// send has new timing); a disagreement fails at once, and a case
-// undecidable on every run fails.
+// apart, or the qdisc's own record of its packets' waits shows a dequeue
+// stalled for longer than that distance. That says nothing of the model,
+// so the case runs again (a new send has new timing); a disagreement
+// fails at once, and a case undecidable on every run fails.
 func undecided(res *CaseResult) bool {
-	return res.Verdict == Fail && len(res.Failures) == 1 && strings.HasPrefix(res.Failures[0].Reason, undecidableMargin)
+	if res.Verdict != Fail || len(res.Failures) != 1 {
+		return false
+	}
+	reason := res.Failures[0].Reason
+	return strings.HasPrefix(reason, undecidableMargin) || strings.HasPrefix(reason, undecidableStall)
 }
 
 // RunCase runs one test case through the pipeline.

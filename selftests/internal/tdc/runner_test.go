@@ -264,6 +264,7 @@ func TestUndecidedRunsAgain(t *testing.T) {
 	}{
 		{"decided on the second run", []string{undecidableMargin + " 4 µs < 200 µs", ""}, 2, 1},
 		{"undecidable on every run", []string{undecidableMargin + " 4 µs < 200 µs", undecidableMargin + " 9 µs < 200 µs", undecidableMargin + " 1 µs < 200 µs", ""}, 3, 0},
+		{"stalled, then decided", []string{undecidableStall + ": the kernel's tins[*].peak_delay_us is 120000 µs above the model's", ""}, 2, 1},
 		{"a disagreement", []string{"model and kernel disagree:\ndrops 1 != 2", ""}, 1, 0},
 	} {
 		var out bytes.Buffer
