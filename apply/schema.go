@@ -114,6 +114,14 @@
 // or time constant, so apply could neither write one back nor keep it in
 // sync.
 //
+// What the kernel keeps of a qdisc but does not report is sent, not
+// compared. A netem distribution table ("distribution normal", and a
+// slot's) goes with every request of its qdisc, so a change to another
+// of its options sends the file's table too; but a file whose only
+// difference is the table is in sync, and --from-kernel refuses such a
+// qdisc, whose table it cannot read. To change only the table, delete
+// the qdisc (or let apply replace it by another kind's) and apply.
+//
 // # Fleet files
 //
 // gotc-agent(8), which keeps many machines in their states, reads a fleet
