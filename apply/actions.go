@@ -286,8 +286,8 @@ func actionRequest(op netlink.Op, n *actionNode) Request {
 			a = *n.restore
 		}
 		a.Stats, a.UsedHWStats, a.InHWCount = nil, nil, nil
-		if n.words != nil {
-			c.Words = n.words[1:] // after the kind
+		if c.Words = n.words; len(c.Words) > 0 && c.Words[0] == kind {
+			c.Words = c.Words[1:] // after the kind (a verb stands for gact's)
 		}
 		cmd += wordsOrDumped(n.words)
 	}

@@ -322,3 +322,23 @@ fleet:
 		t.Fatalf("an action of two parts: %v", err)
 	}
 }
+
+// TestActionChangeWords: --diff -j gives an action's words after its
+// kind, and keeps a verb that stands for gact.
+func TestActionChangeWords(t *testing.T) {
+	for line, want := range map[string]string{
+		"gact drop index 3":                          "drop index 3",
+		"drop index 3":                               "drop index 3",
+		"police rate 1mbit burst 10k index 3":        "rate 1mbit burst 10k index 3",
+		"action police rate 1mbit burst 10k index 3": "rate 1mbit burst 10k index 3",
+	} {
+		r := &resolver{}
+		n, err := r.action(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(actionRequest(netlink.Add, n).Words, " "); got != want {
+			t.Errorf("%q: words %q, want %q", line, got, want)
+		}
+	}
+}
