@@ -342,3 +342,21 @@ func TestActionChangeWords(t *testing.T) {
 		}
 	}
 }
+
+// TestFromKernelSharedByFilters: an action two filters share that no
+// "actions add" holds is refused once, naming it.
+func TestFromKernelSharedByFilters(t *testing.T) {
+	k := newFake("eth0")
+	run(t, k, plan(t, k, "devices:\n  eth0:\n    ingress:\n      qdisc: ingress\n      filters:\n        - pref 1 matchall action gact drop index 9\n        - pref 2 matchall action gact drop index 9\n"))
+	// The kernel's counts of such an action: two binds, no other holder.
+	for i := range k.filters {
+		acts, _ := tckind.FilterActions(k.filters[i].Attrs.Options)
+		acts = slices.Clone(acts)
+		acts[0].Options = withCounts(acts[0].Options, tckind.ActionCounts{Index: 9, Refs: 2, Binds: 2})
+		k.filters[i].Attrs.Options = tckind.WithFilterActions(k.filters[i].Attrs.Options, acts)
+	}
+	_, err := FromKernel(context.Background(), k, []string{"eth0"})
+	if err == nil || strings.Count(err.Error(), "action gact index 9 is bound by 2 filters") != 1 {
+		t.Fatalf("got %v, want one refusal of gact index 9", err)
+	}
+}

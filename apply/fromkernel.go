@@ -230,12 +230,16 @@ func fileActions(ctx context.Context, k Kernel, l tckind.Links, filters []*filte
 			kinds[key.kind] = true
 		}
 	}
+	refused := map[actionKey]bool{}
 	for _, f := range filters {
 		acts, _ := tckind.FilterActions(f.options)
 		for _, a := range acts {
-			if c, ok := tckind.ActionCountsOf(a.Options); ok && a.Kind != nil && c.Binds > 1 && !c.Held() {
-				errs = append(errs, fmt.Errorf("filter %s pref %d: action %s index %d is bound by %d filters and made by one of them: a file says a shared action under \"actions\", which would hold one reference more", f.kind, f.prio, *a.Kind, c.Index, c.Binds))
+			c, ok := tckind.ActionCountsOf(a.Options)
+			if !ok || a.Kind == nil || c.Binds < 2 || c.Held() || refused[actionKey{*a.Kind, c.Index}] {
+				continue
 			}
+			refused[actionKey{*a.Kind, c.Index}] = true
+			errs = append(errs, fmt.Errorf("filter %s pref %d: action %s index %d is bound by %d filters and made by one of them: a file says a shared action under \"actions\", which would hold one reference more", f.kind, f.prio, *a.Kind, c.Index, c.Binds))
 		}
 	}
 	if len(kinds) == 0 {
