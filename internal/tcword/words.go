@@ -87,6 +87,7 @@ func SizeArg(kw string, value ValueFunc) (uint32, error) {
 // either is given, then 1 or 0, the last one winning.
 type SwitchArg int
 
+// SwitchUnset is a pair neither of whose words was given.
 const SwitchUnset SwitchArg = -1
 
 // Attr is the u32 attribute tc sends for the pair: none unless one was
