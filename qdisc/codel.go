@@ -78,7 +78,7 @@ func parseCodel(args []string) (*attrs.CodelAttrs, error) {
 		return nil, err
 	}
 	o := &attrs.CodelAttrs{}
-	o.Limit, o.Interval, o.Target = nonZero(w.limit), nonZero(w.interval), nonZero(w.target)
+	o.Limit, o.Interval, o.Target = tcword.NonZero(w.limit), tcword.NonZero(w.interval), tcword.NonZero(w.target)
 	o.ECN, o.CEThreshold = w.ecn.Attr(), w.ceThresholdAttr()
 	return o, nil
 }
@@ -124,15 +124,6 @@ func (w *codelWords) ceThresholdAttr() *uint32 {
 	}
 	t := w.ceThreshold
 	return &t
-}
-
-// nonZero is a u32 attribute that tc sends only when it is not 0, its
-// "not given".
-func nonZero(v uint32) *uint32 {
-	if v == 0 {
-		return nil
-	}
-	return &v
 }
 
 // printCodelOptions prints a codel qdisc's options as tc does; the kernel's

@@ -117,9 +117,9 @@ func parseHHF(args []string) (*attrs.HHFAttrs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &attrs.HHFAttrs{BacklogLimit: nonZero(limit), Quantum: nonZero(quantum),
-		HHFlowsLimit: nonZero(hhLimit), ResetTimeout: nonZero(reset), AdmitBytes: nonZero(admit),
-		EvictTimeout: nonZero(evict), NonHHWeight: nonZero(weight)}, nil
+	return &attrs.HHFAttrs{BacklogLimit: tcword.NonZero(limit), Quantum: tcword.NonZero(quantum),
+		HHFlowsLimit: tcword.NonZero(hhLimit), ResetTimeout: tcword.NonZero(reset), AdmitBytes: tcword.NonZero(admit),
+		EvictTimeout: tcword.NonZero(evict), NonHHWeight: tcword.NonZero(weight)}, nil
 }
 
 // printHHFOptions prints an hhf qdisc's options as tc does; the kernel's
