@@ -46,7 +46,7 @@ func init() {
 				}
 			},
 			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-				printHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
+				printHHFXstats(p, tckind.WholeXstats[attrs.TCHHFXstats](x))
 			},
 			ChangeAccepted: hhfChangeAccepted,
 			Stats:          hhfStatsTable,
@@ -169,7 +169,7 @@ var hhfTexts = map[string]string{
 // hhfStatsTable is hhf's statistics for the registry's consumers.
 var hhfStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
-		if s := wholeXstats[attrs.TCHHFXstats](x); s != nil {
+		if s := tckind.WholeXstats[attrs.TCHHFXstats](x); s != nil {
 			return s
 		}
 		return nil
