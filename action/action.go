@@ -407,6 +407,15 @@ func PrintActions(p *tcfmt.Printer, acts []attrs.ActAttrs, how ActionPrint) {
 	p.CloseArray(tcfmt.JSON, "")
 }
 
+// printActionIndex is the second line most kinds print: the action's
+// index and its reference and bind counts.
+func printActionIndex(p *tcfmt.Printer, index uint32, ref, bind int32) {
+	p.NL()
+	p.Uint(tcfmt.Any, "index", "\t index %u", uint64(index))
+	p.Int(tcfmt.Any, "ref", " ref %d", int64(ref))
+	p.Int(tcfmt.Any, "bind", " bind %d", int64(bind))
+}
+
 // printAction is tc_print_one_action.
 func printAction(p *tcfmt.Printer, a *attrs.ActAttrs, how ActionPrint) {
 	if a.Kind == nil {

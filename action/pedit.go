@@ -111,15 +111,6 @@ func (s *peditSel) fail(msg string) error {
 	return peditFailed{}
 }
 
-// nextArg is tc's NEXT_ARG on a position.
-func nextArg(a *[]string) error {
-	*a = (*a)[1:]
-	if len(*a) == 0 {
-		return tcword.IncompleteCommand()
-	}
-	return nil
-}
-
 // peditRefusal is parse_pedit's -1 after explain(): what was printed, the
 // usage, and parse_action's lines after.
 func peditRefusal(printed []string) *tcword.ParseError {

@@ -329,15 +329,6 @@ loop:
 	return o, args, nil
 }
 
-func matchesAny(w string, keywords []string) bool {
-	for _, k := range keywords {
-		if tcfmt.Matches(w, k) {
-			return true
-		}
-	}
-	return false
-}
-
 // parseConformExceed is tc's parse_action_control_slash with numbers
 // allowed, from the word after "conform-exceed": EXCEED/CONFORM in one
 // word (each a verdict word or a number, with no chain after goto), or

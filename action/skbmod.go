@@ -47,29 +47,6 @@ func init() {
 	}, "skbmod")
 }
 
-// scanMAC reads six hex bytes between colons as sscanf's
-// "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx" does: each part as strtoul reads it
-// (blanks, a sign and "0x" allowed, the value cut to a byte), what follows
-// the sixth ignored.
-func scanMAC(s string) ([]byte, bool) {
-	mac := make([]byte, 6)
-	for i := range mac {
-		if i > 0 {
-			if s == "" || s[0] != ':' {
-				return nil, false
-			}
-			s = s[1:]
-		}
-		v, n, _ := tcfmt.Strtoul(s, 16)
-		if n == 0 {
-			return nil, false
-		}
-		mac[i] = byte(v)
-		s = s[n:]
-	}
-	return mac, true
-}
-
 // parseSkbmod is m_skbmod.c's parse_skbmod. "set" and "swap" are only
 // words before what they set or swap; a verdict (pipe by default) and an
 // index may follow. tc reports each address and ethertype it reads on

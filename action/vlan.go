@@ -65,12 +65,6 @@ func init() {
 	}, "vlan")
 }
 
-// withUsage is a kind's refusal after which tc prints its usage (explain)
-// and parse_action its own lines.
-func withUsage(msg, usage string) *tcword.ParseError {
-	return tcword.Errorf("%s\n%s", msg, usage)
-}
-
 // parseVLAN is m_vlan.c's parse_vlan: "vlan", one of the actions with its
 // keywords, then [CONTROL] [index N].
 func parseVLAN(args []string, env tckind.ActionEnv) (attrs.ActOptionsMsg, []string, error) {
@@ -229,15 +223,6 @@ func printVLAN(p *tcfmt.Printer, opts attrs.ActOptionsMsg, _ tckind.Links) {
 	}
 	printActionControl(p, " ", parms.Action, "")
 	printActionIndex(p, parms.Index, parms.Refcnt, parms.Bindcnt)
-}
-
-// printActionIndex is the second line most kinds print: the action's
-// index and its reference and bind counts.
-func printActionIndex(p *tcfmt.Printer, index uint32, ref, bind int32) {
-	p.NL()
-	p.Uint(tcfmt.Any, "index", "\t index %u", uint64(index))
-	p.Int(tcfmt.Any, "ref", " ref %d", int64(ref))
-	p.Int(tcfmt.Any, "bind", " bind %d", int64(bind))
 }
 
 func printVLANStats(p *tcfmt.Printer, opts attrs.ActOptionsMsg) {

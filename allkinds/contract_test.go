@@ -49,31 +49,36 @@ var oneCommandCannot = map[string]string{
 // statistics table for statistics it prints.
 func TestEveryKindWhole(t *testing.T) {
 	has := map[string]bool{}
-	part := func(name string, present bool) { has[name] = present }
+	// why says, for each part, which field of the registration is nil
+	// and what calls for it, so that a failure says what to add.
+	why := map[string]string{}
+	part := func(name string, present bool, missing string) {
+		has[name], why[name] = present, missing
+	}
 	for _, k := range tckind.Qdiscs() {
 		if k.ParseQdisc != nil {
-			part("qdisc "+k.Name, k.Keywords != nil)
+			part("qdisc "+k.Name, k.Keywords != nil, "Keywords is nil, though ParseQdisc is set")
 		}
 		if k.ParseClass != nil {
-			part("class "+k.Name, k.ClassKeywords != nil)
+			part("class "+k.Name, k.ClassKeywords != nil, "ClassKeywords is nil, though ParseClass is set")
 		}
 		if k.PrintXstats != nil {
-			part("stats "+k.Name, k.Stats != nil)
+			part("stats "+k.Name, k.Stats != nil, "Stats is nil, though PrintXstats is set")
 		}
 		if k.Restoring != nil && k.Dumped == nil {
 			t.Errorf("qdisc %s: Restoring inverts a Dumped the kind does not have", k.Name)
 		}
 	}
 	for _, k := range tckind.Filters() {
-		part("filter "+k.Name, k.Keywords != nil)
+		part("filter "+k.Name, k.Keywords != nil, "Keywords is nil (every filter kind writes its dumps back)")
 	}
 	for _, k := range tckind.Actions() {
-		part("action "+k.Name, k.Keywords != nil)
+		part("action "+k.Name, k.Keywords != nil, "Keywords is nil (every action kind writes its dumps back)")
 	}
 	for _, name := range slices.Sorted(mapKeys(has)) {
 		switch {
 		case !has[name] && !lacking[name]:
-			t.Errorf("%s: the part is missing (Keywords, ClassKeywords or Stats in its registration)", name)
+			t.Errorf("%s: a part is missing from its registration: %s", name, why[name])
 		case has[name] && lacking[name]:
 			t.Errorf("%s: has the part now; take it off the lacking list", name)
 		}

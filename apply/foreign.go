@@ -63,6 +63,8 @@ type Foreign struct {
 	UndoErr      error
 }
 
+// Error says what the other writer changed and whether the changes
+// made before it were undone.
 func (e *Foreign) Error() string {
 	msg := fmt.Sprintf("another writer changed the devices during the apply (%s)", e.Change)
 	if e.UndoErr != nil {

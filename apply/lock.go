@@ -31,6 +31,7 @@ type Busy struct {
 	Pid     int
 }
 
+// Error names the device or block and the process that holds it.
 func (e *Busy) Error() string {
 	who := "another process"
 	if e.Pid != 0 {

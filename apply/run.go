@@ -248,6 +248,7 @@ type Stale struct {
 	Devices []string
 }
 
+// Error names the devices that changed since the plan was made.
 func (e *Stale) Error() string {
 	return fmt.Sprintf("%s changed since the plan was made: another writer (a tc command, another program) is changing them", strings.Join(e.Devices, ", "))
 }
@@ -319,6 +320,8 @@ type Error struct {
 	UndoErr error
 }
 
+// Error is the failed command and the kernel's answer, and whether
+// the changes made before it were undone.
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("%s: %v", e.Failed.Command, e.Err)
 	if e.UndoErr != nil {

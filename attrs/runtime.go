@@ -412,6 +412,7 @@ type CheckError struct {
 	Value string
 }
 
+// Error names the set, the attribute, its value and the check it fails.
 func (e *CheckError) Error() string {
 	return fmt.Sprintf("attrs: %s %s: %s is outside %s %d", e.Set, e.Attribute, e.Value, e.Check, e.Bound)
 }

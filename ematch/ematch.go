@@ -155,12 +155,6 @@ func registerEmatch(k *ematchKind) {
 	ematchKinds[k.name] = k
 }
 
-func init() {
-	for _, k := range []*ematchKind{{name: "ipset", num: 8}, {name: "ipt", num: 9}} {
-		registerEmatch(k)
-	}
-}
-
 // Flags of struct tcf_ematch_hdr (linux/pkt_cls.h).
 const (
 	emRelAnd  = 1

@@ -4,9 +4,11 @@ package filter
 
 // Readers that the fw, route and flow filters share for their option
 // loops, which walk the words themselves because an action list takes an
-// unknown number of them.
+// unknown number of them; and the handle and words that basic and cgroup
+// read alike (tc's f_basic.c and f_cgroup.c).
 
 import (
+	"math"
 	"strings"
 
 	"github.com/gotc/gotc/action"
@@ -175,4 +177,76 @@ func matchWords(tree *attrs.EmatchAttrs, rest []string) ([]string, error) {
 		return nil, tckind.NoKeywords("ematches without another option after them, where tc would read the expression's last word again")
 	}
 	return append(m, rest...), nil
+}
+
+// basicHandle reads a handle as f_basic.c does, with strtol and no check
+// of what follows the number: "12abc" is 12 and "x" is 0; only a value
+// strtol saturates on is refused. The handle is the low 32 bits.
+func basicHandle(s string) (uint32, error) {
+	v, _, _ := tcfmt.Strtol(s, 0)
+	if v == math.MaxInt64 || v == math.MinInt64 {
+		return 0, tcword.Errorf("Illegal handle %q, must be numeric.", s)
+	}
+	return uint32(v), nil
+}
+
+// matchFilter is what basic's and cgroup's words set: both filters read
+// the same keywords, but cgroup has no class.
+type matchFilter struct {
+	handle   uint32
+	classid  *uint32
+	ematches *attrs.EmatchAttrs
+	act      []attrs.ActAttrs
+	police   *attrs.ActPoliceAttrs
+}
+
+// parseMatchFilter reads the handle and words of basic (withClass) or
+// cgroup; usage is the kind's, for "help" and unknown words.
+func parseMatchFilter(args []string, env tckind.FilterEnv, usage string, withClass bool) (matchFilter, error) {
+	var f matchFilter
+	if env.Handle != "" {
+		h, err := basicHandle(env.Handle)
+		if err != nil {
+			return f, err
+		}
+		f.handle = h
+	}
+	for len(args) > 0 {
+		switch w := args[0]; {
+		case tcfmt.Matches(w, "match"):
+			if len(args) < 2 {
+				return f, tcword.IncompleteCommand()
+			}
+			// A second tree replaces the first, as the kernel takes the
+			// last of the two tc sends.
+			tree, rest, err := ematch.ParseEmatch(args[1:], env.Stderr)
+			if err != nil {
+				return f, err
+			}
+			if tree != nil {
+				f.ematches = tree
+			}
+			args = rest
+		case withClass && (tcfmt.Matches(w, "classid") || w == "flowid"):
+			if len(args) < 2 {
+				return f, tcword.IncompleteCommand()
+			}
+			id, err := tcfmt.ParseClassID(args[1])
+			if err != nil {
+				return f, tcword.Errorf(`Illegal "classid"`)
+			}
+			f.classid = &id
+			args = args[2:]
+		case tcfmt.Matches(w, "action"), tcfmt.Matches(w, "police"):
+			args = args[1:]
+			if err := policeOrActions(w, &args, env, &f.police, &f.act); err != nil {
+				return f, err
+			}
+		case w == "help":
+			return f, &tcword.ParseError{Msg: usage}
+		default:
+			return f, tcword.Errorf("What is \"%s\"?\n%s", w, usage)
+		}
+	}
+	return f, nil
 }

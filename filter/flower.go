@@ -453,7 +453,7 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 			return nil, tcword.InvalidArgument(v, "invalid ppp_proto")
 		}
 		// The protocol inside PPP is what the later keys apply to.
-		if e, ok := map[uint16]uint16{0x21: ethPIP, 0x57: ethPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[proto]; ok {
+		if e, ok := map[uint16]uint16{0x21: tckind.EthPIP, 0x57: tckind.EthPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[proto]; ok {
 			fp.ethType = e
 		}
 		o.KeyPppProto = &proto
@@ -667,7 +667,7 @@ func parseMaskedMAC(s string) (addr, mask []byte, printed []string, ok bool) {
 
 // parseIPProto is flower_parse_ip_proto.
 func (fp *flowerParser) parseIPProto(s string) error {
-	v4, v6 := fp.ethType == ethPIP, fp.ethType == ethPIPv6
+	v4, v6 := fp.ethType == tckind.EthPIP, fp.ethType == tckind.EthPIPv6
 	bad := keyError("ip_proto", `Illegal "eth_type" for ip proto`)
 	if !v4 && !v6 {
 		return bad
@@ -717,8 +717,8 @@ func (fp *flowerParser) parseIPAddr(s string, dst bool) error {
 	}
 	var v6 bool
 	switch fp.ethType {
-	case ethPIP:
-	case ethPIPv6:
+	case tckind.EthPIP:
+	case tckind.EthPIPv6:
 		v6 = true
 	default:
 		return keyError(key)
@@ -827,13 +827,13 @@ func (fp *flowerParser) parseICMP(s string, typ bool) bool {
 	o := fp.o
 	var val, mask **uint8
 	switch {
-	case fp.ethType == ethPIP && fp.ipProto == ipprotoICMP && typ:
+	case fp.ethType == tckind.EthPIP && fp.ipProto == ipprotoICMP && typ:
 		val, mask = &o.KeyIcmpv4Type, &o.KeyIcmpv4TypeMask
-	case fp.ethType == ethPIP && fp.ipProto == ipprotoICMP:
+	case fp.ethType == tckind.EthPIP && fp.ipProto == ipprotoICMP:
 		val, mask = &o.KeyIcmpv4Code, &o.KeyIcmpv4CodeMask
-	case fp.ethType == ethPIPv6 && fp.ipProto == ipprotoICMPv6 && typ:
+	case fp.ethType == tckind.EthPIPv6 && fp.ipProto == ipprotoICMPv6 && typ:
 		val, mask = &o.KeyIcmpv6Type, &o.KeyIcmpv6TypeMask
-	case fp.ethType == ethPIPv6 && fp.ipProto == ipprotoICMPv6:
+	case fp.ethType == tckind.EthPIPv6 && fp.ipProto == ipprotoICMPv6:
 		val, mask = &o.KeyIcmpv6Code, &o.KeyIcmpv6CodeMask
 	default:
 		return false
@@ -1189,9 +1189,9 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint
 		ethType = *o.KeyEthType
 		var s string
 		switch ethType {
-		case ethPIP:
+		case tckind.EthPIP:
 			s = "ipv4"
-		case ethPIPv6:
+		case tckind.EthPIPv6:
 			s = "ipv6"
 		case ethPARP:
 			s = "arp"
@@ -1220,10 +1220,10 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint
 	printFlowerMaskedU8(p, "mpls_bos", o.KeyMPLSBos, nil)
 	printFlowerMaskedU8(p, "mpls_ttl", o.KeyMPLSTtl, nil)
 	switch ethType {
-	case ethPIP:
+	case tckind.EthPIP:
 		printFlowerIPv4(p, "dst_ip", o.KeyIpv4Dst, o.KeyIpv4DstMask)
 		printFlowerIPv4(p, "src_ip", o.KeyIpv4Src, o.KeyIpv4SrcMask)
-	case ethPIPv6:
+	case tckind.EthPIPv6:
 		printFlowerIPv6(p, "dst_ip", o.KeyIpv6Dst, o.KeyIpv6DstMask)
 		printFlowerIPv6(p, "src_ip", o.KeyIpv6Src, o.KeyIpv6SrcMask)
 	}
@@ -1250,10 +1250,10 @@ func printFlower(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint
 		printIndentNameValue(p, "tcp_flags", s)
 	}
 	switch {
-	case ethType == ethPIP && ipProto == ipprotoICMP:
+	case ethType == tckind.EthPIP && ipProto == ipprotoICMP:
 		printFlowerMaskedU8(p, "icmp_type", o.KeyIcmpv4Type, o.KeyIcmpv4TypeMask)
 		printFlowerMaskedU8(p, "icmp_code", o.KeyIcmpv4Code, o.KeyIcmpv4CodeMask)
-	case ethType == ethPIPv6 && ipProto == ipprotoICMPv6:
+	case ethType == tckind.EthPIPv6 && ipProto == ipprotoICMPv6:
 		printFlowerMaskedU8(p, "icmp_type", o.KeyIcmpv6Type, o.KeyIcmpv6TypeMask)
 		printFlowerMaskedU8(p, "icmp_code", o.KeyIcmpv6Code, o.KeyIcmpv6CodeMask)
 	}
@@ -1674,7 +1674,7 @@ func flowerKeywords(opts attrs.TCOptionsMsg, links tckind.Links) ([]string, erro
 	if o.KeyIPProto != nil {
 		ipProto = *o.KeyIPProto
 		name := ipProtoName(ipProto)
-		if ipProto == ipprotoICMP && ethType != ethPIP || ipProto == ipprotoICMPv6 && ethType != ethPIPv6 {
+		if ipProto == ipprotoICMP && ethType != tckind.EthPIP || ipProto == ipprotoICMPv6 && ethType != tckind.EthPIPv6 {
 			name = fmt.Sprintf("0x%02x", ipProto)
 		}
 		w = append(w, "ip_proto", name)
@@ -1906,7 +1906,7 @@ func flowerCTStateWord(state uint16, mask *uint16) (string, error) {
 // pppEthType is the ethertype of what a PPP protocol carries, for those
 // the kernel's flower knows (fl_set_key_pppoe): IPv4, IPv6 and MPLS.
 func pppEthType(proto uint16) (uint16, bool) {
-	e, ok := map[uint16]uint16{0x21: ethPIP, 0x57: ethPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[proto]
+	e, ok := map[uint16]uint16{0x21: tckind.EthPIP, 0x57: tckind.EthPIPv6, 0x281: tckind.EthPMPLSUC, 0x283: tckind.EthPMPLSMC}[proto]
 	return e, ok
 }
 

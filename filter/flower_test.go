@@ -30,33 +30,33 @@ func TestParseFlower(t *testing.T) {
 		want  attrs.FlowerAttrs
 	}{
 		{tckind.EthPAll, "", attrs.FlowerAttrs{Flags: zero}},
-		{ethPIP, "", attrs.FlowerAttrs{Flags: zero, KeyEthType: u16(ethPIP)}},
-		{ethPIP, "classid 1:1 skip_hw verbose", attrs.FlowerAttrs{Classid: u32(0x10001), Flags: u32(clsFlagSkipHW | clsFlagVerbose), KeyEthType: u16(ethPIP)}},
-		{ethPIP, "hw_tc 3", attrs.FlowerAttrs{Classid: u32(0x1ffe3), Flags: zero, KeyEthType: u16(ethPIP)}},
-		{ethPIP, "indev lo", attrs.FlowerAttrs{Indev: ptrOf("lo"), Flags: zero, KeyEthType: u16(ethPIP)}},
-		{ethPIP, "ip_proto tcp dst_port 80 src_port 0x10/0xf0", attrs.FlowerAttrs{
+		{tckind.EthPIP, "", attrs.FlowerAttrs{Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "classid 1:1 skip_hw verbose", attrs.FlowerAttrs{Classid: u32(0x10001), Flags: u32(clsFlagSkipHW | clsFlagVerbose), KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "hw_tc 3", attrs.FlowerAttrs{Classid: u32(0x1ffe3), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "indev lo", attrs.FlowerAttrs{Indev: ptrOf("lo"), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "ip_proto tcp dst_port 80 src_port 0x10/0xf0", attrs.FlowerAttrs{
 			KeyIPProto: u8(ipprotoTCP), KeyTCPDst: u16(80), KeyTCPSrc: u16(0x10), KeyTCPSrcMask: u16(0xf0),
-			Flags: zero, KeyEthType: u16(ethPIP)}},
-		{ethPIP, "ip_proto udp dst_port 10-20", attrs.FlowerAttrs{
-			KeyIPProto: u8(ipprotoUDP), KeyPortDstMin: u16(10), KeyPortDstMax: u16(20), Flags: zero, KeyEthType: u16(ethPIP)}},
-		{ethPIP, "dst_ip 10.0.0.0/8 ip_tos 0x10/fc ip_ttl 64", attrs.FlowerAttrs{
+			Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "ip_proto udp dst_port 10-20", attrs.FlowerAttrs{
+			KeyIPProto: u8(ipprotoUDP), KeyPortDstMin: u16(10), KeyPortDstMax: u16(20), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "dst_ip 10.0.0.0/8 ip_tos 0x10/fc ip_ttl 64", attrs.FlowerAttrs{
 			KeyIpv4Dst: u32(0x0a000000), KeyIpv4DstMask: u32(0xff000000), KeyIPTos: u8(0x10), KeyIPTosMask: u8(0xfc),
-			KeyIPTtl: u8(64), KeyIPTtlMask: u8(0xff), Flags: zero, KeyEthType: u16(ethPIP)}},
-		{ethPIPv6, "src_ip 2001:db8::/33", attrs.FlowerAttrs{
+			KeyIPTtl: u8(64), KeyIPTtlMask: u8(0xff), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIPv6, "src_ip 2001:db8::/33", attrs.FlowerAttrs{
 			KeyIpv6Src:     []byte{0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
 			KeyIpv6SrcMask: []byte{0xff, 0xff, 0xff, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-			Flags:          zero, KeyEthType: u16(ethPIPv6)}},
-		{ethPIP, "ip_proto tcp tcp_flags 2", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoTCP), KeyTCPFlags: u16(2), KeyTCPFlagsMask: u16(0xfff), Flags: zero, KeyEthType: u16(ethPIP)}},
-		{ethPIP, "ip_proto icmp type 8 code 0/15", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoICMP), KeyIcmpv4Type: u8(8), KeyIcmpv4TypeMask: u8(0xff),
-			KeyIcmpv4Code: u8(0), KeyIcmpv4CodeMask: u8(15), Flags: zero, KeyEthType: u16(ethPIP)}},
+			Flags:          zero, KeyEthType: u16(tckind.EthPIPv6)}},
+		{tckind.EthPIP, "ip_proto tcp tcp_flags 2", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoTCP), KeyTCPFlags: u16(2), KeyTCPFlagsMask: u16(0xfff), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "ip_proto icmp type 8 code 0/15", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoICMP), KeyIcmpv4Type: u8(8), KeyIcmpv4TypeMask: u8(0xff),
+			KeyIcmpv4Code: u8(0), KeyIcmpv4CodeMask: u8(15), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
 		{tckind.EthPAll, "dst_mac 00:11:22:33:44:55/24", attrs.FlowerAttrs{KeyEthDst: []byte{0, 0x11, 0x22, 0x33, 0x44, 0x55},
 			KeyEthDstMask: []byte{0xff, 0xff, 0xff, 0, 0, 0}, Flags: zero}},
 		{tckind.EthP8021AD, "vlan_id 5 vlan_prio 1 vlan_ethtype 802.1q cvlan_id 6 cvlan_ethtype ip ip_proto udp", attrs.FlowerAttrs{
-			KeyVLANID: u16(5), KeyVLANPrio: u8(1), KeyVLANEthType: u16(tckind.EthP8021Q), KeyCvlanID: u16(6), KeyCvlanEthType: u16(ethPIP),
+			KeyVLANID: u16(5), KeyVLANPrio: u8(1), KeyVLANEthType: u16(tckind.EthP8021Q), KeyCvlanID: u16(6), KeyCvlanEthType: u16(tckind.EthPIP),
 			KeyIPProto: u8(ipprotoUDP), Flags: zero, KeyEthType: u16(tckind.EthP8021AD)}},
-		{ethPIP, "ip_flags frag/nofirstfrag", attrs.FlowerAttrs{Flags: zero, KeyFlags: u32(1), KeyFlagsMask: u32(3), KeyEthType: u16(ethPIP)}},
-		{ethPIP, "ct_state +trk-est ct_zone 5 ct_mark 1/3", attrs.FlowerAttrs{KeyCTState: u16(1 << 3), KeyCTStateMask: u16(1<<3 | 1<<1),
-			KeyCTZone: u16(5), KeyCTZoneMask: u16(0xffff), KeyCTMark: u32(1), KeyCTMarkMask: u32(3), Flags: zero, KeyEthType: u16(ethPIP)}},
+		{tckind.EthPIP, "ip_flags frag/nofirstfrag", attrs.FlowerAttrs{Flags: zero, KeyFlags: u32(1), KeyFlagsMask: u32(3), KeyEthType: u16(tckind.EthPIP)}},
+		{tckind.EthPIP, "ct_state +trk-est ct_zone 5 ct_mark 1/3", attrs.FlowerAttrs{KeyCTState: u16(1 << 3), KeyCTStateMask: u16(1<<3 | 1<<1),
+			KeyCTZone: u16(5), KeyCTZoneMask: u16(0xffff), KeyCTMark: u32(1), KeyCTMarkMask: u32(3), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
 		{tckind.EthPMPLSUC, "mpls_label 1048575 mpls_tc 7 mpls_bos 1 mpls_ttl 255", attrs.FlowerAttrs{KeyMPLSLabel: u32(0xfffff), KeyMPLSTC: u8(7),
 			KeyMPLSBos: u8(1), KeyMPLSTtl: u8(255), Flags: zero, KeyEthType: u16(tckind.EthPMPLSUC)}},
 		{ethPARP, "arp_op reply/3 arp_tip 10.0.0.0/8", attrs.FlowerAttrs{KeyArpOp: u8(2), KeyArpOpMask: u8(3), KeyArpTip: u32(0x0a000000),
@@ -64,8 +64,8 @@ func TestParseFlower(t *testing.T) {
 		{tckind.EthPAll, "enc_dst_ip 10.0.0.1 enc_key_id 42 enc_dst_port 4789 enc_ttl 64/f0", attrs.FlowerAttrs{
 			KeyEncIpv4Dst: u32(0x0a000001), KeyEncIpv4DstMask: u32(0xffffffff), KeyEncKeyID: u32(42), KeyEncUdpDstPort: u16(4789),
 			KeyEncIPTtl: u8(64), KeyEncIPTtlMask: u8(0xf0), Flags: zero}},
-		{ethPIP, "ip_proto esp spi ff l2_miss 1", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoESP), KeySpi: u32(0xff), KeySpiMask: u32(0xffffffff),
-			L2Miss: u8(1), Flags: zero, KeyEthType: u16(ethPIP)}},
+		{tckind.EthPIP, "ip_proto esp spi ff l2_miss 1", attrs.FlowerAttrs{KeyIPProto: u8(ipprotoESP), KeySpi: u32(0xff), KeySpiMask: u32(0xffffffff),
+			L2Miss: u8(1), Flags: zero, KeyEthType: u16(tckind.EthPIP)}},
 		{ethPPPPSes, "pppoe_sid 7 ppp_proto ipv6 dst_ip ::1", attrs.FlowerAttrs{KeyPppoeSid: u16(7), KeyPppProto: u16(0x57),
 			KeyIpv6Dst: []byte{15: 1}, KeyIpv6DstMask: ipv6Mask(128), Flags: zero, KeyEthType: u16(ethPPPPSes)}},
 		{ethPCFM, "cfm mdl 3 op 1 classid 1:1", attrs.FlowerAttrs{KeyCfm: &attrs.FlowerKeyCfmAttrs{MdLevel: u8(3), Opcode: u8(1)},
@@ -91,30 +91,30 @@ func TestParseFlowerErrors(t *testing.T) {
 		msg   string
 		code  int
 	}{
-		{ethPIP, "bogus", `What is "bogus"?`, 1},
-		{ethPIP, "classid", `Command line is not complete. Try option "help"`, 255},
-		{ethPIP, "hw_tc 16", "TC index exceeds max range", 1},
-		{ethPIP, "hw_tc 1x", "Illegal TC index", 1},
+		{tckind.EthPIP, "bogus", `What is "bogus"?`, 1},
+		{tckind.EthPIP, "classid", `Command line is not complete. Try option "help"`, 255},
+		{tckind.EthPIP, "hw_tc 16", "TC index exceeds max range", 1},
+		{tckind.EthPIP, "hw_tc 1x", "Illegal TC index", 1},
 		{ethPARP, "ip_proto tcp", "Illegal \"eth_type\" for ip proto\nIllegal \"ip_proto\"", 1},
-		{ethPIP, "dst_ip 1.2.3.4/33", `Error: inet prefix is expected rather than "1.2.3.4/33".`, 1},
-		{ethPIP, "dst_port 80", `Illegal "dst_port"`, 1},
-		{ethPIP, "ip_proto tcp dst_port 20-10", "max value should be greater than min value\nIllegal \"dst_port\"", 1},
-		{ethPIP, "vlan_id 1", `Can't set "vlan_id" if ethertype isn't 802.1Q or 802.1AD and num_of_vlans is 0`, 1},
+		{tckind.EthPIP, "dst_ip 1.2.3.4/33", `Error: inet prefix is expected rather than "1.2.3.4/33".`, 1},
+		{tckind.EthPIP, "dst_port 80", `Illegal "dst_port"`, 1},
+		{tckind.EthPIP, "ip_proto tcp dst_port 20-10", "max value should be greater than min value\nIllegal \"dst_port\"", 1},
+		{tckind.EthPIP, "vlan_id 1", `Can't set "vlan_id" if ethertype isn't 802.1Q or 802.1AD and num_of_vlans is 0`, 1},
 		{tckind.EthP8021Q, "vlan_ethtype bogus", `Error: argument "bogus" is wrong: invalid vlan_ethtype`, 255},
-		{ethPIP, "dst_mac 1:2:3:4:5:zz", "\"1:2:3:4:5:zz\" is invalid lladdr.\nIllegal \"dst_mac\"", 1},
-		{ethPIP, "indev a/b", `Error: argument "a/b" is wrong: "indev" not a valid ifname`, 255},
+		{tckind.EthPIP, "dst_mac 1:2:3:4:5:zz", "\"1:2:3:4:5:zz\" is invalid lladdr.\nIllegal \"dst_mac\"", 1},
+		{tckind.EthPIP, "indev a/b", `Error: argument "a/b" is wrong: "indev" not a valid ifname`, 255},
 		{tckind.EthPMPLSUC, "mpls lse depth 1 label 5", "gotc does not support flower key mpls yet", 1},
-		{ethPIP, "mpls_label 5", `Can't set "mpls_label" if ethertype isn't MPLS`, 1},
+		{tckind.EthPIP, "mpls_label 5", `Can't set "mpls_label" if ethertype isn't MPLS`, 1},
 		{tckind.EthPMPLSUC, "mpls_tc 8", `Illegal "mpls_tc"`, 1},
-		{ethPIP, "arp_op request", `Illegal "arp_op"`, 1},
-		{ethPIP, "geneve_opts 0102:80:1122", "gotc does not support flower key geneve_opts yet", 1},
+		{tckind.EthPIP, "arp_op request", `Illegal "arp_op"`, 1},
+		{tckind.EthPIP, "geneve_opts 0102:80:1122", "gotc does not support flower key geneve_opts yet", 1},
 		{ethPPPPSes, "ppp_proto bogus", `Error: argument "bogus" is wrong: invalid ppp_proto`, 255},
-		{ethPIP, "ppp_proto ip", `Can't set "ppp_proto" if ethertype isn't PPPoE session`, 1},
-		{ethPIP, "pppoe_sid 5", `Can't set "pppoe_sid" if ethertype isn't PPPoE session`, 1},
-		{ethPIP, "ip_proto tcp spi 5", `Can't set "spi" if ip_proto isn't ESP/UDP/AH`, 1},
-		{ethPIP, "ip_proto l2tp l2tpv3_sid x", `Illegal "l2tpv3 session id"`, 1},
-		{ethPIP, "ct_label 1g", `Error: argument "1g" is wrong: labels must be a hex string` + "\n", 255},
-		{ethPIP, "cfm mdl 1", "Can't set attribute if ethertype isn't CFM", 1},
+		{tckind.EthPIP, "ppp_proto ip", `Can't set "ppp_proto" if ethertype isn't PPPoE session`, 1},
+		{tckind.EthPIP, "pppoe_sid 5", `Can't set "pppoe_sid" if ethertype isn't PPPoE session`, 1},
+		{tckind.EthPIP, "ip_proto tcp spi 5", `Can't set "spi" if ip_proto isn't ESP/UDP/AH`, 1},
+		{tckind.EthPIP, "ip_proto l2tp l2tpv3_sid x", `Illegal "l2tpv3 session id"`, 1},
+		{tckind.EthPIP, "ct_label 1g", `Error: argument "1g" is wrong: labels must be a hex string` + "\n", 255},
+		{tckind.EthPIP, "cfm mdl 1", "Can't set attribute if ethertype isn't CFM", 1},
 		{ethPCFM, "cfm mdl x", `Illegal "cfm md level"`, 1},
 	} {
 		_, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
@@ -133,7 +133,7 @@ func TestParseFlowerErrors(t *testing.T) {
 func TestPrintFlower(t *testing.T) {
 	u8, u16, u32 := ptrOf[uint8], ptrOf[uint16], ptrOf[uint32]
 	o := &attrs.FlowerAttrs{
-		Classid: u32(0x10001), KeyEthType: u16(ethPIP), KeyIPProto: u8(ipprotoTCP),
+		Classid: u32(0x10001), KeyEthType: u16(tckind.EthPIP), KeyIPProto: u8(ipprotoTCP),
 		KeyIpv4Dst: u32(0x0a000000), KeyIpv4DstMask: u32(0xff000000),
 		KeyTCPDst: u16(80), KeyTCPDstMask: u16(0xffff), KeyPortSrcMin: u16(1), KeyPortSrcMax: u16(9),
 		KeyIPTos: u8(0x10), KeyIPTosMask: u8(0xfc),
@@ -171,13 +171,13 @@ func TestFlowerDumped(t *testing.T) {
 		args    string
 		ethType *uint16 // nil: none kept
 	}{
-		{ethPIP, "dst_ip 10.0.0.1", ptrOf[uint16](ethPIP)},
-		{tckind.EthP8021Q, "vlan_id 10 vlan_ethtype ip", ptrOf[uint16](ethPIP)},
+		{tckind.EthPIP, "dst_ip 10.0.0.1", ptrOf[uint16](tckind.EthPIP)},
+		{tckind.EthP8021Q, "vlan_id 10 vlan_ethtype ip", ptrOf[uint16](tckind.EthPIP)},
 		{tckind.EthP8021Q, "vlan_ethtype 0x1234", ptrOf(uint16(0x1234))},
 		{tckind.EthP8021Q, "vlan_id 100 vlan_prio 3", nil},
-		{tckind.EthP8021AD, "vlan_id 5 vlan_ethtype 802.1Q cvlan_id 6 cvlan_ethtype ipv6", ptrOf[uint16](ethPIPv6)},
+		{tckind.EthP8021AD, "vlan_id 5 vlan_ethtype 802.1Q cvlan_id 6 cvlan_ethtype ipv6", ptrOf[uint16](tckind.EthPIPv6)},
 		{tckind.EthP8021AD, "vlan_id 5 vlan_ethtype 802.1Q cvlan_id 6", nil},
-		{ethPPPPSes, "ppp_proto ip dst_ip 10.0.0.1", ptrOf[uint16](ethPIP)},
+		{ethPPPPSes, "ppp_proto ip dst_ip 10.0.0.1", ptrOf[uint16](tckind.EthPIP)},
 		{ethPPPPSes, "pppoe_sid 1234", nil},
 	} {
 		opts, _, err := parseFlower(strings.Fields(c.args), flowerEnv(c.proto))
@@ -193,7 +193,7 @@ func TestFlowerDumped(t *testing.T) {
 			t.Errorf("%q: Dumped changed the request", c.args)
 		}
 	}
-	opts, _, err := parseFlower(strings.Fields("enc_dst_port 4789 enc_key_id 7"), flowerEnv(ethPIP))
+	opts, _, err := parseFlower(strings.Fields("enc_dst_port 4789 enc_key_id 7"), flowerEnv(tckind.EthPIP))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,12 +52,6 @@ const (
 // u32MaxKeys is the most keys tc puts in one selector.
 const u32MaxKeys = 128
 
-// ETH_P_* numbers whose keys tc's -pretty prints by field.
-const (
-	ethPIP   = 0x0800
-	ethPIPv6 = 0x86dd
-)
-
 func init() {
 	tckind.LazilyFilters(func() {
 		tckind.MustRegisterFilter(&tckind.Filter{
@@ -984,9 +978,9 @@ func printU32(p *tcfmt.Printer, opts attrs.TCOptionsMsg, f tckind.FilterPrint) {
 func printU32Key(p *tcfmt.Printer, k attrs.TCU32Key, protocol uint16) {
 	p.OpenObject("match")
 	switch {
-	case p.Pretty() && protocol == ethPIP:
+	case p.Pretty() && protocol == tckind.EthPIP:
 		printU32IPKey(p, k, false)
-	case p.Pretty() && protocol == ethPIPv6:
+	case p.Pretty() && protocol == tckind.EthPIPv6:
 		printU32IPKey(p, k, true)
 	default:
 		p.NL()

@@ -173,7 +173,7 @@ func TestPrintU32(t *testing.T) {
 		var b bytes.Buffer
 		p := tcfmt.NewPrinter(&b, opts)
 		p.Start()
-		printU32(p, u, tckind.FilterPrint{Handle: 0x80000801, Protocol: ethPIP})
+		printU32(p, u, tckind.FilterPrint{Handle: 0x80000801, Protocol: tckind.EthPIP})
 		if err := p.Finish(); err != nil {
 			t.Fatal(err)
 		}

@@ -100,6 +100,7 @@ const (
 	Action
 )
 
+// String is tc's word for the object ("qdisc", "class", ...).
 func (o Object) String() string {
 	switch o {
 	case Qdisc:
@@ -153,6 +154,7 @@ const (
 	ChangeCreate
 )
 
+// String is tc's verb for the operation; ChangeCreate is a "change".
 func (op Op) String() string {
 	switch op {
 	case Add:

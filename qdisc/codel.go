@@ -78,61 +78,9 @@ func parseCodel(args []string) (*attrs.CodelAttrs, error) {
 		return nil, err
 	}
 	o := &attrs.CodelAttrs{}
-	o.Limit, o.Interval, o.Target = nonZero(w.limit), nonZero(w.interval), nonZero(w.target)
+	o.Limit, o.Interval, o.Target = tcword.NonZero(w.limit), tcword.NonZero(w.interval), tcword.NonZero(w.target)
 	o.ECN, o.CEThreshold = w.ecn.Attr(), w.ceThresholdAttr()
 	return o, nil
-}
-
-// codelWords are the keywords codel and fq_codel share (tc's q_codel.c and
-// q_fq_codel.c read them alike), with tc's "not given" values: 0 for
-// limit, target and interval, 2^32-1 for ce_threshold.
-type codelWords struct {
-	limit, target, interval, ceThreshold uint32
-	ecn                                  tcword.SwitchArg
-}
-
-func newCodelWords() *codelWords {
-	return &codelWords{ceThreshold: math.MaxUint32, ecn: tcword.SwitchUnset}
-}
-
-// word takes kw (and its value, read with value) when it is one of the
-// shared keywords; ok is false for any other word.
-func (w *codelWords) word(kw string, value tcword.ValueFunc) (ok bool, err error) {
-	switch kw {
-	case "limit":
-		w.limit, err = tcword.UintArg(kw, value)
-	case "target":
-		w.target, err = tcword.TimeArg(kw, value)
-	case "interval":
-		w.interval, err = tcword.TimeArg(kw, value)
-	case "ce_threshold":
-		w.ceThreshold, err = tcword.TimeArg(kw, value)
-	case "ecn":
-		w.ecn = 1
-	case "noecn":
-		w.ecn = 0
-	default:
-		return false, nil
-	}
-	return true, err
-}
-
-// ceThresholdAttr is the CE threshold to send: none unless one was given.
-func (w *codelWords) ceThresholdAttr() *uint32 {
-	if w.ceThreshold == math.MaxUint32 {
-		return nil
-	}
-	t := w.ceThreshold
-	return &t
-}
-
-// nonZero is a u32 attribute that tc sends only when it is not 0, its
-// "not given".
-func nonZero(v uint32) *uint32 {
-	if v == 0 {
-		return nil
-	}
-	return &v
 }
 
 // printCodelOptions prints a codel qdisc's options as tc does; the kernel's
@@ -252,18 +200,6 @@ func printCodelXstats(p *tcfmt.Printer, x *attrs.TCCodelXstats) {
 			printSignedTime(p, t.format, int32(v))
 		}
 	}
-}
-
-// printSignedTime writes signed microseconds as tc's codel and fq_codel
-// write drop_next: the magnitude as a time, a minus sign in front when
-// negative. format has one %s.
-func printSignedTime(p *tcfmt.Printer, format string, us int32) {
-	if us < 0 {
-		// The magnitude of math.MinInt32 still fits a uint32.
-		p.String(tcfmt.FP, "", format, "-"+tcfmt.FormatTime(uint32(-int64(us))))
-		return
-	}
-	p.String(tcfmt.FP, "", format, tcfmt.FormatTime(uint32(us)))
 }
 
 // codelChangeAccepted is Kind.ChangeAccepted for codel: codel_change

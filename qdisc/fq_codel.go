@@ -136,8 +136,8 @@ func parseFQCodel(args []string) (*attrs.FQCodelAttrs, error) {
 	}
 
 	o := &attrs.FQCodelAttrs{}
-	o.Limit, o.Flows, o.Quantum = nonZero(w.limit), nonZero(flows), nonZero(quantum)
-	o.Interval, o.Target, o.DropBatchSize = nonZero(w.interval), nonZero(w.target), nonZero(dropBatch)
+	o.Limit, o.Flows, o.Quantum = tcword.NonZero(w.limit), tcword.NonZero(flows), tcword.NonZero(quantum)
+	o.Interval, o.Target, o.DropBatchSize = tcword.NonZero(w.interval), tcword.NonZero(w.target), tcword.NonZero(dropBatch)
 	o.ECN, o.CEThreshold = w.ecn.Attr(), w.ceThresholdAttr()
 	if ceSelector != 0xff {
 		o.CEThresholdMask, o.CEThresholdSelector = &ceMask, &ceSelector

@@ -112,9 +112,9 @@ func parseFQPIE(args []string) (*attrs.FQPIEAttrs, error) {
 		return nil, err
 	}
 	p := w.params()
-	return &attrs.FQPIEAttrs{Limit: p.Limit, Flows: nonZero(flows), Target: p.Target, Tupdate: p.Tupdate,
-		Alpha: p.Alpha, Beta: p.Beta, Quantum: nonZero(quantum), MemoryLimit: nonZero(memory),
-		ECNProb: nonZero(ecnProb), ECN: p.ECN, Bytemode: p.Bytemode, DQRateEstimator: p.DQRateEstimator}, nil
+	return &attrs.FQPIEAttrs{Limit: p.Limit, Flows: tcword.NonZero(flows), Target: p.Target, Tupdate: p.Tupdate,
+		Alpha: p.Alpha, Beta: p.Beta, Quantum: tcword.NonZero(quantum), MemoryLimit: tcword.NonZero(memory),
+		ECNProb: tcword.NonZero(ecnProb), ECN: p.ECN, Bytemode: p.Bytemode, DQRateEstimator: p.DQRateEstimator}, nil
 }
 
 // printFQPIEOptions prints an fq_pie qdisc's options as tc does; the

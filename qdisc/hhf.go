@@ -46,7 +46,7 @@ func init() {
 				}
 			},
 			PrintXstats: func(p *tcfmt.Printer, x tckind.Xstats) {
-				printHHFXstats(p, wholeXstats[attrs.TCHHFXstats](x))
+				printHHFXstats(p, tckind.WholeXstats[attrs.TCHHFXstats](x))
 			},
 			ChangeAccepted: hhfChangeAccepted,
 			Stats:          hhfStatsTable,
@@ -117,9 +117,9 @@ func parseHHF(args []string) (*attrs.HHFAttrs, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &attrs.HHFAttrs{BacklogLimit: nonZero(limit), Quantum: nonZero(quantum),
-		HHFlowsLimit: nonZero(hhLimit), ResetTimeout: nonZero(reset), AdmitBytes: nonZero(admit),
-		EvictTimeout: nonZero(evict), NonHHWeight: nonZero(weight)}, nil
+	return &attrs.HHFAttrs{BacklogLimit: tcword.NonZero(limit), Quantum: tcword.NonZero(quantum),
+		HHFlowsLimit: tcword.NonZero(hhLimit), ResetTimeout: tcword.NonZero(reset), AdmitBytes: tcword.NonZero(admit),
+		EvictTimeout: tcword.NonZero(evict), NonHHWeight: tcword.NonZero(weight)}, nil
 }
 
 // printHHFOptions prints an hhf qdisc's options as tc does; the kernel's
@@ -169,7 +169,7 @@ var hhfTexts = map[string]string{
 // hhfStatsTable is hhf's statistics for the registry's consumers.
 var hhfStatsTable = &tckind.StatsTable{
 	Of: func(x tckind.Xstats) any {
-		if s := wholeXstats[attrs.TCHHFXstats](x); s != nil {
+		if s := tckind.WholeXstats[attrs.TCHHFXstats](x); s != nil {
 			return s
 		}
 		return nil

@@ -319,10 +319,10 @@ func printHTB(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 		}
 		if p.Details() {
 			p.Size(tcfmt.Any, "burst", "burst %s/", buffer)
-			p.Uint(tcfmt.Any, "burst_cell", "%u", cellSize(h.Rate.CellLog))
+			p.Uint(tcfmt.Any, "burst_cell", "%u", tcword.CellSize(h.Rate.CellLog))
 			p.Size(tcfmt.Any, "mpu_rate", "mpu %s ", uint64(h.Rate.MPU))
 			p.Size(tcfmt.Any, "cburst", "cburst %s/", cbuffer)
-			p.Uint(tcfmt.Any, "cburst_cell", "%u", cellSize(h.Ceil.CellLog))
+			p.Uint(tcfmt.Any, "cburst_cell", "%u", tcword.CellSize(h.Ceil.CellLog))
 			p.Size(tcfmt.Any, "mpu_ceil", "mpu %s ", uint64(h.Ceil.MPU))
 			p.Int(tcfmt.Any, "level", "level %d ", int64(int32(h.Level)))
 		} else {
@@ -349,10 +349,6 @@ func printHTB(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 		p.Null(tcfmt.Any, "offload", " offload", "")
 	}
 }
-
-// cellSize is 1<<cellLog as tc computes it for printing (an int shift,
-// whose count x86 takes modulo 32).
-func cellSize(cellLog uint8) uint64 { return uint64(uint32(1) << (cellLog & 31)) }
 
 // htbXstatsFields are an htb class's statistics in tc's order: JSON key,
 // text format, value, and whether a line ends after it.

@@ -9,11 +9,7 @@ package qdisc
 // command line's generic message, exit 1), and options in a dump would be
 // shown only by their length.
 
-import (
-	"github.com/gotc/gotc/attrs"
-	"github.com/gotc/gotc/tcfmt"
-	"github.com/gotc/gotc/tckind"
-)
+import "github.com/gotc/gotc/tckind"
 
 func init() {
 	tckind.LazilyQdiscs(func() {
@@ -22,15 +18,4 @@ func init() {
 			PrintOptions: printUnknownOptions,
 		})
 	}, "noqueue")
-}
-
-// printUnknownOptions is what tc prints of the options of a kind it has no
-// module for (print_noqopt): their length, when there are any, in text
-// only.
-func printUnknownOptions(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
-	raw, ok := opts.(attrs.TCOptionsMsgRaw)
-	if !ok || len(raw) == 0 {
-		return
-	}
-	p.Uint(tcfmt.FP, "", "[Unknown qdisc, optlen=%u] ", uint64(len(raw)))
 }

@@ -138,7 +138,7 @@ var pieStatsTable = &tckind.StatsTable{
 // pieStatsOf returns pie's xstats; nil when there are none or they are
 // shorter than the struct, which tc does not print.
 func pieStatsOf(x tckind.Xstats) *attrs.TCPIEXstats {
-	return wholeXstats[attrs.TCPIEXstats](x)
+	return tckind.WholeXstats[attrs.TCPIEXstats](x)
 }
 
 // printPIEXstats prints pie's xstats (-s) as tc does:
@@ -172,22 +172,6 @@ func printPIEXstats(p *tcfmt.Printer, x *attrs.TCPIEXstats) {
 			p.Uint(tcfmt.Any, key, format, v)
 		}
 	}
-}
-
-// wholeXstats returns a kind's statistics that are one fixed struct T, from
-// TCA_STATS_APP, which tc prefers, or else TCA_XSTATS; nil when there are
-// none, or when the payload is shorter than T, which the tc printers of
-// such kinds (pie, hhf) refuse to print.
-func wholeXstats[T any](x tckind.Xstats) *T {
-	var m any
-	switch {
-	case x.App != nil:
-		m = x.App
-	case x.Legacy != nil:
-		m = x.Legacy
-	}
-	s, _ := m.(*T)
-	return s
 }
 
 // pieKept is pie's Dumped (dumped true) and Restoring: its target and

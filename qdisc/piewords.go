@@ -68,8 +68,8 @@ func (w *pieWords) word(kw string, value tcword.ValueFunc) (ok bool, err error) 
 // params are the shared options to send.
 func (w *pieWords) params() pieParams {
 	return pieParams{
-		Limit: nonZero(w.limit), Target: nonZero(w.target), Tupdate: nonZero(w.tupdate),
-		Alpha: nonZero(w.alpha), Beta: nonZero(w.beta),
+		Limit: tcword.NonZero(w.limit), Target: tcword.NonZero(w.target), Tupdate: tcword.NonZero(w.tupdate),
+		Alpha: tcword.NonZero(w.alpha), Beta: tcword.NonZero(w.beta),
 		ECN: w.ecn.Attr(), Bytemode: w.bytemode.Attr(), DQRateEstimator: w.dqRateEstimator.Attr(),
 	}
 }

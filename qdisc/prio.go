@@ -32,10 +32,6 @@ import (
 // prioUsage is tc's explain() for prio, word for word.
 const prioUsage = "Usage: ... prio bands NUMBER priomap P1 P2...[multiqueue]"
 
-// prioMaxPriority is TC_PRIO_MAX: the priomap has an entry for each
-// priority from 0 to it.
-const prioMaxPriority = 15
-
 // prioDefault is tc's starting point: 3 bands and the map pfifo_fast uses.
 var prioDefault = attrs.TCPrioQopt{
 	Bands:   3,
@@ -117,32 +113,6 @@ func parsePrio(args []string, env tckind.ParseEnv) (*attrs.TCOptionsMsgPrio, err
 		}
 	}
 	return &attrs.TCOptionsMsgPrio{Header: opt, Attrs: attrs.PrioCompatAttrs{Options: inner}}, nil
-}
-
-// printPrioOptions prints a struct tc_prio_qopt as tc's prio printer does
-// (pfifo_fast's too, which has no attributes: extra nil):
-//
-//	bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1
-//
-// (no blank after the last band), in JSON "bands", the "priomap" array and
-// "multiqueue". The kernel never dumps TCA_PRIO_MQ; were it there, tc
-// would print " multiqueue: on" after the map.
-func printPrioOptions(p *tcfmt.Printer, o *attrs.TCPrioQopt, extra *attrs.PrioAttrs) {
-	if o == nil {
-		return
-	}
-	const both = tcfmt.Any
-	p.Uint(both, "bands", "bands %u ", uint64(uint32(o.Bands)))
-	p.OpenArray(both, "priomap")
-	for _, band := range o.Priomap[:prioMaxPriority+1] {
-		p.Uint(both, "", " %d", uint64(band))
-	}
-	p.CloseArray(both, "")
-	mq := extra != nil && extra.MQ
-	if mq {
-		p.String(tcfmt.FP, "", " multiqueue: %s ", "on")
-	}
-	p.Bool(tcfmt.JSON, "multiqueue", "", mq)
 }
 
 // prioKeywords writes the bands and the whole priomap, and "multiqueue"

@@ -9,7 +9,7 @@ package qdisc
 // What tc does, and gotc with it:
 //
 //   - "num_tc", "map", "queues" and "fp" are read as mqprio reads them
-//     (mqprio.go), but from an all-zero tc_mqprio_qopt, which is sent only
+//     (mqprioqopt.go), but from an all-zero tc_mqprio_qopt, which is sent only
 //     when num_tc is not 0.
 //   - "sched-entry CMD MASK INTERVAL" adds an entry (S, H or R; the mask in
 //     hex; the interval in any base); the schedule list is always sent,

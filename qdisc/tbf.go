@@ -295,7 +295,7 @@ func printTBF(p *tcfmt.Printer, opts attrs.TCOptionsMsg) {
 // sizeWithCell is tc's "SIZE/CELL" of -d: the size as sprint_size prints
 // it and the cell size.
 func sizeWithCell(size uint64, cellLog uint8) string {
-	return tcfmt.FormatSize(size) + "/" + strconv.FormatUint(cellSize(cellLog), 10)
+	return tcfmt.FormatSize(size) + "/" + strconv.FormatUint(tcword.CellSize(cellLog), 10)
 }
 
 // printTBFBucket prints one of tbf's two buckets as tc does: its size (the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Record output goldens from the reference tc on the test bed's kernel:
-# testdata/golden/scenarios.txt in, one testdata/golden/NAME.txt per scenario out.
+# testdata/golden/scenarios.txt in, one testdata/golden/NAME.golden per scenario out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp) && trap 'rm -f "$out"' EXIT

@@ -91,8 +91,10 @@ func EthProtocolWord(p uint16) string { return ethProtocols.Word(p) }
 func EthProtocolName(p uint16) string { return ethProtocols.N2a(p) }
 
 // Ethernet protocols (linux/if_ether.h) that kinds other than the one
-// that names them ask about: VLAN tags and MPLS labels.
+// that names them ask about: IPv4 and IPv6, VLAN tags and MPLS labels.
 const (
+	EthPIP     = 0x0800 // ETH_P_IP: IPv4
+	EthPIPv6   = 0x86dd // ETH_P_IPV6: IPv6
 	EthP8021Q  = 0x8100 // ETH_P_8021Q: an 802.1Q VLAN tag
 	EthP8021AD = 0x88a8 // ETH_P_8021AD: an 802.1ad (QinQ) service tag
 	EthPMPLSUC = 0x8847 // ETH_P_MPLS_UC: MPLS unicast

@@ -307,6 +307,23 @@ func FixedXstats[T any, P interface {
 	return s
 }
 
+// WholeXstats returns a kind's statistics that are one fixed struct T,
+// from TCA_STATS_APP, which tc prefers, or else TCA_XSTATS; nil when there
+// are none, or when the payload is shorter than T, which the tc printers
+// of such kinds (pie, hhf) refuse to print, where FixedXstats's kinds
+// print it zero-filled.
+func WholeXstats[T any](x Xstats) *T {
+	var m any
+	switch {
+	case x.App != nil:
+		m = x.App
+	case x.Legacy != nil:
+		m = x.Legacy
+	}
+	s, _ := m.(*T)
+	return s
+}
+
 // TypedParser adapts a kind's exported parser, which returns its options'
 // own type, to Kind.ParseQdisc: a failed parse gives a nil interface, not a
 // nil pointer inside one.

@@ -18,8 +18,7 @@ import (
 // itself from its init function, through LazilyQdiscs, LazilyFilters or
 // LazilyActions, so that adding a kind edits nothing else; a name
 // registered twice fails at the first lookup of that name or the first
-// listing, instead of silently replacing the first kind (the option-less
-// names in qfq.go must go once a real kind takes one).
+// listing, instead of silently replacing the first kind.
 var (
 	kinds       = registry[Qdisc]{sort: qdiscSort, name: func(k *Qdisc) string { return k.Name }}
 	filterKinds = registry[Filter]{sort: filterSort, name: func(k *Filter) string { return k.Name }}
@@ -64,11 +63,11 @@ func (r *registry[K]) add(k *K, by caller) error {
 		if strings.IndexByte("aeiou", what[0]) >= 0 {
 			article = "an"
 		}
-		return fmt.Errorf("qdisc: registering %s %s without a name (by %s)", article, what, by)
+		return fmt.Errorf("tckind: registering %s %s without a name (by %s)", article, what, by)
 	}
 	name := r.name(k)
 	if first, dup := r.from[name]; dup {
-		return fmt.Errorf("qdisc: %s %q registered twice: by %s and by %s", what, name, first, by)
+		return fmt.Errorf("tckind: %s %q registered twice: by %s and by %s", what, name, first, by)
 	}
 	if r.byName == nil {
 		r.byName, r.from = make(map[string]*K, registryHint), make(map[string]caller, registryHint)
@@ -266,7 +265,7 @@ func (d *deferred) checkDeclared() {
 		for i, k := range d.registered {
 			got[i] = k.sort.String() + " " + strconv.Quote(k.name)
 		}
-		panic(fmt.Sprintf("qdisc: the registration at %s declares the %ss %q but registers %s",
+		panic(fmt.Sprintf("tckind: the registration at %s declares the %ss %q but registers %s",
 			registering, d.sort, d.names, strings.Join(got, ", ")))
 	}
 	d.registered = nil
@@ -295,7 +294,7 @@ func MustRegisterQdisc(k *Qdisc) {
 func register(k *Qdisc, by caller) error {
 	if k != nil && k.Name != "" {
 		if err := k.Stats.check(); err != nil {
-			return fmt.Errorf("qdisc: kind %q (registered by %s): %w", k.Name, by, err)
+			return fmt.Errorf("tckind: kind %q (registered by %s): %w", k.Name, by, err)
 		}
 	}
 	return kinds.add(k, by)

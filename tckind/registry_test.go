@@ -37,8 +37,8 @@ func TestRegisterRefusesADuplicate(t *testing.T) {
 	}
 }
 
-// A kind file that registers a name another file has (an option-less name
-// left in qfq.go, say) fails at init, naming both places.
+// A kind file that registers a name another file has fails, naming both
+// places and the package that refuses it.
 func TestMustRegisterPanicsOnADuplicate(t *testing.T) {
 	const name = "test-duplicate"
 	MustRegisterQdisc(&Qdisc{Name: name})
@@ -49,7 +49,7 @@ func TestMustRegisterPanicsOnADuplicate(t *testing.T) {
 		if !ok {
 			t.Fatalf("recovered %v, want an error", r)
 		}
-		if msg := err.Error(); !strings.Contains(msg, `kind "test-duplicate" registered twice: by tckind/registry_test.go:`) ||
+		if msg := err.Error(); !strings.Contains(msg, `tckind: kind "test-duplicate" registered twice: by tckind/registry_test.go:`) ||
 			!strings.Contains(msg, "and by tckind/registry_test.go:") {
 			t.Errorf("panic %q", msg)
 		}
@@ -63,7 +63,7 @@ func TestRegisterFilterRefusesADuplicate(t *testing.T) {
 	MustRegisterFilter(&Filter{Name: name})
 	first := LookupFilter(name)
 	err := registerFilter(&Filter{Name: name})
-	if err == nil || !strings.Contains(err.Error(), `filter kind "gotc_test_filter" registered twice: by tckind/registry_test.go:`) {
+	if err == nil || !strings.Contains(err.Error(), `tckind: filter kind "gotc_test_filter" registered twice: by tckind/registry_test.go:`) {
 		t.Errorf("err %v", err)
 	}
 	if LookupFilter(name) != first {
@@ -104,7 +104,7 @@ func TestRegisterActionRefusesADuplicate(t *testing.T) {
 	if err == nil {
 		t.Fatal("a second action kind of the same name was registered")
 	}
-	if msg := err.Error(); !strings.Contains(msg, `action kind "gotc_test_action" registered twice: by tckind/registry_test.go:`) ||
+	if msg := err.Error(); !strings.Contains(msg, `tckind: action kind "gotc_test_action" registered twice: by tckind/registry_test.go:`) ||
 		strings.Count(msg, "tckind/registry_test.go:") != 2 {
 		t.Errorf("error %q does not name both registrants", msg)
 	}
@@ -128,7 +128,7 @@ func TestLazilyDuplicate(t *testing.T) {
 	LazilyQdiscs(func() { MustRegisterQdisc(&Qdisc{Name: name}) }, name)
 	defer func() {
 		msg := fmt.Sprint(recover())
-		if !strings.Contains(msg, `kind "test-lazy-duplicate" registered twice: by tckind/registry_test.go:`) ||
+		if !strings.Contains(msg, `tckind: kind "test-lazy-duplicate" registered twice: by tckind/registry_test.go:`) ||
 			!strings.Contains(msg, "and by tckind/registry_test.go:") {
 			t.Errorf("panic %q does not name both registrants", msg)
 		}

@@ -18,6 +18,7 @@ type KindError struct {
 	Usage string
 }
 
+// Error is the kind's message; the usage is printed apart.
 func (e *KindError) Error() string { return e.Err.Error() }
 
 // Unwrap is the kind's refusal itself.

@@ -50,10 +50,10 @@ func NeedArg(args []string, stderr io.Writer) error {
 	return nil
 }
 
-// NetNSPath is where the network namespace tc's -netns NAME names: NAME
+// netNSPath is where the network namespace tc's -netns NAME names: NAME
 // itself if it contains a slash, else /var/run/netns/NAME (ip netns's
 // bind mounts).
-func NetNSPath(name string) string {
+func netNSPath(name string) string {
 	if strings.Contains(name, "/") {
 		return name
 	}
@@ -63,7 +63,7 @@ func NetNSPath(name string) string {
 // OpenNetNS opens the network namespace -netns names. If it cannot, it prints
 // tc's message to stderr and returns Status(ExitUsage).
 func OpenNetNS(name string, stderr io.Writer) (*os.File, error) {
-	f, err := os.Open(NetNSPath(name))
+	f, err := os.Open(netNSPath(name))
 	if err != nil {
 		fmt.Fprintf(stderr, "Cannot open network namespace %q: %s\n", name, Strerror(errors.Unwrap(err)))
 		return nil, Status(ExitUsage)

@@ -18,15 +18,15 @@ func TestParseExporterArgs(t *testing.T) {
 		status int // 0: no error
 		stderr string
 	}{
-		{"", ExporterArgs{Listen: DefaultListen}, 0, ""},
+		{"", ExporterArgs{Listen: defaultListen}, 0, ""},
 		{"listen :1 dev eth0", ExporterArgs{Listen: ":1", Dev: "eth0"}, 0, ""},
 		{"dev eth0 --listen [::1]:2 dev eth1", ExporterArgs{Listen: "[::1]:2", Dev: "eth1"}, 0, ""},
-		{"dev abcdefghijklmnopqrstuvwxyz", ExporterArgs{Listen: DefaultListen, Dev: "abcdefghijklmno"}, 0, ""},
-		{"dev eth0 help bogus", ExporterArgs{Listen: DefaultListen, Dev: "eth0", Help: true}, 0, manual.Exporter.Help()},
+		{"dev abcdefghijklmnopqrstuvwxyz", ExporterArgs{Listen: defaultListen, Dev: "abcdefghijklmno"}, 0, ""},
+		{"dev eth0 help bogus", ExporterArgs{Listen: defaultListen, Dev: "eth0", Help: true}, 0, manual.Exporter.Help()},
 		{"listen", ExporterArgs{}, ExitUsage, "Command line is not complete. Try option \"help\"\n"},
 		{"listen :1 -listen :2", ExporterArgs{}, ExitUsage, "What is \"-listen\"? Try \"gotc exporter help\".\n"},
 		{"include dev=eth0,under=1:1 exclude kind=fq_codel include handle=10: aggregate handle=1:10 names subs.yaml",
-			ExporterArgs{Listen: DefaultListen, Names: "subs.yaml",
+			ExporterArgs{Listen: defaultListen, Names: "subs.yaml",
 				Include:   []Selector{{Dev: "eth0", Under: 0x10001}, {Handle: 0x100000}},
 				Exclude:   []Selector{{Kind: "fq_codel"}},
 				Aggregate: []Selector{{Handle: 0x10010}}}, 0, ""},
@@ -48,11 +48,11 @@ func TestParseExporterArgs(t *testing.T) {
 }
 
 func TestOpenNetNS(t *testing.T) {
-	if p := NetNSPath("blue"); p != "/var/run/netns/blue" {
-		t.Errorf("NetNSPath(blue) = %q", p)
+	if p := netNSPath("blue"); p != "/var/run/netns/blue" {
+		t.Errorf("netNSPath(blue) = %q", p)
 	}
-	if p := NetNSPath("/proc/1/ns/net"); p != "/proc/1/ns/net" {
-		t.Errorf("NetNSPath(/proc/1/ns/net) = %q", p)
+	if p := netNSPath("/proc/1/ns/net"); p != "/proc/1/ns/net" {
+		t.Errorf("netNSPath(/proc/1/ns/net) = %q", p)
 	}
 	var stderr bytes.Buffer
 	f, err := OpenNetNS("/proc/self/ns/net", &stderr)

@@ -12,12 +12,13 @@ import (
 	"github.com/gotc/gotc/tcfmt"
 )
 
-// DefaultListen is the address "gotc exporter" serves on unless told another.
-const DefaultListen = "localhost:9978"
+// defaultListen is the address "gotc exporter" serves on unless told another.
+const defaultListen = "localhost:9978"
 
 // ExporterArgs are the arguments of "gotc exporter".
 type ExporterArgs struct {
-	// Listen is the address to serve on: DefaultListen unless given.
+	// Listen is the address to serve on: localhost:9978 (defaultListen)
+	// unless given.
 	Listen string
 	// Dev names the device whose qdiscs to export; "" exports every qdisc.
 	Dev string
@@ -39,10 +40,10 @@ type Selector struct {
 	Handle, Under uint32
 }
 
-// ParseSelector parses a selector as "gotc exporter" takes it: one word of
+// parseSelector parses a selector as "gotc exporter" takes it: one word of
 // comma-separated KEY=VALUE, the keys dev, kind, handle and under, the
 // handles as tc writes them ("1:", "1:10").
-func ParseSelector(word string) (Selector, error) {
+func parseSelector(word string) (Selector, error) {
 	var s Selector
 	for _, part := range strings.Split(word, ",") {
 		key, val, ok := strings.Cut(part, "=")
@@ -84,7 +85,7 @@ func ParseSelector(word string) (Selector, error) {
 // words after it; on a usage error it prints tc's message to stderr and
 // returns Status(ExitUsage).
 func ParseExporterArgs(args []string, stderr io.Writer) (ExporterArgs, error) {
-	a := ExporterArgs{Listen: DefaultListen}
+	a := ExporterArgs{Listen: defaultListen}
 	for len(args) > 0 {
 		switch word := args[0]; {
 		case word == "listen" || word == "--listen" || word == "dev":
@@ -106,7 +107,7 @@ func ParseExporterArgs(args []string, stderr io.Writer) (ExporterArgs, error) {
 			if err := NeedArg(args, stderr); err != nil {
 				return a, err
 			}
-			sel, err := ParseSelector(args[1])
+			sel, err := parseSelector(args[1])
 			if err != nil {
 				fmt.Fprintf(stderr, "Illegal \"%s\": %v\n", word, err)
 				return a, Status(ExitUsage)

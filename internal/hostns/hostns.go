@@ -19,15 +19,15 @@ import (
 	"testing"
 )
 
-// Required reports whether tests that need the host's kernel must run
+// required reports whether tests that need the host's kernel must run
 // (GOTC_KERNEL_TESTS=required) rather than skip.
-func Required() bool { return os.Getenv("GOTC_KERNEL_TESTS") == "required" }
+func required() bool { return os.Getenv("GOTC_KERNEL_TESTS") == "required" }
 
 // Skip skips t with the reason, or fails it when kernel tests are
 // required.
 func Skip(t testing.TB, format string, args ...any) {
 	t.Helper()
-	if Required() {
+	if required() {
 		t.Fatalf("GOTC_KERNEL_TESTS=required, and this test cannot run: "+format, args...)
 	}
 	t.Skipf(format, args...)

@@ -105,7 +105,7 @@ func Check(o netlink.Object, m *netlink.Msg, links tckind.Links) ([]string, erro
 	if back == nil && tckind.EmptyOptions(opts) {
 		return words, nil // ingress, clsact: an empty nest, asked for by no words
 	}
-	return words, compare(words, back, opts, WithoutZeroLeftOut(withoutActionFills(opts, back), back))
+	return words, compare(words, back, opts, withoutZeroLeftOut(withoutActionFills(opts, back), back))
 }
 
 // CheckAction is Check for a standalone action ("tc actions"): written
@@ -159,12 +159,12 @@ func Show(v any) string {
 // rateTables are the byte lists of rate tables in Show's JSON.
 var rateTables = regexp.MustCompile(`"(Rtab|Ctab|Ptab|DelayDist|SlotDist)":"[^"]*"`)
 
-// WithoutZeroLeftOut returns a copy of dumped options without the
+// withoutZeroLeftOut returns a copy of dumped options without the
 // attributes that asked leaves out and that are dumped as a request of
 // zero would be (by Covers' rule: a classifier's flags with only the bits
 // the kernel adds count as zero): the kernel's default for most, which a
 // kind's writer leaves out as tc does ("memlimit 0").
-func WithoutZeroLeftOut[T any](dumped, asked T) T {
+func withoutZeroLeftOut[T any](dumped, asked T) T {
 	d, a := reflect.ValueOf(dumped), reflect.ValueOf(asked)
 	if d.Kind() != reflect.Pointer || d.IsNil() || d.Elem().Kind() != reflect.Struct || a.Type() != d.Type() || a.IsNil() {
 		return dumped
@@ -238,7 +238,7 @@ func actionWithoutFills(dumped, asked attrs.ActAttrs) attrs.ActAttrs {
 				f.Set(withoutFilled(f))
 			}
 		}
-		a.Options = WithoutZeroLeftOut(o.Interface().(attrs.ActOptionsMsg), asked.Options)
+		a.Options = withoutZeroLeftOut(o.Interface().(attrs.ActOptionsMsg), asked.Options)
 	}
 	return *a
 }

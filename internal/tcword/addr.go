@@ -44,6 +44,8 @@ func ParseMAC(s string) ([]byte, string, bool) {
 	return addr, "", true
 }
 
+// FormatMAC writes a hardware address as tc prints one (ll_addr_n2a):
+// two lowercase hex digits a byte, separated by colons.
 func FormatMAC(b []byte) string {
 	s := make([]string, len(b))
 	for i, c := range b {

@@ -24,6 +24,7 @@ type ParseError struct {
 	Code int
 }
 
+// Error is the message tc prints, without its usage.
 func (e *ParseError) Error() string { return e.Msg }
 
 // ExitCode is the status tc exits with after this error.

@@ -198,6 +198,10 @@ func CalcRtable64(r *attrs.TCRatespec, cellLog int, mtu uint32, linklayer uint8,
 	return tab
 }
 
+// CellSize is a rate table's cell size, 1<<cellLog, as tc computes it
+// for printing (an int shift, whose count x86 takes modulo 32).
+func CellSize(cellLog uint8) uint64 { return uint64(uint32(1) << (cellLog & 31)) }
+
 // Rate32 is a rate as tc_ratespec carries it: saturated at 2^32-1 when the
 // 64-bit value needs an attribute of its own.
 func Rate32(rate uint64) uint32 {

@@ -87,6 +87,7 @@ func SizeArg(kw string, value ValueFunc) (uint32, error) {
 // either is given, then 1 or 0, the last one winning.
 type SwitchArg int
 
+// SwitchUnset is a pair neither of whose words was given.
 const SwitchUnset SwitchArg = -1
 
 // Attr is the u32 attribute tc sends for the pair: none unless one was
@@ -101,6 +102,15 @@ func (s SwitchArg) Attr() *uint32 {
 
 // PtrTo returns a pointer to a copy of v.
 func PtrTo[T any](v T) *T { return &v }
+
+// NonZero is a u32 attribute that tc sends only when it is not 0, its
+// "not given": nil for 0.
+func NonZero(v uint32) *uint32 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
 
 // DevName is the device name tc looks up for the word after "dev": tc
 // copies it into a buffer of IFNAMSIZ bytes, so a longer word is cut to

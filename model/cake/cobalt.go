@@ -109,7 +109,8 @@ func (q *Qdisc) queueEmpty(v *cobaltVars, p *cobaltParams, now int64) bool {
 	return down
 }
 
-// Drop reasons reported to a drop hook and by DropReason.
+// DropReason is why the model dropped a packet, as WithDropHook's hook is
+// told it.
 type DropReason uint8
 
 // Why the model dropped a packet.
