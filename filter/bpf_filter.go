@@ -89,15 +89,11 @@ func parseBPFFilter(args []string, env tckind.FilterEnv) (attrs.TCOptionsMsg, ui
 			}
 			continue
 		case tcfmt.Matches(w, "classid"), tcfmt.Matches(w, "flowid"):
-			if len(args) < 2 {
-				return nil, 0, tcword.IncompleteCommand()
-			}
-			id, err := tcfmt.ParseClassID(args[1])
+			id, rest, err := classIDAt(args)
 			if err != nil {
-				return nil, 0, tcword.Errorf(`Illegal "classid"`)
+				return nil, 0, err
 			}
-			o.Classid = &id
-			args = args[2:]
+			o.Classid, args = &id, rest
 			continue
 		case tcfmt.Matches(w, "direct-action"), tcfmt.Matches(w, "da"):
 			flags |= bpfFlagActDirect

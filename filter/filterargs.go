@@ -45,6 +45,14 @@ func classIDArg(value tcword.ValueFunc) (uint32, error) {
 	return id, nil
 }
 
+// classIDAt reads the value of the classid or flowid keyword at args[0]
+// (classIDArg) and returns the words after it.
+func classIDAt(args []string) (uint32, []string, error) {
+	rest := args[1:]
+	id, err := classIDArg(func() (string, error) { return nextWord(&rest) })
+	return id, rest, err
+}
+
 // indevName is the name u32's and fw's "indev" sends: what tc copies of
 // its argument, the bytes before a NUL (a C argv has none after it) and at
 // most IFNAMSIZ of them.
@@ -228,15 +236,11 @@ func parseMatchFilter(args []string, env tckind.FilterEnv, usage string, withCla
 			}
 			args = rest
 		case withClass && (tcfmt.Matches(w, "classid") || w == "flowid"):
-			if len(args) < 2 {
-				return f, tcword.IncompleteCommand()
-			}
-			id, err := tcfmt.ParseClassID(args[1])
+			id, rest, err := classIDAt(args)
 			if err != nil {
-				return f, tcword.Errorf(`Illegal "classid"`)
+				return f, err
 			}
-			f.classid = &id
-			args = args[2:]
+			f.classid, args = &id, rest
 		case tcfmt.Matches(w, "action"), tcfmt.Matches(w, "police"):
 			args = args[1:]
 			if err := policeOrActions(w, &args, env, &f.police, &f.act); err != nil {

@@ -185,13 +185,9 @@ func (fp *flowerParser) word(args []string) ([]string, error) {
 	m := func(k string) bool { return tcfmt.Matches(w, k) }
 	switch {
 	case m("classid"), m("flowid"):
-		v, err := value()
+		id, err := classIDArg(value)
 		if err != nil {
 			return nil, err
-		}
-		id, err := tcfmt.ParseClassID(v)
-		if err != nil {
-			return nil, tcword.Errorf(`Illegal "classid"`)
 		}
 		o.Classid = &id
 	case m("hw_tc"):

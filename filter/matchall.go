@@ -59,15 +59,11 @@ func parseMatchallOptions(args []string, env tckind.FilterEnv) (attrs.TCOptionsM
 	for len(args) > 0 {
 		switch {
 		case tcfmt.Matches(args[0], "classid"), args[0] == "flowid":
-			if len(args) < 2 {
-				return nil, tcword.IncompleteCommand()
-			}
-			id, err := tcfmt.ParseClassID(args[1])
+			id, rest, err := classIDAt(args)
 			if err != nil {
-				return nil, tcword.Errorf(`Illegal "classid"`)
+				return nil, err
 			}
-			o.Classid = &id
-			args = args[2:]
+			o.Classid, args = &id, rest
 		case tcfmt.Matches(args[0], "action"):
 			if len(args) < 2 {
 				return nil, tcword.IncompleteCommand()
